@@ -1,0 +1,257 @@
+/* duet-compositor: a small Wayland display server, window manager and
+ * compositor in one process, written directly on libwayland-server.
+ *
+ * One struct comp_server holds the globals. Per-object structs carry their
+ * own wl_list links and wl_listeners and are recovered with wl_container_of.
+ * Each protocol object or concern lives in its own file; this header is the
+ * contract between them.
+ */
+#ifndef DUET_COMP_H
+#define DUET_COMP_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+#include "render.h"
+
+struct comp_server;
+struct comp_output;
+struct comp_surface;
+struct comp_window;
+struct comp_seat;
+
+/* ------------------------------------------------------------- logging */
+
+void comp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* -------------------------------------------------------------- server */
+
+struct comp_options {
+	int width, height;     /* output size, default 1920x1080 */
+	int refresh_mhz;       /* default 60000; 0 = repaint as soon as damaged */
+	const char *socket;    /* NULL = wl_display_add_socket_auto */
+	const char *screenshot_path; /* written on exit if set */
+	const char *backend;   /* "headless" */
+};
+
+struct comp_server {
+	struct wl_display *display;
+	struct wl_event_loop *loop;
+	const char *socket_name;
+	struct comp_options options;
+
+	struct render_egl *egl;
+	struct renderer *renderer;
+	struct comp_output *output;
+	struct comp_seat *seat;
+
+	struct wl_list surfaces;   /* comp_surface.link */
+	struct wl_list windows;    /* comp_window.link, stacking order, topmost first */
+	uint32_t next_window_id;
+	struct comp_window *focused; /* window with keyboard focus, or NULL */
+
+	struct wl_signal window_mapped;   /* data: struct comp_window * */
+	struct wl_signal window_unmapped; /* data: struct comp_window * */
+};
+
+int comp_server_init(struct comp_server *server, const struct comp_options *options);
+void comp_server_finish(struct comp_server *server);
+
+/* -------------------------------------------------------------- output */
+
+/* What the output reports after each presentation (or each tick on which
+ * frame callbacks were due but nothing needed painting). */
+struct comp_frame_info {
+	uint64_t t_ns;        /* CLOCK_MONOTONIC time the frame became visible */
+	uint64_t seq;         /* output frame counter (MSC) */
+	uint32_t refresh_ns;  /* 0 when unthrottled */
+	bool painted;         /* false: nothing changed, no GPU work was done */
+};
+
+/* A backend presents frames: headless reads nothing and just finishes GL
+ * work; DRM (later) page-flips. Kept to a handful of functions. */
+struct comp_backend {
+	const char *name;
+	/* Create the render target for the output; called once. */
+	struct render_target *(*create_target)(struct comp_output *output);
+	/* Make the just-painted frame visible; returns the presentation time. */
+	uint64_t (*present)(struct comp_output *output, const pixman_region32_t *damage);
+	void (*destroy)(struct comp_output *output);
+};
+
+struct comp_output {
+	struct comp_server *server;
+	struct wl_global *global;
+	int width, height;
+	int refresh_mhz;
+
+	const struct comp_backend *backend;
+	void *backend_data;
+	struct render_target *target;
+	struct render_scene *scene;
+	struct render_frame_clock clock;
+
+	struct wl_event_source *repaint_timer;
+	bool repaint_scheduled;
+
+	struct wl_signal frame_presented; /* data: struct comp_frame_info * */
+};
+
+struct comp_output *comp_output_create(struct comp_server *server,
+                                       const struct comp_backend *backend);
+void comp_output_destroy(struct comp_output *output);
+/* Ask for a repaint on the next tick of the frame clock (or at once when
+ * unthrottled). Cheap and idempotent: call it whenever something changed or
+ * frame callbacks are waiting. */
+void comp_output_schedule_repaint(struct comp_output *output);
+/* PNG of the last presented frame. */
+int comp_output_write_png_fd(struct comp_output *output, int fd);
+int comp_output_write_png(struct comp_output *output, const char *path);
+
+extern const struct comp_backend comp_backend_headless;
+
+/* ------------------------------------------------------------- surface */
+
+struct comp_viewport_state {
+	bool has_src;
+	double src_x, src_y, src_w, src_h; /* surface-local, before scale */
+	int dst_w, dst_h;                  /* -1,-1 = unset */
+};
+
+struct comp_surface_state {
+	bool buffer_attached;          /* wl_surface.attach seen (buffer may be NULL) */
+	struct wl_resource *buffer;    /* NULL after attach(NULL) */
+	struct wl_listener buffer_destroy;
+	int32_t dx, dy;
+	pixman_region32_t damage;        /* surface coordinates */
+	pixman_region32_t buffer_damage; /* buffer coordinates */
+	pixman_region32_t opaque;
+	pixman_region32_t input;
+	int32_t scale;
+	int32_t transform;
+	struct comp_viewport_state viewport;
+	struct wl_list frame_callbacks;  /* wl_resource links */
+	struct wl_list feedbacks;        /* presentation feedback, see presentation.c */
+};
+
+/* A role (xdg_toplevel, xdg_popup, subsurface) gets called at each commit of
+ * its surface, after the new state has been applied. */
+struct comp_surface_role {
+	const char *name;
+	void (*commit)(struct comp_surface *surface);
+};
+
+struct comp_surface {
+	struct comp_server *server;
+	struct wl_resource *resource;
+	struct wl_list link;            /* comp_server.surfaces */
+
+	struct comp_surface_state pending, current;
+
+	struct render_texture *texture; /* contents of the last committed buffer */
+	int buffer_width, buffer_height;
+	int width, height;              /* surface size after scale and viewport */
+	struct render_node *node;       /* on the output's scene while mapped */
+	bool mapped;
+
+	const struct comp_surface_role *role;
+	void *role_data;
+
+	struct wl_resource *viewport;   /* wp_viewport, at most one */
+	struct wl_list subsurfaces;     /* comp_subsurface.parent_link, bottom to top */
+
+	struct wl_signal destroy_signal; /* data: struct comp_surface * */
+	struct wl_signal commit_signal;  /* data: struct comp_surface * */
+};
+
+void comp_compositor_create(struct comp_server *server);   /* wl_compositor */
+void comp_subcompositor_create(struct comp_server *server); /* wl_subcompositor */
+struct comp_surface *comp_surface_from_resource(struct wl_resource *resource);
+/* Gives a surface a role; posts the right protocol error on error_resource
+ * and returns false if it already has another one. */
+bool comp_surface_set_role(struct comp_surface *surface,
+                           const struct comp_surface_role *role, void *role_data,
+                           struct wl_resource *error_resource, uint32_t error_code);
+/* Show or hide the surface (and its subsurfaces) at output position x,y. */
+void comp_surface_map(struct comp_surface *surface, int x, int y);
+void comp_surface_unmap(struct comp_surface *surface);
+void comp_surface_set_position(struct comp_surface *surface, int x, int y);
+/* The topmost mapped surface whose input region contains output point x,y;
+ * sx, sy get surface-local coordinates. */
+struct comp_surface *comp_surface_at(struct comp_server *server, double x, double y,
+                                     double *sx, double *sy);
+/* Called by the output after each presentation for every mapped surface. */
+void comp_surface_send_frame_done(struct comp_surface *surface, uint32_t time_ms);
+
+/* ------------------------------------------------------- xdg-shell window */
+
+struct comp_window {
+	struct comp_server *server;
+	struct wl_list link;            /* comp_server.windows, topmost first */
+	uint32_t id;
+	struct comp_surface *surface;
+	struct wl_resource *xdg_surface;
+	struct wl_resource *xdg_toplevel;
+	char *title, *app_id;
+
+	int x, y;                       /* window geometry origin on the output */
+	struct { int x, y, width, height; } geometry; /* xdg_surface.set_window_geometry */
+	int min_width, min_height, max_width, max_height; /* 0 = unbounded */
+	bool mapped, maximized, fullscreen, minimized, activated;
+	int saved_x, saved_y, saved_width, saved_height; /* before maximize/fullscreen */
+};
+
+void comp_xdg_shell_create(struct comp_server *server);
+struct comp_window *comp_window_from_surface(struct comp_surface *surface);
+/* Sends a configure with this size and the window's current states
+ * (0x0 lets the client choose). */
+void comp_window_configure(struct comp_window *window, int width, int height);
+void comp_window_send_close(struct comp_window *window);
+
+/* -------------------------------------------------------------- policy */
+
+/* All window-management decisions, in policy.c, so they can be read side by
+ * side with xwm/policy.c and kept equal. */
+void comp_policy_window_mapped(struct comp_window *window);   /* place, raise, focus */
+void comp_policy_window_unmapped(struct comp_window *window); /* refocus */
+void comp_policy_activate(struct comp_window *window);        /* raise + focus */
+void comp_policy_close(struct comp_window *window);
+void comp_policy_resize(struct comp_window *window, int width, int height);
+void comp_policy_request_maximize(struct comp_window *window, bool maximize);
+void comp_policy_request_fullscreen(struct comp_window *window, bool fullscreen);
+void comp_policy_request_minimize(struct comp_window *window);
+/* Clamp a size to the window's min/max hints. */
+void comp_policy_constrain_size(const struct comp_window *window, int *width, int *height);
+
+/* ---------------------------------------------------------------- seat */
+
+void comp_seat_create(struct comp_server *server);
+void comp_seat_destroy(struct comp_server *server);
+/* Moves keyboard focus (enter/leave, modifiers) to surface, or clears it. */
+void comp_seat_set_keyboard_focus(struct comp_server *server, struct comp_surface *surface);
+/* Injected input (test protocol; later libinput). time_ms as wl_pointer uses. */
+void comp_seat_pointer_motion(struct comp_server *server, double x, double y, uint32_t time_ms);
+void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool pressed,
+                              uint32_t time_ms);
+void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint32_t time_ms);
+
+void comp_data_device_manager_create(struct comp_server *server);
+
+/* --------------------------------------------- presentation, viewporter */
+
+void comp_presentation_create(struct comp_server *server);
+/* Content of the surface's current state was shown in this frame. */
+void comp_presentation_surface_presented(struct comp_surface *surface,
+                                         const struct comp_frame_info *frame);
+/* Sends discarded for every feedback in the list and empties it. */
+void comp_presentation_discard(struct wl_list *feedbacks);
+
+void comp_viewporter_create(struct comp_server *server);
+
+/* ------------------------------------------------------- test protocol */
+
+void comp_test_protocol_create(struct comp_server *server);
+
+#endif

@@ -1,0 +1,200 @@
+/* duet's rendering backend, shared by duet-compositor and duet-xwm.
+ *
+ * It knows nothing of Wayland or X: it takes pixels (or, later, EGLImages),
+ * places them as textured quads on an output target, and repaints only what
+ * changed. Both display stacks draw through exactly this code, so any
+ * difference the bench measures comes from the architecture, not from the
+ * drawing.
+ *
+ * GLES2 with GLSL ES 1.00 only (Mali-400 class hardware has nothing newer).
+ * All coordinates are integers in output pixels, origin top-left.
+ * Pixels in memory are ARGB8888/XRGB8888 as Wayland and X use them: a native
+ * endian uint32_t 0xAARRGGBB, i.e. bytes B,G,R,A on little-endian machines.
+ * ARGB8888 is premultiplied alpha (as wl_shm and X Composite define it).
+ */
+#ifndef DUET_RENDER_H
+#define DUET_RENDER_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ EGL */
+
+struct render_egl;
+
+/* EGL on Mesa's surfaceless platform with a current GLES2 context; used for
+ * headless outputs and unit tests. NULL (with a log line) on failure. */
+struct render_egl *render_egl_create_surfaceless(void);
+void render_egl_destroy(struct render_egl *egl);
+/* "vendor / renderer / version" of the current GL context, for logs and the
+ * bench's record of the rendering path. */
+const char *render_egl_describe(const struct render_egl *egl);
+bool render_egl_has_extension(const struct render_egl *egl, const char *name);
+
+/* -------------------------------------------------------------- targets */
+
+/* Where a frame goes: an offscreen framebuffer (headless, tests) or, added by
+ * later backends behind the same calls, an EGL window surface. */
+struct render_target;
+
+struct render_target *render_target_create_offscreen(struct render_egl *egl,
+                                                     int width, int height);
+void render_target_destroy(struct render_target *t);
+int render_target_width(const struct render_target *t);
+int render_target_height(const struct render_target *t);
+
+/* Makes the frame visible (eglSwapBuffers(WithDamage) on a window surface,
+ * glFinish on an offscreen one so that the timestamp taken after it is the
+ * time the pixels exist). damage is in output coordinates, may be NULL. */
+int render_target_present(struct render_target *t, const pixman_region32_t *damage);
+
+/* Reads back pixels of box (output coordinates, clipped to the target) as
+ * ARGB8888 rows top-down into dst. Returns 0 on success. */
+int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box,
+                              uint32_t *dst, int dst_stride_bytes);
+
+/* Writes the whole target as an 8-bit RGBA PNG (alpha forced opaque, as a
+ * screen shows it). Returns 0 on success, -1 with errno-style log on error. */
+int render_target_write_png(struct render_target *t, const char *path);
+int render_target_write_png_fd(struct render_target *t, int fd);
+
+/* PNG writer for any ARGB8888 pixels (used by the above and by tests). */
+int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
+                        int stride_bytes);
+
+/* ------------------------------------------------------------- textures */
+
+enum render_format {
+	RENDER_FORMAT_ARGB8888, /* premultiplied alpha */
+	RENDER_FORMAT_XRGB8888, /* alpha ignored, drawn opaque */
+};
+
+struct renderer;
+struct render_texture;
+
+struct render_texture *render_texture_create(struct renderer *r,
+                                             enum render_format format,
+                                             int width, int height);
+void render_texture_destroy(struct render_texture *tex);
+int render_texture_width(const struct render_texture *tex);
+int render_texture_height(const struct render_texture *tex);
+bool render_texture_has_alpha(const struct render_texture *tex);
+
+/* Copies the damaged part of pixels (texture-local coordinates; NULL means
+ * all of it) into the texture. pixels points at texel (0,0) with the given
+ * stride. Uses GL_EXT_unpack_subimage when present, else uploads row by row
+ * or whole damaged rows, never the full texture for a small damage.
+ * Returns 0, or -1 if the GL upload failed. */
+int render_texture_upload(struct render_texture *tex, const void *pixels,
+                          int stride_bytes, const pixman_region32_t *damage);
+
+/* ------------------------------------------------------------- renderer */
+
+struct render_stats {
+	uint64_t frames;         /* render_scene_paint calls that drew */
+	uint64_t skipped;        /* render_scene_paint calls with no damage */
+	uint64_t quads;          /* textured or solid quads drawn */
+	uint64_t uploaded_bytes; /* bytes sent by render_texture_upload */
+	uint64_t painted_pixels; /* area of damage repainted */
+};
+
+struct renderer *renderer_create(struct render_egl *egl);
+void renderer_destroy(struct renderer *r);
+const struct render_stats *renderer_stats(const struct renderer *r);
+
+/* Immediate-mode drawing. Everything between begin and end is clipped to
+ * the clip region given to begin (scissored rectangle by rectangle). */
+void render_begin(struct renderer *r, struct render_target *t,
+                  const pixman_region32_t *clip);
+void render_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb);
+
+struct render_quad {
+	int x, y, width, height;      /* destination in output coordinates */
+	float src_x, src_y, src_w, src_h; /* source rect in texels; src_w <= 0 = whole */
+	float alpha;                  /* 0..1 multiplied into the texture */
+	bool opaque;                  /* draw without blending (opaque content) */
+	bool nearest;                 /* nearest filtering instead of linear */
+};
+void render_draw_texture(struct renderer *r, struct render_texture *tex,
+                         const struct render_quad *q);
+void render_end(struct renderer *r);
+
+/* ---------------------------------------------------------------- scene */
+
+/* A flat, stacked list of textured rectangles with damage tracking, so the
+ * compositor and the window manager both repaint only what changed, skip
+ * what is covered by opaque content above it, and do no GPU work at all for
+ * an unchanged screen. Nodes are stacked bottom to top in creation order
+ * unless restacked. */
+struct render_scene;
+struct render_node;
+
+struct render_scene *render_scene_create(struct renderer *r, int width, int height,
+                                         uint32_t background_argb);
+void render_scene_destroy(struct render_scene *s); /* destroys remaining nodes */
+
+struct render_node *render_node_create(struct render_scene *s); /* on top, hidden, no texture */
+void render_node_destroy(struct render_node *n);
+/* Every setter damages what it changes on screen, and nothing if the value
+ * is unchanged. */
+void render_node_set_texture(struct render_node *n, struct render_texture *tex);
+void render_node_set_visible(struct render_node *n, bool visible);
+void render_node_set_position(struct render_node *n, int x, int y);
+/* Destination size; 0x0 (default) means the texture's size. */
+void render_node_set_size(struct render_node *n, int width, int height);
+/* Source crop in texels (viewporter); w <= 0 clears it. */
+void render_node_set_source(struct render_node *n, float x, float y, float w, float h);
+void render_node_set_alpha(struct render_node *n, float alpha);
+/* Region in node-local destination coordinates known to be fully opaque;
+ * NULL = none (ARGB) . XRGB textures are opaque whatever this says. */
+void render_node_set_opaque_region(struct render_node *n, const pixman_region32_t *opaque);
+/* Content changed in this node-local region (NULL = whole node). */
+void render_node_damage(struct render_node *n, const pixman_region32_t *damage);
+void render_node_raise_to_top(struct render_node *n);
+void render_node_lower_to_bottom(struct render_node *n);
+void render_node_place_above(struct render_node *n, struct render_node *sibling);
+void render_node_place_below(struct render_node *n, struct render_node *sibling);
+void render_node_get_box(const struct render_node *n, pixman_box32_t *box);
+
+void render_scene_damage_all(struct render_scene *s);
+bool render_scene_has_damage(const struct render_scene *s);
+/* Repaints the accumulated damage into t and clears it. Returns false
+ * without any GL call if there was no damage. When repainted is not NULL it
+ * receives the repainted region (output coordinates). Does not present. */
+bool render_scene_paint(struct render_scene *s, struct render_target *t,
+                        pixman_region32_t *repainted);
+
+/* ---------------------------------------------------------- frame clock */
+
+uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
+
+/* A fixed-rate clock standing in for vblank on outputs that have none
+ * (headless, Xvfb). refresh_mhz 0 means "no clock": present as soon as
+ * there is damage (benchmark mode). */
+struct render_frame_clock {
+	uint64_t refresh_ns;   /* 0 = unthrottled */
+	uint64_t last_ns;      /* time of the last presentation */
+	uint64_t seq;          /* presentations so far (MSC-like counter) */
+};
+void render_frame_clock_init(struct render_frame_clock *c, int refresh_mhz);
+/* Earliest time a frame may be presented after now: the next tick of the
+ * refresh grid, or now when unthrottled or when a tick was missed. */
+uint64_t render_frame_clock_next(const struct render_frame_clock *c, uint64_t now_ns);
+void render_frame_clock_presented(struct render_frame_clock *c, uint64_t t_ns);
+
+/* ---------------------------------------------------------------- trace */
+
+/* JSON lines, one event per line:
+ *   {"name":"frame","ns":123456789,"pid":42,<fields>}
+ * ns is CLOCK_MONOTONIC. The bench and the client apps share this format.
+ * render_trace_open(NULL) uses $DUET_TRACE if set; with no file every
+ * render_trace call is a cheap no-op. fields is a printf format producing
+ * the remaining JSON members without braces, e.g. "\"seq\":%u", or NULL. */
+int render_trace_open(const char *path);
+void render_trace_close(void);
+bool render_trace_enabled(void);
+void render_trace(const char *name, const char *fields, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
