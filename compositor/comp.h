@@ -97,6 +97,10 @@ struct comp_output {
 	bool repaint_scheduled;
 
 	struct wl_signal frame_presented; /* data: struct comp_frame_info * */
+
+	struct wl_list resources;         /* wl_output resources (wl_resource links) */
+	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
+	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
 };
 
 struct comp_output *comp_output_create(struct comp_server *server,
@@ -106,6 +110,9 @@ void comp_output_destroy(struct comp_output *output);
  * unthrottled). Cheap and idempotent: call it whenever something changed or
  * frame callbacks are waiting. */
 void comp_output_schedule_repaint(struct comp_output *output);
+/* Sends wl_surface.enter (or leave) for the output to the surface's client. */
+void comp_output_surface_enter(struct comp_output *output, struct comp_surface *surface,
+                               bool enter);
 /* PNG of the last presented frame. */
 int comp_output_write_png_fd(struct comp_output *output, int fd);
 int comp_output_write_png(struct comp_output *output, const char *path);
@@ -164,6 +171,14 @@ struct comp_surface {
 
 	struct wl_signal destroy_signal; /* data: struct comp_surface * */
 	struct wl_signal commit_signal;  /* data: struct comp_surface * */
+
+	int x, y;                       /* output position of the surface origin */
+	/* subsurfaces also holds subsurface_self_link, this surface's own place
+	 * among its children (they may be stacked below it); subsurfaces_pending
+	 * is the order asked by place_above/below, applied on this surface's
+	 * commit. Walk them with comp_surface_tree_for_each. */
+	struct wl_list subsurfaces_pending;
+	struct wl_list subsurface_self_link, subsurface_self_pending_link;
 };
 
 void comp_compositor_create(struct comp_server *server);   /* wl_compositor */
@@ -184,6 +199,36 @@ struct comp_surface *comp_surface_at(struct comp_server *server, double x, doubl
                                      double *sx, double *sy);
 /* Called by the output after each presentation for every mapped surface. */
 void comp_surface_send_frame_done(struct comp_surface *surface, uint32_t time_ms);
+
+/* Double-buffered state helpers (surface.c), shared with subsurface.c's
+ * cache of synchronized commits. */
+void comp_surface_state_init(struct comp_surface_state *state);
+void comp_surface_state_finish(struct comp_surface_state *state);
+/* Moves what src accumulated since the last commit into dst (a newer buffer
+ * replaces an older one, damage and callbacks add up) and resets src's
+ * per-commit parts; src keeps its sticky values (scale, regions, viewport). */
+void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surface_state *src);
+/* Makes state the surface's current state: uploads the buffer, updates the
+ * scene node, runs the role's commit and the children's pending state. */
+void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_state *state);
+
+/* subsurface.c */
+typedef void (*comp_surface_iter_t)(struct comp_surface *surface, void *data);
+/* Calls fn for surface and its subsurfaces, recursively, bottom to top. */
+void comp_surface_tree_for_each(struct comp_surface *surface, comp_surface_iter_t fn,
+                                void *data);
+bool comp_subsurface_is_synchronized(struct comp_surface *surface);
+/* A commit of a synchronized subsurface: keep it until the parent commits. */
+void comp_subsurface_cache_commit(struct comp_surface *surface);
+/* The parent's state was applied: apply children's positions, stacking and
+ * cached commits. */
+void comp_subsurface_parent_committed(struct comp_surface *parent);
+/* The parent moved on the output: its children follow. */
+void comp_subsurface_parent_moved(struct comp_surface *parent);
+/* Map (at the parent's position + offset) or unmap the children that have content. */
+void comp_subsurface_parent_mapped(struct comp_surface *parent, bool mapped);
+/* The surface at the root of a subsurface tree (surface itself if none). */
+struct comp_surface *comp_subsurface_get_root(struct comp_surface *surface);
 
 /* ------------------------------------------------------- xdg-shell window */
 
@@ -209,12 +254,29 @@ struct comp_window *comp_window_from_surface(struct comp_surface *surface);
  * (0x0 lets the client choose). */
 void comp_window_configure(struct comp_window *window, int width, int height);
 void comp_window_send_close(struct comp_window *window);
+/* Sends a configure with the last configured size and the current states
+ * (after focus, maximize or fullscreen changes). */
+void comp_window_send_state(struct comp_window *window);
+/* Moves the window's geometry origin to output position x,y (its popups follow). */
+void comp_window_set_position(struct comp_window *window, int x, int y);
+/* Puts the window on top of the stack. */
+void comp_window_raise(struct comp_window *window);
+/* Hides (minimize) or shows the window's surfaces without unmapping it. */
+void comp_window_set_hidden(struct comp_window *window, bool hidden);
+/* Walks every visible surface in stacking order, bottom to top: windows,
+ * their subsurfaces and popups. */
+void comp_stack_for_each(struct comp_server *server, comp_surface_iter_t fn, void *data);
+/* Brings the scene's node order in line with the stack (after a raise, a map
+ * or a subsurface restack); damages only what moved. */
+void comp_stack_update(struct comp_server *server);
 
 /* -------------------------------------------------------------- policy */
 
 /* All window-management decisions, in policy.c, so they can be read side by
  * side with xwm/policy.c and kept equal. */
 void comp_policy_window_mapped(struct comp_window *window);   /* place, raise, focus */
+/* The first configure of a new toplevel (size and states). */
+void comp_policy_window_initial_configure(struct comp_window *window);
 void comp_policy_window_unmapped(struct comp_window *window); /* refocus */
 void comp_policy_activate(struct comp_window *window);        /* raise + focus */
 void comp_policy_close(struct comp_window *window);
@@ -237,7 +299,13 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
                               uint32_t time_ms);
 void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint32_t time_ms);
 
+/* The client whose surface has keyboard focus, or NULL. */
+struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server);
+
 void comp_data_device_manager_create(struct comp_server *server);
+/* The selection follows keyboard focus: seat.c calls this whenever the
+ * keyboard focus moves to another client (NULL: none). */
+void comp_data_device_set_focus(struct comp_server *server, struct wl_client *client);
 
 /* --------------------------------------------- presentation, viewporter */
 

@@ -50,16 +50,22 @@ int render_target_height(const struct render_target *t);
 int render_target_present(struct render_target *t, const pixman_region32_t *damage);
 
 /* Reads back pixels of box (output coordinates, clipped to the target) as
- * ARGB8888 rows top-down into dst. Returns 0 on success. */
+ * ARGB8888 rows top-down into dst. dst holds the unclipped box: its first
+ * row is box->y1 and its first column box->x1; pixels of the box outside
+ * the target are left untouched. Returns 0 on success. */
 int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box,
                               uint32_t *dst, int dst_stride_bytes);
 
 /* Writes the whole target as an 8-bit RGBA PNG (alpha forced opaque, as a
- * screen shows it). Returns 0 on success, -1 with errno-style log on error. */
+ * screen shows it). Returns 0 on success, -1 with errno-style log on error.
+ * The path variant writes PATH.tmp.PID and renames it, so a reader never
+ * sees a partial file. */
 int render_target_write_png(struct render_target *t, const char *path);
 int render_target_write_png_fd(struct render_target *t, int fd);
 
-/* PNG writer for any ARGB8888 pixels (used by the above and by tests). */
+/* PNG writer for any ARGB8888 pixels (used by the above and by tests).
+ * fd is written from its current offset and left open: the caller owns it
+ * (it may be a pipe or a socket, e.g. for a screenshot request). */
 int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
                         int stride_bytes);
 
@@ -76,6 +82,7 @@ struct render_texture;
 struct render_texture *render_texture_create(struct renderer *r,
                                              enum render_format format,
                                              int width, int height);
+/* Scene nodes still showing tex lose it (and damage their box). */
 void render_texture_destroy(struct render_texture *tex);
 int render_texture_width(const struct render_texture *tex);
 int render_texture_height(const struct render_texture *tex);
@@ -99,12 +106,18 @@ struct render_stats {
 	uint64_t painted_pixels; /* area of damage repainted */
 };
 
+/* Needs the EGL context current (render/ keeps it so). Textures and scenes
+ * must be destroyed before their renderer. $DUET_RENDER_DISABLE may list GL
+ * extensions (comma or space separated) to treat as absent, e.g.
+ * GL_EXT_unpack_subimage, to run the fallback upload paths. */
 struct renderer *renderer_create(struct render_egl *egl);
 void renderer_destroy(struct renderer *r);
 const struct render_stats *renderer_stats(const struct renderer *r);
 
 /* Immediate-mode drawing. Everything between begin and end is clipped to
- * the clip region given to begin (scissored rectangle by rectangle). */
+ * the clip region given to begin (scissored rectangle by rectangle; NULL =
+ * the whole target). render_fill blends a premultiplied colour (no blending
+ * when it is opaque). Each scissored rectangle drawn counts as one quad. */
 void render_begin(struct renderer *r, struct render_target *t,
                   const pixman_region32_t *clip);
 void render_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb);
@@ -149,7 +162,8 @@ void render_node_set_alpha(struct render_node *n, float alpha);
 /* Region in node-local destination coordinates known to be fully opaque;
  * NULL = none (ARGB) . XRGB textures are opaque whatever this says. */
 void render_node_set_opaque_region(struct render_node *n, const pixman_region32_t *opaque);
-/* Content changed in this node-local region (NULL = whole node). */
+/* Content changed in this node-local region (NULL = whole node), in
+ * destination coordinates (after scaling), clipped to the node. */
 void render_node_damage(struct render_node *n, const pixman_region32_t *damage);
 void render_node_raise_to_top(struct render_node *n);
 void render_node_lower_to_bottom(struct render_node *n);
@@ -196,5 +210,25 @@ void render_trace_close(void);
 bool render_trace_enabled(void);
 void render_trace(const char *name, const char *fields, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------- X11 output (duet-xwm) */
+
+/* EGL on the X11 platform. native_display is an Xlib Display * (which may
+ * share its xcb connection with the caller); visual_id is the X visual of
+ * the window the output will use (0 = any). The context is current and
+ * offscreen targets work as with the surfaceless display. */
+struct render_egl *render_egl_create_x11(void *native_display, uint32_t visual_id);
+
+/* A target showing frames in an X window (native_window is its XID). It
+ * repaints only damage, by one of the paths described in target-window.c
+ * ("preserved", "buffer-age", "fbo-copy"; render_target_window_path says
+ * which). All render_target_* calls work on it, except that it must be
+ * presented and destroyed with these: */
+struct render_target *render_target_create_window(struct render_egl *egl,
+                                                  uintptr_t native_window,
+                                                  int width, int height);
+int render_target_window_present(struct render_target *t, const pixman_region32_t *damage);
+void render_target_window_destroy(struct render_target *t);
+const char *render_target_window_path(const struct render_target *t);
 
 #endif

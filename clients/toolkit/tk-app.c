@@ -1,0 +1,443 @@
+/* The toolkit's window-system independent half: options, app and window
+ * life cycle, the frame sequence, and the draw calls' dispatch. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tk-private.h"
+
+uint64_t tk_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int take_value(int *argc, char **argv, int i, const char *name, const char **value)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[i], name, n) == 0 && argv[i][n] == '=') {
+		*value = argv[i] + n + 1;
+		return 1;
+	}
+	if (strcmp(argv[i], name) != 0)
+		return 0;
+	if (i + 1 >= *argc) {
+		fprintf(stderr, "%s needs a value\n", name);
+		return -1;
+	}
+	*value = argv[i + 1];
+	return 2;
+}
+
+int tk_parse_options(int *argc, char **argv, struct tk_options *opts)
+{
+	opts->backend = TK_BACKEND_AUTO;
+	opts->engine = TK_ENGINE_GL;
+	int i = 1;
+	while (i < *argc) {
+		const char *v = NULL;
+		int used = take_value(argc, argv, i, "--backend", &v);
+		if (used == 0) {
+			used = take_value(argc, argv, i, "--engine", &v);
+			if (used > 0) {
+				if (strcmp(v, "gl") == 0) {
+					opts->engine = TK_ENGINE_GL;
+				} else if (strcmp(v, "sw") == 0) {
+					opts->engine = TK_ENGINE_SW;
+				} else {
+					fprintf(stderr, "unknown engine '%s' (want gl or sw)\n", v);
+					return -1;
+				}
+			}
+		} else if (used > 0) {
+			if (strcmp(v, "wayland") == 0) {
+				opts->backend = TK_BACKEND_WAYLAND;
+			} else if (strcmp(v, "x11") == 0) {
+				opts->backend = TK_BACKEND_X11;
+			} else {
+				fprintf(stderr, "unknown backend '%s' (want wayland or x11)\n", v);
+				return -1;
+			}
+		}
+		if (used < 0)
+			return -1;
+		if (used == 0) {
+			i++;
+			continue;
+		}
+		memmove(&argv[i], &argv[i + used], (size_t)(*argc - i - used + 1) * sizeof(char *));
+		*argc -= used;
+	}
+	return 0;
+}
+
+struct tk_app *tk_app_create(const struct tk_options *opts, const char *app_id)
+{
+	const struct tk_backend *backend = NULL;
+	switch (opts->backend) {
+	case TK_BACKEND_WAYLAND:
+		backend = &tk_backend_wayland;
+		break;
+	case TK_BACKEND_X11:
+		backend = &tk_backend_x11;
+		break;
+	case TK_BACKEND_AUTO: {
+		const char *wl = getenv("WAYLAND_DISPLAY");
+		const char *x = getenv("DISPLAY");
+		if (wl && *wl)
+			backend = &tk_backend_wayland;
+		else if (x && *x)
+			backend = &tk_backend_x11;
+		else {
+			fprintf(stderr, "no display: set WAYLAND_DISPLAY or DISPLAY, or pass --backend\n");
+			return NULL;
+		}
+		break;
+	}
+	}
+	struct tk_app *app = calloc(1, sizeof(*app));
+	if (!app)
+		return NULL;
+	app->backend = backend;
+	app->engine = opts->engine;
+	app->app_id = strdup(app_id);
+	app->presentation = "none";
+	app->path_detail = opts->engine == TK_ENGINE_GL ? "egl" : "shm";
+	if (!app->app_id || backend->connect(app) < 0) {
+		free(app->app_id);
+		free(app);
+		return NULL;
+	}
+	if (app->engine == TK_ENGINE_GL && tk_egl_init(app) < 0) {
+		backend->disconnect(app);
+		free(app->app_id);
+		free(app);
+		return NULL;
+	}
+	return app;
+}
+
+void tk_app_destroy(struct tk_app *app)
+{
+	if (!app)
+		return;
+	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++)
+		if (app->windows[i])
+			tk_window_destroy(app->windows[i]);
+	tk_egl_fini(app);
+	app->backend->disconnect(app);
+	free(app->app_id);
+	free(app);
+}
+
+const char *tk_app_backend_name(const struct tk_app *app)
+{
+	return app->backend->name;
+}
+
+const char *tk_app_engine_name(const struct tk_app *app)
+{
+	return app->engine == TK_ENGINE_GL ? "gl" : "sw";
+}
+
+const char *tk_app_presentation_name(const struct tk_app *app)
+{
+	return app->presentation;
+}
+
+const char *tk_app_path_detail(const struct tk_app *app)
+{
+	return app->path_detail;
+}
+
+int tk_poll_fd(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+	do
+		r = poll(&pfd, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	if (r > 0 && (pfd.revents & (POLLERR | POLLHUP)) && !(pfd.revents & POLLIN))
+		return -1;
+	return r > 0;
+}
+
+static void deliver_pending(struct tk_app *app)
+{
+	/* Copy first: a listener may end a frame and queue more. */
+	struct tk_pending_present batch[TK_MAX_PENDING];
+	int n = app->n_pending;
+	memcpy(batch, app->pending, (size_t)n * sizeof(batch[0]));
+	app->n_pending = 0;
+	for (int i = 0; i < n; i++)
+		tk_window_emit_presented(batch[i].win, &batch[i].info);
+}
+
+int tk_app_dispatch(struct tk_app *app, int timeout_ms)
+{
+	if (app->n_pending) {
+		deliver_pending(app);
+		timeout_ms = 0;
+	}
+	return app->backend->dispatch(app, timeout_ms);
+}
+
+bool tk_app_can_server_resize(struct tk_app *app, const char **why)
+{
+	return app->backend->can_server_resize(app, why);
+}
+
+/* ------------------------------------------------------------ windows */
+
+struct tk_window *tk_window_create(struct tk_app *app, int width, int height,
+                                   const struct tk_window_listener *listener, void *data)
+{
+	size_t slot, nslots = sizeof(app->windows) / sizeof(app->windows[0]);
+	if (width < 1 || height < 1 || width > 16384 || height > 16384) {
+		fprintf(stderr, "window size %dx%d out of range 1..16384\n", width, height);
+		return NULL;
+	}
+	for (slot = 0; slot < nslots && app->windows[slot]; slot++)
+		;
+	if (slot == nslots)
+		return NULL;
+	struct tk_window *win = calloc(1, sizeof(*win));
+	if (!win)
+		return NULL;
+	win->app = app;
+	win->listener = listener;
+	win->data = data;
+	win->width = width;
+	win->height = height;
+	win->feedback = true;
+	win->egl_surface = EGL_NO_SURFACE;
+	if (app->backend->window_create(win) < 0) {
+		free(win);
+		return NULL;
+	}
+	app->windows[slot] = win;
+	return win;
+}
+
+void tk_window_destroy(struct tk_window *win)
+{
+	if (!win)
+		return;
+	struct tk_app *app = win->app;
+	while (win->images)
+		tk_image_destroy(win->images);
+	if (win->draw)
+		win->draw->ops->destroy(win->draw);
+	if (app->engine == TK_ENGINE_GL)
+		tk_egl_window_fini(win);
+	else if (app->backend->sw_destroy)
+		app->backend->sw_destroy(win);
+	app->backend->window_destroy(win);
+	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++)
+		if (app->windows[i] == win)
+			app->windows[i] = NULL;
+	/* Drop queued events for it. */
+	int j = 0;
+	for (int i = 0; i < app->n_pending; i++)
+		if (app->pending[i].win != win)
+			app->pending[j++] = app->pending[i];
+	app->n_pending = j;
+	free(win);
+}
+
+void tk_window_set_title(struct tk_window *win, const char *title)
+{
+	win->app->backend->set_title(win, title);
+}
+
+int tk_window_show(struct tk_window *win)
+{
+	return win->app->backend->show(win);
+}
+
+bool tk_window_ready(const struct tk_window *win)
+{
+	return win->ready;
+}
+
+void tk_window_get_size(const struct tk_window *win, int *width, int *height)
+{
+	*width = win->width;
+	*height = win->height;
+}
+
+void tk_window_resize(struct tk_window *win, int width, int height)
+{
+	if (width < 1 || height < 1 || width > 16384 || height > 16384)
+		return;
+	win->app->backend->request_resize(win, width, height);
+}
+
+int tk_window_server_resize(struct tk_window *win, int width, int height)
+{
+	if (width < 1 || height < 1 || width > 16384 || height > 16384)
+		return -1;
+	return win->app->backend->server_resize(win, width, height);
+}
+
+void tk_window_set_feedback(struct tk_window *win, bool on)
+{
+	win->feedback = on;
+}
+
+void tk_window_set_size(struct tk_window *win, int width, int height)
+{
+	if (width == win->width && height == win->height)
+		return;
+	win->width = width;
+	win->height = height;
+	if (win->listener && win->listener->resized)
+		win->listener->resized(win->data, win, width, height);
+}
+
+void tk_window_emit_presented(struct tk_window *win, const struct tk_frame_info *info)
+{
+	if (win->listener && win->listener->presented)
+		win->listener->presented(win->data, win, info);
+}
+
+void tk_window_queue_presented(struct tk_window *win, const struct tk_frame_info *info)
+{
+	struct tk_app *app = win->app;
+	if (app->n_pending == TK_MAX_PENDING) /* the app stopped dispatching: keep the newest */
+		memmove(&app->pending[0], &app->pending[1], (TK_MAX_PENDING - 1) * sizeof(app->pending[0]));
+	else
+		app->n_pending++;
+	app->pending[app->n_pending - 1] = (struct tk_pending_present){ win, *info };
+}
+
+void tk_window_emit_close(struct tk_window *win)
+{
+	if (win->listener && win->listener->close_requested)
+		win->listener->close_requested(win->data, win);
+}
+
+struct tk_draw *tk_window_begin_frame(struct tk_window *win)
+{
+	struct tk_app *app = win->app;
+	if (!win->ready || win->in_frame)
+		return NULL;
+	win->frame_width = win->width;
+	win->frame_height = win->height;
+	if (app->backend->frame_begin)
+		app->backend->frame_begin(win);
+	if (app->engine == TK_ENGINE_GL) {
+		if (!tk_egl_begin(win))
+			return NULL;
+	} else {
+		void *pixels;
+		int stride;
+		if (app->backend->sw_acquire(win, win->width, win->height, &pixels, &stride) < 0)
+			return NULL;
+		if (!win->draw)
+			win->draw = tk_draw_sw_create();
+		if (!win->draw)
+			return NULL;
+		tk_draw_sw_begin(win->draw, pixels, stride, win->width, win->height);
+	}
+	win->in_frame = true;
+	return win->draw;
+}
+
+uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns)
+{
+	struct tk_app *app = win->app;
+	if (!win->in_frame)
+		return 0;
+	win->in_frame = false;
+	uint64_t seq = ++win->seq;
+	win->draw->ops->flush(win->draw);
+	app->backend->frame_pre_commit(win, seq);
+	uint64_t t0 = tk_now_ns();
+	int r = app->engine == TK_ENGINE_GL ? tk_egl_swap(win) : app->backend->sw_present(win);
+	uint64_t t1 = tk_now_ns();
+	if (flush_ns)
+		*flush_ns = t1 - t0;
+	if (r < 0)
+		return 0;
+	if (app->backend->frame_post_commit)
+		app->backend->frame_post_commit(win, seq);
+	return seq;
+}
+
+/* ------------------------------------------------------------ images, draw */
+
+struct tk_image *tk_image_create(struct tk_window *win, int width, int height,
+                                 const uint32_t *pixels, int stride)
+{
+	if (width < 1 || height < 1 || width > 8192 || height > 8192)
+		return NULL;
+	struct tk_image *img = calloc(1, sizeof(*img));
+	if (!img)
+		return NULL;
+	img->pixels = malloc((size_t)width * (size_t)height * 4);
+	if (!img->pixels) {
+		free(img);
+		return NULL;
+	}
+	for (int y = 0; y < height; y++)
+		memcpy(img->pixels + (size_t)y * (size_t)width,
+		       (const char *)pixels + (size_t)y * (size_t)stride, (size_t)width * 4);
+	img->win = win;
+	img->width = width;
+	img->height = height;
+	img->next = win->images;
+	win->images = img;
+	return img;
+}
+
+void tk_image_destroy(struct tk_image *img)
+{
+	if (!img)
+		return;
+	struct tk_window *win = img->win;
+	if (win->draw && win->draw->ops->image_release)
+		win->draw->ops->image_release(win->draw, img);
+	for (struct tk_image **p = &win->images; *p; p = &(*p)->next)
+		if (*p == img) {
+			*p = img->next;
+			break;
+		}
+	free(img->pixels);
+	free(img);
+}
+
+void tk_image_get_size(const struct tk_image *img, int *width, int *height)
+{
+	*width = img->width;
+	*height = img->height;
+}
+
+void tk_draw_clear(struct tk_draw *d, struct tk_color c)
+{
+	d->ops->clear(d, c);
+}
+
+void tk_draw_rect(struct tk_draw *d, float x, float y, float w, float h, struct tk_color c)
+{
+	d->ops->rect(d, x, y, w, h, c);
+}
+
+void tk_draw_image(struct tk_draw *d, struct tk_image *img, float sx, float sy, float sw,
+                   float sh, float x, float y, float w, float h, enum tk_filter filter,
+                   struct tk_color tint)
+{
+	d->ops->image(d, img, sx, sy, sw, sh, x, y, w, h, filter, tint);
+}
+
+void tk_draw_gradient(struct tk_draw *d, float x, float y, float w, float h, struct tk_color c0,
+                      struct tk_color c1, bool vertical)
+{
+	d->ops->gradient(d, x, y, w, h, c0, c1, vertical);
+}

@@ -1,0 +1,313 @@
+/* duet-compositor's command line, signals and the optional child command. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "comp.h"
+
+#define DEFAULT_SCREENSHOT "duet-screenshot.png"
+
+static const char usage[] =
+	"Usage: duet-compositor [OPTIONS] [-- CMD ARGS...]\n"
+	"\n"
+	"A Wayland display server, window manager and compositor in one process.\n"
+	"\n"
+	"Options:\n"
+	"  --backend NAME       output backend; only 'headless' (the default) exists:\n"
+	"                       an offscreen GLES2 framebuffer that nothing displays\n"
+	"  --size WxH           output size in pixels (default 1920x1080)\n"
+	"  --refresh HZ         refresh rate of the output's frame clock (default 60);\n"
+	"                       0 repaints as soon as there is damage (benchmarks)\n"
+	"  --socket NAME        listen on $XDG_RUNTIME_DIR/NAME (default: first free\n"
+	"                       wayland-N)\n"
+	"  --screenshot FILE    write the last presented frame to FILE (PNG) on exit;\n"
+	"                       SIGUSR1 writes it at once (to ./" DEFAULT_SCREENSHOT "\n"
+	"                       when this option is not given)\n"
+	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
+	"                       listens; exit when it exits, with its exit status\n"
+	"                       (128+N if killed by signal N)\n"
+	"  -h, --help           show this help and exit\n"
+	"  -V, --version        show the version and exit\n"
+	"\n"
+	"The socket name is printed on stdout as WAYLAND_DISPLAY=NAME; logs go to\n"
+	"stderr. SIGINT and SIGTERM exit cleanly. If XDG_RUNTIME_DIR is unset, a\n"
+	"private one is created under /tmp. DUET_TRACE=FILE writes a JSON-lines\n"
+	"trace of every frame.\n";
+
+struct main_state {
+	struct comp_server server;
+	pid_t child;
+	int exit_status;
+	const char *usr1_path;
+};
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "duet-compositor: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'duet-compositor --help'.\n");
+	return 2;
+}
+
+static bool parse_size(const char *s, int *w, int *h)
+{
+	char *end;
+	errno = 0;
+	long lw = strtol(s, &end, 10);
+	if (end == s || (*end != 'x' && *end != 'X') || errno)
+		return false;
+	const char *hs = end + 1;
+	long lh = strtol(hs, &end, 10);
+	if (end == hs || *end || errno)
+		return false;
+	/* GLES2 implementations go up to 8192 or 16384 per side. */
+	if (lw < 1 || lh < 1 || lw > 16384 || lh > 16384)
+		return false;
+	*w = (int)lw;
+	*h = (int)lh;
+	return true;
+}
+
+static bool parse_refresh(const char *s, int *mhz)
+{
+	char *end;
+	errno = 0;
+	double hz = strtod(s, &end);
+	if (end == s || *end || errno || !(hz >= 0 && hz <= 1000))
+		return false;
+	*mhz = (int)(hz * 1000 + 0.5);
+	return hz == 0 || *mhz > 0;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct comp_options *opt, char ***cmd)
+{
+	static const struct option longopts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "size", required_argument, NULL, 's' },
+		{ "refresh", required_argument, NULL, 'r' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "screenshot", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	opterr = 0;
+	int c;
+	/* '+': stop at the first non-option, so CMD's own options stay its own. */
+	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "headless") != 0)
+				return bad_usage("unknown backend '%s' (available: headless)", optarg);
+			opt->backend = optarg;
+			break;
+		case 's':
+			if (!parse_size(optarg, &opt->width, &opt->height))
+				return bad_usage("bad --size '%s': expected WxH, each 1..16384", optarg);
+			break;
+		case 'r':
+			if (!parse_refresh(optarg, &opt->refresh_mhz))
+				return bad_usage("bad --refresh '%s': expected a rate in Hz from 0 to "
+				                 "1000 (0 = unthrottled)", optarg);
+			break;
+		case 'S':
+			if (!*optarg || strchr(optarg, '/'))
+				return bad_usage("bad --socket '%s': a plain name, no '/'", optarg);
+			opt->socket = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return bad_usage("bad --screenshot '%s': empty path", optarg);
+			opt->screenshot_path = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("duet-compositor %s\n", DUET_VERSION);
+			return 0;
+		case ':':
+			return bad_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return bad_usage("unexpected argument '%s': put the command after --",
+			                 argv[optind]);
+		*cmd = &argv[optind];
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------- signals */
+
+static int handle_terminate(int sig, void *data)
+{
+	struct main_state *m = data;
+	comp_log("%s: exiting", strsignal(sig));
+	wl_display_terminate(m->server.display);
+	return 0;
+}
+
+static int handle_usr1(int sig, void *data)
+{
+	struct main_state *m = data;
+	if (comp_output_write_png(m->server.output, m->usr1_path) == 0)
+		comp_log("screenshot written to %s", m->usr1_path);
+	else
+		comp_log("cannot write screenshot to %s", m->usr1_path);
+	return 0;
+}
+
+static int handle_child(int sig, void *data)
+{
+	struct main_state *m = data;
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != m->child)
+			continue;
+		m->child = 0;
+		if (WIFEXITED(status))
+			m->exit_status = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			m->exit_status = 128 + WTERMSIG(status);
+		comp_log("command exited with status %d", m->exit_status);
+		wl_display_terminate(m->server.display);
+	}
+	return 0;
+}
+
+static pid_t spawn(char **cmd, const char *socket_name)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		comp_log("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		/* The compositor blocks these for its signalfd; the child must
+		 * get ordinary signal behaviour back. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setenv("WAYLAND_DISPLAY", socket_name, 1);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "duet-compositor: cannot run '%s': %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	comp_log("started '%s' (pid %d)", cmd[0], (int)pid);
+	return pid;
+}
+
+/* libwayland needs XDG_RUNTIME_DIR for its socket; root shells and
+ * containers often have none. */
+static char *ensure_runtime_dir(void)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	if (dir && *dir)
+		return NULL;
+	char tmpl[] = "/tmp/duet-runtime-XXXXXX";
+	char *made = mkdtemp(tmpl);
+	if (!made) {
+		comp_log("XDG_RUNTIME_DIR is unset and mkdtemp failed: %s", strerror(errno));
+		return NULL;
+	}
+	chmod(made, 0700);
+	setenv("XDG_RUNTIME_DIR", made, 1);
+	comp_log("XDG_RUNTIME_DIR was unset; using private %s (set it for clients)", made);
+	return strdup(made);
+}
+
+int main(int argc, char **argv)
+{
+	static struct main_state m; /* static: large, and signal sources point at it */
+	struct comp_options opt = {
+		.width = 1920,
+		.height = 1080,
+		.refresh_mhz = 60000,
+		.backend = "headless",
+	};
+	char **cmd = NULL;
+	int status = parse_args(argc, argv, &opt, &cmd);
+	if (status >= 0)
+		return status;
+	m.usr1_path = opt.screenshot_path ? opt.screenshot_path : DEFAULT_SCREENSHOT;
+
+	/* Block before any thread exists (Mesa starts some): a signalfd only
+	 * sees signals that are blocked in every thread. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	/* A client that disconnects while we write to it must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+
+	char *runtime_dir = ensure_runtime_dir();
+	render_trace_open(NULL);
+
+	if (comp_server_init(&m.server, &opt) != 0) {
+		comp_log("startup failed");
+		render_trace_close();
+		if (runtime_dir)
+			rmdir(runtime_dir);
+		free(runtime_dir);
+		return 1;
+	}
+	struct wl_event_loop *loop = m.server.loop;
+	struct wl_event_source *sources[] = {
+		wl_event_loop_add_signal(loop, SIGINT, handle_terminate, &m),
+		wl_event_loop_add_signal(loop, SIGTERM, handle_terminate, &m),
+		wl_event_loop_add_signal(loop, SIGUSR1, handle_usr1, &m),
+		wl_event_loop_add_signal(loop, SIGCHLD, handle_child, &m),
+	};
+
+	printf("WAYLAND_DISPLAY=%s\n", m.server.socket_name);
+	fflush(stdout);
+	comp_log("listening on %s, %dx%d output, refresh %s%.3f Hz", m.server.socket_name,
+	         opt.width, opt.height, opt.refresh_mhz ? "" : "unthrottled ",
+	         opt.refresh_mhz / 1000.0);
+
+	if (cmd) {
+		m.child = spawn(cmd, m.server.socket_name);
+		if (m.child < 0) {
+			m.exit_status = 127;
+			m.child = 0;
+			wl_display_terminate(m.server.display);
+		}
+	}
+
+	wl_display_run(m.server.display);
+
+	if (opt.screenshot_path) {
+		if (comp_output_write_png(m.server.output, opt.screenshot_path) == 0)
+			comp_log("screenshot written to %s", opt.screenshot_path);
+		else
+			comp_log("cannot write screenshot to %s", opt.screenshot_path);
+	}
+	if (m.child > 0) {
+		/* We were told to stop while the command still runs. */
+		kill(m.child, SIGTERM);
+	}
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		if (sources[i])
+			wl_event_source_remove(sources[i]);
+	comp_server_finish(&m.server);
+	render_trace_close();
+	if (runtime_dir)
+		rmdir(runtime_dir);
+	free(runtime_dir);
+	return m.exit_status;
+}

@@ -1,0 +1,200 @@
+/* Window-management policy of duet-compositor. xwm/policy.c implements the
+ * same rules for X11; keep the two readable side by side and equal.
+ *
+ * The rules:
+ *  1. Placement: a new window is centered on the output; if it is larger
+ *     than the output its top-left corner is clamped to stay on screen.
+ *  2. A newly mapped window is raised to the top and gets the focus.
+ *  3. Focus: exactly one window, the focused one, has the "activated" state
+ *     and keyboard focus. When it unmaps, closes or is minimized, focus goes
+ *     to the topmost remaining visible window (or nobody).
+ *  4. Activate (a button press on a window, or a request): raise + focus;
+ *     a minimized window is shown again first.
+ *  5. Maximize / fullscreen: the window is configured to the output size at
+ *     0,0 and its previous position and size are saved; un-maximize and
+ *     un-fullscreen restore them. Fullscreen takes precedence over maximize.
+ *  6. Minimize hides the window (it stays mapped for the client) and focus
+ *     moves on as in 3.
+ *  7. Resize (compositor-initiated, e.g. by the bench): a configure with the
+ *     size constrained to the window's min/max hints. The window keeps its
+ *     top-left corner.
+ *  8. Close sends the client a close request; the client decides.
+ *  9. Initial size: 0x0 (the client chooses), or the output size if the
+ *     client asked for maximized or fullscreen before its first commit.
+ */
+#include "comp.h"
+
+static bool window_visible(const struct comp_window *window)
+{
+	return window->mapped && !window->minimized && window->surface;
+}
+
+static void set_focus(struct comp_server *server, struct comp_window *window)
+{
+	struct comp_window *old = server->focused;
+	if (old == window)
+		return;
+	server->focused = window;
+	if (old && old->activated) {
+		old->activated = false;
+		/* A window that is going away needs no more configures. */
+		if (old->mapped)
+			comp_window_send_state(old);
+	}
+	if (window && !window->activated) {
+		window->activated = true;
+		comp_window_send_state(window);
+	}
+#ifdef COMP_HAVE_SEAT
+	comp_seat_set_keyboard_focus(server, window ? window->surface : NULL);
+#endif
+}
+
+static void focus_topmost(struct comp_server *server, struct comp_window *except)
+{
+	struct comp_window *window;
+	wl_list_for_each(window, &server->windows, link) {
+		if (window != except && window_visible(window)) {
+			set_focus(server, window);
+			return;
+		}
+	}
+	set_focus(server, NULL);
+}
+
+void comp_policy_window_initial_configure(struct comp_window *window)
+{
+	struct comp_output *output = window->server->output;
+	if (window->maximized || window->fullscreen)
+		comp_window_configure(window, output->width, output->height);
+	else
+		comp_window_configure(window, 0, 0);
+}
+
+void comp_policy_window_mapped(struct comp_window *window)
+{
+	struct comp_output *output = window->server->output;
+	if (window->maximized || window->fullscreen) {
+		comp_window_set_position(window, 0, 0);
+	} else {
+		int x = (output->width - window->geometry.width) / 2;
+		int y = (output->height - window->geometry.height) / 2;
+		comp_window_set_position(window, x < 0 ? 0 : x, y < 0 ? 0 : y);
+	}
+	comp_window_raise(window);
+	set_focus(window->server, window);
+}
+
+void comp_policy_window_unmapped(struct comp_window *window)
+{
+	if (window->server->focused == window)
+		focus_topmost(window->server, window);
+}
+
+void comp_policy_activate(struct comp_window *window)
+{
+	if (!window || !window->mapped)
+		return;
+	if (window->minimized) {
+		window->minimized = false;
+		comp_window_set_hidden(window, false);
+	}
+	comp_window_raise(window);
+	set_focus(window->server, window);
+}
+
+void comp_policy_close(struct comp_window *window)
+{
+	comp_window_send_close(window);
+}
+
+void comp_policy_constrain_size(const struct comp_window *window, int *width, int *height)
+{
+	if (window->min_width > 0 && *width < window->min_width)
+		*width = window->min_width;
+	if (window->min_height > 0 && *height < window->min_height)
+		*height = window->min_height;
+	if (window->max_width > 0 && *width > window->max_width)
+		*width = window->max_width;
+	if (window->max_height > 0 && *height > window->max_height)
+		*height = window->max_height;
+}
+
+void comp_policy_resize(struct comp_window *window, int width, int height)
+{
+	comp_policy_constrain_size(window, &width, &height);
+	comp_window_configure(window, width, height);
+}
+
+static void save_geometry(struct comp_window *window)
+{
+	window->saved_x = window->x;
+	window->saved_y = window->y;
+	window->saved_width = window->geometry.width;
+	window->saved_height = window->geometry.height;
+}
+
+static void restore_geometry(struct comp_window *window)
+{
+	if (window->mapped)
+		comp_window_set_position(window, window->saved_x, window->saved_y);
+	comp_window_configure(window, window->saved_width, window->saved_height);
+}
+
+static void fill_output(struct comp_window *window)
+{
+	struct comp_output *output = window->server->output;
+	if (window->mapped)
+		comp_window_set_position(window, 0, 0);
+	comp_window_configure(window, output->width, output->height);
+}
+
+void comp_policy_request_maximize(struct comp_window *window, bool maximize)
+{
+	if (window->maximized == maximize) {
+		/* The spec wants a configure in reply even when nothing changes. */
+		if (window->mapped)
+			comp_window_send_state(window);
+		return;
+	}
+	if (maximize && !window->fullscreen && window->mapped)
+		save_geometry(window);
+	window->maximized = maximize;
+	if (!window->mapped)
+		return; /* the initial configure will carry the state */
+	if (window->fullscreen)
+		comp_window_send_state(window); /* fullscreen size stays */
+	else if (maximize)
+		fill_output(window);
+	else
+		restore_geometry(window);
+}
+
+void comp_policy_request_fullscreen(struct comp_window *window, bool fullscreen)
+{
+	if (window->fullscreen == fullscreen) {
+		if (window->mapped)
+			comp_window_send_state(window);
+		return;
+	}
+	if (fullscreen && !window->maximized && window->mapped)
+		save_geometry(window);
+	window->fullscreen = fullscreen;
+	if (!window->mapped)
+		return;
+	if (fullscreen || window->maximized)
+		fill_output(window);
+	else
+		restore_geometry(window);
+}
+
+void comp_policy_request_minimize(struct comp_window *window)
+{
+	if (!window->mapped || window->minimized)
+		return;
+	window->minimized = true;
+	comp_window_set_hidden(window, true);
+	if (window->server->focused == window)
+		focus_topmost(window->server, window);
+	comp_stack_update(window->server);
+}

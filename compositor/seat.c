@@ -1,0 +1,649 @@
+/* wl_seat "seat0" with a pointer and a keyboard (no touch).
+ *
+ * There is no input hardware on the headless output: events come from the
+ * test protocol (and later libinput) through comp_seat_pointer_motion,
+ * comp_seat_pointer_button and comp_seat_key. Each wl_pointer/wl_keyboard
+ * resource sits in one list per device; events go to the resources whose
+ * client owns the focused surface, since a client may bind the seat (and ask
+ * for a keyboard) more than once.
+ *
+ * Focus is dropped when the focused wl_surface resource is destroyed, through
+ * the resource's own destroy listener rather than comp_surface.destroy_signal:
+ * libwayland emits it before the surface's destructor, so the focus is gone
+ * before the core's destroy handlers run the policy (which moves focus and
+ * would otherwise unlink our listener from the very signal being emitted).
+ *
+ * The keymap is compiled once and handed to every client as the same sealed
+ * memfd: sealing lets clients map it without being able to change what other
+ * clients see.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <wayland-server-protocol.h>
+#include <xkbcommon/xkbcommon.h>
+
+#include "comp.h"
+
+#define SEAT_VERSION 8
+#define REPEAT_RATE 25   /* keys per second */
+#define REPEAT_DELAY 600 /* ms */
+
+struct comp_seat {
+	struct comp_server *server;
+	struct wl_global *global;
+	struct wl_listener display_destroy;
+
+	struct wl_list seats;     /* wl_seat resources */
+	struct wl_list pointers;  /* wl_pointer resources */
+	struct wl_list keyboards; /* wl_keyboard resources */
+
+	/* pointer */
+	double x, y;                    /* output coordinates */
+	struct comp_surface *pointer_focus;
+	struct wl_listener pointer_focus_destroy;
+	uint32_t pointer_enter_serial;
+	struct wl_array buttons;        /* uint32_t buttons held: an implicit grab */
+
+	/* keyboard */
+	struct xkb_context *xkb;
+	struct xkb_keymap *keymap;
+	struct xkb_state *xkb_state;
+	int keymap_fd;                  /* sealed memfd, -1 if no keymap */
+	uint32_t keymap_size;
+	struct wl_array pressed;        /* uint32_t evdev keycodes */
+	struct comp_surface *keyboard_focus;
+	struct wl_listener keyboard_focus_destroy;
+	struct {
+		uint32_t depressed, latched, locked, group;
+	} mods;
+};
+
+static const struct wl_seat_interface seat_impl;
+static const struct wl_pointer_interface pointer_impl;
+static const struct wl_keyboard_interface keyboard_impl;
+
+static uint32_t next_serial(struct comp_seat *seat)
+{
+	return wl_display_next_serial(seat->server->display);
+}
+
+static struct wl_client *surface_client(struct comp_surface *surface)
+{
+	return surface ? wl_resource_get_client(surface->resource) : NULL;
+}
+
+/* Resource destructor shared by all three lists: the resource leaves its
+ * list; a seat already gone has unlinked (and re-initialised) it. */
+static void unlink_resource(struct wl_resource *resource)
+{
+	wl_list_remove(wl_resource_get_link(resource));
+}
+
+/* ------------------------------------------------------------ keymap */
+
+static int keymap_memfd(const char *text, uint32_t *size)
+{
+	size_t len = strlen(text) + 1; /* clients expect the NUL inside the map */
+	int fd = memfd_create("duet-keymap", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	*size = (uint32_t)len;
+	return fd;
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : fallback;
+}
+
+/* XKB_DEFAULT_* from the environment, else evdev/pc105/us; if the
+ * environment names a layout that does not compile, fall back to us so that
+ * a typo does not leave clients without a keyboard. */
+static bool keymap_init(struct comp_seat *seat)
+{
+	seat->keymap_fd = -1;
+	seat->xkb = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES);
+	if (!seat->xkb)
+		return false;
+	struct xkb_rule_names names = {
+		.rules = env_or("XKB_DEFAULT_RULES", "evdev"),
+		.model = env_or("XKB_DEFAULT_MODEL", "pc105"),
+		.layout = env_or("XKB_DEFAULT_LAYOUT", "us"),
+		.variant = getenv("XKB_DEFAULT_VARIANT"),
+		.options = getenv("XKB_DEFAULT_OPTIONS"),
+	};
+	seat->keymap = xkb_keymap_new_from_names(seat->xkb, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	if (!seat->keymap) {
+		comp_log("seat: keymap %s/%s/%s failed to compile, using evdev/pc105/us",
+		         names.rules, names.model, names.layout);
+		struct xkb_rule_names us = { .rules = "evdev", .model = "pc105", .layout = "us" };
+		seat->keymap = xkb_keymap_new_from_names(seat->xkb, &us, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	}
+	if (!seat->keymap)
+		return false;
+	seat->xkb_state = xkb_state_new(seat->keymap);
+	char *text = xkb_keymap_get_as_string(seat->keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
+	if (!seat->xkb_state || !text) {
+		free(text);
+		return false;
+	}
+	seat->keymap_fd = keymap_memfd(text, &seat->keymap_size);
+	free(text);
+	if (seat->keymap_fd < 0) {
+		comp_log("seat: cannot create keymap memfd: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* --------------------------------------------------------- keyboard */
+
+static void keyboard_send_modifiers(struct comp_seat *seat, struct wl_resource *kbd,
+                                    uint32_t serial)
+{
+	wl_keyboard_send_modifiers(kbd, serial, seat->mods.depressed, seat->mods.latched,
+	                           seat->mods.locked, seat->mods.group);
+}
+
+static void keyboard_send_enter(struct comp_seat *seat, struct wl_resource *kbd, uint32_t serial)
+{
+	wl_keyboard_send_enter(kbd, serial, seat->keyboard_focus->resource, &seat->pressed);
+	keyboard_send_modifiers(seat, kbd, serial);
+}
+
+static void keyboard_handle_release(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct wl_keyboard_interface keyboard_impl = {
+	.release = keyboard_handle_release,
+};
+
+static void seat_get_keyboard(struct wl_client *client, struct wl_resource *seat_resource,
+                              uint32_t id)
+{
+	struct comp_seat *seat = wl_resource_get_user_data(seat_resource);
+	struct wl_resource *kbd = wl_resource_create(client, &wl_keyboard_interface,
+	                                             wl_resource_get_version(seat_resource), id);
+	if (!kbd) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(kbd, &keyboard_impl, seat, unlink_resource);
+	if (!seat) {
+		/* Seat already torn down: an inert keyboard. */
+		wl_list_init(wl_resource_get_link(kbd));
+		return;
+	}
+	wl_list_insert(&seat->keyboards, wl_resource_get_link(kbd));
+
+	if (seat->keymap_fd >= 0)
+		wl_keyboard_send_keymap(kbd, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, seat->keymap_fd,
+		                        seat->keymap_size);
+	else
+		wl_keyboard_send_keymap(kbd, WL_KEYBOARD_KEYMAP_FORMAT_NO_KEYMAP, -1, 0);
+	if (wl_resource_get_version(kbd) >= WL_KEYBOARD_REPEAT_INFO_SINCE_VERSION)
+		wl_keyboard_send_repeat_info(kbd, REPEAT_RATE, REPEAT_DELAY);
+	/* The client may already have focus (it asked for the keyboard late). */
+	if (seat->keyboard_focus && surface_client(seat->keyboard_focus) == client)
+		keyboard_send_enter(seat, kbd, next_serial(seat));
+}
+
+static void keyboard_focus_clear(struct comp_seat *seat)
+{
+	if (seat->keyboard_focus) {
+		wl_list_remove(&seat->keyboard_focus_destroy.link);
+		wl_list_init(&seat->keyboard_focus_destroy.link);
+	}
+	seat->keyboard_focus = NULL;
+}
+
+/* A destroyed surface gets no leave: its resource is going away and
+ * clients drop focus with it. The policy moves focus elsewhere. */
+static void handle_keyboard_focus_destroy(struct wl_listener *listener, void *data)
+{
+	struct comp_seat *seat = wl_container_of(listener, seat, keyboard_focus_destroy);
+	keyboard_focus_clear(seat);
+	comp_data_device_set_focus(seat->server, NULL);
+}
+
+void comp_seat_set_keyboard_focus(struct comp_server *server, struct comp_surface *surface)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat || seat->keyboard_focus == surface)
+		return;
+	struct wl_client *old_client = surface_client(seat->keyboard_focus);
+	struct wl_client *new_client = surface_client(surface);
+	struct wl_resource *kbd;
+
+	if (seat->keyboard_focus) {
+		uint32_t serial = next_serial(seat);
+		wl_resource_for_each(kbd, &seat->keyboards) {
+			if (wl_resource_get_client(kbd) == old_client)
+				wl_keyboard_send_leave(kbd, serial, seat->keyboard_focus->resource);
+		}
+		keyboard_focus_clear(seat);
+	}
+	if (surface) {
+		seat->keyboard_focus = surface;
+		wl_resource_add_destroy_listener(surface->resource, &seat->keyboard_focus_destroy);
+		uint32_t serial = next_serial(seat);
+		wl_resource_for_each(kbd, &seat->keyboards) {
+			if (wl_resource_get_client(kbd) == new_client)
+				keyboard_send_enter(seat, kbd, serial);
+		}
+	}
+	if (old_client != new_client)
+		comp_data_device_set_focus(server, new_client);
+}
+
+struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server)
+{
+	return server->seat ? surface_client(server->seat->keyboard_focus) : NULL;
+}
+
+/* Keeps a set of pressed keys or buttons; returns false for a press of one
+ * already down or a release of one not down, which clients must not see. */
+static bool pressed_update(struct wl_array *pressed, uint32_t key, bool down)
+{
+	uint32_t *k;
+	wl_array_for_each(k, pressed) {
+		if (*k != key)
+			continue;
+		if (down)
+			return false;
+		uint32_t *last = (uint32_t *)((char *)pressed->data + pressed->size) - 1;
+		*k = *last;
+		pressed->size -= sizeof(uint32_t);
+		return true;
+	}
+	if (!down)
+		return false;
+	uint32_t *slot = wl_array_add(pressed, sizeof(*slot));
+	if (!slot)
+		return false;
+	*slot = key;
+	return true;
+}
+
+void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint32_t time_ms)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat || !pressed_update(&seat->pressed, key, pressed))
+		return;
+
+	bool mods_changed = false;
+	if (seat->xkb_state) {
+		/* evdev keycodes are XKB keycodes minus 8 */
+		xkb_state_update_key(seat->xkb_state, key + 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP);
+		uint32_t d = xkb_state_serialize_mods(seat->xkb_state, XKB_STATE_MODS_DEPRESSED);
+		uint32_t la = xkb_state_serialize_mods(seat->xkb_state, XKB_STATE_MODS_LATCHED);
+		uint32_t lo = xkb_state_serialize_mods(seat->xkb_state, XKB_STATE_MODS_LOCKED);
+		uint32_t g = xkb_state_serialize_layout(seat->xkb_state, XKB_STATE_LAYOUT_EFFECTIVE);
+		mods_changed = d != seat->mods.depressed || la != seat->mods.latched ||
+		               lo != seat->mods.locked || g != seat->mods.group;
+		seat->mods.depressed = d;
+		seat->mods.latched = la;
+		seat->mods.locked = lo;
+		seat->mods.group = g;
+	}
+	if (!seat->keyboard_focus)
+		return;
+
+	struct wl_client *client = surface_client(seat->keyboard_focus);
+	uint32_t serial = next_serial(seat);
+	struct wl_resource *kbd;
+	wl_resource_for_each(kbd, &seat->keyboards) {
+		if (wl_resource_get_client(kbd) != client)
+			continue;
+		wl_keyboard_send_key(kbd, serial, time_ms, key,
+		                     pressed ? WL_KEYBOARD_KEY_STATE_PRESSED
+		                             : WL_KEYBOARD_KEY_STATE_RELEASED);
+		if (mods_changed)
+			keyboard_send_modifiers(seat, kbd, serial);
+	}
+}
+
+/* ----------------------------------------------------------- pointer */
+
+/* Cursor surfaces get a role so that they cannot become windows too; the
+ * headless output does not draw a cursor. */
+static void cursor_commit(struct comp_surface *surface)
+{
+}
+
+static const struct comp_surface_role cursor_role = {
+	.name = "wl_pointer-cursor",
+	.commit = cursor_commit,
+};
+
+static void pointer_handle_set_cursor(struct wl_client *client, struct wl_resource *resource,
+                                      uint32_t serial, struct wl_resource *surface_resource,
+                                      int32_t hotspot_x, int32_t hotspot_y)
+{
+	/* Nothing draws a cursor yet, so the serial check that decides whether
+	 * the image changes has nothing to guard; what remains observable is
+	 * the role, and a role clash is an error in any case. */
+	if (!surface_resource)
+		return;
+	struct comp_surface *surface = comp_surface_from_resource(surface_resource);
+	if (surface)
+		comp_surface_set_role(surface, &cursor_role, NULL, resource, WL_POINTER_ERROR_ROLE);
+}
+
+static void pointer_handle_release(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct wl_pointer_interface pointer_impl = {
+	.set_cursor = pointer_handle_set_cursor,
+	.release = pointer_handle_release,
+};
+
+static void pointer_send_frame(struct wl_resource *ptr)
+{
+	if (wl_resource_get_version(ptr) >= WL_POINTER_FRAME_SINCE_VERSION)
+		wl_pointer_send_frame(ptr);
+}
+
+static void seat_get_pointer(struct wl_client *client, struct wl_resource *seat_resource,
+                             uint32_t id)
+{
+	struct comp_seat *seat = wl_resource_get_user_data(seat_resource);
+	struct wl_resource *ptr = wl_resource_create(client, &wl_pointer_interface,
+	                                             wl_resource_get_version(seat_resource), id);
+	if (!ptr) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(ptr, &pointer_impl, seat, unlink_resource);
+	if (!seat) {
+		wl_list_init(wl_resource_get_link(ptr));
+		return;
+	}
+	wl_list_insert(&seat->pointers, wl_resource_get_link(ptr));
+	/* Like the keyboard: a late pointer of the focused client gets enter. */
+	struct comp_surface *focus = seat->pointer_focus;
+	if (focus && surface_client(focus) == client) {
+		double sx, sy;
+		if (comp_surface_at(seat->server, seat->x, seat->y, &sx, &sy) == focus) {
+			wl_pointer_send_enter(ptr, seat->pointer_enter_serial, focus->resource,
+			                      wl_fixed_from_double(sx), wl_fixed_from_double(sy));
+			pointer_send_frame(ptr);
+		}
+	}
+}
+
+static void pointer_focus_clear(struct comp_seat *seat)
+{
+	if (seat->pointer_focus) {
+		wl_list_remove(&seat->pointer_focus_destroy.link);
+		wl_list_init(&seat->pointer_focus_destroy.link);
+	}
+	seat->pointer_focus = NULL;
+}
+
+static void handle_pointer_focus_destroy(struct wl_listener *listener, void *data)
+{
+	struct comp_seat *seat = wl_container_of(listener, seat, pointer_focus_destroy);
+	pointer_focus_clear(seat);
+}
+
+/* Moves pointer focus to whatever is under the pointer now (leave, enter)
+ * or, if it stayed on the same surface and send_motion is set, sends
+ * motion. Every group of events ends with a frame on v5+. */
+static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_motion)
+{
+	double sx = 0, sy = 0;
+	struct comp_surface *surface;
+	struct wl_resource *ptr;
+
+	if (seat->buttons.size > 0) {
+		/* Implicit grab: while a button is held the surface that got the
+		 * press keeps the pointer, even outside it (drags, selections);
+		 * a press on the background grabs nothing and enters nothing. */
+		surface = seat->pointer_focus;
+		if (!surface)
+			return;
+		sx = seat->x - surface->x;
+		sy = seat->y - surface->y;
+	} else {
+		surface = comp_surface_at(seat->server, seat->x, seat->y, &sx, &sy);
+	}
+
+	if (surface != seat->pointer_focus) {
+		if (seat->pointer_focus) {
+			struct wl_client *old = surface_client(seat->pointer_focus);
+			uint32_t serial = next_serial(seat);
+			wl_resource_for_each(ptr, &seat->pointers) {
+				if (wl_resource_get_client(ptr) != old)
+					continue;
+				wl_pointer_send_leave(ptr, serial, seat->pointer_focus->resource);
+				pointer_send_frame(ptr);
+			}
+			pointer_focus_clear(seat);
+		}
+		if (surface) {
+			seat->pointer_focus = surface;
+			wl_resource_add_destroy_listener(surface->resource, &seat->pointer_focus_destroy);
+			seat->pointer_enter_serial = next_serial(seat);
+			struct wl_client *client = surface_client(surface);
+			wl_resource_for_each(ptr, &seat->pointers) {
+				if (wl_resource_get_client(ptr) != client)
+					continue;
+				wl_pointer_send_enter(ptr, seat->pointer_enter_serial, surface->resource,
+				                      wl_fixed_from_double(sx), wl_fixed_from_double(sy));
+				pointer_send_frame(ptr);
+			}
+		}
+		return;
+	}
+	if (!surface || !send_motion)
+		return;
+	struct wl_client *client = surface_client(surface);
+	wl_resource_for_each(ptr, &seat->pointers) {
+		if (wl_resource_get_client(ptr) != client)
+			continue;
+		wl_pointer_send_motion(ptr, time_ms, wl_fixed_from_double(sx),
+		                       wl_fixed_from_double(sy));
+		pointer_send_frame(ptr);
+	}
+}
+
+void comp_seat_pointer_motion(struct comp_server *server, double x, double y, uint32_t time_ms)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat)
+		return;
+	seat->x = x;
+	seat->y = y;
+	pointer_update(seat, time_ms, true);
+}
+
+/* The toplevel a click on surface belongs to: subsurfaces belong to the
+ * window at the root of their tree. Popups are not windows and activate
+ * nothing, so a click in a menu leaves focus where it is. */
+static struct comp_window *window_under_pointer(struct comp_surface *surface)
+{
+	return comp_window_from_surface(comp_subsurface_get_root(surface));
+}
+
+void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool pressed,
+                              uint32_t time_ms)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat)
+		return;
+	/* Windows may have been mapped, moved or closed under a pointer that
+	 * did not move since: refresh the focus before the click lands (a no-op
+	 * during a grab). */
+	pointer_update(seat, time_ms, false);
+	if (!pressed_update(&seat->buttons, button, pressed))
+		return;
+	struct comp_surface *surface = seat->pointer_focus;
+	if (!surface) {
+		if (!pressed)
+			pointer_update(seat, time_ms, false);
+		return;
+	}
+	if (pressed) {
+		struct comp_window *window = window_under_pointer(surface);
+		if (window)
+			comp_policy_activate(window);
+		/* The policy only restacks and refocuses, but re-read the
+		 * focus rather than trust a pointer across a call out. */
+		surface = seat->pointer_focus;
+		if (!surface)
+			return;
+	}
+	struct wl_client *client = surface_client(surface);
+	uint32_t serial = next_serial(seat);
+	struct wl_resource *ptr;
+	wl_resource_for_each(ptr, &seat->pointers) {
+		if (wl_resource_get_client(ptr) != client)
+			continue;
+		wl_pointer_send_button(ptr, serial, time_ms, button,
+		                       pressed ? WL_POINTER_BUTTON_STATE_PRESSED
+		                               : WL_POINTER_BUTTON_STATE_RELEASED);
+		pointer_send_frame(ptr);
+	}
+	/* The grab ended: the pointer may be over another surface by now. */
+	if (!pressed && seat->buttons.size == 0)
+		pointer_update(seat, time_ms, false);
+}
+
+/* -------------------------------------------------------------- seat */
+
+static void seat_get_touch(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	wl_resource_post_error(resource, WL_SEAT_ERROR_MISSING_CAPABILITY,
+	                       "wl_seat.get_touch: seat0 has no touch capability");
+}
+
+static void seat_release(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct wl_seat_interface seat_impl = {
+	.get_pointer = seat_get_pointer,
+	.get_keyboard = seat_get_keyboard,
+	.get_touch = seat_get_touch,
+	.release = seat_release,
+};
+
+static void seat_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct comp_seat *seat = data;
+	struct wl_resource *resource = wl_resource_create(client, &wl_seat_interface, version, id);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &seat_impl, seat, unlink_resource);
+	wl_list_insert(&seat->seats, wl_resource_get_link(resource));
+	wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
+	if (version >= WL_SEAT_NAME_SINCE_VERSION)
+		wl_seat_send_name(resource, "seat0");
+}
+
+/* Leaves every resource alive but inert, so that clients that outlive the
+ * seat (comp_seat_destroy before the clients are gone) touch no freed
+ * memory. */
+static void detach_resources(struct wl_list *list)
+{
+	struct wl_resource *resource, *tmp;
+	wl_resource_for_each_safe(resource, tmp, list) {
+		wl_list_remove(wl_resource_get_link(resource));
+		wl_list_init(wl_resource_get_link(resource));
+		wl_resource_set_user_data(resource, NULL);
+	}
+}
+
+static void seat_free(struct comp_seat *seat)
+{
+	seat->server->seat = NULL;
+	wl_list_remove(&seat->display_destroy.link);
+	if (seat->global)
+		wl_global_destroy(seat->global);
+	detach_resources(&seat->seats);
+	detach_resources(&seat->pointers);
+	detach_resources(&seat->keyboards);
+	pointer_focus_clear(seat);
+	keyboard_focus_clear(seat);
+	wl_array_release(&seat->pressed);
+	wl_array_release(&seat->buttons);
+	if (seat->keymap_fd >= 0)
+		close(seat->keymap_fd);
+	xkb_state_unref(seat->xkb_state);
+	xkb_keymap_unref(seat->keymap);
+	xkb_context_unref(seat->xkb);
+	free(seat);
+}
+
+static void handle_display_destroy(struct wl_listener *listener, void *data)
+{
+	struct comp_seat *seat = wl_container_of(listener, seat, display_destroy);
+	/* wl_display_destroy destroys the globals itself. */
+	seat->global = NULL;
+	seat_free(seat);
+}
+
+void comp_seat_create(struct comp_server *server)
+{
+	struct comp_seat *seat = calloc(1, sizeof(*seat));
+	if (!seat) {
+		comp_log("seat: out of memory");
+		return;
+	}
+	seat->server = server;
+	wl_list_init(&seat->seats);
+	wl_list_init(&seat->pointers);
+	wl_list_init(&seat->keyboards);
+	wl_list_init(&seat->pointer_focus_destroy.link);
+	wl_list_init(&seat->keyboard_focus_destroy.link);
+	seat->pointer_focus_destroy.notify = handle_pointer_focus_destroy;
+	seat->keyboard_focus_destroy.notify = handle_keyboard_focus_destroy;
+	wl_array_init(&seat->pressed);
+	wl_array_init(&seat->buttons);
+	if (!keymap_init(seat))
+		comp_log("seat: no keymap, clients get wl_keyboard without one");
+
+	seat->global = wl_global_create(server->display, &wl_seat_interface, SEAT_VERSION, seat,
+	                                seat_bind);
+	seat->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(server->display, &seat->display_destroy);
+	server->seat = seat;
+	if (!seat->global) {
+		comp_log("seat: cannot create the wl_seat global");
+		seat_free(seat);
+	}
+}
+
+void comp_seat_destroy(struct comp_server *server)
+{
+	if (server->seat)
+		seat_free(server->seat);
+}

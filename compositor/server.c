@@ -1,0 +1,116 @@
+/* The server: display, renderer, output, globals and the listening socket,
+ * created in dependency order and torn down in reverse. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comp.h"
+
+static const struct comp_backend *find_backend(const char *name)
+{
+	if (!name || strcmp(name, comp_backend_headless.name) == 0)
+		return &comp_backend_headless;
+	return NULL;
+}
+
+int comp_server_init(struct comp_server *server, const struct comp_options *options)
+{
+	memset(server, 0, sizeof(*server));
+	server->options = *options;
+	wl_list_init(&server->surfaces);
+	wl_list_init(&server->windows);
+	wl_signal_init(&server->window_mapped);
+	wl_signal_init(&server->window_unmapped);
+
+	const struct comp_backend *backend = find_backend(options->backend);
+	if (!backend) {
+		comp_log("unknown backend '%s'", options->backend);
+		return -1;
+	}
+
+	server->display = wl_display_create();
+	if (!server->display) {
+		comp_log("wl_display_create failed");
+		return -1;
+	}
+	server->loop = wl_display_get_event_loop(server->display);
+
+	server->egl = render_egl_create_surfaceless();
+	if (!server->egl)
+		goto fail;
+	comp_log("rendering with %s", render_egl_describe(server->egl));
+	server->renderer = renderer_create(server->egl);
+	if (!server->renderer) {
+		comp_log("cannot create the renderer");
+		goto fail;
+	}
+	server->output = comp_output_create(server, backend);
+	if (!server->output)
+		goto fail;
+
+	/* wl_shm with libwayland's own pool and buffer validation (sizes,
+	 * strides, offsets against the pool). ARGB8888/XRGB8888 only. */
+	if (wl_display_init_shm(server->display) != 0) {
+		comp_log("wl_display_init_shm failed");
+		goto fail;
+	}
+	comp_compositor_create(server);
+	comp_subcompositor_create(server);
+	comp_xdg_shell_create(server);
+#ifdef COMP_HAVE_SEAT
+	comp_seat_create(server);
+#endif
+#ifdef COMP_HAVE_DATA_DEVICE
+	comp_data_device_manager_create(server);
+#endif
+#ifdef COMP_HAVE_PRESENTATION
+	comp_presentation_create(server);
+#endif
+#ifdef COMP_HAVE_VIEWPORTER
+	comp_viewporter_create(server);
+#endif
+#ifdef COMP_HAVE_TEST_PROTOCOL
+	comp_test_protocol_create(server);
+#endif
+
+	if (options->socket) {
+		if (wl_display_add_socket(server->display, options->socket) != 0) {
+			comp_log("cannot listen on socket '%s' (in use, or XDG_RUNTIME_DIR unusable?)",
+			         options->socket);
+			goto fail;
+		}
+		server->socket_name = options->socket;
+	} else {
+		server->socket_name = wl_display_add_socket_auto(server->display);
+		if (!server->socket_name) {
+			comp_log("cannot create a Wayland socket in XDG_RUNTIME_DIR");
+			goto fail;
+		}
+	}
+	return 0;
+
+fail:
+	comp_server_finish(server);
+	return -1;
+}
+
+void comp_server_finish(struct comp_server *server)
+{
+	if (!server->display)
+		return;
+	/* Clients first: their resources' destructors still use the output,
+	 * the scene and the renderer. */
+	wl_display_destroy_clients(server->display);
+#ifdef COMP_HAVE_SEAT
+	comp_seat_destroy(server);
+#endif
+	comp_output_destroy(server->output);
+	server->output = NULL;
+	if (server->renderer)
+		renderer_destroy(server->renderer);
+	server->renderer = NULL;
+	if (server->egl)
+		render_egl_destroy(server->egl);
+	server->egl = NULL;
+	wl_display_destroy(server->display);
+	server->display = NULL;
+}

@@ -1,0 +1,741 @@
+/* wl_compositor and wl_surface: double-buffered surface state, shm upload,
+ * the surface's node in the output scene, map/unmap and hit testing.
+ *
+ * Buffers are copied into a texture at commit and released at once, so a
+ * client can reuse its buffer right away and the compositor never reads
+ * client memory outside a commit (where wl_shm_buffer_begin_access turns a
+ * truncated pool into a protocol error instead of a SIGBUS).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <wayland-server-protocol.h>
+
+#include "comp.h"
+#include "region.h"
+#include "viewporter-server-protocol.h"
+
+#define COMPOSITOR_VERSION 5
+
+/* ------------------------------------------------------------- state */
+
+static void state_buffer_destroyed(struct wl_listener *listener, void *data)
+{
+	/* The client destroyed an attached but not yet committed buffer: treat
+	 * it as attach(NULL), the only content we could still show. */
+	struct comp_surface_state *state = wl_container_of(listener, state, buffer_destroy);
+	state->buffer = NULL;
+	wl_list_remove(&state->buffer_destroy.link);
+	wl_list_init(&state->buffer_destroy.link);
+}
+
+static void state_set_buffer(struct comp_surface_state *state, struct wl_resource *buffer)
+{
+	wl_list_remove(&state->buffer_destroy.link);
+	wl_list_init(&state->buffer_destroy.link);
+	state->buffer = buffer;
+	if (buffer)
+		wl_resource_add_destroy_listener(buffer, &state->buffer_destroy);
+}
+
+void comp_surface_state_init(struct comp_surface_state *state)
+{
+	state->buffer_attached = false;
+	state->buffer = NULL;
+	state->buffer_destroy.notify = state_buffer_destroyed;
+	wl_list_init(&state->buffer_destroy.link);
+	state->dx = state->dy = 0;
+	pixman_region32_init(&state->damage);
+	pixman_region32_init(&state->buffer_damage);
+	pixman_region32_init(&state->opaque);
+	comp_region_init_infinite(&state->input);
+	state->scale = 1;
+	state->transform = WL_OUTPUT_TRANSFORM_NORMAL;
+	state->viewport.has_src = false;
+	state->viewport.src_x = state->viewport.src_y = 0;
+	state->viewport.src_w = state->viewport.src_h = 0;
+	state->viewport.dst_w = state->viewport.dst_h = -1;
+	wl_list_init(&state->frame_callbacks);
+	wl_list_init(&state->feedbacks);
+}
+
+static void discard_feedbacks(struct wl_list *feedbacks)
+{
+#ifdef COMP_HAVE_PRESENTATION
+	if (!wl_list_empty(feedbacks))
+		comp_presentation_discard(feedbacks);
+#else
+	(void)feedbacks;
+#endif
+}
+
+void comp_surface_state_finish(struct comp_surface_state *state)
+{
+	state_set_buffer(state, NULL);
+	pixman_region32_fini(&state->damage);
+	pixman_region32_fini(&state->buffer_damage);
+	pixman_region32_fini(&state->opaque);
+	pixman_region32_fini(&state->input);
+	/* Callbacks that can no longer fire: destroy them so the client's
+	 * objects are not left waiting on a list that is gone. */
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, &state->frame_callbacks)
+		wl_resource_destroy(cb);
+	discard_feedbacks(&state->feedbacks);
+}
+
+/* The parts of a state that persist from commit to commit. */
+static void copy_sticky(struct comp_surface_state *dst, const struct comp_surface_state *src)
+{
+	pixman_region32_copy(&dst->opaque, (pixman_region32_t *)&src->opaque);
+	pixman_region32_copy(&dst->input, (pixman_region32_t *)&src->input);
+	dst->scale = src->scale;
+	dst->transform = src->transform;
+	dst->viewport = src->viewport;
+}
+
+static void reset_per_commit(struct comp_surface_state *state)
+{
+	state->buffer_attached = false;
+	state_set_buffer(state, NULL);
+	state->dx = state->dy = 0;
+	pixman_region32_clear(&state->damage);
+	pixman_region32_clear(&state->buffer_damage);
+	/* Lists still holding something belong to a commit that failed: their
+	 * objects must not point at a list that is about to be reused. */
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, &state->frame_callbacks)
+		wl_resource_destroy(cb);
+	discard_feedbacks(&state->feedbacks);
+}
+
+void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surface_state *src)
+{
+	if (src->buffer_attached) {
+		/* A cached buffer that is replaced before it was ever used is
+		 * given back, or a client with two buffers could stall. */
+		if (dst->buffer_attached && dst->buffer && dst->buffer != src->buffer)
+			wl_buffer_send_release(dst->buffer);
+		dst->buffer_attached = true;
+		state_set_buffer(dst, src->buffer);
+	}
+	dst->dx += src->dx;
+	dst->dy += src->dy;
+	pixman_region32_union(&dst->damage, &dst->damage, &src->damage);
+	pixman_region32_union(&dst->buffer_damage, &dst->buffer_damage, &src->buffer_damage);
+	copy_sticky(dst, src);
+	wl_list_insert_list(dst->frame_callbacks.prev, &src->frame_callbacks);
+	wl_list_insert_list(dst->feedbacks.prev, &src->feedbacks);
+	wl_list_init(&src->frame_callbacks);
+	wl_list_init(&src->feedbacks);
+	reset_per_commit(src);
+}
+
+/* --------------------------------------------------------------- upload */
+
+static void surface_update_node_visibility(struct comp_surface *surface)
+{
+	render_node_set_visible(surface->node, surface->mapped && surface->texture);
+}
+
+static void surface_drop_texture(struct comp_surface *surface)
+{
+	if (!surface->texture)
+		return;
+	render_node_set_texture(surface->node, NULL);
+	render_texture_destroy(surface->texture);
+	surface->texture = NULL;
+	surface->buffer_width = surface->buffer_height = 0;
+}
+
+/* Copies the buffer's damaged part into the surface's texture. Returns false
+ * after posting a protocol error. *full is set when the whole texture was
+ * (re)created, so the whole node must be repainted. */
+static bool surface_upload(struct comp_surface *surface, struct comp_surface_state *state,
+                           bool *full)
+{
+	struct wl_resource *buffer = state->buffer;
+	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
+	if (!shm) {
+		/* Only wl_shm is advertised, so nothing else can be valid here. */
+		wl_resource_post_error(surface->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
+		                       "wl_surface@%u: attached buffer is not a wl_shm buffer",
+		                       wl_resource_get_id(surface->resource));
+		return false;
+	}
+	enum render_format format;
+	switch (wl_shm_buffer_get_format(shm)) {
+	case WL_SHM_FORMAT_ARGB8888: format = RENDER_FORMAT_ARGB8888; break;
+	case WL_SHM_FORMAT_XRGB8888: format = RENDER_FORMAT_XRGB8888; break;
+	default:
+		wl_resource_post_error(buffer, WL_SHM_ERROR_INVALID_FORMAT,
+		                       "wl_buffer@%u: unsupported shm format 0x%x",
+		                       wl_resource_get_id(buffer), wl_shm_buffer_get_format(shm));
+		return false;
+	}
+	int width = wl_shm_buffer_get_width(shm), height = wl_shm_buffer_get_height(shm);
+	int stride = wl_shm_buffer_get_stride(shm);
+	if (width % state->scale || height % state->scale) {
+		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
+		                       wl_resource_get_id(surface->resource), width, height,
+		                       state->scale);
+		return false;
+	}
+
+	*full = !surface->texture || surface->buffer_width != width ||
+	        surface->buffer_height != height ||
+	        render_texture_has_alpha(surface->texture) != (format == RENDER_FORMAT_ARGB8888);
+	if (*full) {
+		struct render_texture *tex = render_texture_create(surface->server->renderer, format,
+		                                                   width, height);
+		if (!tex) {
+			wl_client_post_no_memory(wl_resource_get_client(surface->resource));
+			return false;
+		}
+		render_node_set_texture(surface->node, tex);
+		if (surface->texture)
+			render_texture_destroy(surface->texture);
+		surface->texture = tex;
+		surface->buffer_width = width;
+		surface->buffer_height = height;
+	}
+
+	/* Damage in buffer coordinates: buffer damage as is, surface damage
+	 * scaled. With a viewport or a rotation the mapping is not a plain
+	 * scale, so upload everything then (rare; correctness first). */
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	if (*full || state->viewport.has_src || state->viewport.dst_w > 0 ||
+	    state->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
+		pixman_region32_init_rect(&damage, 0, 0, (unsigned)width, (unsigned)height);
+	} else {
+		pixman_region32_t scaled;
+		pixman_region32_init(&scaled);
+		int n;
+		const pixman_box32_t *boxes = pixman_region32_rectangles(&state->damage, &n);
+		for (int i = 0; i < n; i++) {
+			int64_t x1 = (int64_t)boxes[i].x1 * state->scale;
+			int64_t y1 = (int64_t)boxes[i].y1 * state->scale;
+			int64_t x2 = (int64_t)boxes[i].x2 * state->scale;
+			int64_t y2 = (int64_t)boxes[i].y2 * state->scale;
+			if (x1 < 0) x1 = 0;
+			if (y1 < 0) y1 = 0;
+			if (x2 > width) x2 = width;
+			if (y2 > height) y2 = height;
+			if (x2 > x1 && y2 > y1)
+				pixman_region32_union_rect(&scaled, &scaled, (int)x1, (int)y1,
+				                           (unsigned)(x2 - x1), (unsigned)(y2 - y1));
+		}
+		pixman_region32_union(&damage, &scaled, &state->buffer_damage);
+		pixman_region32_fini(&scaled);
+		pixman_region32_intersect_rect(&damage, &damage, 0, 0, (unsigned)width,
+		                               (unsigned)height);
+	}
+
+	if (pixman_region32_not_empty(&damage)) {
+		wl_shm_buffer_begin_access(shm);
+		render_texture_upload(surface->texture, wl_shm_buffer_get_data(shm), stride, &damage);
+		/* Posts an error to the client if its pool was truncated (SIGBUS
+		 * during the copy); the texture then holds zeros there. */
+		wl_shm_buffer_end_access(shm);
+	}
+	pixman_region32_fini(&damage);
+	return true;
+}
+
+/* Surface size from buffer, scale, transform and viewport; posts the
+ * viewporter's buffer-dependent errors. */
+static bool surface_compute_size(struct comp_surface *surface,
+                                 const struct comp_surface_state *state)
+{
+	if (!surface->texture) {
+		surface->width = surface->height = 0;
+		return true;
+	}
+	int bw = surface->buffer_width / state->scale, bh = surface->buffer_height / state->scale;
+	if (state->transform & 1) { /* 90 and 270 degrees swap the axes */
+		int t = bw;
+		bw = bh;
+		bh = t;
+	}
+	const struct comp_viewport_state *vp = &state->viewport;
+	if (vp->has_src && (vp->src_x + vp->src_w > bw || vp->src_y + vp->src_h > bh)) {
+		if (surface->viewport)
+			wl_resource_post_error(surface->viewport, WP_VIEWPORT_ERROR_OUT_OF_BUFFER,
+			                       "source rectangle %gx%g+%g+%g is outside the %dx%d buffer",
+			                       vp->src_w, vp->src_h, vp->src_x, vp->src_y, bw, bh);
+		return false;
+	}
+	if (vp->dst_w > 0) {
+		surface->width = vp->dst_w;
+		surface->height = vp->dst_h;
+	} else if (vp->has_src) {
+		if (vp->src_w != floor(vp->src_w) || vp->src_h != floor(vp->src_h)) {
+			if (surface->viewport)
+				wl_resource_post_error(surface->viewport, WP_VIEWPORT_ERROR_BAD_SIZE,
+				                       "source size %gx%g is not integer and no "
+				                       "destination size is set", vp->src_w, vp->src_h);
+			return false;
+		}
+		surface->width = (int)vp->src_w;
+		surface->height = (int)vp->src_h;
+	} else {
+		surface->width = bw;
+		surface->height = bh;
+	}
+	return true;
+}
+
+/* Damage in node (surface) coordinates for what the commit changed. */
+static void surface_damage_node(struct comp_surface *surface, struct comp_surface_state *state,
+                                bool full)
+{
+	if (full || state->viewport.has_src || state->viewport.dst_w > 0 ||
+	    state->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
+		render_node_damage(surface->node, NULL);
+		return;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	int n;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&state->buffer_damage, &n);
+	int s = state->scale;
+	for (int i = 0; i < n; i++) {
+		/* Round outwards: a half-covered surface pixel is damaged. */
+		int x1 = boxes[i].x1 / s, y1 = boxes[i].y1 / s;
+		int x2 = (boxes[i].x2 + s - 1) / s, y2 = (boxes[i].y2 + s - 1) / s;
+		if (x2 > x1 && y2 > y1)
+			pixman_region32_union_rect(&damage, &damage, x1, y1, (unsigned)(x2 - x1),
+			                           (unsigned)(y2 - y1));
+	}
+	pixman_region32_union(&damage, &damage, &state->damage);
+	pixman_region32_intersect_rect(&damage, &damage, 0, 0, (unsigned)surface->width,
+	                               (unsigned)surface->height);
+	if (pixman_region32_not_empty(&damage))
+		render_node_damage(surface->node, &damage);
+	pixman_region32_fini(&damage);
+}
+
+/* ---------------------------------------------------------------- apply */
+
+void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_state *state)
+{
+	bool full = false;
+	struct wl_resource *released = NULL;
+
+	if (state->buffer_attached) {
+		if (state->buffer) {
+			if (!surface_upload(surface, state, &full)) {
+				reset_per_commit(state);
+				return;
+			}
+			released = state->buffer;
+		} else {
+			surface_drop_texture(surface);
+			full = true;
+		}
+	}
+	copy_sticky(&surface->current, state);
+	surface->current.dx = state->dx;
+	surface->current.dy = state->dy;
+	pixman_region32_copy(&surface->current.damage, &state->damage);
+	pixman_region32_copy(&surface->current.buffer_damage, &state->buffer_damage);
+
+	wl_list_insert_list(surface->current.frame_callbacks.prev, &state->frame_callbacks);
+	/* Feedback of a commit that was never shown is superseded by this one. */
+	discard_feedbacks(&surface->current.feedbacks);
+	wl_list_insert_list(&surface->current.feedbacks, &state->feedbacks);
+	wl_list_init(&state->frame_callbacks);
+	wl_list_init(&state->feedbacks);
+
+	if (released) {
+		/* The pixels are in the texture: give the buffer back now. */
+		wl_buffer_send_release(released);
+	}
+
+	int old_w = surface->width, old_h = surface->height;
+	if (!surface_compute_size(surface, state)) {
+		reset_per_commit(state);
+		return;
+	}
+	if (old_w != surface->width || old_h != surface->height)
+		full = true;
+
+	render_node_set_size(surface->node, surface->width, surface->height);
+	const struct comp_viewport_state *vp = &state->viewport;
+	if (vp->has_src)
+		render_node_set_source(surface->node, (float)(vp->src_x * state->scale),
+		                       (float)(vp->src_y * state->scale),
+		                       (float)(vp->src_w * state->scale),
+		                       (float)(vp->src_h * state->scale));
+	else
+		render_node_set_source(surface->node, 0, 0, 0, 0);
+	pixman_region32_t opaque;
+	pixman_region32_init(&opaque);
+	pixman_region32_intersect_rect(&opaque, &state->opaque, 0, 0, (unsigned)surface->width,
+	                               (unsigned)surface->height);
+	render_node_set_opaque_region(surface->node, &opaque);
+	pixman_region32_fini(&opaque);
+	if (surface->texture && (state->buffer_attached || pixman_region32_not_empty(&state->damage)))
+		surface_damage_node(surface, state, full);
+	surface_update_node_visibility(surface);
+
+	reset_per_commit(state);
+
+	if (surface->role && surface->role_data && surface->role->commit)
+		surface->role->commit(surface);
+	comp_subsurface_parent_committed(surface);
+
+	pixman_region32_clear(&surface->current.damage);
+	pixman_region32_clear(&surface->current.buffer_damage);
+	surface->current.dx = surface->current.dy = 0;
+
+	struct comp_output *output = surface->server->output;
+	if (render_scene_has_damage(output->scene) ||
+	    (surface->mapped && (!wl_list_empty(&surface->current.frame_callbacks) ||
+	                         !wl_list_empty(&surface->current.feedbacks))))
+		comp_output_schedule_repaint(output);
+
+	wl_signal_emit(&surface->commit_signal, surface);
+}
+
+/* ------------------------------------------------------------ wl_surface */
+
+struct comp_surface *comp_surface_from_resource(struct wl_resource *resource)
+{
+	return wl_resource_get_user_data(resource);
+}
+
+static void surface_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void surface_attach(struct wl_client *client, struct wl_resource *resource,
+                           struct wl_resource *buffer, int32_t x, int32_t y)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	if (wl_resource_get_version(resource) >= WL_SURFACE_OFFSET_SINCE_VERSION &&
+	    (x != 0 || y != 0)) {
+		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_OFFSET,
+		                       "wl_surface@%u: attach with a non-zero offset, use "
+		                       "wl_surface.offset", wl_resource_get_id(resource));
+		return;
+	}
+	surface->pending.buffer_attached = true;
+	state_set_buffer(&surface->pending, buffer);
+	surface->pending.dx = x;
+	surface->pending.dy = y;
+}
+
+static void add_damage(pixman_region32_t *region, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	if (w <= 0 || h <= 0)
+		return;
+	/* Clamp to something sane: damage beyond the surface is clipped later
+	 * anyway, and this keeps x + w from overflowing. */
+	const int32_t lim = 1 << 20;
+	int64_t x1 = x, y1 = y, x2 = (int64_t)x + w, y2 = (int64_t)y + h;
+	x1 = x1 < -lim ? -lim : x1 > lim ? lim : x1;
+	y1 = y1 < -lim ? -lim : y1 > lim ? lim : y1;
+	x2 = x2 < -lim ? -lim : x2 > lim ? lim : x2;
+	y2 = y2 < -lim ? -lim : y2 > lim ? lim : y2;
+	if (x2 > x1 && y2 > y1)
+		pixman_region32_union_rect(region, region, (int)x1, (int)y1, (unsigned)(x2 - x1),
+		                           (unsigned)(y2 - y1));
+}
+
+static void surface_damage(struct wl_client *client, struct wl_resource *resource,
+                           int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	add_damage(&surface->pending.damage, x, y, w, h);
+}
+
+static void surface_damage_buffer(struct wl_client *client, struct wl_resource *resource,
+                                  int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	add_damage(&surface->pending.buffer_damage, x, y, w, h);
+}
+
+static void callback_resource_destroy(struct wl_resource *resource)
+{
+	wl_list_remove(wl_resource_get_link(resource));
+}
+
+static void surface_frame(struct wl_client *client, struct wl_resource *resource,
+                          uint32_t callback)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	struct wl_resource *cb = wl_resource_create(client, &wl_callback_interface, 1, callback);
+	if (!cb) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(cb, NULL, NULL, callback_resource_destroy);
+	wl_list_insert(surface->pending.frame_callbacks.prev, wl_resource_get_link(cb));
+}
+
+static void surface_set_opaque_region(struct wl_client *client, struct wl_resource *resource,
+                                      struct wl_resource *region)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	if (region)
+		pixman_region32_copy(&surface->pending.opaque, comp_region_from_resource(region));
+	else
+		pixman_region32_clear(&surface->pending.opaque);
+}
+
+static void surface_set_input_region(struct wl_client *client, struct wl_resource *resource,
+                                     struct wl_resource *region)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	if (region) {
+		pixman_region32_copy(&surface->pending.input, comp_region_from_resource(region));
+	} else {
+		pixman_region32_fini(&surface->pending.input);
+		comp_region_init_infinite(&surface->pending.input);
+	}
+}
+
+static void surface_commit(struct wl_client *client, struct wl_resource *resource)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	if (comp_subsurface_is_synchronized(surface))
+		comp_subsurface_cache_commit(surface);
+	else
+		comp_surface_apply_state(surface, &surface->pending);
+}
+
+static void surface_set_buffer_transform(struct wl_client *client,
+                                         struct wl_resource *resource, int32_t transform)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
+		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
+		                       "wl_surface@%u: buffer transform %d is not valid",
+		                       wl_resource_get_id(resource), transform);
+		return;
+	}
+	/* Accepted but drawn untransformed: no client duet runs rotates its
+	 * buffers; the surface size still follows the rotation. */
+	surface->pending.transform = transform;
+}
+
+static void surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
+                                     int32_t scale)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	if (scale < 1) {
+		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_SCALE,
+		                       "wl_surface@%u: buffer scale %d must be at least 1",
+		                       wl_resource_get_id(resource), scale);
+		return;
+	}
+	surface->pending.scale = scale;
+}
+
+static void surface_offset(struct wl_client *client, struct wl_resource *resource,
+                           int32_t x, int32_t y)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	surface->pending.dx = x;
+	surface->pending.dy = y;
+}
+
+static const struct wl_surface_interface surface_impl = {
+	.destroy = surface_destroy,
+	.attach = surface_attach,
+	.damage = surface_damage,
+	.frame = surface_frame,
+	.set_opaque_region = surface_set_opaque_region,
+	.set_input_region = surface_set_input_region,
+	.commit = surface_commit,
+	.set_buffer_transform = surface_set_buffer_transform,
+	.set_buffer_scale = surface_set_buffer_scale,
+	.damage_buffer = surface_damage_buffer,
+	.offset = surface_offset,
+};
+
+static void surface_resource_destroy(struct wl_resource *resource)
+{
+	struct comp_surface *surface = comp_surface_from_resource(resource);
+	/* Role objects, seat focus and viewport let go of the surface first;
+	 * they may still look at it (e.g. to unmap a window). */
+	wl_signal_emit(&surface->destroy_signal, surface);
+	comp_surface_unmap(surface);
+	wl_list_remove(&surface->link);
+	comp_surface_state_finish(&surface->pending);
+	comp_surface_state_finish(&surface->current);
+	render_node_destroy(surface->node);
+	if (surface->texture)
+		render_texture_destroy(surface->texture);
+	comp_output_schedule_repaint(surface->server->output);
+	free(surface);
+}
+
+static void compositor_create_surface(struct wl_client *client, struct wl_resource *resource,
+                                      uint32_t id)
+{
+	struct comp_server *server = wl_resource_get_user_data(resource);
+	struct comp_surface *surface = calloc(1, sizeof(*surface));
+	if (!surface) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	surface->resource = wl_resource_create(client, &wl_surface_interface,
+	                                       wl_resource_get_version(resource), id);
+	surface->node = render_node_create(server->output->scene);
+	if (!surface->resource || !surface->node) {
+		if (surface->resource)
+			wl_resource_destroy(surface->resource);
+		if (surface->node)
+			render_node_destroy(surface->node);
+		free(surface);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	surface->server = server;
+	comp_surface_state_init(&surface->pending);
+	comp_surface_state_init(&surface->current);
+	wl_list_init(&surface->subsurfaces);
+	wl_list_init(&surface->subsurfaces_pending);
+	wl_list_insert(&surface->subsurfaces, &surface->subsurface_self_link);
+	wl_list_insert(&surface->subsurfaces_pending, &surface->subsurface_self_pending_link);
+	wl_signal_init(&surface->destroy_signal);
+	wl_signal_init(&surface->commit_signal);
+	wl_list_insert(server->surfaces.prev, &surface->link);
+	wl_resource_set_implementation(surface->resource, &surface_impl, surface,
+	                               surface_resource_destroy);
+}
+
+static void compositor_create_region(struct wl_client *client, struct wl_resource *resource,
+                                     uint32_t id)
+{
+	comp_region_create(client, 1, id);
+}
+
+static const struct wl_compositor_interface compositor_impl = {
+	.create_surface = compositor_create_surface,
+	.create_region = compositor_create_region,
+};
+
+static void compositor_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *resource = wl_resource_create(client, &wl_compositor_interface,
+	                                                  (int)version, id);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &compositor_impl, data, NULL);
+}
+
+void comp_compositor_create(struct comp_server *server)
+{
+	if (!wl_global_create(server->display, &wl_compositor_interface, COMPOSITOR_VERSION,
+	                      server, compositor_bind))
+		comp_log("cannot create the wl_compositor global");
+}
+
+/* ------------------------------------------------------- roles, mapping */
+
+bool comp_surface_set_role(struct comp_surface *surface, const struct comp_surface_role *role,
+                           void *role_data, struct wl_resource *error_resource,
+                           uint32_t error_code)
+{
+	/* A surface keeps its role for life; it may get a new role object of
+	 * the same role once the previous one is gone. */
+	if ((surface->role && surface->role != role) || surface->role_data) {
+		wl_resource_post_error(error_resource, error_code,
+		                       "wl_surface@%u already has the role %s (asked: %s)",
+		                       wl_resource_get_id(surface->resource),
+		                       surface->role ? surface->role->name : "?", role->name);
+		return false;
+	}
+	surface->role = role;
+	surface->role_data = role_data;
+	return true;
+}
+
+void comp_surface_map(struct comp_surface *surface, int x, int y)
+{
+	comp_surface_set_position(surface, x, y);
+	if (!surface->mapped) {
+		surface->mapped = true;
+		surface_update_node_visibility(surface);
+		comp_output_surface_enter(surface->server->output, surface, true);
+		comp_subsurface_parent_mapped(surface, true);
+	}
+	comp_output_schedule_repaint(surface->server->output);
+}
+
+void comp_surface_unmap(struct comp_surface *surface)
+{
+	if (!surface->mapped)
+		return;
+	surface->mapped = false;
+	surface_update_node_visibility(surface);
+	comp_output_surface_enter(surface->server->output, surface, false);
+	/* Hidden content will not be presented: say so instead of leaving the
+	 * client waiting. Frame callbacks stay until it is shown again. */
+	discard_feedbacks(&surface->current.feedbacks);
+	comp_subsurface_parent_mapped(surface, false);
+	comp_output_schedule_repaint(surface->server->output);
+}
+
+void comp_surface_set_position(struct comp_surface *surface, int x, int y)
+{
+	surface->x = x;
+	surface->y = y;
+	render_node_set_position(surface->node, x, y);
+	comp_subsurface_parent_moved(surface);
+}
+
+struct hit_test {
+	double x, y;
+	struct comp_surface *found;
+	double sx, sy;
+};
+
+static void hit_test_surface(struct comp_surface *surface, void *data)
+{
+	struct hit_test *hit = data;
+	if (!surface->mapped || !surface->texture)
+		return;
+	double sx = hit->x - surface->x, sy = hit->y - surface->y;
+	if (sx < 0 || sy < 0 || sx >= surface->width || sy >= surface->height)
+		return;
+	if (!pixman_region32_contains_point(&surface->current.input, (int)floor(sx),
+	                                    (int)floor(sy), NULL))
+		return;
+	/* Walk is bottom to top: the last hit is the topmost. */
+	hit->found = surface;
+	hit->sx = sx;
+	hit->sy = sy;
+}
+
+struct comp_surface *comp_surface_at(struct comp_server *server, double x, double y,
+                                     double *sx, double *sy)
+{
+	struct hit_test hit = { .x = x, .y = y };
+	comp_stack_for_each(server, hit_test_surface, &hit);
+	if (hit.found) {
+		if (sx)
+			*sx = hit.sx;
+		if (sy)
+			*sy = hit.sy;
+	}
+	return hit.found;
+}
+
+void comp_surface_send_frame_done(struct comp_surface *surface, uint32_t time_ms)
+{
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, &surface->current.frame_callbacks) {
+		wl_callback_send_done(cb, time_ms);
+		wl_resource_destroy(cb);
+	}
+}

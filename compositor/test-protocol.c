@@ -1,0 +1,333 @@
+/* duet_test: the private control protocol of protocol/duet-test.xml, used
+ * by tests and the bench through tools/duet-testctl.
+ *
+ * Every request acts through the same functions a user's action would use
+ * (policy, seat), so that tests exercise the real paths.
+ *
+ * sync is the subtle one. Its promise is that everything any client sent
+ * before it has been handled and, if that caused a repaint, presented. The
+ * event loop may hand us the sync before another client's commit that
+ * arrived in the same epoll batch, so the answer is decided in an idle
+ * callback at the end of the loop iteration, when that batch is done; then
+ * it waits for the next presented frame if a repaint is pending.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <wayland-server-protocol.h>
+
+#include "comp.h"
+#include "duet-test-server-protocol.h"
+
+#define DUET_TEST_VERSION 1
+#define MAX_SIZE 32768
+
+struct test_state {
+	struct comp_server *server;
+	struct wl_listener display_destroy;
+	struct wl_list deciding;       /* wl_callback resources, decided at idle */
+	struct wl_list waiting;        /* wl_callback resources, done at next frame */
+	struct wl_event_source *idle;
+	struct wl_listener frame_presented;
+	bool listening;                /* frame_presented is linked to the output */
+};
+
+static void handle_display_destroy(struct wl_listener *listener, void *data);
+
+static struct test_state *state_from_client(struct wl_client *client)
+{
+	struct wl_listener *l = wl_display_get_destroy_listener(wl_client_get_display(client),
+	                                                        handle_display_destroy);
+	if (!l)
+		return NULL;
+	struct test_state *state = wl_container_of(l, state, display_destroy);
+	return state;
+}
+
+static uint32_t now_ms(void)
+{
+	return (uint32_t)(render_now_ns() / 1000000u);
+}
+
+/* ------------------------------------------------------------- sync */
+
+static void stop_listening(struct test_state *state)
+{
+	if (!state->listening)
+		return;
+	wl_list_remove(&state->frame_presented.link);
+	state->listening = false;
+}
+
+static void callbacks_done(struct wl_list *callbacks)
+{
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, callbacks) {
+		wl_callback_send_done(cb, now_ms());
+		wl_resource_destroy(cb);
+	}
+}
+
+static void handle_frame_presented(struct wl_listener *listener, void *data)
+{
+	struct test_state *state = wl_container_of(listener, state, frame_presented);
+	/* Only listen while someone waits, so that the listener is never left
+	 * on an output that is destroyed before us. */
+	stop_listening(state);
+	callbacks_done(&state->waiting);
+}
+
+static void sync_idle(void *data)
+{
+	struct test_state *state = data;
+	state->idle = NULL;
+	struct comp_output *output = state->server->output;
+	if (!output || !output->repaint_scheduled) {
+		callbacks_done(&state->deciding);
+		return;
+	}
+	wl_list_insert_list(state->waiting.prev, &state->deciding);
+	wl_list_init(&state->deciding);
+	if (!state->listening) {
+		wl_signal_add(&output->frame_presented, &state->frame_presented);
+		state->listening = true;
+	}
+}
+
+/* A client gone while its sync waits: the callback leaves the list and,
+ * if it was the last waiter, the output listener goes too. */
+static void callback_destroy(struct wl_resource *resource)
+{
+	wl_list_remove(wl_resource_get_link(resource));
+	struct test_state *state = wl_resource_get_user_data(resource);
+	if (state && wl_list_empty(&state->waiting))
+		stop_listening(state);
+}
+
+static void test_handle_sync(struct wl_client *client, struct wl_resource *resource,
+                             uint32_t id)
+{
+	struct test_state *state = state_from_client(client);
+	struct wl_resource *cb = wl_resource_create(client, &wl_callback_interface, 1, id);
+	if (!cb) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(cb, NULL, state, callback_destroy);
+	if (!state) {
+		wl_list_init(wl_resource_get_link(cb));
+		wl_callback_send_done(cb, now_ms());
+		wl_resource_destroy(cb);
+		return;
+	}
+	wl_list_insert(state->deciding.prev, wl_resource_get_link(cb));
+	if (!state->idle)
+		state->idle = wl_event_loop_add_idle(state->server->loop, sync_idle, state);
+	if (!state->idle) {
+		/* No idle source: answer now rather than never. */
+		callbacks_done(&state->deciding);
+	}
+}
+
+/* ---------------------------------------------------------- windows */
+
+static int window_width(const struct comp_window *w)
+{
+	return w->geometry.width > 0 ? w->geometry.width : w->surface->width;
+}
+
+static int window_height(const struct comp_window *w)
+{
+	return w->geometry.height > 0 ? w->geometry.height : w->surface->height;
+}
+
+static void test_handle_list_windows(struct wl_client *client, struct wl_resource *resource)
+{
+	struct test_state *state = state_from_client(client);
+	if (!state)
+		return;
+	struct comp_server *server = state->server;
+	struct comp_window *w;
+	wl_list_for_each(w, &server->windows, link) {
+		if (!w->mapped || !w->surface)
+			continue;
+		pid_t pid = 0;
+		wl_client_get_credentials(wl_resource_get_client(w->surface->resource), &pid, NULL,
+		                          NULL);
+		duet_test_send_window(resource, w->id, pid, w->x, w->y, window_width(w),
+		                      window_height(w), w == server->focused, w->app_id, w->title);
+	}
+	duet_test_send_windows_done(resource);
+}
+
+/* A window by id, or NULL after posting bad_window. */
+static struct comp_window *window_by_id(struct wl_resource *resource, uint32_t id,
+                                        const char *request)
+{
+	struct test_state *state = state_from_client(wl_resource_get_client(resource));
+	if (state) {
+		struct comp_window *w;
+		wl_list_for_each(w, &state->server->windows, link) {
+			if (w->id == id && w->mapped)
+				return w;
+		}
+	}
+	wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_WINDOW,
+	                       "duet_test.%s: no mapped window with id %u", request, id);
+	return NULL;
+}
+
+static void test_handle_resize_window(struct wl_client *client, struct wl_resource *resource,
+                                      uint32_t id, int32_t width, int32_t height)
+{
+	if (width < 1 || height < 1 || width > MAX_SIZE || height > MAX_SIZE) {
+		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_SIZE,
+		                       "duet_test.resize_window: size %dx%d not in 1..%d",
+		                       width, height, MAX_SIZE);
+		return;
+	}
+	struct comp_window *w = window_by_id(resource, id, "resize_window");
+	if (w)
+		comp_policy_resize(w, width, height);
+}
+
+static void test_handle_close_window(struct wl_client *client, struct wl_resource *resource,
+                                     uint32_t id)
+{
+	struct comp_window *w = window_by_id(resource, id, "close_window");
+	if (w)
+		comp_policy_close(w);
+}
+
+static void test_handle_activate_window(struct wl_client *client, struct wl_resource *resource,
+                                        uint32_t id)
+{
+	struct comp_window *w = window_by_id(resource, id, "activate_window");
+	if (w)
+		comp_policy_activate(w);
+}
+
+/* ------------------------------------------------------- screenshot */
+
+static void test_handle_screenshot(struct wl_client *client, struct wl_resource *resource,
+                                   int32_t fd)
+{
+	struct test_state *state = state_from_client(client);
+	int flags = fcntl(fd, F_GETFL);
+	int mode = flags & O_ACCMODE;
+	if (flags < 0 || (mode != O_WRONLY && mode != O_RDWR)) {
+		close(fd);
+		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
+		                       "duet_test.screenshot: fd is not open for writing");
+		return;
+	}
+	struct comp_output *output = state ? state->server->output : NULL;
+	int ret = output ? comp_output_write_png_fd(output, fd) : -1;
+	close(fd);
+	if (ret < 0) {
+		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
+		                       "duet_test.screenshot: writing the PNG failed");
+		return;
+	}
+	duet_test_send_screenshot_done(resource, output->width, output->height);
+}
+
+/* ------------------------------------------------------------ input */
+
+static void test_handle_pointer_motion(struct wl_client *client, struct wl_resource *resource,
+                                       wl_fixed_t x, wl_fixed_t y)
+{
+	struct test_state *state = state_from_client(client);
+	if (state)
+		comp_seat_pointer_motion(state->server, wl_fixed_to_double(x), wl_fixed_to_double(y),
+		                         now_ms());
+}
+
+static void test_handle_pointer_button(struct wl_client *client, struct wl_resource *resource,
+                                       uint32_t button, uint32_t pressed)
+{
+	struct test_state *state = state_from_client(client);
+	if (state)
+		comp_seat_pointer_button(state->server, button, pressed != 0, now_ms());
+}
+
+static void test_handle_key(struct wl_client *client, struct wl_resource *resource, uint32_t key,
+                            uint32_t pressed)
+{
+	struct test_state *state = state_from_client(client);
+	if (state)
+		comp_seat_key(state->server, key, pressed != 0, now_ms());
+}
+
+static void test_handle_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct duet_test_interface test_impl = {
+	.destroy = test_handle_destroy,
+	.sync = test_handle_sync,
+	.list_windows = test_handle_list_windows,
+	.screenshot = test_handle_screenshot,
+	.resize_window = test_handle_resize_window,
+	.close_window = test_handle_close_window,
+	.activate_window = test_handle_activate_window,
+	.pointer_motion = test_handle_pointer_motion,
+	.pointer_button = test_handle_pointer_button,
+	.key = test_handle_key,
+};
+
+static void test_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *resource = wl_resource_create(client, &duet_test_interface, version, id);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &test_impl, NULL, NULL);
+}
+
+/* Callbacks still waiting belong to clients that outlive us: inert them. */
+static void detach_callbacks(struct wl_list *callbacks)
+{
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, callbacks) {
+		wl_list_remove(wl_resource_get_link(cb));
+		wl_list_init(wl_resource_get_link(cb));
+		wl_resource_set_user_data(cb, NULL);
+	}
+}
+
+static void handle_display_destroy(struct wl_listener *listener, void *data)
+{
+	struct test_state *state = wl_container_of(listener, state, display_destroy);
+	wl_list_remove(&state->display_destroy.link);
+	stop_listening(state);
+	if (state->idle)
+		wl_event_source_remove(state->idle);
+	detach_callbacks(&state->deciding);
+	detach_callbacks(&state->waiting);
+	free(state);
+}
+
+void comp_test_protocol_create(struct comp_server *server)
+{
+	struct test_state *state = calloc(1, sizeof(*state));
+	if (!state) {
+		comp_log("test-protocol: out of memory");
+		return;
+	}
+	state->server = server;
+	wl_list_init(&state->deciding);
+	wl_list_init(&state->waiting);
+	state->frame_presented.notify = handle_frame_presented;
+	if (!wl_global_create(server->display, &duet_test_interface, DUET_TEST_VERSION, NULL,
+	                      test_bind)) {
+		comp_log("test-protocol: cannot create the duet_test global");
+		free(state);
+		return;
+	}
+	state->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(server->display, &state->display_destroy);
+}

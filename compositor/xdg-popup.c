@@ -1,0 +1,198 @@
+/* xdg_popup: a surface placed by a positioner relative to its parent's
+ * window geometry, kept on the output, stacked above its parent, and
+ * dismissed (popup_done) when the parent goes away or unmaps. */
+#include <stdlib.h>
+
+#include "xdg-shell-internal.h"
+
+static struct comp_box popup_bounds(const struct comp_xdg_popup *popup)
+{
+	/* The output, in the parent's window-geometry coordinates. */
+	int px = 0, py = 0;
+	if (popup->parent)
+		comp_xdg_surface_origin(popup->parent, &px, &py);
+	struct comp_output *output = popup->xdg->server->output;
+	return (struct comp_box){ -px, -py, output->width, output->height };
+}
+
+static void popup_send_configure(struct comp_xdg_popup *popup)
+{
+	popup->box = comp_positioner_place(&popup->positioner, popup_bounds(popup));
+	xdg_popup_send_configure(popup->resource, popup->box.x, popup->box.y, popup->box.width,
+	                         popup->box.height);
+	comp_xdg_surface_send_configure(popup->xdg);
+}
+
+static void popup_unmap(struct comp_xdg_popup *popup)
+{
+	if (!popup->mapped)
+		return;
+	popup->mapped = false;
+	comp_xdg_surface_dismiss_popups(popup->xdg);
+	if (popup->xdg->surface)
+		comp_surface_unmap(popup->xdg->surface);
+	comp_stack_update(popup->xdg->server);
+}
+
+static void popup_dismiss(struct comp_xdg_popup *popup)
+{
+	popup_unmap(popup);
+	if (popup->parent) {
+		wl_list_remove(&popup->parent_link);
+		wl_list_init(&popup->parent_link);
+		popup->parent = NULL;
+	}
+	xdg_popup_send_popup_done(popup->resource);
+}
+
+void comp_xdg_surface_dismiss_popups(struct comp_xdg_surface *xdg)
+{
+	struct comp_xdg_popup *popup, *tmp;
+	wl_list_for_each_safe(popup, tmp, &xdg->popups, parent_link)
+		popup_dismiss(popup);
+}
+
+void comp_xdg_surface_for_each_popup_surface(struct comp_xdg_surface *xdg,
+                                             comp_surface_iter_t fn, void *data)
+{
+	struct comp_xdg_popup *popup;
+	wl_list_for_each(popup, &xdg->popups, parent_link) {
+		if (!popup->mapped || !popup->xdg->surface)
+			continue;
+		comp_surface_tree_for_each(popup->xdg->surface, fn, data);
+		comp_xdg_surface_for_each_popup_surface(popup->xdg, fn, data);
+	}
+}
+
+void comp_xdg_popup_commit(struct comp_xdg_popup *popup)
+{
+	struct comp_xdg_surface *xdg = popup->xdg;
+	if (!xdg->configure_sent) {
+		popup_send_configure(popup);
+		return;
+	}
+	bool has_content = xdg->surface->texture != NULL;
+	if (has_content && !popup->mapped) {
+		/* A popup whose parent is gone or hidden has nothing to open on. */
+		if (!popup->parent || !popup->parent->surface || !popup->parent->surface->mapped) {
+			if (popup->parent)
+				popup_dismiss(popup);
+			return;
+		}
+		popup->mapped = true;
+		comp_xdg_surface_update_position(xdg);
+		comp_surface_map(xdg->surface, xdg->surface->x, xdg->surface->y);
+		comp_stack_update(xdg->server);
+	} else if (!has_content && popup->mapped) {
+		popup_unmap(popup);
+		comp_xdg_surface_reset(xdg);
+	} else if (popup->mapped) {
+		comp_xdg_surface_update_position(xdg);
+	}
+}
+
+void comp_xdg_popup_orphan(struct comp_xdg_popup *popup)
+{
+	popup_unmap(popup);
+}
+
+void comp_xdg_popup_destroy_object(struct comp_xdg_popup *popup)
+{
+	struct comp_xdg_surface *xdg = popup->xdg;
+	popup_unmap(popup);
+	/* Children of a destroyed popup cannot stay open on nothing. */
+	comp_xdg_surface_dismiss_popups(xdg);
+	if (popup->parent)
+		wl_list_remove(&popup->parent_link);
+	xdg->popup = NULL;
+	xdg->role = COMP_XDG_ROLE_NONE;
+	comp_xdg_surface_reset(xdg);
+	wl_resource_set_user_data(popup->resource, NULL);
+	free(popup);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static void popup_resource_destroy(struct wl_resource *resource)
+{
+	struct comp_xdg_popup *popup = wl_resource_get_user_data(resource);
+	if (popup)
+		comp_xdg_popup_destroy_object(popup);
+}
+
+static void popup_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void popup_grab(struct wl_client *client, struct wl_resource *resource,
+                       struct wl_resource *seat, uint32_t serial)
+{
+	struct comp_xdg_popup *popup = wl_resource_get_user_data(resource);
+	if (!popup)
+		return;
+	if (popup->mapped) {
+		wl_resource_post_error(resource, XDG_POPUP_ERROR_INVALID_GRAB,
+		                       "xdg_popup@%u.grab after the popup was mapped",
+		                       wl_resource_get_id(resource));
+		return;
+	}
+	/* Accepted: the popup is dismissed when its parent unmaps; there is no
+	 * pointer grab to click outside of with injected input. */
+	popup->grabbed = true;
+}
+
+static void popup_reposition(struct wl_client *client, struct wl_resource *resource,
+                             struct wl_resource *positioner_resource, uint32_t token)
+{
+	struct comp_xdg_popup *popup = wl_resource_get_user_data(resource);
+	if (!popup)
+		return;
+	const struct comp_positioner *positioner = comp_positioner_from_resource(positioner_resource);
+	if (!comp_positioner_is_complete(positioner)) {
+		struct comp_xdg_surface *xdg = popup->xdg;
+		wl_resource_post_error(xdg->wm_base ? xdg->wm_base->resource : resource,
+		                       XDG_WM_BASE_ERROR_INVALID_POSITIONER,
+		                       "xdg_popup@%u.reposition: positioner has no size or no "
+		                       "anchor rectangle", wl_resource_get_id(resource));
+		return;
+	}
+	popup->positioner = *positioner;
+	if (!popup->parent)
+		return; /* already dismissed */
+	xdg_popup_send_repositioned(resource, token);
+	popup_send_configure(popup);
+}
+
+static const struct xdg_popup_interface popup_impl = {
+	.destroy = popup_destroy,
+	.grab = popup_grab,
+	.reposition = popup_reposition,
+};
+
+void comp_xdg_popup_create(struct comp_xdg_surface *xdg, uint32_t id,
+                           struct comp_xdg_surface *parent,
+                           const struct comp_positioner *positioner)
+{
+	struct wl_client *client = wl_resource_get_client(xdg->resource);
+	struct comp_xdg_popup *popup = calloc(1, sizeof(*popup));
+	if (!popup) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	popup->resource = wl_resource_create(client, &xdg_popup_interface,
+	                                     wl_resource_get_version(xdg->resource), id);
+	if (!popup->resource) {
+		free(popup);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	popup->xdg = xdg;
+	popup->parent = parent;
+	popup->positioner = *positioner;
+	wl_list_insert(parent->popups.prev, &popup->parent_link); /* on top of its siblings */
+	popup->box = comp_positioner_place(positioner, popup_bounds(popup));
+	xdg->role = COMP_XDG_ROLE_POPUP;
+	xdg->popup = popup;
+	wl_resource_set_implementation(popup->resource, &popup_impl, popup, popup_resource_destroy);
+}

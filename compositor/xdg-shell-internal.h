@@ -1,0 +1,117 @@
+/* Shared between xdg-shell.c, xdg-popup.c and xdg-positioner.c only. */
+#ifndef DUET_COMP_XDG_SHELL_INTERNAL_H
+#define DUET_COMP_XDG_SHELL_INTERNAL_H
+
+#include <wayland-server-protocol.h>
+
+#include "comp.h"
+#include "xdg-shell-server-protocol.h"
+
+struct comp_box {
+	int x, y, width, height;
+};
+
+/* A copy of an xdg_positioner's state (popups keep their own copy, the
+ * positioner object may be destroyed right after get_popup). */
+struct comp_positioner {
+	int width, height;          /* 0 = not set */
+	struct comp_box anchor_rect;
+	bool has_anchor_rect;
+	uint32_t anchor, gravity, constraint_adjustment;
+	int offset_x, offset_y;
+	bool reactive;
+};
+
+void comp_positioner_create(struct wl_client *client, uint32_t version, uint32_t id);
+/* NULL if the resource's positioner is gone. */
+const struct comp_positioner *comp_positioner_from_resource(struct wl_resource *resource);
+bool comp_positioner_is_complete(const struct comp_positioner *p);
+/* The popup's box relative to the parent's window geometry, moved, flipped
+ * or resized as the constraint adjustments allow so that it stays inside
+ * bounds (also relative to the parent's window geometry). */
+struct comp_box comp_positioner_place(const struct comp_positioner *p, struct comp_box bounds);
+
+enum comp_xdg_role {
+	COMP_XDG_ROLE_NONE,
+	COMP_XDG_ROLE_TOPLEVEL,
+	COMP_XDG_ROLE_POPUP,
+};
+
+struct comp_xdg_wm_base {
+	struct wl_resource *resource;
+	struct comp_server *server;
+	struct wl_list surfaces; /* comp_xdg_surface.wm_base_link */
+};
+
+struct comp_xdg_configure {
+	struct wl_list link;
+	uint32_t serial;
+	uint32_t generation; /* comp_xdg_surface.generation when sent */
+};
+
+struct comp_xdg_popup;
+
+struct comp_xdg_surface {
+	struct comp_server *server;
+	struct wl_resource *resource;
+	struct comp_xdg_wm_base *wm_base; /* NULL once the wm_base is gone */
+	struct wl_list wm_base_link;
+	struct comp_surface *surface;     /* NULL once the wl_surface is gone */
+	struct wl_listener surface_destroy;
+
+	enum comp_xdg_role role;
+	struct comp_window *window;       /* role TOPLEVEL, while the object lives */
+	struct comp_xdg_popup *popup;     /* role POPUP, while the object lives */
+	struct wl_list popups;            /* comp_xdg_popup.parent_link, bottom to top */
+
+	bool configure_sent;  /* initial configure sent since the last unmap */
+	bool configured;      /* a configure was acked since the last unmap */
+	struct wl_list configures; /* sent and not yet acked, oldest first */
+	int n_configures;
+	/* Bumped on each unmap: configures sent before it may still be acked
+	 * (they crossed the unmap on the wire) but do not configure the
+	 * surface for its next mapping. */
+	uint32_t generation;
+
+	bool has_geometry, pending_has_geometry;
+	struct comp_box geometry, pending_geometry;
+};
+
+struct comp_xdg_popup {
+	struct comp_xdg_surface *xdg;
+	struct wl_resource *resource;
+	struct comp_xdg_surface *parent;  /* NULL once dismissed or orphaned */
+	struct wl_list parent_link;
+	struct comp_positioner positioner;
+	struct comp_box box;              /* relative to the parent's window geometry */
+	bool mapped;
+	bool grabbed;
+};
+
+struct comp_xdg_surface *comp_xdg_surface_from_surface(struct comp_surface *surface);
+/* Effective window geometry (set_window_geometry, else the surface's size). */
+struct comp_box comp_xdg_surface_geometry(const struct comp_xdg_surface *xdg);
+/* Output position of the window geometry's origin. */
+void comp_xdg_surface_origin(const struct comp_xdg_surface *xdg, int *x, int *y);
+/* Puts the surface where its role says and moves its popups along. */
+void comp_xdg_surface_update_position(struct comp_xdg_surface *xdg);
+/* Sends xdg_surface.configure with a new serial and remembers it. */
+void comp_xdg_surface_send_configure(struct comp_xdg_surface *xdg);
+/* The role object is gone or unmapped: back to the unconfigured state. */
+void comp_xdg_surface_reset(struct comp_xdg_surface *xdg);
+/* Sends popup_done to every popup of xdg (and theirs) and hides them. */
+void comp_xdg_surface_dismiss_popups(struct comp_xdg_surface *xdg);
+/* Calls fn for the popups' surface trees above xdg, bottom to top. */
+void comp_xdg_surface_for_each_popup_surface(struct comp_xdg_surface *xdg,
+                                             comp_surface_iter_t fn, void *data);
+
+void comp_xdg_popup_create(struct comp_xdg_surface *xdg, uint32_t id,
+                           struct comp_xdg_surface *parent,
+                           const struct comp_positioner *positioner);
+void comp_xdg_popup_commit(struct comp_xdg_popup *popup);
+/* The popup's wl_surface is gone: hide it, keep the object. */
+void comp_xdg_popup_orphan(struct comp_xdg_popup *popup);
+/* Tears the popup down (its resource becomes inert). */
+void comp_xdg_popup_destroy_object(struct comp_xdg_popup *popup);
+
+#endif

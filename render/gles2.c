@@ -1,0 +1,302 @@
+/* The GLES2 renderer: shader programs and immediate drawing of solid and
+ * textured quads, clipped by scissoring each rectangle of a clip region. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-private.h"
+
+static GLuint compile_shader(GLenum type, const char *source)
+{
+	GLuint shader = glCreateShader(type);
+	GLint ok = GL_FALSE;
+
+	glShaderSource(shader, 1, &source, NULL);
+	glCompileShader(shader);
+	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+	if (!ok) {
+		char log[1024] = "";
+		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
+		render_log("shader compile failed: %s", log);
+		glDeleteShader(shader);
+		return 0;
+	}
+	return shader;
+}
+
+static bool link_program(struct render_program *p, enum render_shader_kind kind)
+{
+	GLuint vs = compile_shader(GL_VERTEX_SHADER, render_shader_vertex_source());
+	GLuint fs = compile_shader(GL_FRAGMENT_SHADER, render_shader_fragment_source(kind));
+	GLint ok = GL_FALSE;
+
+	if (!vs || !fs) {
+		glDeleteShader(vs);
+		glDeleteShader(fs);
+		return false;
+	}
+	p->program = glCreateProgram();
+	glAttachShader(p->program, vs);
+	glAttachShader(p->program, fs);
+	glBindAttribLocation(p->program, RENDER_ATTR_POS, "a_pos");
+	glBindAttribLocation(p->program, RENDER_ATTR_TEXCOORD, "a_texcoord");
+	glLinkProgram(p->program);
+	/* The program keeps the shaders; flag them for deletion with it. */
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	glGetProgramiv(p->program, GL_LINK_STATUS, &ok);
+	if (!ok) {
+		char log[1024] = "";
+		glGetProgramInfoLog(p->program, sizeof(log), NULL, log);
+		render_log("program link failed: %s", log);
+		glDeleteProgram(p->program);
+		p->program = 0;
+		return false;
+	}
+	p->u_proj = glGetUniformLocation(p->program, "u_proj");
+	p->u_tex = glGetUniformLocation(p->program, "u_tex");
+	p->u_alpha = glGetUniformLocation(p->program, "u_alpha");
+	p->u_color = glGetUniformLocation(p->program, "u_color");
+	glUseProgram(p->program);
+	if (p->u_tex >= 0)
+		glUniform1i(p->u_tex, 0);
+	glUseProgram(0);
+	return true;
+}
+
+/* $DUET_RENDER_DISABLE lists GL extensions to act as if missing, so the
+ * fallback paths that other GPUs take can be tested on this one. */
+static bool usable_extension(struct render_egl *egl, const char *name)
+{
+	const char *disabled = getenv("DUET_RENDER_DISABLE");
+	char list[512];
+
+	if (disabled) {
+		snprintf(list, sizeof(list), "%s", disabled);
+		for (char *c = list; *c; c++)
+			if (*c == ',')
+				*c = ' ';
+		if (render_extension_in_list(list, name))
+			return false;
+	}
+	return render_egl_has_extension(egl, name);
+}
+
+struct renderer *renderer_create(struct render_egl *egl)
+{
+	struct renderer *r = calloc(1, sizeof(*r));
+	const uint16_t one = 1;
+	bool little_endian;
+
+	if (!r)
+		return NULL;
+	r->egl = egl;
+	render_link_init(&r->scenes);
+	pixman_region32_init(&r->clip);
+	r->program = -1;
+
+	memcpy(&little_endian, &one, 1);
+	/* BGRA8888 only matches our 0xAARRGGBB words byte for byte on a
+	 * little-endian CPU; elsewhere the CPU swizzle path runs. */
+	r->has_bgra = little_endian && usable_extension(egl, "GL_EXT_texture_format_BGRA8888");
+	r->has_unpack_subimage = usable_extension(egl, "GL_EXT_unpack_subimage");
+
+	for (int i = 0; i < RENDER_SHADER_COUNT; i++) {
+		if (!link_program(&r->programs[i], (enum render_shader_kind)i)) {
+			renderer_destroy(r);
+			return NULL;
+		}
+	}
+	render_log("renderer: BGRA8888 %s, unpack_subimage %s", r->has_bgra ? "yes" : "no",
+	           r->has_unpack_subimage ? "yes" : "no");
+	return r;
+}
+
+void renderer_destroy(struct renderer *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < RENDER_SHADER_COUNT; i++)
+		if (r->programs[i].program)
+			glDeleteProgram(r->programs[i].program);
+	pixman_region32_fini(&r->clip);
+	free(r->scratch);
+	free(r);
+}
+
+const struct render_stats *renderer_stats(const struct renderer *r)
+{
+	return &r->stats;
+}
+
+void render_set_clip(struct renderer *r, const pixman_region32_t *clip)
+{
+	struct render_target *t = r->target;
+
+	pixman_region32_fini(&r->clip);
+	pixman_region32_init_rect(&r->clip, 0, 0, (unsigned)t->width, (unsigned)t->height);
+	if (clip)
+		pixman_region32_intersect(&r->clip, &r->clip, clip);
+}
+
+void render_begin(struct renderer *r, struct render_target *t,
+                  const pixman_region32_t *clip)
+{
+	r->target = t;
+	render_target_bind(t);
+	render_set_clip(r, clip);
+	glEnable(GL_SCISSOR_TEST);
+	glDisable(GL_BLEND);
+	glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+	r->blending = false;
+	r->program = -1;
+	glActiveTexture(GL_TEXTURE0);
+	glEnableVertexAttribArray(RENDER_ATTR_POS);
+	glEnableVertexAttribArray(RENDER_ATTR_TEXCOORD);
+}
+
+void render_end(struct renderer *r)
+{
+	glDisableVertexAttribArray(RENDER_ATTR_POS);
+	glDisableVertexAttribArray(RENDER_ATTR_TEXCOORD);
+	glDisable(GL_SCISSOR_TEST);
+	glDisable(GL_BLEND);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	glUseProgram(0);
+	r->target = NULL;
+	r->program = -1;
+}
+
+static void use_program(struct renderer *r, enum render_shader_kind kind)
+{
+	struct render_target *t = r->target;
+	struct render_program *p = &r->programs[kind];
+	float sy = t->y_up ? -2.0f / t->height : 2.0f / t->height;
+
+	if (r->program != (int)kind) {
+		glUseProgram(p->program);
+		r->program = (int)kind;
+	}
+	/* Cheap enough to set every draw, and always right for the target. */
+	glUniform4f(p->u_proj, 2.0f / t->width, sy, -1.0f, t->y_up ? 1.0f : -1.0f);
+}
+
+static void set_blending(struct renderer *r, bool blend)
+{
+	if (blend == r->blending)
+		return;
+	if (blend)
+		glEnable(GL_BLEND);
+	else
+		glDisable(GL_BLEND);
+	r->blending = blend;
+}
+
+/* Draws the quad dst with texture coordinates tc (s1,t1,s2,t2) once per
+ * rectangle of clip ∩ dst; the current program and state must be set. */
+static void draw_clipped(struct renderer *r, const pixman_box32_t *dst, const GLfloat tc[4])
+{
+	const GLfloat pos[8] = {
+		(GLfloat)dst->x1, (GLfloat)dst->y1, (GLfloat)dst->x2, (GLfloat)dst->y1,
+		(GLfloat)dst->x1, (GLfloat)dst->y2, (GLfloat)dst->x2, (GLfloat)dst->y2,
+	};
+	const GLfloat texcoord[8] = {
+		tc[0], tc[1], tc[2], tc[1], tc[0], tc[3], tc[2], tc[3],
+	};
+	pixman_region32_t region;
+	const pixman_box32_t *rects;
+	int n;
+
+	pixman_region32_init_rect(&region, dst->x1, dst->y1,
+	                          (unsigned)(dst->x2 - dst->x1), (unsigned)(dst->y2 - dst->y1));
+	pixman_region32_intersect(&region, &region, &r->clip);
+	rects = pixman_region32_rectangles(&region, &n);
+	if (n > 0) {
+		glVertexAttribPointer(RENDER_ATTR_POS, 2, GL_FLOAT, GL_FALSE, 0, pos);
+		glVertexAttribPointer(RENDER_ATTR_TEXCOORD, 2, GL_FLOAT, GL_FALSE, 0, texcoord);
+	}
+	for (int i = 0; i < n; i++) {
+		const pixman_box32_t *b = &rects[i];
+		int h = b->y2 - b->y1;
+		glScissor(b->x1, render_target_gl_y(r->target, b->y1, h), b->x2 - b->x1, h);
+		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+		r->stats.quads++;
+	}
+	pixman_region32_fini(&region);
+}
+
+static void fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend)
+{
+	static const GLfloat tc[4] = { 0, 0, 0, 0 };
+	struct render_program *p = &r->programs[RENDER_SHADER_SOLID];
+
+	if (box->x2 <= box->x1 || box->y2 <= box->y1)
+		return;
+	use_program(r, RENDER_SHADER_SOLID);
+	glUniform4f(p->u_color, ((argb >> 16) & 0xff) / 255.0f, ((argb >> 8) & 0xff) / 255.0f,
+	            (argb & 0xff) / 255.0f, (argb >> 24) / 255.0f);
+	set_blending(r, blend);
+	draw_clipped(r, box, tc);
+}
+
+void render_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb)
+{
+	uint32_t a = argb >> 24;
+
+	if (a == 0 && (argb & 0xffffff) == 0)
+		return; /* premultiplied transparent: blending would change nothing */
+	fill(r, box, argb, a != 0xff);
+}
+
+void render_fill_replace(struct renderer *r, const pixman_box32_t *box, uint32_t argb)
+{
+	fill(r, box, argb, false);
+}
+
+void render_draw_texture(struct renderer *r, struct render_texture *tex,
+                         const struct render_quad *q)
+{
+	enum render_shader_kind kind = tex->format == RENDER_FORMAT_XRGB8888 ?
+		RENDER_SHADER_RGBX : RENDER_SHADER_RGBA;
+	struct render_program *p = &r->programs[kind];
+	float sx = q->src_x, sy = q->src_y, sw = q->src_w, sh = q->src_h;
+	float alpha = q->alpha > 1.0f ? 1.0f : q->alpha;
+	pixman_box32_t dst;
+	GLfloat tc[4];
+	GLint filter = q->nearest ? GL_NEAREST : GL_LINEAR;
+	bool opaque;
+
+	if (q->width <= 0 || q->height <= 0 || !(alpha > 0.0f) ||
+	    q->x < -RENDER_COORD_LIMIT || q->y < -RENDER_COORD_LIMIT ||
+	    q->x > RENDER_COORD_LIMIT || q->y > RENDER_COORD_LIMIT ||
+	    q->width > RENDER_COORD_LIMIT || q->height > RENDER_COORD_LIMIT)
+		return; /* nothing to see, or outside what any output can show */
+	dst.x1 = q->x;
+	dst.y1 = q->y;
+	dst.x2 = q->x + q->width;
+	dst.y2 = q->y + q->height;
+	if (sw <= 0 || sh <= 0) {
+		sx = 0;
+		sy = 0;
+		sw = (float)tex->width;
+		sh = (float)tex->height;
+	}
+	/* Texture row 0 is the image's top row, and output y grows downwards:
+	 * the y flip of a target lives only in the projection. */
+	tc[0] = sx / tex->width;
+	tc[1] = sy / tex->height;
+	tc[2] = (sx + sw) / tex->width;
+	tc[3] = (sy + sh) / tex->height;
+
+	opaque = alpha >= 1.0f && (q->opaque || kind == RENDER_SHADER_RGBX);
+	use_program(r, kind);
+	glUniform1f(p->u_alpha, alpha);
+	glBindTexture(GL_TEXTURE_2D, tex->id);
+	if (tex->filter != filter) {
+		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+		tex->filter = filter;
+	}
+	set_blending(r, !opaque);
+	draw_clipped(r, &dst, tc);
+}

@@ -1,0 +1,106 @@
+/* PNG writer for ARGB8888 pixels on any file descriptor (files, pipes,
+ * sockets); the fd is left open for the caller. */
+#include <errno.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render-private.h"
+
+struct png_sink {
+	int fd;
+	int error; /* errno of the first failed write, 0 if none */
+};
+
+static void png_sink_write(png_structp png, png_bytep data, size_t len)
+{
+	struct png_sink *sink = png_get_io_ptr(png);
+
+	while (len > 0) {
+		ssize_t n = write(sink->fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sink->error = n < 0 ? errno : EIO;
+			png_error(png, "write failed");
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+}
+
+static void png_sink_flush(png_structp png)
+{
+	(void)png;
+}
+
+static void png_log_error(png_structp png, png_const_charp msg)
+{
+	render_log("libpng: %s", msg);
+	png_longjmp(png, 1);
+}
+
+static void png_log_warning(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	render_log("libpng warning: %s", msg);
+}
+
+int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
+                        int stride_bytes)
+{
+	struct png_sink sink = { .fd = fd, .error = 0 };
+	png_structp png;
+	png_infop info = NULL;
+	/* Allocated before setjmp and only read after it, so longjmp cannot
+	 * leave it stale; volatile keeps it out of a clobbered register. */
+	uint8_t *volatile row = NULL;
+
+	if (width <= 0 || height <= 0 || stride_bytes < width * 4) {
+		render_log("png: bad image %dx%d stride %d", width, height, stride_bytes);
+		return -1;
+	}
+	row = malloc((size_t)width * 4);
+	if (!row)
+		return -1;
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_log_error,
+	                              png_log_warning);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!png || !info) {
+		png_destroy_write_struct(png ? &png : NULL, NULL);
+		free(row);
+		return -1;
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		if (sink.error)
+			render_log("png: write: %s", strerror(sink.error));
+		png_destroy_write_struct(&png, &info);
+		free(row);
+		return -1;
+	}
+	png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
+	/* Screenshots are compared and archived, not served: favour speed. */
+	png_set_compression_level(png, 1);
+	png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
+	             PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+	             PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	for (int y = 0; y < height; y++) {
+		const uint32_t *src = (const uint32_t *)(const void *)
+			((const char *)argb + (size_t)y * stride_bytes);
+		uint8_t *d = row;
+		for (int x = 0; x < width; x++, d += 4) {
+			d[0] = (uint8_t)(src[x] >> 16);
+			d[1] = (uint8_t)(src[x] >> 8);
+			d[2] = (uint8_t)src[x];
+			d[3] = 0xff; /* a screen shows no alpha */
+		}
+		png_write_row(png, row);
+	}
+	png_write_end(png, NULL);
+	png_destroy_write_struct(&png, &info);
+	free(row);
+	return 0;
+}

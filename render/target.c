@@ -1,0 +1,225 @@
+/* Render targets: offscreen framebuffers for headless outputs and tests,
+ * read-back of their pixels and PNG screenshots. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render-private.h"
+
+#ifndef GL_RGBA8_OES
+#define GL_RGBA8_OES 0x8058
+#endif
+
+static bool attach_color_texture(struct render_target *t)
+{
+	glGenTextures(1, &t->texture);
+	glBindTexture(GL_TEXTURE_2D, t->texture);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, t->width, t->height, 0, GL_RGBA,
+	             GL_UNSIGNED_BYTE, NULL);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	                       t->texture, 0);
+	return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
+/* GLES2 does not promise that an RGBA/UNSIGNED_BYTE texture is renderable;
+ * GL_OES_rgb8_rgba8 renderbuffers are the portable 8-bit fallback. */
+static bool attach_color_renderbuffer(struct render_target *t, GLuint *rb)
+{
+	glGenRenderbuffers(1, rb);
+	glBindRenderbuffer(GL_RENDERBUFFER, *rb);
+	glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, t->width, t->height);
+	glBindRenderbuffer(GL_RENDERBUFFER, 0);
+	glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *rb);
+	return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
+struct render_target *render_target_create_offscreen(struct render_egl *egl,
+                                                     int width, int height)
+{
+	struct render_target *t;
+	GLint max_size = 0;
+	GLuint rb = 0;
+
+	glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+	if (width <= 0 || height <= 0 || width > max_size || height > max_size) {
+		render_log("offscreen target %dx%d out of range (max %d)", width, height,
+		           (int)max_size);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->egl = egl;
+	t->width = width;
+	t->height = height;
+	t->surface = EGL_NO_SURFACE;
+	t->y_up = false;
+
+	glGenFramebuffers(1, &t->fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+	if (!attach_color_texture(t)) {
+		glDeleteTextures(1, &t->texture);
+		t->texture = 0;
+		if (!render_extension_in_list((const char *)glGetString(GL_EXTENSIONS),
+		                              "GL_OES_rgb8_rgba8") ||
+		    !attach_color_renderbuffer(t, &rb)) {
+			render_log("no 8-bit RGBA framebuffer of %dx%d", width, height);
+			if (rb)
+				glDeleteRenderbuffers(1, &rb);
+			glBindFramebuffer(GL_FRAMEBUFFER, 0);
+			glDeleteFramebuffers(1, &t->fbo);
+			free(t);
+			return NULL;
+		}
+		/* The framebuffer keeps the renderbuffer alive until it is
+		 * deleted itself, so our name can go now. */
+		glDeleteRenderbuffers(1, &rb);
+	}
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	return t;
+}
+
+void render_target_destroy(struct render_target *t)
+{
+	if (!t)
+		return;
+	if (t->fbo)
+		glDeleteFramebuffers(1, &t->fbo);
+	if (t->texture)
+		glDeleteTextures(1, &t->texture);
+	free(t);
+}
+
+int render_target_width(const struct render_target *t)
+{
+	return t->width;
+}
+
+int render_target_height(const struct render_target *t)
+{
+	return t->height;
+}
+
+void render_target_bind(struct render_target *t)
+{
+	struct render_egl *egl = t->egl;
+
+	if (eglGetCurrentContext() != egl->context ||
+	    eglGetCurrentSurface(EGL_DRAW) != t->surface)
+		eglMakeCurrent(egl->display, t->surface, t->surface, egl->context);
+	glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+	glViewport(0, 0, t->width, t->height);
+}
+
+int render_target_gl_y(const struct render_target *t, int y, int height)
+{
+	return t->y_up ? t->height - y - height : y;
+}
+
+int render_target_present(struct render_target *t, const pixman_region32_t *damage)
+{
+	(void)damage;
+	if (t->surface != EGL_NO_SURFACE) {
+		if (!eglSwapBuffers(t->egl->display, t->surface)) {
+			render_log("eglSwapBuffers failed: 0x%x", (unsigned)eglGetError());
+			return -1;
+		}
+		return 0;
+	}
+	/* Offscreen: the frame "exists" once the GPU has finished it, so the
+	 * caller's timestamp after this call is an honest presentation time. */
+	glFinish();
+	return 0;
+}
+
+int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box,
+                              uint32_t *dst, int dst_stride_bytes)
+{
+	int x1 = box->x1 < 0 ? 0 : box->x1;
+	int y1 = box->y1 < 0 ? 0 : box->y1;
+	int x2 = box->x2 > t->width ? t->width : box->x2;
+	int y2 = box->y2 > t->height ? t->height : box->y2;
+	int w = x2 - x1, h = y2 - y1;
+	uint8_t *rgba;
+
+	if (w <= 0 || h <= 0)
+		return 0; /* nothing of the box is on the target */
+	rgba = malloc((size_t)w * h * 4);
+	if (!rgba)
+		return -1;
+	render_target_bind(t);
+	glPixelStorei(GL_PACK_ALIGNMENT, 4);
+	/* GL_RGBA/UNSIGNED_BYTE is the one read format GLES2 always allows. */
+	glReadPixels(x1, render_target_gl_y(t, y1, h), w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+	if (glGetError() != GL_NO_ERROR) {
+		render_log("glReadPixels failed");
+		free(rgba);
+		return -1;
+	}
+	for (int row = 0; row < h; row++) {
+		/* GL returns rows bottom-up in GL terms; on a y_up target that is
+		 * the output's bottom row first. */
+		int src_row = t->y_up ? h - 1 - row : row;
+		const uint8_t *s = rgba + (size_t)src_row * w * 4;
+		uint32_t *d = (uint32_t *)(void *)((char *)dst +
+			(size_t)(y1 - box->y1 + row) * dst_stride_bytes) + (x1 - box->x1);
+		for (int x = 0; x < w; x++, s += 4)
+			d[x] = (uint32_t)s[3] << 24 | (uint32_t)s[0] << 16 |
+			       (uint32_t)s[1] << 8 | s[2];
+	}
+	free(rgba);
+	return 0;
+}
+
+int render_target_write_png_fd(struct render_target *t, int fd)
+{
+	pixman_box32_t box = { 0, 0, t->width, t->height };
+	uint32_t *pixels = malloc((size_t)t->width * t->height * 4);
+	int ret;
+
+	if (!pixels)
+		return -1;
+	ret = render_target_read_pixels(t, &box, pixels, t->width * 4);
+	if (ret == 0)
+		ret = render_png_write_fd(fd, pixels, t->width, t->height, t->width * 4);
+	free(pixels);
+	return ret;
+}
+
+int render_target_write_png(struct render_target *t, const char *path)
+{
+	/* Written under a temporary name and renamed, so a reader polling for
+	 * the file never sees half a PNG. */
+	char tmp[4096];
+	int fd, ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		render_log("screenshot path too long: %s", path);
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		render_log("cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	ret = render_target_write_png_fd(t, fd);
+	if (close(fd) != 0 && ret == 0) {
+		render_log("close %s: %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0 && rename(tmp, path) != 0) {
+		render_log("rename %s -> %s: %s", tmp, path, strerror(errno));
+		ret = -1;
+	}
+	if (ret != 0)
+		unlink(tmp);
+	return ret;
+}

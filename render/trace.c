@@ -1,0 +1,91 @@
+/* The trace log: JSON lines with CLOCK_MONOTONIC timestamps, shared by
+ * every process of a run (compositor, window manager, clients, bench). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render-private.h"
+
+static int trace_fd = -1;
+
+int render_trace_open(const char *path)
+{
+	int fd;
+
+	if (!path)
+		path = getenv("DUET_TRACE");
+	if (!path || !*path)
+		return 0; /* tracing off, every render_trace is a no-op */
+	/* O_APPEND makes each write() land whole at the end of the file even
+	 * when several processes share it. */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		render_log("trace: cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	render_trace_close();
+	trace_fd = fd;
+	return 0;
+}
+
+void render_trace_close(void)
+{
+	if (trace_fd >= 0)
+		close(trace_fd);
+	trace_fd = -1;
+}
+
+bool render_trace_enabled(void)
+{
+	return trace_fd >= 0;
+}
+
+void render_trace(const char *name, const char *fields, ...)
+{
+	char stack[512];
+	char *line = stack;
+	unsigned long long ns;
+	int pid, head, body = 0;
+	size_t total;
+	va_list ap;
+
+	if (trace_fd < 0)
+		return;
+	ns = (unsigned long long)render_now_ns();
+	pid = (int)getpid();
+	if (fields && *fields) {
+		va_start(ap, fields);
+		body = vsnprintf(NULL, 0, fields, ap);
+		va_end(ap);
+		if (body < 0)
+			return;
+	}
+	head = snprintf(NULL, 0, "{\"name\":\"%s\",\"ns\":%llu,\"pid\":%d", name, ns, pid);
+	if (head < 0)
+		return;
+	/* head, ',' and fields, "}\n", and snprintf's terminating NUL. */
+	total = (size_t)head + (body ? 1 + (size_t)body : 0) + 2;
+	if (total + 1 > sizeof(stack)) {
+		line = malloc(total + 1);
+		if (!line)
+			return;
+	}
+	snprintf(line, (size_t)head + 1, "{\"name\":\"%s\",\"ns\":%llu,\"pid\":%d", name, ns, pid);
+	if (body) {
+		line[head] = ',';
+		va_start(ap, fields);
+		vsnprintf(line + head + 1, (size_t)body + 1, fields, ap);
+		va_end(ap);
+	}
+	line[total - 2] = '}';
+	line[total - 1] = '\n';
+	/* One write() per event: lines of concurrent writers never interleave. */
+	while (write(trace_fd, line, total) < 0 && errno == EINTR)
+		;
+	if (line != stack)
+		free(line);
+}

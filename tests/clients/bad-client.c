@@ -1,0 +1,416 @@
+/* duet-bad-client MODE: breaks one protocol rule on purpose and checks the
+ * compositor answers with the right protocol error (and so disconnects us)
+ * rather than crashing, hanging or carrying on.
+ *
+ * Exit status: 0 the expected error arrived, 1 another error or none,
+ * 2 usage or setup failure (the test could not even misbehave).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "viewporter-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+/* An accepted answer: the interface of the object the error was posted on
+ * and its code. Several are listed where the specs leave the choice open
+ * (e.g. xdg_wm_base.invalid_surface_state versus the newer per-surface
+ * xdg_surface codes). */
+struct expected_error {
+	const char *interface;
+	uint32_t code;
+};
+
+#define MAX_EXPECTED 4
+
+struct bad_client {
+	struct wl_display *display;
+	struct test_globals g;
+	/* Kept alive until the error arrives: libwayland-client only names
+	 * the interface of an error if the object still exists client-side. */
+	struct wl_surface *surface, *other_surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel, *second_toplevel;
+	struct wl_shm_pool *pool;
+	struct wl_buffer *buffer;
+	struct wl_subsurface *subsurface;
+	struct wp_viewport *viewport;
+	struct wl_callback *frame;
+	int pool_fd;
+	uint32_t configure_serial;
+	bool configured;
+	bool frame_done;
+};
+
+struct bad_mode {
+	const char *name;
+	const char *summary;
+	bool (*run)(struct bad_client *c);
+	int wait_ms; /* how long to wait for an error that comes at repaint */
+	struct expected_error expected[MAX_EXPECTED];
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct bad_client *c = data;
+	c->configure_serial = serial;
+	c->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
+                               int32_t height, struct wl_array *states)
+{
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	struct bad_client *c = data;
+	c->frame_done = true;
+	c->frame = NULL;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A toplevel with its initial commit done; if wait_configure, also its first
+ * configure received (not acked). */
+static bool make_toplevel(struct bad_client *c, bool wait_configure)
+{
+	c->surface = wl_compositor_create_surface(c->g.compositor);
+	c->xdg_surface = xdg_wm_base_get_xdg_surface(c->g.wm_base, c->surface);
+	xdg_surface_add_listener(c->xdg_surface, &xdg_surface_listener, c);
+	c->toplevel = xdg_surface_get_toplevel(c->xdg_surface);
+	xdg_toplevel_add_listener(c->toplevel, &toplevel_listener, c);
+	xdg_toplevel_set_app_id(c->toplevel, "duet-bad-client");
+	wl_surface_commit(c->surface);
+	if (!wait_configure)
+		return true;
+	uint64_t deadline = now_ms() + 5000;
+	while (!c->configured && now_ms() < deadline) {
+		if (wl_display_roundtrip(c->display) < 0)
+			return false;
+	}
+	return c->configured;
+}
+
+/* A pool of pool_size bytes over a memfd of the same size. */
+static bool make_pool(struct bad_client *c, int32_t pool_size)
+{
+	c->pool_fd = test_create_memfd((size_t)pool_size);
+	if (c->pool_fd < 0) {
+		perror("duet-bad-client: memfd");
+		return false;
+	}
+	c->pool = wl_shm_create_pool(c->g.shm, c->pool_fd, pool_size);
+	return true;
+}
+
+static bool run_buffer_too_big(struct bad_client *c)
+{
+	if (!make_pool(c, 4096))
+		return false;
+	/* 64x64 XRGB needs 16 KiB, four times the pool. */
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, 64, 64, 256, WL_SHM_FORMAT_XRGB8888);
+	return true;
+}
+
+static bool run_negative_size(struct bad_client *c)
+{
+	if (!make_pool(c, 4096))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, -16, 16, 64, WL_SHM_FORMAT_XRGB8888);
+	return true;
+}
+
+static bool run_huge_stride(struct bad_client *c)
+{
+	if (!make_pool(c, 4096))
+		return false;
+	/* stride * height overflows 32 bits if the server multiplies naively. */
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, 16, 16, 0x7ffffffc,
+	                                      WL_SHM_FORMAT_XRGB8888);
+	return true;
+}
+
+static void commit_buffer_with_frame(struct bad_client *c, int w, int h)
+{
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
+	if (c->frame)
+		wl_callback_destroy(c->frame);
+	c->frame = wl_surface_frame(c->surface);
+	wl_callback_add_listener(c->frame, &frame_listener, c);
+	c->frame_done = false;
+	wl_surface_commit(c->surface);
+}
+
+static bool run_truncated_pool(struct bad_client *c)
+{
+	const int w = 64, h = 64;
+	if (!make_toplevel(c, true) || !make_pool(c, w * h * 4))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
+	commit_buffer_with_frame(c, w, h);
+	/* Let the compositor show the buffer once while it is still valid, so
+	 * its mapping of the pool exists when the memory goes away. */
+	uint64_t deadline = now_ms() + 5000;
+	while (!c->frame_done && now_ms() < deadline) {
+		if (wl_display_roundtrip(c->display) < 0)
+			return true; /* an error already: let the caller report it */
+		if (!c->frame_done)
+			usleep(10000);
+	}
+	if (!c->frame_done)
+		fprintf(stderr, "duet-bad-client: first frame never presented\n");
+	if (ftruncate(c->pool_fd, 0) < 0) {
+		perror("duet-bad-client: ftruncate");
+		return false;
+	}
+	commit_buffer_with_frame(c, w, h);
+	return true;
+}
+
+static bool run_bad_ack(struct bad_client *c)
+{
+	if (!make_toplevel(c, true))
+		return false;
+	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial + 1000u);
+	wl_surface_commit(c->surface);
+	return true;
+}
+
+static bool run_unconfigured_buffer(struct bad_client *c)
+{
+	const int w = 32, h = 32;
+	if (!make_toplevel(c, false) || !make_pool(c, w * h * 4))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
+	wl_surface_commit(c->surface);
+	return true;
+}
+
+static bool run_double_role(struct bad_client *c)
+{
+	if (!make_toplevel(c, false))
+		return false;
+	c->second_toplevel = xdg_surface_get_toplevel(c->xdg_surface);
+	return true;
+}
+
+static bool run_double_role_subsurface(struct bad_client *c)
+{
+	if (!c->g.subcompositor) {
+		fprintf(stderr, "duet-bad-client: no wl_subcompositor\n");
+		return false;
+	}
+	if (!make_toplevel(c, false))
+		return false;
+	c->other_surface = wl_compositor_create_surface(c->g.compositor);
+	c->subsurface = wl_subcompositor_get_subsurface(c->g.subcompositor, c->surface,
+	                                                c->other_surface);
+	return true;
+}
+
+static bool run_bad_viewport(struct bad_client *c)
+{
+	if (!c->g.viewporter) {
+		fprintf(stderr, "duet-bad-client: no wp_viewporter\n");
+		return false;
+	}
+	c->surface = wl_compositor_create_surface(c->g.compositor);
+	c->viewport = wp_viewporter_get_viewport(c->g.viewporter, c->surface);
+	wp_viewport_set_source(c->viewport, wl_fixed_from_int(0), wl_fixed_from_int(0),
+	                       wl_fixed_from_int(-5), wl_fixed_from_int(10));
+	wl_surface_commit(c->surface);
+	return true;
+}
+
+static bool run_invalid_object(struct bad_client *c)
+{
+	/* libwayland-client refuses to marshal on unknown ids, so write a
+	 * well-formed header for an object id nobody created straight onto the
+	 * socket: id 4000, opcode 0, size 8 (just the header). */
+	if (wl_display_flush(c->display) < 0)
+		return false;
+	uint32_t msg[2] = {4000u, (8u << 16) | 0u};
+	ssize_t n = write(wl_display_get_fd(c->display), msg, sizeof(msg));
+	if (n != (ssize_t)sizeof(msg)) {
+		perror("duet-bad-client: write");
+		return false;
+	}
+	return true;
+}
+
+static const struct bad_mode modes[] = {
+	{"buffer-too-big", "wl_shm_pool.create_buffer beyond the pool's size", run_buffer_too_big, 1000,
+	 {{"wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE}, {"wl_shm", WL_SHM_ERROR_INVALID_STRIDE}}},
+	{"negative-size", "wl_shm_pool.create_buffer with a negative width", run_negative_size, 1000,
+	 {{"wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE}, {"wl_shm", WL_SHM_ERROR_INVALID_STRIDE}}},
+	{"huge-stride", "wl_shm_pool.create_buffer with a 2 GiB stride", run_huge_stride, 1000,
+	 {{"wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE}, {"wl_shm", WL_SHM_ERROR_INVALID_STRIDE}}},
+	{"truncated-pool", "shm file truncated to 0 under a committed buffer", run_truncated_pool, 5000,
+	 {{"wl_buffer", WL_SHM_ERROR_INVALID_FD}, {"wl_shm", WL_SHM_ERROR_INVALID_FD},
+	  {"wl_shm_pool", WL_SHM_ERROR_INVALID_FD}}},
+	{"bad-ack", "xdg_surface.ack_configure with a serial never sent", run_bad_ack, 1000,
+	 {{"xdg_surface", XDG_SURFACE_ERROR_INVALID_SERIAL},
+	  {"xdg_wm_base", XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE}}},
+	{"unconfigured-buffer", "buffer committed before the first configure was acked",
+	 run_unconfigured_buffer, 1000,
+	 {{"xdg_surface", XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER},
+	  {"xdg_wm_base", XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE}}},
+	{"double-role", "xdg_surface.get_toplevel twice", run_double_role, 1000,
+	 {{"xdg_surface", XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED}, {"xdg_wm_base", XDG_WM_BASE_ERROR_ROLE}}},
+	{"double-role-subsurface", "wl_subcompositor.get_subsurface on a toplevel's surface",
+	 run_double_role_subsurface, 1000, {{"wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE}}},
+	{"bad-viewport", "wp_viewport.set_source with a negative width", run_bad_viewport, 1000,
+	 {{"wp_viewport", WP_VIEWPORT_ERROR_BAD_VALUE}}},
+	{"invalid-object", "a request on an object id that does not exist", run_invalid_object, 1000,
+	 {{"wl_display", WL_DISPLAY_ERROR_INVALID_OBJECT}}},
+};
+
+#define NUM_MODES (sizeof(modes) / sizeof(modes[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: duet-bad-client MODE\nmodes:\n");
+	for (size_t i = 0; i < NUM_MODES; i++)
+		fprintf(out, "  %-24s %s\n", modes[i].name, modes[i].summary);
+}
+
+/* Roundtrips until the connection fails or wait_ms pass. Several, spaced
+ * out, because some errors only come when the compositor repaints. */
+static void wait_for_error(struct bad_client *c, int wait_ms)
+{
+	uint64_t deadline = now_ms() + (uint64_t)wait_ms;
+	do {
+		if (wl_display_roundtrip(c->display) < 0)
+			return;
+		usleep(20000);
+	} while (now_ms() < deadline);
+	wl_display_roundtrip(c->display);
+}
+
+static void destroy_objects(struct bad_client *c)
+{
+	if (c->frame)
+		wl_callback_destroy(c->frame);
+	if (c->viewport)
+		wp_viewport_destroy(c->viewport);
+	if (c->subsurface)
+		wl_subsurface_destroy(c->subsurface);
+	if (c->buffer)
+		wl_buffer_destroy(c->buffer);
+	if (c->pool)
+		wl_shm_pool_destroy(c->pool);
+	if (c->second_toplevel)
+		xdg_toplevel_destroy(c->second_toplevel);
+	if (c->toplevel)
+		xdg_toplevel_destroy(c->toplevel);
+	if (c->xdg_surface)
+		xdg_surface_destroy(c->xdg_surface);
+	if (c->other_surface)
+		wl_surface_destroy(c->other_surface);
+	if (c->surface)
+		wl_surface_destroy(c->surface);
+	if (c->pool_fd >= 0)
+		close(c->pool_fd);
+	test_globals_destroy(&c->g);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], "--help") == 0) {
+		usage(argc == 2 ? stdout : stderr);
+		return argc == 2 ? 0 : 2;
+	}
+	const struct bad_mode *mode = NULL;
+	for (size_t i = 0; i < NUM_MODES; i++)
+		if (strcmp(argv[1], modes[i].name) == 0)
+			mode = &modes[i];
+	if (!mode) {
+		fprintf(stderr, "duet-bad-client: unknown mode '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	struct bad_client c = {.pool_fd = -1};
+	c.display = wl_display_connect(NULL);
+	if (!c.display) {
+		fprintf(stderr, "duet-bad-client: cannot connect to a Wayland display\n");
+		return 2;
+	}
+	if (!test_bind_globals(c.display, &c.g) || !c.g.compositor || !c.g.shm || !c.g.wm_base) {
+		fprintf(stderr, "duet-bad-client: wl_compositor v4, wl_shm or xdg_wm_base missing\n");
+		return 2;
+	}
+
+	int status = 2;
+	if (!mode->run(&c)) {
+		fprintf(stderr, "%s: could not set up the misbehaviour\n", mode->name);
+		goto out;
+	}
+	wait_for_error(&c, mode->wait_ms);
+
+	/* libwayland-client reports wl_display's own errors (invalid object or
+	 * method, no memory) as EINVAL/ENOMEM rather than EPROTO, yet still
+	 * records them as protocol errors. */
+	int err = wl_display_get_error(c.display);
+	if (err != EPROTO && err != EINVAL && err != ENOMEM) {
+		printf("%s: no protocol error (connection error: %s)\n", mode->name,
+		       err ? strerror(err) : "none, still connected");
+		status = 1;
+		goto out;
+	}
+	const struct wl_interface *iface = NULL;
+	uint32_t id = 0;
+	uint32_t code = wl_display_get_protocol_error(c.display, &iface, &id);
+	const char *name = iface ? iface->name : "(unknown object)";
+	status = 1;
+	for (int i = 0; i < MAX_EXPECTED && mode->expected[i].interface; i++)
+		if (iface && strcmp(name, mode->expected[i].interface) == 0 &&
+		    code == mode->expected[i].code)
+			status = 0;
+	printf("%s: got protocol error %s@%u code %u: %s\n", mode->name, name, id, code,
+	       status == 0 ? "expected" : "UNEXPECTED");
+	if (status != 0) {
+		printf("%s: expected one of:", mode->name);
+		for (int i = 0; i < MAX_EXPECTED && mode->expected[i].interface; i++)
+			printf(" %s code %u", mode->expected[i].interface, mode->expected[i].code);
+		printf("\n");
+	}
+
+out:
+	destroy_objects(&c);
+	wl_display_disconnect(c.display);
+	return status;
+}

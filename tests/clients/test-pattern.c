@@ -1,0 +1,344 @@
+/* duet-test-pattern: a well-behaved xdg-shell toplevel that draws a known,
+ * static XRGB8888 pattern in wl_shm, so tests can compare screenshots with
+ * exact pixels. It reports on stdout what the tests wait for:
+ *   mapped W H     the first frame callback arrived (the frame was shown)
+ *   resized W H    the first frame callback after a compositor resize
+ *   frame N        with --frames: the N-th redraw was presented
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "xdg-shell-client-protocol.h"
+
+#define MAX_SIDE 16384
+#define NUM_BUFFERS 3
+
+struct pattern_buffer {
+	struct pattern_app *app;
+	struct wl_buffer *wl;
+	uint32_t *pixels;
+	size_t size;
+	int width, height;
+	bool busy; /* attached and not yet released by the compositor */
+};
+
+struct pattern_app {
+	struct wl_display *display;
+	struct test_globals g;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct wl_callback *frame;
+
+	int width, height;            /* size of the last drawn frame */
+	int want_width, want_height;  /* size to draw next */
+	int default_width, default_height;
+	bool drawn, mapped_reported, resize_to_report, closed;
+
+	struct pattern_buffer buffers[NUM_BUFFERS];
+
+	long frames_target; /* --frames N; 0 = draw once and idle */
+	long frames_done;
+	bool exit_after_first_frame;
+	bool draw_on_release; /* a draw found every buffer busy */
+};
+
+static void draw(struct pattern_app *app);
+
+static void buffer_release(void *data, struct wl_buffer *wl)
+{
+	struct pattern_buffer *buffer = data;
+	buffer->busy = false;
+	if (buffer->app->draw_on_release) {
+		buffer->app->draw_on_release = false;
+		draw(buffer->app);
+	}
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void buffer_free(struct pattern_buffer *buffer)
+{
+	if (buffer->wl)
+		wl_buffer_destroy(buffer->wl);
+	if (buffer->pixels)
+		munmap(buffer->pixels, buffer->size);
+	memset(buffer, 0, sizeof(*buffer));
+}
+
+static bool buffer_init(struct pattern_app *app, struct pattern_buffer *buffer, int w, int h)
+{
+	int stride = w * 4;
+	size_t size = (size_t)stride * (size_t)h;
+	int fd = test_create_memfd(size);
+	if (fd < 0) {
+		fprintf(stderr, "duet-test-pattern: memfd: %s\n", strerror(errno));
+		return false;
+	}
+	void *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pixels == MAP_FAILED) {
+		fprintf(stderr, "duet-test-pattern: mmap: %s\n", strerror(errno));
+		close(fd);
+		return false;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->g.shm, fd, (int32_t)size);
+	buffer->wl = wl_shm_pool_create_buffer(pool, 0, w, h, stride, WL_SHM_FORMAT_XRGB8888);
+	wl_buffer_add_listener(buffer->wl, &buffer_listener, buffer);
+	/* The buffer keeps the pool's memory alive on the server side. */
+	wl_shm_pool_destroy(pool);
+	close(fd);
+
+	buffer->app = app;
+	buffer->pixels = pixels;
+	buffer->size = size;
+	buffer->width = w;
+	buffer->height = h;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			buffer->pixels[(size_t)y * (size_t)w + (size_t)x] =
+				test_pattern_pixel((uint32_t)x, (uint32_t)y);
+	return true;
+}
+
+/* A free buffer of the wanted size, creating one if needed. Buffers of a
+ * stale size are dropped once the compositor has released them. */
+static struct pattern_buffer *buffer_get(struct pattern_app *app, int w, int h, bool *fresh)
+{
+	struct pattern_buffer *empty = NULL;
+	for (int i = 0; i < NUM_BUFFERS; i++) {
+		struct pattern_buffer *b = &app->buffers[i];
+		if (b->wl && !b->busy && (b->width != w || b->height != h))
+			buffer_free(b);
+		if (b->wl && !b->busy) {
+			*fresh = false;
+			return b;
+		}
+		if (!b->wl && !empty)
+			empty = b;
+	}
+	if (!empty || !buffer_init(app, empty, w, h))
+		return NULL;
+	*fresh = true;
+	return empty;
+}
+
+static const struct wl_callback_listener frame_listener;
+
+static void draw(struct pattern_app *app)
+{
+	int w = app->want_width, h = app->want_height;
+	bool fresh = false;
+	struct pattern_buffer *buffer = buffer_get(app, w, h, &fresh);
+	if (!buffer) {
+		/* All buffers are still held by the compositor: draw again when
+		 * one comes back. */
+		app->draw_on_release = true;
+		return;
+	}
+	bool size_changed = !app->drawn || w != app->width || h != app->height;
+	if (app->frames_target > 0) {
+		/* The counter pixel makes every frame differ, so the compositor
+		 * really has something to upload and present. */
+		buffer->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
+	} else {
+		buffer->pixels[0] = test_pattern_pixel(0, 0);
+	}
+
+	wl_surface_attach(app->surface, buffer->wl, 0, 0);
+	if (fresh || size_changed)
+		wl_surface_damage_buffer(app->surface, 0, 0, w, h);
+	else
+		wl_surface_damage_buffer(app->surface, 0, 0, 1, 1);
+	if (app->frame)
+		wl_callback_destroy(app->frame);
+	app->frame = wl_surface_frame(app->surface);
+	wl_callback_add_listener(app->frame, &frame_listener, app);
+	wl_surface_commit(app->surface);
+	buffer->busy = true;
+
+	if (app->drawn && size_changed)
+		app->resize_to_report = true;
+	app->drawn = true;
+	app->width = w;
+	app->height = h;
+}
+
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	struct pattern_app *app = data;
+	wl_callback_destroy(callback);
+	app->frame = NULL;
+
+	if (!app->mapped_reported) {
+		app->mapped_reported = true;
+		printf("mapped %d %d\n", app->width, app->height);
+		if (app->exit_after_first_frame) {
+			app->closed = true;
+			return;
+		}
+	} else if (app->resize_to_report) {
+		printf("resized %d %d\n", app->width, app->height);
+	}
+	app->resize_to_report = false;
+
+	if (app->frames_done < app->frames_target) {
+		app->frames_done++;
+		printf("frame %ld\n", app->frames_done);
+		draw(app);
+	} else if (app->want_width != app->width || app->want_height != app->height) {
+		draw(app);
+	}
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
+                               int32_t height, struct wl_array *states)
+{
+	struct pattern_app *app = data;
+	/* 0 means "pick your own size"; keep ours then. */
+	app->want_width = width > 0 && width <= MAX_SIDE ? width : app->default_width;
+	app->want_height = height > 0 && height <= MAX_SIDE ? height : app->default_height;
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	struct pattern_app *app = data;
+	app->closed = true;
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct pattern_app *app = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	if (!app->drawn || app->want_width != app->width || app->want_height != app->height) {
+		/* While a frame is in flight a redraw waits for its callback,
+		 * unless nothing was drawn yet. */
+		if (!app->frame || !app->drawn)
+			draw(app);
+	} else {
+		/* Same size: commit so the ack takes effect. */
+		wl_surface_commit(app->surface);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: duet-test-pattern [--size WxH] [--app-id ID] [--title T] [--frames N]\n"
+	        "                         [--exit-after-first-frame]\n"
+	        "Shows a toplevel with a fixed test pattern; prints 'mapped W H' once shown.\n");
+}
+
+static bool parse_size(const char *s, int *w, int *h)
+{
+	char tail;
+	if (sscanf(s, "%dx%d%c", w, h, &tail) != 2)
+		return false;
+	return *w > 0 && *h > 0 && *w <= MAX_SIDE && *h <= MAX_SIDE;
+}
+
+int main(int argc, char **argv)
+{
+	struct pattern_app app = {.default_width = 320, .default_height = 240};
+	const char *app_id = "duet-test-pattern";
+	const char *title = "duet test pattern";
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		bool has_value = i + 1 < argc;
+		if (strcmp(arg, "--size") == 0 && has_value) {
+			if (!parse_size(argv[++i], &app.default_width, &app.default_height)) {
+				fprintf(stderr, "duet-test-pattern: bad size '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (strcmp(arg, "--app-id") == 0 && has_value) {
+			app_id = argv[++i];
+		} else if (strcmp(arg, "--title") == 0 && has_value) {
+			title = argv[++i];
+		} else if (strcmp(arg, "--frames") == 0 && has_value) {
+			char *end;
+			app.frames_target = strtol(argv[++i], &end, 10);
+			if (*end || app.frames_target < 0) {
+				fprintf(stderr, "duet-test-pattern: bad frame count '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
+			app.exit_after_first_frame = true;
+		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	/* Tests read our stdout through a pipe while we run. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	app.display = wl_display_connect(NULL);
+	if (!app.display) {
+		fprintf(stderr, "duet-test-pattern: cannot connect to a Wayland display\n");
+		return 1;
+	}
+	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
+	    !app.g.wm_base) {
+		fprintf(stderr, "duet-test-pattern: wl_compositor v4, wl_shm or xdg_wm_base missing\n");
+		return 1;
+	}
+	app.want_width = app.default_width;
+	app.want_height = app.default_height;
+
+	app.surface = wl_compositor_create_surface(app.g.compositor);
+	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
+	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
+	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
+	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_app_id(app.toplevel, app_id);
+	xdg_toplevel_set_title(app.toplevel, title);
+	wl_surface_commit(app.surface);
+
+	int status = 0;
+	while (!app.closed) {
+		if (wl_display_dispatch(app.display) < 0) {
+			int err = wl_display_get_error(app.display);
+			const struct wl_interface *iface = NULL;
+			uint32_t id = 0;
+			uint32_t code = err == EPROTO ?
+				wl_display_get_protocol_error(app.display, &iface, &id) : 0;
+			fprintf(stderr, "duet-test-pattern: display error %s (protocol %s#%u code %u)\n",
+			        strerror(err), iface ? iface->name : "-", id, code);
+			status = 1;
+			break;
+		}
+	}
+
+	if (app.frame)
+		wl_callback_destroy(app.frame);
+	for (int i = 0; i < NUM_BUFFERS; i++)
+		buffer_free(&app.buffers[i]);
+	xdg_toplevel_destroy(app.toplevel);
+	xdg_surface_destroy(app.xdg_surface);
+	wl_surface_destroy(app.surface);
+	test_globals_destroy(&app.g);
+	wl_display_disconnect(app.display);
+	return status;
+}

@@ -1,0 +1,459 @@
+/* duet-x11-test-pattern: the X11 twin of duet-test-pattern. A well-behaved
+ * ICCCM/EWMH client with a 24-bit window that shows the same pattern
+ * (pattern.h), drawn with PutImage, so screenshots of duet-xwm and of
+ * duet-compositor can be compared pixel for pixel. It reports on stdout:
+ *   mapped W H     first Expose after the map; the pattern is drawn and the
+ *                  X server has processed it (a round trip followed)
+ *   resized W H    redrawn at a new size after a ConfigureNotify
+ *   frame N        with --frames: the N-th redraw reached the X server
+ * and exits 0 when the window manager sends WM_DELETE_WINDOW.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xcb/xcb.h>
+
+#include "pattern.h"
+
+#define MAX_SIDE 16384
+
+struct x11_pattern {
+	xcb_connection_t *conn;
+	xcb_screen_t *screen;
+	xcb_window_t window;
+	xcb_gcontext_t gc;
+	xcb_visualid_t visual;
+	uint8_t depth;
+	xcb_atom_t wm_protocols, wm_delete_window;
+
+	int width, height;          /* size of the window, from ConfigureNotify */
+	int drawn_width, drawn_height;
+	bool mapped_reported;
+
+	uint32_t *pixels; /* pattern at drawn size, counter pixel included */
+	size_t pixels_size;
+
+	long frames_target, frames_done;
+	long frame_interval_ms;
+	bool exit_after_first_frame;
+};
+
+static xcb_atom_t intern(xcb_connection_t *conn, const char *name)
+{
+	xcb_intern_atom_reply_t *r =
+		xcb_intern_atom_reply(conn, xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
+	xcb_atom_t atom = r ? r->atom : XCB_ATOM_NONE;
+	free(r);
+	return atom;
+}
+
+/* A 24-bit TrueColor visual: the screen's own when it is one (Xvfb with
+ * -screen 0 WxHx24), else the first one found. */
+static bool find_visual(struct x11_pattern *app)
+{
+	if (app->screen->root_depth == 24) {
+		app->visual = app->screen->root_visual;
+		app->depth = 24;
+		return true;
+	}
+	xcb_depth_iterator_t d = xcb_screen_allowed_depths_iterator(app->screen);
+	for (; d.rem; xcb_depth_next(&d)) {
+		if (d.data->depth != 24)
+			continue;
+		xcb_visualtype_iterator_t v = xcb_depth_visuals_iterator(d.data);
+		for (; v.rem; xcb_visualtype_next(&v)) {
+			if (v.data->_class == XCB_VISUAL_CLASS_TRUE_COLOR) {
+				app->visual = v.data->visual_id;
+				app->depth = 24;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void set_string(struct x11_pattern *app, xcb_atom_t prop, xcb_atom_t type,
+                       const char *s, size_t len)
+{
+	xcb_change_property(app->conn, XCB_PROP_MODE_REPLACE, app->window, prop, type, 8,
+	                    (uint32_t)len, s);
+}
+
+static void set_properties(struct x11_pattern *app, const char *wm_class, const char *title,
+                           const int *min, const int *max)
+{
+	xcb_connection_t *c = app->conn;
+	/* WM_CLASS is "instance\0class\0"; tests look at the class part. */
+	size_t n = strlen(wm_class);
+	char *cls = malloc(2 * n + 2);
+	if (cls) {
+		memcpy(cls, wm_class, n + 1);
+		memcpy(cls + n + 1, wm_class, n + 1);
+		set_string(app, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, cls, 2 * n + 2);
+		free(cls);
+	}
+	set_string(app, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, title, strlen(title));
+	set_string(app, intern(c, "_NET_WM_NAME"), intern(c, "UTF8_STRING"), title, strlen(title));
+
+	/* _NET_WM_PID is only meaningful with WM_CLIENT_MACHINE (EWMH). */
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) == 0)
+		set_string(app, XCB_ATOM_WM_CLIENT_MACHINE, XCB_ATOM_STRING, host, strlen(host));
+	uint32_t pid = (uint32_t)getpid();
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, intern(c, "_NET_WM_PID"),
+	                    XCB_ATOM_CARDINAL, 32, 1, &pid);
+
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, app->wm_protocols,
+	                    XCB_ATOM_ATOM, 32, 1, &app->wm_delete_window);
+
+	/* WM_HINTS: input true, normal state, so the WM gives us the focus. */
+	uint32_t wm_hints[9] = { 1u /* InputHint */ | 2u /* StateHint */, 1, 1 };
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, XCB_ATOM_WM_HINTS,
+	                    XCB_ATOM_WM_HINTS, 32, 9, wm_hints);
+
+	/* WM_NORMAL_HINTS (ICCCM 4.1.2.3): flags, 4 pad, min, max, inc, aspects,
+	 * base, gravity. PSize tells the WM our size is the program's wish. */
+	uint32_t hints[18] = { 8u /* PSize */ };
+	hints[3] = (uint32_t)app->width;
+	hints[4] = (uint32_t)app->height;
+	if (min[0] > 0) {
+		hints[0] |= 16u; /* PMinSize */
+		hints[5] = (uint32_t)min[0];
+		hints[6] = (uint32_t)min[1];
+	}
+	if (max[0] > 0) {
+		hints[0] |= 32u; /* PMaxSize */
+		hints[7] = (uint32_t)max[0];
+		hints[8] = (uint32_t)max[1];
+	}
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, XCB_ATOM_WM_NORMAL_HINTS,
+	                    XCB_ATOM_WM_SIZE_HINTS, 32, 18, hints);
+}
+
+static bool ensure_pixels(struct x11_pattern *app, int w, int h)
+{
+	size_t need = (size_t)w * (size_t)h * 4;
+	if (need > app->pixels_size) {
+		uint32_t *p = realloc(app->pixels, need);
+		if (!p)
+			return false;
+		app->pixels = p;
+		app->pixels_size = need;
+	}
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			app->pixels[(size_t)y * (size_t)w + (size_t)x] =
+				test_pattern_pixel((uint32_t)x, (uint32_t)y);
+	return true;
+}
+
+/* PutImage in bands of rows, each under the server's maximum request
+ * length (BIG-REQUESTS raises it, but a full-screen image may still not
+ * fit in one request). Depth 24 ZPixmap is 32 bits per pixel on every
+ * server duet runs on (checked at start). */
+static void put_rows(struct x11_pattern *app, int y0, int rows)
+{
+	int w = app->drawn_width;
+	uint32_t max_bytes = xcb_get_maximum_request_length(app->conn) * 4u;
+	uint32_t row_bytes = (uint32_t)w * 4u;
+	int band = (int)((max_bytes - 64u) / row_bytes);
+	if (band < 1)
+		band = 1;
+	for (int y = y0; y < y0 + rows; y += band) {
+		int n = y0 + rows - y < band ? y0 + rows - y : band;
+		xcb_put_image(app->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, app->window, app->gc,
+		              (uint16_t)w, (uint16_t)n, 0, (int16_t)y, 0, app->depth,
+		              (uint32_t)n * row_bytes,
+		              (const uint8_t *)(app->pixels + (size_t)y * (size_t)w));
+	}
+}
+
+/* Waits until the server has processed everything sent so far, so that a
+ * line printed afterwards means "the pixels are in the window". */
+static bool round_trip(struct x11_pattern *app)
+{
+	free(xcb_get_input_focus_reply(app->conn, xcb_get_input_focus(app->conn), NULL));
+	return !xcb_connection_has_error(app->conn);
+}
+
+static bool draw_full(struct x11_pattern *app)
+{
+	int w = app->width, h = app->height;
+	if (!ensure_pixels(app, w, h)) {
+		fprintf(stderr, "duet-x11-test-pattern: out of memory for %dx%d\n", w, h);
+		return false;
+	}
+	app->drawn_width = w;
+	app->drawn_height = h;
+	if (app->frames_target > 0)
+		app->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
+	put_rows(app, 0, h);
+	return round_trip(app);
+}
+
+/* One --frames step: only the counter pixel changes, as on Wayland. */
+static bool draw_counter(struct x11_pattern *app)
+{
+	app->frames_done++;
+	app->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
+	xcb_put_image(app->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, app->window, app->gc, 1, 1, 0, 0, 0,
+	              app->depth, 4, (const uint8_t *)app->pixels);
+	if (!round_trip(app))
+		return false;
+	printf("frame %ld\n", app->frames_done);
+	return true;
+}
+
+/* Returns 1 to keep going, 0 to exit successfully, -1 on error. */
+static int handle_event(struct x11_pattern *app, xcb_generic_event_t *ev)
+{
+	switch (ev->response_type & 0x7f) {
+	case XCB_EXPOSE: {
+		xcb_expose_event_t *e = (xcb_expose_event_t *)ev;
+		if (e->window != app->window)
+			return 1;
+		if (!app->mapped_reported || app->drawn_width != app->width ||
+		    app->drawn_height != app->height) {
+			if (!draw_full(app))
+				return -1;
+		} else {
+			/* Re-expose of an area we already drew: put back just
+			 * those rows (the server keeps no backing store). */
+			int y0 = e->y, rows = e->height;
+			if (y0 + rows > app->drawn_height)
+				rows = app->drawn_height - y0;
+			if (rows > 0)
+				put_rows(app, y0, rows);
+		}
+		if (!app->mapped_reported) {
+			app->mapped_reported = true;
+			printf("mapped %d %d\n", app->drawn_width, app->drawn_height);
+			if (app->exit_after_first_frame)
+				return 0;
+		}
+		return 1;
+	}
+	case XCB_CONFIGURE_NOTIFY: {
+		xcb_configure_notify_event_t *e = (xcb_configure_notify_event_t *)ev;
+		if (e->window != app->window || e->width == 0 || e->height == 0)
+			return 1;
+		if (e->width == app->width && e->height == app->height)
+			return 1;
+		app->width = e->width;
+		app->height = e->height;
+		/* Before the first Expose the window is not shown: the Expose
+		 * draws at the new size. */
+		if (!app->mapped_reported)
+			return 1;
+		if (!draw_full(app))
+			return -1;
+		printf("resized %d %d\n", app->drawn_width, app->drawn_height);
+		return 1;
+	}
+	case XCB_CLIENT_MESSAGE: {
+		xcb_client_message_event_t *e = (xcb_client_message_event_t *)ev;
+		if (e->type == app->wm_protocols && e->format == 32 &&
+		    e->data.data32[0] == app->wm_delete_window)
+			return 0;
+		return 1;
+	}
+	case 0: {
+		xcb_generic_error_t *err = (xcb_generic_error_t *)ev;
+		fprintf(stderr, "duet-x11-test-pattern: X error %u (request %u)\n", err->error_code,
+		        err->major_code);
+		return -1;
+	}
+	default:
+		return 1;
+	}
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: duet-x11-test-pattern [--size WxH] [--class CLASS] [--title T]\n"
+	        "                             [--frames N] [--interval-ms MS] [--min WxH] [--max WxH]\n"
+	        "                             [--exit-after-first-frame]\n"
+	        "Shows an X11 window with duet's fixed test pattern; prints 'mapped W H' once\n"
+	        "drawn, 'resized W H' after a resize, 'frame N' per --frames redraw; exits 0 on\n"
+	        "WM_DELETE_WINDOW. Connects to $DISPLAY.\n");
+}
+
+static bool parse_size(const char *s, int *w, int *h)
+{
+	char tail;
+	if (sscanf(s, "%dx%d%c", w, h, &tail) != 2)
+		return false;
+	return *w > 0 && *h > 0 && *w <= MAX_SIDE && *h <= MAX_SIDE;
+}
+
+static bool parse_long(const char *s, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool pixmap_format_ok(const xcb_setup_t *setup)
+{
+	xcb_format_iterator_t f = xcb_setup_pixmap_formats_iterator(setup);
+	for (; f.rem; xcb_format_next(&f))
+		if (f.data->depth == 24)
+			return f.data->bits_per_pixel == 32;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct x11_pattern app = { .width = 320, .height = 240, .frame_interval_ms = 16 };
+	const char *wm_class = "duet-x11-test-pattern";
+	const char *title = "duet x11 test pattern";
+	int min[2] = { 0, 0 }, max[2] = { 0, 0 };
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		bool has_value = i + 1 < argc;
+		if (strcmp(arg, "--size") == 0 && has_value) {
+			if (!parse_size(argv[++i], &app.width, &app.height))
+				goto bad_value;
+		} else if (strcmp(arg, "--min") == 0 && has_value) {
+			if (!parse_size(argv[++i], &min[0], &min[1]))
+				goto bad_value;
+		} else if (strcmp(arg, "--max") == 0 && has_value) {
+			if (!parse_size(argv[++i], &max[0], &max[1]))
+				goto bad_value;
+		} else if (strcmp(arg, "--class") == 0 && has_value) {
+			wm_class = argv[++i];
+		} else if (strcmp(arg, "--title") == 0 && has_value) {
+			title = argv[++i];
+		} else if (strcmp(arg, "--frames") == 0 && has_value) {
+			if (!parse_long(argv[++i], &app.frames_target))
+				goto bad_value;
+		} else if (strcmp(arg, "--interval-ms") == 0 && has_value) {
+			if (!parse_long(argv[++i], &app.frame_interval_ms))
+				goto bad_value;
+		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
+			app.exit_after_first_frame = true;
+		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+		continue;
+bad_value:
+		fprintf(stderr, "duet-x11-test-pattern: bad value '%s' for %s\n", argv[i], arg);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	int screen_num = 0;
+	app.conn = xcb_connect(NULL, &screen_num);
+	if (xcb_connection_has_error(app.conn)) {
+		fprintf(stderr, "duet-x11-test-pattern: cannot connect to X display '%s'\n",
+		        getenv("DISPLAY") ? getenv("DISPLAY") : "");
+		xcb_disconnect(app.conn);
+		return 1;
+	}
+	const xcb_setup_t *setup = xcb_get_setup(app.conn);
+	xcb_screen_iterator_t it = xcb_setup_roots_iterator(setup);
+	for (int i = 0; i < screen_num && it.rem; i++)
+		xcb_screen_next(&it);
+	app.screen = it.data;
+	if (!find_visual(&app) || !pixmap_format_ok(setup)) {
+		fprintf(stderr, "duet-x11-test-pattern: no 24-bit TrueColor visual with 32-bit "
+		        "pixels (start the X server with a 24-bit screen)\n");
+		xcb_disconnect(app.conn);
+		return 1;
+	}
+	app.wm_protocols = intern(app.conn, "WM_PROTOCOLS");
+	app.wm_delete_window = intern(app.conn, "WM_DELETE_WINDOW");
+
+	xcb_colormap_t colormap = app.screen->default_colormap;
+	if (app.visual != app.screen->root_visual) {
+		colormap = xcb_generate_id(app.conn);
+		xcb_create_colormap(app.conn, XCB_COLORMAP_ALLOC_NONE, colormap, app.screen->root,
+		                    app.visual);
+	}
+	app.window = xcb_generate_id(app.conn);
+	/* No background: the first Expose paints every pixel, and a resize
+	 * must not flash a fill colour the screenshot could catch. */
+	uint32_t values[] = { 0 /* border pixel */,
+	                      XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_STRUCTURE_NOTIFY,
+	                      colormap };
+	xcb_create_window(app.conn, app.depth, app.window, app.screen->root, 0, 0,
+	                  (uint16_t)app.width, (uint16_t)app.height, 0,
+	                  XCB_WINDOW_CLASS_INPUT_OUTPUT, app.visual,
+	                  XCB_CW_BORDER_PIXEL | XCB_CW_EVENT_MASK | XCB_CW_COLORMAP, values);
+	app.gc = xcb_generate_id(app.conn);
+	xcb_create_gc(app.conn, app.gc, app.window, 0, NULL);
+	set_properties(&app, wm_class, title, min, max);
+	xcb_map_window(app.conn, app.window);
+	xcb_flush(app.conn);
+
+	int status = 0;
+	bool running = true;
+	long next_frame_ms = 0;
+	struct pollfd pfd = { .fd = xcb_get_file_descriptor(app.conn), .events = POLLIN };
+	while (running) {
+		xcb_generic_event_t *ev;
+		while ((ev = xcb_poll_for_event(app.conn))) {
+			int r = handle_event(&app, ev);
+			free(ev);
+			if (r <= 0) {
+				status = r < 0 ? 1 : 0;
+				running = false;
+				break;
+			}
+		}
+		if (!running)
+			break;
+		if (xcb_connection_has_error(app.conn)) {
+			fprintf(stderr, "duet-x11-test-pattern: X connection lost\n");
+			status = 1;
+			break;
+		}
+		bool animating = app.mapped_reported && app.frames_done < app.frames_target;
+		int timeout = -1;
+		if (animating) {
+			/* A steady frame rate whatever events arrive meanwhile. */
+			long left = next_frame_ms - now_ms();
+			if (left <= 0) {
+				if (!draw_counter(&app)) {
+					status = 1;
+					break;
+				}
+				next_frame_ms = now_ms() + app.frame_interval_ms;
+				continue;
+			}
+			timeout = (int)left;
+		}
+		xcb_flush(app.conn);
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+			perror("duet-x11-test-pattern: poll");
+			status = 1;
+			break;
+		}
+	}
+	free(app.pixels);
+	xcb_disconnect(app.conn);
+	return status;
+}

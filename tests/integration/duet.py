@@ -1,0 +1,431 @@
+"""Harness for duet's integration tests (Python 3 stdlib only).
+
+A Session starts one duet-compositor on its own socket and XDG_RUNTIME_DIR,
+starts clients against it, drives it with duet-testctl, and kills everything
+it started when the test ends, whether it passed or not. On failure the
+session's screenshots and logs are copied next to meson's test log.
+
+Programs come from the environment (set by tests/integration/meson.build):
+DUET_COMPOSITOR, DUET_TESTCTL, DUET_TEST_PATTERN, DUET_BAD_CLIENT, and
+DUET_TEST_OUTDIR for failure artifacts.
+"""
+
+import collections
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+import pngread
+
+SKIP_STATUS = 77  # meson's "skipped"
+
+
+class Skip(Exception):
+    pass
+
+
+class Failure(AssertionError):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def log(msg):
+    print("[%7.3f] %s" % (time.monotonic() - _T0, msg), flush=True)
+
+
+_T0 = time.monotonic()
+
+
+def program(env_name):
+    """Path of one of our own built programs; a missing one is a setup bug."""
+    path = os.environ.get(env_name)
+    if not path or not os.access(path, os.X_OK):
+        raise Failure("%s is not set to an executable (got %r)" % (env_name, path))
+    return path
+
+
+def third_party(name):
+    """Path of a Debian-packaged client. Missing: fail under CI, else skip."""
+    path = shutil.which(name)
+    if path:
+        return path
+    msg = "%s is not installed (see scripts/test for the package list)" % name
+    if os.environ.get("CI") == "true":
+        raise Failure(msg)
+    raise Skip(msg)
+
+
+Window = collections.namedtuple("Window", "id pid x y w h focused app_id title")
+
+
+def parse_windows(text):
+    """Parses duet-testctl's `windows` output:
+    `id pid x y w h focused app_id<TAB>title`, one window per line."""
+    windows = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        head, _, title = line.partition("\t")
+        fields = head.split(" ", 7)
+        if len(fields) < 7:
+            raise Failure("bad windows line from duet-testctl: %r" % line)
+        app_id = fields[7] if len(fields) > 7 else ""
+        nums = [int(v) for v in fields[:7]]
+        windows.append(Window(*nums, app_id, title))
+    return windows
+
+
+class Proc:
+    """A child process in its own process group, its stdout collected
+    line by line (so tests can wait for lines) and stderr sent to a file."""
+
+    def __init__(self, name, argv, env, workdir, stdin=subprocess.DEVNULL):
+        self.name = name
+        self.argv = argv
+        self.stderr_path = os.path.join(workdir, name + ".stderr.log")
+        self.stdout_path = os.path.join(workdir, name + ".stdout.log")
+        self._stderr = open(self.stderr_path, "wb")
+        self._stdout_log = open(self.stdout_path, "w")
+        self.lines = []
+        self._cond = threading.Condition()
+        self._eof = False
+        self.popen = subprocess.Popen(argv, env=env, stdin=stdin, stdout=subprocess.PIPE,
+                                      stderr=self._stderr, start_new_session=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for raw in self.popen.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self._stdout_log.write(line + "\n")
+            self._stdout_log.flush()
+            with self._cond:
+                self.lines.append(line)
+                self._cond.notify_all()
+        with self._cond:
+            self._eof = True
+            self._cond.notify_all()
+
+    @property
+    def pid(self):
+        return self.popen.pid
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    def wait_line(self, pattern, timeout=20.0, start=0, pred=None):
+        """First stdout line (from index start on) matching the regex (and
+        pred(match), if given); returns (index, match). Fails on timeout or
+        if the process ends first."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            i = start
+            while True:
+                while i < len(self.lines):
+                    m = rx.search(self.lines[i])
+                    if m and (pred is None or pred(m)):
+                        return i, m
+                    i += 1
+                if self._eof:
+                    raise Failure("%s exited (status %s) before printing /%s/; stderr:\n%s"
+                                  % (self.name, self.popen.wait(), pattern, self.stderr_tail()))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Failure("%s did not print /%s/ within %.0f s" % (self.name, pattern, timeout))
+                self._cond.wait(left)
+
+    def count_lines(self, pattern):
+        rx = re.compile(pattern)
+        with self._cond:
+            return sum(1 for line in self.lines if rx.search(line))
+
+    def wait(self, timeout=20.0):
+        try:
+            return self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("%s did not exit within %.0f s" % (self.name, timeout))
+
+    def stderr_tail(self, n=4000):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return ""
+        return data[-n:].decode("utf-8", "replace")
+
+    def kill(self, sig=signal.SIGKILL):
+        try:
+            os.killpg(self.popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def stop(self, grace=2.0):
+        """SIGTERM the whole group, SIGKILL what is left after grace."""
+        if self.alive():
+            self.kill(signal.SIGTERM)
+            try:
+                self.popen.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        # Children of the process (foot's shell, `-- CMD`) may outlive it.
+        self.kill(signal.SIGKILL)
+        try:
+            self.popen.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._reader.join(2)
+        self._stderr.close()
+        self._stdout_log.close()
+
+
+def base_env(runtime_dir):
+    env = dict(os.environ)
+    # Clients must find our compositor, never an X server or another
+    # compositor from the caller's session.
+    for var in ("DISPLAY", "WAYLAND_SOCKET", "WAYLAND_DISPLAY"):
+        env.pop(var, None)
+    env["XDG_RUNTIME_DIR"] = runtime_dir
+    env.setdefault("GALLIUM_DRIVER", "llvmpipe")
+    env.setdefault("LIBGL_ALWAYS_SOFTWARE", "1")
+    env.setdefault("EVAS_GL_NO_BLACKLIST", "1")
+    return env
+
+
+class Session:
+    """One duet-compositor with its clients; use as a context manager."""
+
+    def __init__(self, name, size="1024x768", refresh=60, args=()):
+        self.name = name
+        self.size = size
+        self.refresh = refresh
+        self.extra_args = list(args)
+        self.workdir = tempfile.mkdtemp(prefix="duet-%s-" % name)
+        self.runtime_dir = tempfile.mkdtemp(prefix="duet-xdg-")
+        os.chmod(self.runtime_dir, 0o700)
+        self.procs = []
+        self.compositor = None
+        self.display = None
+        self.env = None
+        self._shot = 0
+
+    # ------------------------------------------------------------ lifecycle
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def start(self):
+        socket = "duet-test-" + secrets.token_hex(4)
+        argv = [program("DUET_COMPOSITOR"), "--socket", socket, "--refresh", str(self.refresh),
+                "--size", self.size] + self.extra_args
+        env = base_env(self.runtime_dir)
+        self.compositor = self.spawn("compositor", argv, env)
+        _, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=30)
+        self.display = m.group(1)
+        check(self.display == socket, "compositor announced %r, asked for %r" % (self.display, socket))
+        self.env = dict(env, WAYLAND_DISPLAY=self.display)
+        log("compositor pid %d up on %s" % (self.compositor.pid, self.display))
+
+    def __exit__(self, etype, value, tb):
+        compositor_died = self.compositor is not None and not self.compositor.alive()
+        for proc in reversed(self.procs):
+            proc.stop()
+        failed = etype is not None and not issubclass(etype, Skip)
+        if failed or compositor_died:
+            self.save_artifacts()
+        shutil.rmtree(self.runtime_dir, ignore_errors=True)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        return False
+
+    def save_artifacts(self):
+        outdir = os.environ.get("DUET_TEST_OUTDIR") or tempfile.gettempdir()
+        dest = os.path.join(outdir, "duet-integration", self.name)
+        shutil.rmtree(dest, ignore_errors=True)
+        try:
+            shutil.copytree(self.workdir, dest)
+            log("screenshots and logs saved in %s" % dest)
+        except OSError as e:
+            log("could not save artifacts to %s: %s" % (dest, e))
+        if self.compositor is not None:
+            status = self.compositor.popen.poll()
+            if status is not None and status < 0:
+                log("duet-compositor was killed by signal %d" % -status)
+            log("compositor stderr (tail):\n" + self.compositor.stderr_tail())
+
+    def spawn(self, name, argv, env, **kw):
+        base, n = name, 1
+        while any(p.name == name for p in self.procs):
+            n += 1
+            name = "%s-%d" % (base, n)
+        proc = Proc(name, argv, env, self.workdir, **kw)
+        self.procs.append(proc)
+        return proc
+
+    # -------------------------------------------------------------- clients
+    def client(self, argv, name=None, env=None):
+        e = dict(self.env)
+        if env:
+            e.update(env)
+        name = name or os.path.basename(argv[0])
+        proc = self.spawn(name, argv, e)
+        log("started %s (pid %d): %s" % (name, proc.pid, " ".join(argv)))
+        return proc
+
+    def run(self, argv, timeout=30, env=None):
+        """Runs a program to completion against the compositor."""
+        e = dict(self.env)
+        if env:
+            e.update(env)
+        try:
+            return subprocess.run(argv, env=e, stdin=subprocess.DEVNULL, capture_output=True,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("%s did not finish within %d s" % (" ".join(argv), timeout))
+
+    def alive(self):
+        return self.compositor is not None and self.compositor.alive()
+
+    def check_alive(self):
+        if not self.alive():
+            raise Failure("duet-compositor died (status %s); stderr:\n%s"
+                          % (self.compositor.popen.poll(), self.compositor.stderr_tail()))
+
+    # -------------------------------------------------------------- testctl
+    def testctl(self, *args, timeout=30):
+        self.check_alive()
+        argv = [program("DUET_TESTCTL")] + [str(a) for a in args]
+        r = self.run(argv, timeout=timeout)
+        if r.returncode != 0:
+            self.check_alive()
+            raise Failure("duet-testctl %s failed (%d): %s%s"
+                          % (" ".join(argv[1:]), r.returncode, r.stdout, r.stderr))
+        return r.stdout
+
+    def sync(self):
+        self.testctl("sync")
+
+    def windows(self):
+        return parse_windows(self.testctl("windows"))
+
+    def wait_window(self, app_id=None, pid=None, timeout=30, pred=None):
+        """Polls the window list until a window matches; returns it."""
+        deadline = time.monotonic() + timeout
+        seen = []
+        while True:
+            seen = self.windows()
+            for w in seen:
+                if app_id is not None and w.app_id != app_id:
+                    continue
+                if pid is not None and w.pid != pid:
+                    continue
+                if pred is not None and not pred(w):
+                    continue
+                return w
+            if time.monotonic() > deadline:
+                raise Failure("no window with app_id=%r pid=%r after %d s; windows: %r"
+                              % (app_id, pid, timeout, seen))
+            time.sleep(0.1)
+
+    def screenshot(self, label="shot"):
+        """Syncs, takes a screenshot and decodes it."""
+        self.sync()
+        self._shot += 1
+        path = os.path.join(self.workdir, "%02d-%s.png" % (self._shot, label))
+        self.testctl("screenshot", path)
+        try:
+            img = pngread.read(path)
+        except (OSError, ValueError) as e:
+            raise Failure("screenshot %s is not a valid PNG: %s" % (path, e))
+        w, h = (int(v) for v in self.size.split("x"))
+        check((img.width, img.height) == (w, h),
+              "screenshot is %dx%d, output is %s" % (img.width, img.height, self.size))
+        return img
+
+    def background(self):
+        """Screenshot of the empty screen: checks it is one uniform colour
+        and returns that colour."""
+        check(not self.windows(), "screen not empty before any client: %r" % self.windows())
+        img = self.screenshot("empty")
+        bg = img.pixel(0, 0)
+        bad = img.count_outside_not(bg, (0, 0, 0, 0))
+        check(bad == 0, "empty screen is not uniform: %d pixels differ from %r" % (bad, bg))
+        log("background colour %r" % (bg,))
+        return bg
+
+
+# --------------------------------------------------------------- pixel checks
+def pattern_pixel(x, y):
+    """Mirror of test_pattern_pixel() in tests/clients/client-common.h."""
+    return ((x * 7) & 0xFF, (y * 5) & 0xFF, (x + y) & 0xFF)
+
+
+def pattern_mismatches(img, win, skip_counter_pixel=False, limit=5):
+    """Compares the window's rect with duet-test-pattern's pattern.
+    Returns (count, first few (x, y, got, want))."""
+    bad, examples = 0, []
+    for wy in range(win.h):
+        sy = win.y + wy
+        if not 0 <= sy < img.height:
+            continue
+        x0, x1 = max(0, win.x), min(img.width, win.x + win.w)
+        row = img.rows[sy][3 * x0:3 * x1]
+        want = bytearray()
+        for sx in range(x0, x1):
+            want += bytes(pattern_pixel(sx - win.x, wy))
+        if skip_counter_pixel and wy == 0 and x0 == win.x:
+            want[0:3] = row[0:3]
+        if row != want:
+            for i in range(0, len(row), 3):
+                if row[i:i + 3] != want[i:i + 3]:
+                    bad += 1
+                    if len(examples) < limit:
+                        examples.append((x0 + i // 3, sy, tuple(row[i:i + 3]), tuple(want[i:i + 3])))
+    return bad, examples
+
+
+def clip_rect(img, win, margin=0):
+    """Window rect grown by margin, clipped to the image: (x0, y0, x1, y1)."""
+    return (max(0, win.x - margin), max(0, win.y - margin),
+            min(img.width, win.x + win.w + margin), min(img.height, win.y + win.h + margin))
+
+
+def check_outside_is_background(img, win, bg, margin=0):
+    """Everything farther than margin from the window is background. The
+    margin leaves room for client-side shadows around the geometry."""
+    x0, y0, x1, y1 = clip_rect(img, win, margin)
+    bad = img.count_outside_not(bg, (x0, y0, x1 - x0, y1 - y0))
+    check(bad == 0, "%d pixels outside window %r (margin %d) are not background %r"
+          % (bad, win, margin, bg))
+
+
+def main(test):
+    """Runs test() as a meson test: 0 pass, 1 fail, 77 skip."""
+    try:
+        test()
+    except Skip as e:
+        print("SKIP: %s" % e, flush=True)
+        sys.exit(SKIP_STATUS)
+    except Failure as e:
+        print("FAIL: %s" % e, flush=True)
+        sys.exit(1)
+    except Exception:  # a harness bug is still a failed test
+        traceback.print_exc()
+        sys.exit(1)
+    print("PASS", flush=True)
+    sys.exit(0)

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Third-party clients from Debian reach a presented frame under
+duet-compositor, and the screenshot shows their pixels where their window is.
+
+usage: test_clients.py simple-shm|simple-egl|foot|glmark2|elementary
+"""
+
+import os
+import sys
+import time
+
+import duet
+from duet import check
+
+MAGENTA = (255, 0, 255)
+# Client-side decorations and shadows may extend this far past the window
+# geometry the compositor reports; beyond it the screen must be background.
+DECORATION_MARGIN = 64
+
+
+def stats(img, win, bg):
+    x0, y0, x1, y1 = duet.clip_rect(img, win)
+    area = max(1, (x1 - x0) * (y1 - y0))
+    non_bg = area - img.count_color(bg, x0, y0, x1, y1)
+    return area, non_bg, img.colors(x0, y0, x1, y1)
+
+
+def content_check(min_non_bg, min_colors):
+    """A window that mostly shows something other than the background, in
+    enough distinct colours that it is the client's drawing, not a fill."""
+    def checker(img, win, bg):
+        area, non_bg, colors = stats(img, win, bg)
+        check(non_bg >= min_non_bg * area,
+              "only %d of %d pixels in %r differ from the background" % (non_bg, area, win))
+        check(len(colors) >= min_colors,
+              "only %d distinct colours in %r (want >= %d)" % (len(colors), win, min_colors))
+        return "%d%% non-background, %d colours" % (100 * non_bg // area, len(colors))
+    return checker
+
+
+def foot_check(img, win, bg):
+    x0, y0, x1, y1 = duet.clip_rect(img, win)
+    area = max(1, (x1 - x0) * (y1 - y0))
+    magenta = img.count_color(MAGENTA, x0, y0, x1, y1)
+    check(magenta >= 0.5 * area, "only %d of %d pixels of foot's window are its magenta background"
+          % (magenta, area))
+    return "%d%% magenta" % (100 * magenta // area)
+
+
+# name: (program, arguments, extra environment, pixel check, runs to its own exit)
+CLIENTS = {
+    "simple-shm": ("weston-simple-shm", [], {}, content_check(0.5, 16), False),
+    "simple-egl": ("weston-simple-egl", [], {}, content_check(0.1, 16), False),
+    "foot": ("foot", ["-o", "colors.background=ff00ff", "sleep", "120"], {},
+             foot_check, False),
+    "glmark2": ("glmark2-es2-wayland", ["-s", "400x300", "-b", "build:duration=4.0"], {},
+                content_check(0.1, 16), True),
+    "elementary": ("elementary_test", ["-to", "Button"], {"ELM_DISPLAY": "wl"},
+                   content_check(0.5, 4), False),
+}
+
+
+def test():
+    name = sys.argv[1]
+    exe, args, extra_env, pixel_check, exits = CLIENTS[name]
+    path = duet.third_party(exe)
+    with duet.Session("client-" + name) as s:
+        bg = s.background()
+        env = dict(extra_env)
+        # Private config and cache dirs: the caller's foot.ini or EFL profile
+        # must not change what the test sees.
+        env["XDG_CONFIG_HOME"] = os.path.join(s.workdir, "config")
+        env["XDG_CACHE_HOME"] = os.path.join(s.workdir, "cache")
+        env["HOME"] = s.workdir
+        proc = s.client([path] + args, name=name, env=env)
+
+        win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=40)
+        duet.log("window %r" % (win,))
+        # Animated or slow-starting clients: retry until the frame on
+        # screen passes, or time runs out.
+        deadline = time.monotonic() + 30
+        while True:
+            if not exits and not proc.alive():
+                raise duet.Failure("%s exited (%s) early; stderr:\n%s"
+                                   % (name, proc.popen.poll(), proc.stderr_tail()))
+            win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=10)
+            img = s.screenshot(name)
+            try:
+                what = pixel_check(img, win, bg)
+                duet.check_outside_is_background(img, win, bg, margin=DECORATION_MARGIN)
+                break
+            except duet.Failure:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+        duet.log("%s: %s in its %dx%d window" % (name, what, win.w, win.h))
+        if exits:
+            status = proc.wait(60)
+            check(status == 0, "%s exited %d; stderr:\n%s" % (name, status, proc.stderr_tail()))
+        s.check_alive()
+
+
+if __name__ == "__main__":
+    duet.main(test)

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""A misbehaving or killed client is disconnected while a well-behaved one
+keeps getting frames presented, and the compositor stays up.
+
+usage: test_robustness.py bad:MODE | kill-pattern | kill-simple-shm
+"""
+
+import random
+import signal
+import sys
+import time
+
+import duet
+from duet import check
+
+GOOD_APP_ID = "duet-good-client"
+FRAMES_AFTER = 10  # frames the good client must still get after each incident
+
+
+def start_good(s):
+    good = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
+                     "--app-id", GOOD_APP_ID, "--size", "200x150"], name="good")
+    good.wait_line(r"^mapped 200 150$")
+    good.wait_line(r"^frame 5$")
+    s.wait_window(app_id=GOOD_APP_ID)
+    return good
+
+
+def last_frame(good):
+    for line in reversed(good.lines):
+        if line.startswith("frame "):
+            return int(line.split()[1])
+    return 0
+
+
+def check_good_keeps_going(s, good, what):
+    s.check_alive()
+    before = last_frame(good)
+    try:
+        good.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= before + FRAMES_AFTER,
+                       timeout=15)
+    except duet.Failure:
+        s.check_alive()  # the likelier cause, and the better message
+        raise
+    check(good.alive(), "the good client died after %s: %s" % (what, good.stderr_tail()))
+    duet.log("good client: frame %d before, %d after %s" % (before, last_frame(good), what))
+
+
+def check_only_good_left(s):
+    # The bad client's window (if it had one) must go with its connection.
+    deadline = time.monotonic() + 10
+    while True:
+        wins = s.windows()
+        if [w.app_id for w in wins] == [GOOD_APP_ID]:
+            return
+        if time.monotonic() > deadline:
+            raise duet.Failure("expected only %s, windows are %r" % (GOOD_APP_ID, wins))
+        time.sleep(0.1)
+
+
+def bad_client(s, mode):
+    good = start_good(s)
+    r = s.run([duet.program("DUET_BAD_CLIENT"), mode], timeout=30)
+    duet.log("duet-bad-client %s: status %d\n%s%s" % (mode, r.returncode, r.stdout, r.stderr))
+    check(r.returncode == 0, "duet-bad-client %s did not get its protocol error (status %d): %s"
+          % (mode, r.returncode, r.stdout))
+    check_good_keeps_going(s, good, "bad client " + mode)
+    check_only_good_left(s)
+
+
+def kill_mid_frame(s, argv, rounds):
+    good = start_good(s)
+    rng = random.Random(2)
+    for i in range(rounds):
+        victim = s.client(argv, name="victim")
+        s.wait_window(pred=lambda w: w.app_id != GOOD_APP_ID and w.pid in (0, victim.pid))
+        # Let it draw for a while, then kill it wherever it happens to be.
+        time.sleep(rng.uniform(0.05, 0.5))
+        victim.kill(signal.SIGKILL)
+        victim.wait(10)
+        duet.log("round %d: SIGKILLed %s" % (i + 1, argv[0]))
+        check_good_keeps_going(s, good, "SIGKILL of %s" % argv[0])
+        check_only_good_left(s)
+
+
+def test():
+    scenario = sys.argv[1]
+    with duet.Session("robust-" + scenario.replace(":", "-")) as s:
+        if scenario.startswith("bad:"):
+            bad_client(s, scenario[4:])
+        elif scenario == "kill-pattern":
+            kill_mid_frame(s, [duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
+                               "--app-id", "duet-victim"], 3)
+        elif scenario == "kill-simple-shm":
+            kill_mid_frame(s, [duet.third_party("weston-simple-shm")], 3)
+        else:
+            raise duet.Failure("unknown scenario %r" % scenario)
+        s.check_alive()
+
+
+if __name__ == "__main__":
+    duet.main(test)

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Checks duet's own test clients against a reference compositor, weston's
+headless backend, so a bug in a test client is not mistaken for (or does not
+hide) a bug in duet-compositor.
+
+usage: test_weston_harness.py pattern|bad-clients|wayland-info
+"""
+
+import os
+import secrets
+import sys
+import time
+
+import duet
+from duet import check
+from test_globals import listed_interfaces
+
+# weston 10 (Debian bookworm) accepts xdg_surface.get_toplevel twice without
+# an error; that mode is run as a negative control instead: duet-bad-client
+# must notice that no error came and exit 1.
+WESTON_SILENT_MODES = {"double-role"}
+BAD_MODES = ["buffer-too-big", "negative-size", "huge-stride", "truncated-pool", "bad-ack",
+             "unconfigured-buffer", "double-role", "double-role-subsurface", "bad-viewport",
+             "invalid-object"]
+
+
+class WestonSession(duet.Session):
+    def start(self):
+        weston = duet.third_party("weston")
+        socket = "duet-weston-" + secrets.token_hex(4)
+        env = duet.base_env(self.runtime_dir)
+        self.compositor = self.spawn("weston", [
+            weston, "--backend=headless-backend.so", "--use-pixman", "--idle-time=0",
+            "--socket=" + socket, "--width=640", "--height=480"], env)
+        # weston prints nothing we can wait for on stdout; its socket appears
+        # once it accepts clients.
+        path = os.path.join(self.runtime_dir, socket)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(path):
+            self.check_alive()
+            check(time.monotonic() < deadline, "weston did not create its socket in 30 s")
+            time.sleep(0.05)
+        self.display = socket
+        self.env = dict(env, WAYLAND_DISPLAY=socket)
+        duet.log("weston pid %d up on %s" % (self.compositor.pid, socket))
+
+
+def pattern(s):
+    exe = duet.program("DUET_TEST_PATTERN")
+    p = s.client([exe, "--exit-after-first-frame"])
+    p.wait_line(r"^mapped 320 240$")
+    check(p.wait(10) == 0, "--exit-after-first-frame did not exit 0")
+    p = s.client([exe, "--size", "100x50", "--frames", "20"])
+    p.wait_line(r"^mapped 100 50$")
+    p.wait_line(r"^frame 20$")
+    time.sleep(0.3)
+    check(p.count_lines(r"^frame ") == 20, "--frames 20 drew %d frames" % p.count_lines(r"^frame "))
+    check(p.alive(), "duet-test-pattern exited after its frames instead of idling")
+    r = s.run([exe, "--size", "0x5"])
+    check(r.returncode == 2, "--size 0x5 accepted (status %d)" % r.returncode)
+
+
+def bad_clients(s):
+    exe = duet.program("DUET_BAD_CLIENT")
+    for mode in BAD_MODES:
+        r = s.run([exe, mode], timeout=30)
+        want = 1 if mode in WESTON_SILENT_MODES else 0
+        duet.log("%s -> %d: %s" % (mode, r.returncode, r.stdout.strip()))
+        check(r.returncode == want, "duet-bad-client %s exited %d under weston, want %d:\n%s%s"
+              % (mode, r.returncode, want, r.stdout, r.stderr))
+    r = s.run([exe, "no-such-mode"])
+    check(r.returncode == 2, "unknown mode exited %d, want 2" % r.returncode)
+
+
+def wayland_info(s):
+    r = s.run([duet.third_party("wayland-info")])
+    check(r.returncode == 0, "wayland-info failed under weston: %s" % r.stderr)
+    listed = listed_interfaces(r.stdout)
+    for g in ("wl_compositor", "wl_shm", "xdg_wm_base", "wp_viewporter", "wp_presentation"):
+        check(g in listed, "%s not parsed from wayland-info's output: %r" % (g, sorted(listed)))
+    check("duet_test" not in listed, "duet_test listed under weston?")
+
+
+SCENARIOS = {"pattern": pattern, "bad-clients": bad_clients, "wayland-info": wayland_info}
+
+
+def test():
+    scenario = sys.argv[1]
+    with WestonSession("weston-" + scenario) as s:
+        SCENARIOS[scenario](s)
+        s.check_alive()
+
+
+if __name__ == "__main__":
+    duet.main(test)

@@ -1,0 +1,333 @@
+/* Draws known quads into a surfaceless offscreen target and compares the
+ * pixels read back with values computed here. */
+#include <png.h>
+#include <unistd.h>
+
+#include "render-private.h" /* white box: the y_up flag of targets */
+#include "unit.h"
+
+#define W 64
+#define H 48
+
+static struct renderer *r;
+static struct render_target *t;
+static uint32_t fb[W * H];
+
+static void read_all(void)
+{
+	pixman_box32_t box = { 0, 0, W, H };
+
+	memset(fb, 0xa5, sizeof(fb));
+	CHECK(render_target_read_pixels(t, &box, fb, W * 4) == 0, "read_pixels failed");
+}
+
+static uint32_t px(int x, int y)
+{
+	return fb[y * W + x];
+}
+
+/* Fills the whole target with one colour, no clip. */
+static void clear_to(uint32_t argb)
+{
+	pixman_box32_t all = { 0, 0, W, H };
+
+	render_begin(r, t, NULL);
+	render_fill(r, &all, argb);
+	render_end(r);
+}
+
+static struct render_texture *make_texture(enum render_format f, int w, int h,
+                                           const uint32_t *pixels)
+{
+	struct render_texture *tex = render_texture_create(r, f, w, h);
+
+	CHECK(tex != NULL, "texture %dx%d", w, h);
+	if (tex)
+		CHECK(render_texture_upload(tex, pixels, w * 4, NULL) == 0, "upload");
+	return tex;
+}
+
+static struct render_quad quad_at(int x, int y, int w, int h)
+{
+	struct render_quad q = {
+		.x = x, .y = y, .width = w, .height = h,
+		.src_w = 0, .alpha = 1.0f, .opaque = false, .nearest = true,
+	};
+	return q;
+}
+
+static void expect_rect(int x1, int y1, int x2, int y2, uint32_t want, int tol,
+                        const char *what)
+{
+	int bad = 0;
+
+	for (int y = y1; y < y2; y++)
+		for (int x = x1; x < x2; x++)
+			if (!unit_pixel_near(px(x, y), want, tol) && bad++ < 3)
+				CHECK(false, "%s: pixel %d,%d is %08x, want %08x", what, x, y,
+				      px(x, y), want);
+}
+
+static void check_orientation(void)
+{
+	/* XRGB with a zero X byte: must still read back opaque. */
+	uint32_t pix[4 * 4];
+	struct render_texture *tex;
+	struct render_quad q = quad_at(10, 5, 4, 4);
+
+	unit_say("XRGB texture drawn 1:1, top row at the top of the read-back, alpha forced to 1");
+	for (int i = 0; i < 16; i++)
+		pix[i] = i < 4 ? 0x00ff0000 : 0x0000ff00;
+	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
+	clear_to(0xff000000);
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, &q);
+	render_end(r);
+	read_all();
+	expect_rect(10, 5, 14, 6, 0xffff0000, 0, "top row red");
+	expect_rect(10, 6, 14, 9, 0xff00ff00, 0, "rows below green");
+	expect_rect(0, 0, W, 5, 0xff000000, 0, "above the quad untouched");
+	expect_rect(9, 5, 10, 9, 0xff000000, 0, "left of the quad untouched");
+	expect_rect(14, 5, 15, 9, 0xff000000, 0, "right of the quad untouched");
+	expect_rect(10, 9, 14, 10, 0xff000000, 0, "below the quad untouched");
+	render_texture_destroy(tex);
+}
+
+static uint32_t blend(uint32_t src, uint32_t dst)
+{
+	/* Premultiplied OVER: src + dst * (1 - src.a), per channel. */
+	int sa = unit_channel(src, 24);
+	uint32_t out = 0;
+
+	for (int s = 0; s < 32; s += 8) {
+		int v = unit_channel(src, s) + (unit_channel(dst, s) * (255 - sa) + 127) / 255;
+		out |= (uint32_t)(v > 255 ? 255 : v) << s;
+	}
+	return out;
+}
+
+static void check_premultiplied_blend(void)
+{
+	uint32_t pix[8 * 8];
+	struct render_texture *tex;
+	struct render_quad q = quad_at(20, 10, 8, 8);
+	const uint32_t bg = 0xff0000ff, src = 0x80800000; /* half-covered red */
+
+	unit_say("premultiplied ARGB with alpha 0.5 blends over the background (+-1)");
+	for (int i = 0; i < 64; i++)
+		pix[i] = src;
+	tex = make_texture(RENDER_FORMAT_ARGB8888, 8, 8, pix);
+	CHECK(render_texture_has_alpha(tex), "ARGB texture has alpha");
+	clear_to(bg);
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, &q);
+	render_end(r);
+	read_all();
+	expect_rect(20, 10, 28, 18, blend(src, bg), 1, "blended quad");
+	expect_rect(0, 0, 20, H, bg, 0, "background left");
+
+	unit_say("quad.opaque draws ARGB without blending");
+	q.opaque = true;
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, &q);
+	render_end(r);
+	read_all();
+	expect_rect(20, 10, 28, 18, src, 0, "replaced, not blended");
+	render_texture_destroy(tex);
+}
+
+static void check_node_alpha(void)
+{
+	uint32_t pix[4 * 4];
+	struct render_texture *tex;
+	struct render_quad q = quad_at(30, 20, 4, 4);
+	const uint32_t bg = 0xff0000ff;
+
+	unit_say("XRGB quad with alpha 0.5 gives half of each (+-1)");
+	for (int i = 0; i < 16; i++)
+		pix[i] = 0xff00ff00;
+	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
+	CHECK(!render_texture_has_alpha(tex), "XRGB texture has no alpha");
+	clear_to(bg);
+	q.alpha = 0.5f;
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, &q);
+	render_end(r);
+	read_all();
+	expect_rect(30, 20, 34, 24, 0xff007f80, 1, "half green over blue");
+	render_texture_destroy(tex);
+}
+
+static uint32_t texel(int x, int y)
+{
+	return 0xff000000u | (uint32_t)(x * 60 + 15) << 16 | (uint32_t)(y * 60 + 15) << 8 | 0x33;
+}
+
+static void check_crop_and_scale(void)
+{
+	uint32_t pix[4 * 4];
+	struct render_texture *tex;
+	struct render_quad q;
+
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 4; x++)
+			pix[y * 4 + x] = texel(x, y);
+	tex = make_texture(RENDER_FORMAT_ARGB8888, 4, 4, pix);
+	clear_to(0xff000000);
+
+	unit_say("source crop (1,2 2x2) picks exactly those texels");
+	q = quad_at(40, 2, 2, 2);
+	q.src_x = 1;
+	q.src_y = 2;
+	q.src_w = 2;
+	q.src_h = 2;
+	q.opaque = true;
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, &q);
+
+	unit_say("4x4 texture scaled to 16x12 with nearest: each texel a 4x3 block");
+	q = quad_at(2, 30, 16, 12);
+	q.opaque = true;
+	render_draw_texture(r, tex, &q);
+	render_end(r);
+	read_all();
+	for (int y = 0; y < 2; y++)
+		for (int x = 0; x < 2; x++)
+			CHECK(px(40 + x, 2 + y) == texel(1 + x, 2 + y), "crop %d,%d: %08x want %08x",
+			      x, y, px(40 + x, 2 + y), texel(1 + x, 2 + y));
+	expect_rect(42, 2, 44, 4, 0xff000000, 0, "nothing right of the crop");
+	for (int y = 0; y < 12; y++)
+		for (int x = 0; x < 16; x++)
+			CHECK(px(2 + x, 30 + y) == texel(x / 4, y / 3), "scaled %d,%d: %08x want %08x",
+			      x, y, px(2 + x, 30 + y), texel(x / 4, y / 3));
+	render_texture_destroy(tex);
+}
+
+static void check_clip(void)
+{
+	pixman_region32_t clip;
+	pixman_box32_t all = { 0, 0, W, H };
+	uint64_t quads;
+
+	unit_say("fill clipped to a two-rectangle region touches only those, one quad each");
+	clear_to(0xff000000);
+	pixman_region32_init_rect(&clip, 50, 30, 4, 4);
+	pixman_region32_union_rect(&clip, &clip, 58, 40, 3, 3);
+	quads = renderer_stats(r)->quads;
+	render_begin(r, t, &clip);
+	render_fill(r, &all, 0xffff0000);
+	render_end(r);
+	CHECK(renderer_stats(r)->quads - quads == 2, "quads drawn %llu, want 2",
+	      (unsigned long long)(renderer_stats(r)->quads - quads));
+	read_all();
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			bool in = pixman_region32_contains_point(&clip, x, y, NULL);
+			uint32_t want = in ? 0xffff0000 : 0xff000000;
+			CHECK(px(x, y) == want, "clip %d,%d: %08x want %08x", x, y, px(x, y), want);
+		}
+	pixman_region32_fini(&clip);
+}
+
+static void check_read_box_clipping(void)
+{
+	uint32_t small[4 * 4];
+	pixman_box32_t box = { -2, -2, 2, 2 };
+
+	unit_say("read_pixels of a box half outside fills only the inside part");
+	clear_to(0xff112233);
+	for (int i = 0; i < 16; i++)
+		small[i] = 0xdeadbeef;
+	CHECK(render_target_read_pixels(t, &box, small, 16) == 0, "read");
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 4; x++) {
+			uint32_t want = x >= 2 && y >= 2 ? 0xff112233 : 0xdeadbeef;
+			CHECK(small[y * 4 + x] == want, "%d,%d: %08x want %08x", x, y,
+			      small[y * 4 + x], want);
+		}
+}
+
+static void check_screenshot(void)
+{
+	char path[] = "/tmp/duet-test-render-XXXXXX";
+	int fd = mkstemp(path);
+	png_image img;
+	uint32_t *png_px;
+	uint32_t pix[16];
+	struct render_texture *tex;
+	struct render_quad q = quad_at(5, 5, 4, 4);
+
+	unit_say("render_target_write_png writes what read_pixels returns (alpha opaque)");
+	CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	close(fd);
+	for (int i = 0; i < 16; i++)
+		pix[i] = 0x80402010;
+	tex = make_texture(RENDER_FORMAT_ARGB8888, 4, 4, pix);
+	q.opaque = true; /* replace: the target then holds alpha 0x80 there */
+	clear_to(0xff000000);
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, &q);
+	render_end(r);
+	render_texture_destroy(tex);
+	read_all();
+	CHECK(px(5, 5) == 0x80402010, "translucent pixel in the target: %08x", px(5, 5));
+	CHECK(render_target_write_png(t, path) == 0, "write_png");
+	memset(&img, 0, sizeof(img));
+	img.version = PNG_IMAGE_VERSION;
+	CHECK(png_image_begin_read_from_file(&img, path), "png read: %s", img.message);
+	CHECK(img.width == W && img.height == H, "png size %ux%u", img.width, img.height);
+	img.format = PNG_FORMAT_BGRA; /* = ARGB8888 words on little endian */
+	png_px = calloc(W * H, 4);
+	if (img.width == W && img.height == H &&
+	    png_image_finish_read(&img, NULL, png_px, W * 4, NULL)) {
+		for (int i = 0; i < W * H; i++) {
+			uint32_t want = fb[i] | 0xff000000u;
+			if (png_px[i] != want) {
+				CHECK(false, "png pixel %d: %08x want %08x", i, png_px[i], want);
+				break;
+			}
+		}
+	}
+	png_image_free(&img);
+	free(png_px);
+	unlink(path);
+}
+
+int main(void)
+{
+	struct render_egl *egl = unit_egl_or_skip();
+
+	printf("GL: %s\n", render_egl_describe(egl));
+	r = renderer_create(egl);
+	CHECK(r != NULL, "renderer_create");
+	t = render_target_create_offscreen(egl, W, H);
+	CHECK(t != NULL, "offscreen target");
+	if (!r || !t)
+		return 1;
+	CHECK(render_target_width(t) == W && render_target_height(t) == H, "target size");
+	CHECK(render_target_create_offscreen(egl, 0, 10) == NULL, "0-wide target refused");
+	CHECK(render_texture_create(r, RENDER_FORMAT_ARGB8888, -1, 4) == NULL,
+	      "negative texture refused");
+
+	for (int pass = 0; pass < 2; pass++) {
+		/* Second pass: the target stores rows bottom-up as a window
+		 * surface does; drawing and read-back must give the same. */
+		t->y_up = pass == 1;
+		unit_say("--- target rows stored %s", t->y_up ? "bottom-up (window-like)" :
+		         "top-down (offscreen)");
+		check_orientation();
+		check_premultiplied_blend();
+		check_node_alpha();
+		check_crop_and_scale();
+		check_clip();
+		check_read_box_clipping();
+		check_screenshot();
+	}
+
+	render_target_destroy(t);
+	renderer_destroy(r);
+	render_egl_destroy(egl);
+	return unit_finish("test-render");
+}

@@ -1,0 +1,86 @@
+/* Tiny helpers shared by the unit tests: checks that count failures and
+ * say what they check, and EGL setup with the CI skip/fail rule. */
+#ifndef DUET_UNIT_H
+#define DUET_UNIT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+static int unit_failures;
+
+#define CHECK(cond, ...)                                                      \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			unit_failures++;                                      \
+			fprintf(stderr, "FAIL %s:%d: (%s) ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__);                         \
+			fputc('\n', stderr);                                  \
+		}                                                             \
+	} while (0)
+
+static inline void unit_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void unit_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("check: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static inline int unit_finish(const char *name)
+{
+	if (unit_failures) {
+		printf("%s: %d check(s) FAILED\n", name, unit_failures);
+		return 1;
+	}
+	printf("%s: all checks passed\n", name);
+	return 0;
+}
+
+/* Surfaceless EGL or, when the machine has none: exit 77 (meson's skip)
+ * on a developer machine, but fail under CI=true, where a missing EGL means
+ * the renderer was not tested at all. */
+static inline struct render_egl *unit_egl_or_skip(void)
+{
+	struct render_egl *egl;
+	const char *ci = getenv("CI");
+
+	setenv("GALLIUM_DRIVER", "llvmpipe", 0);
+	setenv("LIBGL_ALWAYS_SOFTWARE", "1", 0);
+	egl = render_egl_create_surfaceless();
+	if (egl)
+		return egl;
+	if (ci && strcmp(ci, "true") == 0) {
+		fprintf(stderr, "FAIL: no surfaceless EGL/GLES2 and CI=true\n");
+		exit(1);
+	}
+	fprintf(stderr, "SKIP: no surfaceless EGL/GLES2 (Mesa's EGL_MESA_platform_surfaceless) "
+	        "on this machine\n");
+	exit(77);
+}
+
+static inline int unit_channel(uint32_t p, int shift)
+{
+	return (int)((p >> shift) & 0xff);
+}
+
+/* Equal within tol per channel (blending rounds differently per driver). */
+static inline bool unit_pixel_near(uint32_t got, uint32_t want, int tol)
+{
+	for (int s = 0; s < 32; s += 8) {
+		int d = unit_channel(got, s) - unit_channel(want, s);
+		if (d > tol || d < -tol)
+			return false;
+	}
+	return true;
+}
+
+#endif

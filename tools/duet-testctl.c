@@ -1,0 +1,460 @@
+/* duet-testctl: drive duet-compositor through the duet_test protocol from
+ * shell scripts (tests, bench). One command per run; see usage().
+ *
+ * Exit status: 0 success, 1 failure (cannot connect, no duet_test global,
+ * protocol error, timeout), 2 bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wayland-client.h>
+
+#include "duet-test-client-protocol.h"
+
+#define EXIT_USAGE 2
+#define DEFAULT_WAIT_S 10.0
+#define POLL_INTERVAL_NS 20000000L
+
+struct window_info {
+	uint32_t id;
+	int32_t pid, x, y, width, height;
+	uint32_t focused;
+	char *app_id, *title;
+};
+
+struct ctl {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	struct duet_test *test;
+	bool list_globals;
+
+	struct window_info *windows;
+	size_t n_windows;
+	bool windows_done;
+	bool screenshot_done;
+	int32_t shot_width, shot_height;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: duet-testctl [--socket NAME] COMMAND [ARGS...]\n"
+	        "\n"
+	        "Controls duet-compositor through its private duet_test protocol.\n"
+	        "Connects to --socket NAME, or to $WAYLAND_DISPLAY.\n"
+	        "\n"
+	        "commands:\n"
+	        "  sync                      wait until everything sent before is handled\n"
+	        "                            and any pending repaint is presented\n"
+	        "  windows                   one line per window, topmost first:\n"
+	        "                            id pid x y w h focused app_id<TAB>title\n"
+	        "                            (app_id '-' when unset)\n"
+	        "  wait-window APP_ID [TIMEOUT_S]\n"
+	        "                            wait for a window with that app_id (default %.0f s)\n"
+	        "                            and print its line; exit 1 on timeout\n"
+	        "  screenshot FILE.png       write the last presented frame\n"
+	        "  resize ID W H             configure window ID to W x H\n"
+	        "  close ID                  ask window ID to close\n"
+	        "  activate ID               raise and focus window ID\n"
+	        "  motion X Y                move the pointer to output coordinates\n"
+	        "  button BTN 0|1            release/press a button (evdev code, or\n"
+	        "                            left, right, middle)\n"
+	        "  key KEY 0|1               release/press a key (evdev keycode)\n"
+	        "  globals                   print every global: interface version\n"
+	        "\n"
+	        "exit status: 0 success, 1 failure, 2 bad usage\n",
+	        DEFAULT_WAIT_S);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "duet-testctl: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'duet-testctl --help'.\n");
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------- events */
+
+static void handle_window(void *data, struct duet_test *test, uint32_t id, int32_t pid,
+                          int32_t x, int32_t y, int32_t width, int32_t height, uint32_t focused,
+                          const char *app_id, const char *title)
+{
+	struct ctl *ctl = data;
+	struct window_info *grown = realloc(ctl->windows, (ctl->n_windows + 1) * sizeof(*grown));
+	if (!grown) {
+		fprintf(stderr, "duet-testctl: out of memory\n");
+		exit(1);
+	}
+	ctl->windows = grown;
+	ctl->windows[ctl->n_windows++] = (struct window_info){
+		.id = id, .pid = pid, .x = x, .y = y, .width = width, .height = height,
+		.focused = focused,
+		.app_id = app_id ? strdup(app_id) : NULL,
+		.title = title ? strdup(title) : NULL,
+	};
+}
+
+static void handle_windows_done(void *data, struct duet_test *test)
+{
+	struct ctl *ctl = data;
+	ctl->windows_done = true;
+}
+
+static void handle_screenshot_done(void *data, struct duet_test *test, int32_t width,
+                                   int32_t height)
+{
+	struct ctl *ctl = data;
+	ctl->screenshot_done = true;
+	ctl->shot_width = width;
+	ctl->shot_height = height;
+}
+
+static const struct duet_test_listener test_listener = {
+	.window = handle_window,
+	.windows_done = handle_windows_done,
+	.screenshot_done = handle_screenshot_done,
+};
+
+static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
+                          const char *interface, uint32_t version)
+{
+	struct ctl *ctl = data;
+	if (ctl->list_globals)
+		printf("%s %u\n", interface, version);
+	if (strcmp(interface, duet_test_interface.name) == 0 && !ctl->test) {
+		ctl->test = wl_registry_bind(registry, name, &duet_test_interface, 1);
+		duet_test_add_listener(ctl->test, &test_listener, ctl);
+	}
+}
+
+static void handle_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = handle_global,
+	.global_remove = handle_global_remove,
+};
+
+/* ------------------------------------------------------------ helpers */
+
+/* Reports a dead connection (protocol error or lost server) and returns 1. */
+static int connection_failed(struct ctl *ctl)
+{
+	int err = wl_display_get_error(ctl->display);
+	if (err == EPROTO) {
+		const struct wl_interface *iface = NULL;
+		uint32_t id = 0;
+		uint32_t code = wl_display_get_protocol_error(ctl->display, &iface, &id);
+		fprintf(stderr, "duet-testctl: protocol error %u on %s@%u (the compositor's message "
+		        "is above)\n", code, iface ? iface->name : "?", id);
+	} else {
+		fprintf(stderr, "duet-testctl: connection to the compositor failed: %s\n",
+		        strerror(err ? err : EPIPE));
+	}
+	return 1;
+}
+
+/* Dispatches until *flag is set; 0 on success, 1 if the connection died. */
+static int dispatch_until(struct ctl *ctl, const bool *flag)
+{
+	while (!*flag) {
+		if (wl_display_dispatch(ctl->display) < 0)
+			return connection_failed(ctl);
+	}
+	return 0;
+}
+
+static int roundtrip(struct ctl *ctl)
+{
+	return wl_display_roundtrip(ctl->display) < 0 ? connection_failed(ctl) : 0;
+}
+
+static void sync_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	*(bool *)data = true;
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener sync_listener = { .done = sync_done };
+
+static int do_sync(struct ctl *ctl)
+{
+	bool done = false;
+	struct wl_callback *cb = duet_test_sync(ctl->test);
+	wl_callback_add_listener(cb, &sync_listener, &done);
+	return dispatch_until(ctl, &done);
+}
+
+static void windows_clear(struct ctl *ctl)
+{
+	for (size_t i = 0; i < ctl->n_windows; i++) {
+		free(ctl->windows[i].app_id);
+		free(ctl->windows[i].title);
+	}
+	free(ctl->windows);
+	ctl->windows = NULL;
+	ctl->n_windows = 0;
+	ctl->windows_done = false;
+}
+
+static int list_windows(struct ctl *ctl)
+{
+	windows_clear(ctl);
+	duet_test_list_windows(ctl->test);
+	return dispatch_until(ctl, &ctl->windows_done);
+}
+
+static void print_window(const struct window_info *w)
+{
+	printf("%u %d %d %d %d %d %u %s\t%s\n", w->id, w->pid, w->x, w->y, w->width, w->height,
+	       w->focused, w->app_id ? w->app_id : "-", w->title ? w->title : "");
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ----------------------------------------------------------- commands */
+
+static int cmd_windows(struct ctl *ctl)
+{
+	if (list_windows(ctl))
+		return 1;
+	for (size_t i = 0; i < ctl->n_windows; i++)
+		print_window(&ctl->windows[i]);
+	return 0;
+}
+
+static int cmd_wait_window(struct ctl *ctl, const char *app_id, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	for (;;) {
+		if (do_sync(ctl) || list_windows(ctl))
+			return 1;
+		for (size_t i = 0; i < ctl->n_windows; i++) {
+			const struct window_info *w = &ctl->windows[i];
+			if (w->app_id && strcmp(w->app_id, app_id) == 0) {
+				print_window(w);
+				return 0;
+			}
+		}
+		if (now_s() >= deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
+	}
+	fprintf(stderr, "duet-testctl: no window with app_id '%s' after %g s\n", app_id,
+	        timeout_s);
+	return 1;
+}
+
+static int cmd_screenshot(struct ctl *ctl, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "duet-testctl: cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	/* libwayland duplicates the fd when it queues the request. */
+	duet_test_screenshot(ctl->test, fd);
+	close(fd);
+	if (dispatch_until(ctl, &ctl->screenshot_done)) {
+		unlink(path);
+		return 1;
+	}
+	return 0;
+}
+
+/* With ctl NULL only checks the arguments, so that bad usage is reported
+ * (exit 2) before any connection is attempted. */
+static int run_command(struct ctl *ctl, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	long a, b, c;
+	double x, y;
+
+#define NEED_ARGS(n, synopsis) \
+	do { \
+		if (argc != (n) + 1) \
+			return bad_usage("usage: duet-testctl %s", synopsis); \
+	} while (0)
+
+	if (strcmp(cmd, "globals") == 0) {
+		NEED_ARGS(0, "globals");
+		return 0; /* printed while binding */
+	}
+	if (strcmp(cmd, "sync") == 0) {
+		NEED_ARGS(0, "sync");
+		return ctl ? do_sync(ctl) : 0;
+	}
+	if (strcmp(cmd, "windows") == 0) {
+		NEED_ARGS(0, "windows");
+		return ctl ? cmd_windows(ctl) : 0;
+	}
+	if (strcmp(cmd, "wait-window") == 0) {
+		double timeout = DEFAULT_WAIT_S;
+		if (argc != 2 && argc != 3)
+			return bad_usage("usage: duet-testctl %s", "wait-window APP_ID [TIMEOUT_S]");
+		if (argc == 3 && (!parse_double(argv[2], &timeout) || timeout < 0))
+			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
+		return ctl ? cmd_wait_window(ctl, argv[1], timeout) : 0;
+	}
+	if (strcmp(cmd, "screenshot") == 0) {
+		NEED_ARGS(1, "screenshot FILE.png");
+		return ctl ? cmd_screenshot(ctl, argv[1]) : 0;
+	}
+	if (strcmp(cmd, "resize") == 0) {
+		NEED_ARGS(3, "resize ID W H");
+		if (!parse_long(argv[1], 0, UINT32_MAX, &a))
+			return bad_usage("bad window id '%s'", argv[1]);
+		if (!parse_long(argv[2], 1, 32768, &b))
+			return bad_usage("bad width '%s' (1 to 32768)", argv[2]);
+		if (!parse_long(argv[3], 1, 32768, &c))
+			return bad_usage("bad height '%s' (1 to 32768)", argv[3]);
+		if (!ctl)
+			return 0;
+		duet_test_resize_window(ctl->test, (uint32_t)a, (int32_t)b, (int32_t)c);
+		return roundtrip(ctl);
+	}
+	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
+		NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
+		if (!parse_long(argv[1], 0, UINT32_MAX, &a))
+			return bad_usage("bad window id '%s'", argv[1]);
+		if (!ctl)
+			return 0;
+		if (strcmp(cmd, "close") == 0)
+			duet_test_close_window(ctl->test, (uint32_t)a);
+		else
+			duet_test_activate_window(ctl->test, (uint32_t)a);
+		return roundtrip(ctl);
+	}
+	if (strcmp(cmd, "motion") == 0) {
+		NEED_ARGS(2, "motion X Y");
+		/* wl_fixed_t holds 24 integer bits */
+		if (!parse_double(argv[1], &x) || x < -8388608 || x > 8388607)
+			return bad_usage("bad X '%s'", argv[1]);
+		if (!parse_double(argv[2], &y) || y < -8388608 || y > 8388607)
+			return bad_usage("bad Y '%s'", argv[2]);
+		if (!ctl)
+			return 0;
+		duet_test_pointer_motion(ctl->test, wl_fixed_from_double(x), wl_fixed_from_double(y));
+		return roundtrip(ctl);
+	}
+	if (strcmp(cmd, "button") == 0) {
+		NEED_ARGS(2, "button BTN 0|1");
+		/* linux/input-event-codes.h: BTN_LEFT 0x110, BTN_RIGHT, BTN_MIDDLE */
+		if (strcmp(argv[1], "left") == 0)
+			a = 0x110;
+		else if (strcmp(argv[1], "right") == 0)
+			a = 0x111;
+		else if (strcmp(argv[1], "middle") == 0)
+			a = 0x112;
+		else if (!parse_long(argv[1], 0, UINT32_MAX, &a))
+			return bad_usage("bad button '%s'", argv[1]);
+		if (!parse_long(argv[2], 0, 1, &b))
+			return bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
+		if (!ctl)
+			return 0;
+		duet_test_pointer_button(ctl->test, (uint32_t)a, (uint32_t)b);
+		return roundtrip(ctl);
+	}
+	if (strcmp(cmd, "key") == 0) {
+		NEED_ARGS(2, "key KEY 0|1");
+		if (!parse_long(argv[1], 0, UINT32_MAX - 8, &a))
+			return bad_usage("bad keycode '%s'", argv[1]);
+		if (!parse_long(argv[2], 0, 1, &b))
+			return bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
+		if (!ctl)
+			return 0;
+		duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
+		return roundtrip(ctl);
+	}
+#undef NEED_ARGS
+	return bad_usage("unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *socket = NULL;
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--socket") == 0) {
+			if (i + 1 >= argc)
+				return bad_usage("%s needs a NAME", argv[i]);
+			socket = argv[++i];
+		} else if (strncmp(argv[i], "--socket=", 9) == 0) {
+			socket = argv[i] + 9;
+		} else {
+			return bad_usage("unknown option '%s'", argv[i]);
+		}
+	}
+	if (i >= argc)
+		return bad_usage("%s", "missing COMMAND");
+	int ret = run_command(NULL, argc - i, argv + i);
+	if (ret)
+		return ret;
+
+	struct ctl ctl = { .list_globals = strcmp(argv[i], "globals") == 0 };
+	ctl.display = wl_display_connect(socket);
+	if (!ctl.display) {
+		const char *name = socket ? socket : getenv("WAYLAND_DISPLAY");
+		fprintf(stderr, "duet-testctl: cannot connect to Wayland display '%s': %s\n",
+		        name ? name : "wayland-0", strerror(errno));
+		return 1;
+	}
+	ctl.registry = wl_display_get_registry(ctl.display);
+	wl_registry_add_listener(ctl.registry, &registry_listener, &ctl);
+	ret = roundtrip(&ctl);
+	if (ret == 0 && !ctl.list_globals) {
+		if (!ctl.test) {
+			fprintf(stderr, "duet-testctl: the compositor does not advertise duet_test "
+			        "(is it duet-compositor?)\n");
+			ret = 1;
+		} else {
+			ret = run_command(&ctl, argc - i, argv + i);
+		}
+	}
+	fflush(stdout);
+	windows_clear(&ctl);
+	if (ctl.test && wl_display_get_error(ctl.display) == 0)
+		duet_test_destroy(ctl.test);
+	wl_registry_destroy(ctl.registry);
+	wl_display_disconnect(ctl.display);
+	return ret;
+}
