@@ -101,6 +101,7 @@ struct comp_output {
 	struct wl_list resources;         /* wl_output resources (wl_resource links) */
 	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
 	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
+	uint64_t repaint_tick_ns;         /* clock tick the scheduled repaint belongs to */
 };
 
 struct comp_output *comp_output_create(struct comp_server *server,

@@ -34,7 +34,10 @@ static void output_repaint(struct comp_output *output)
 	pixman_region32_init(&repainted);
 	bool painted = render_scene_paint(output->scene, output->target, &repainted);
 	uint64_t t_ns = painted ? output->backend->present(output, &repainted) : render_now_ns();
-	render_frame_clock_presented(&output->clock, t_ns);
+	/* The clock advances on its own grid (the tick this frame was due),
+	 * not on the finish time, or every frame would drift by the time
+	 * painting takes. Clients are told when the pixels really existed. */
+	render_frame_clock_presented(&output->clock, output->repaint_tick_ns);
 
 	struct comp_frame_info info = {
 		.t_ns = t_ns,
@@ -94,6 +97,7 @@ void comp_output_schedule_repaint(struct comp_output *output)
 
 	uint64_t now = render_now_ns();
 	uint64_t next = render_frame_clock_next(&output->clock, now);
+	output->repaint_tick_ns = next;
 	if (next > now && output->timer_fd >= 0) {
 		struct itimerspec its = {
 			.it_value = { .tv_sec = (time_t)(next / 1000000000u),

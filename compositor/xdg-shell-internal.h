@@ -105,6 +105,29 @@ void comp_xdg_surface_dismiss_popups(struct comp_xdg_surface *xdg);
 void comp_xdg_surface_for_each_popup_surface(struct comp_xdg_surface *xdg,
                                              comp_surface_iter_t fn, void *data);
 
+void comp_xdg_surface_clear_configures(struct comp_xdg_surface *xdg);
+
+/* A toplevel: the public comp_window plus what only xdg-shell needs. */
+struct comp_xdg_toplevel {
+	struct comp_window window;
+	struct comp_xdg_surface *xdg;   /* NULL once the xdg_surface is gone */
+	int pending_min_w, pending_min_h, pending_max_w, pending_max_h;
+	int configured_w, configured_h; /* size of the last configure sent */
+};
+
+static inline struct comp_xdg_toplevel *comp_xdg_toplevel_from_window(struct comp_window *window)
+{
+	struct comp_xdg_toplevel *toplevel = wl_container_of(window, toplevel, window);
+	return toplevel;
+}
+
+/* xdg-toplevel.c */
+void comp_xdg_toplevel_create(struct comp_xdg_surface *xdg, uint32_t id);
+void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel);
+void comp_xdg_toplevel_unmap(struct comp_xdg_toplevel *toplevel);
+/* Tears the toplevel down (its resource becomes inert). */
+void comp_xdg_toplevel_destroy_object(struct comp_xdg_toplevel *toplevel);
+
 void comp_xdg_popup_create(struct comp_xdg_surface *xdg, uint32_t id,
                            struct comp_xdg_surface *parent,
                            const struct comp_positioner *positioner);
