@@ -62,13 +62,11 @@ static void output_repaint(struct comp_output *output)
 	wl_list_for_each(surface, &server->surfaces, link) {
 		if (!surface->mapped)
 			continue;
-#ifdef COMP_HAVE_PRESENTATION
 		if (!wl_list_empty(&surface->current.feedbacks))
 			comp_presentation_surface_presented(surface, &info);
-#endif
 		comp_surface_send_frame_done(surface, time_ms);
 	}
-	wl_signal_emit(&output->frame_presented, &info);
+	wl_signal_emit_mutable(&output->frame_presented, &info);
 }
 
 static void idle_repaint(void *data)

@@ -45,9 +45,7 @@ static void set_focus(struct comp_server *server, struct comp_window *window)
 		window->activated = true;
 		comp_window_send_state(window);
 	}
-#ifdef COMP_HAVE_SEAT
 	comp_seat_set_keyboard_focus(server, window ? window->surface : NULL);
-#endif
 }
 
 static void focus_topmost(struct comp_server *server, struct comp_window *except)

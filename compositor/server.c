@@ -56,21 +56,11 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	comp_compositor_create(server);
 	comp_subcompositor_create(server);
 	comp_xdg_shell_create(server);
-#ifdef COMP_HAVE_SEAT
 	comp_seat_create(server);
-#endif
-#ifdef COMP_HAVE_DATA_DEVICE
 	comp_data_device_manager_create(server);
-#endif
-#ifdef COMP_HAVE_PRESENTATION
 	comp_presentation_create(server);
-#endif
-#ifdef COMP_HAVE_VIEWPORTER
 	comp_viewporter_create(server);
-#endif
-#ifdef COMP_HAVE_TEST_PROTOCOL
 	comp_test_protocol_create(server);
-#endif
 
 	if (options->socket) {
 		if (wl_display_add_socket(server->display, options->socket) != 0) {
@@ -100,9 +90,7 @@ void comp_server_finish(struct comp_server *server)
 	/* Clients first: their resources' destructors still use the output,
 	 * the scene and the renderer. */
 	wl_display_destroy_clients(server->display);
-#ifdef COMP_HAVE_SEAT
 	comp_seat_destroy(server);
-#endif
 	comp_output_destroy(server->output);
 	server->output = NULL;
 	if (server->renderer)

@@ -61,12 +61,8 @@ void comp_surface_state_init(struct comp_surface_state *state)
 
 static void discard_feedbacks(struct wl_list *feedbacks)
 {
-#ifdef COMP_HAVE_PRESENTATION
 	if (!wl_list_empty(feedbacks))
 		comp_presentation_discard(feedbacks);
-#else
-	(void)feedbacks;
-#endif
 }
 
 void comp_surface_state_finish(struct comp_surface_state *state)
@@ -397,7 +393,7 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 	                         !wl_list_empty(&surface->current.feedbacks))))
 		comp_output_schedule_repaint(output);
 
-	wl_signal_emit(&surface->commit_signal, surface);
+	wl_signal_emit_mutable(&surface->commit_signal, surface);
 }
 
 /* ------------------------------------------------------------ wl_surface */
@@ -564,7 +560,7 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	struct comp_surface *surface = comp_surface_from_resource(resource);
 	/* Role objects, seat focus and viewport let go of the surface first;
 	 * they may still look at it (e.g. to unmap a window). */
-	wl_signal_emit(&surface->destroy_signal, surface);
+	wl_signal_emit_mutable(&surface->destroy_signal, surface);
 	comp_surface_unmap(surface);
 	wl_list_remove(&surface->link);
 	comp_surface_state_finish(&surface->pending);

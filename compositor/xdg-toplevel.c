@@ -95,7 +95,7 @@ static void toplevel_map(struct comp_xdg_toplevel *toplevel)
 		comp_surface_map(window->surface, window->x - g.x, window->y - g.y);
 	}
 	comp_stack_update(window->server);
-	wl_signal_emit(&window->server->window_mapped, window);
+	wl_signal_emit_mutable(&window->server->window_mapped, window);
 }
 
 void comp_xdg_toplevel_unmap(struct comp_xdg_toplevel *toplevel)
@@ -113,7 +113,7 @@ void comp_xdg_toplevel_unmap(struct comp_xdg_toplevel *toplevel)
 	if (window->server->focused == window)
 		window->server->focused = NULL;
 	comp_stack_update(window->server);
-	wl_signal_emit(&window->server->window_unmapped, window);
+	wl_signal_emit_mutable(&window->server->window_unmapped, window);
 }
 
 void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel)
