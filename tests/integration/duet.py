@@ -71,8 +71,9 @@ Window = collections.namedtuple("Window", "id pid x y w h focused app_id title")
 
 
 def parse_windows(text):
-    """Parses duet-testctl's `windows` output:
-    `id pid x y w h focused app_id<TAB>title`, one window per line."""
+    """Parses duet-testctl's (or duet-xctl's) `windows` output:
+    `id pid x y w h focused app_id<TAB>title`, one window per line; for X11
+    app_id is WM_CLASS's class."""
     windows = []
     for line in text.splitlines():
         if not line.strip():
@@ -82,7 +83,8 @@ def parse_windows(text):
         if len(fields) < 7:
             raise Failure("bad windows line from duet-testctl: %r" % line)
         app_id = fields[7] if len(fields) > 7 else ""
-        nums = [int(v) for v in fields[:7]]
+        # duet-xctl prints X window ids in hex (0x...), duet-testctl decimal.
+        nums = [int(v, 0) for v in fields[:7]]
         windows.append(Window(*nums, app_id, title))
     return windows
 
@@ -293,8 +295,10 @@ class Session:
         if env:
             e.update(env)
         try:
+            # errors="replace": window titles are whatever clients set,
+            # invalid UTF-8 included.
             return subprocess.run(argv, env=e, stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=timeout)
+                                  text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired:
             raise Failure("%s did not finish within %d s" % (" ".join(argv), timeout))
 
@@ -367,6 +371,144 @@ class Session:
         check(bad == 0, "empty screen is not uniform: %d pixels differ from %r" % (bad, bg))
         log("background colour %r" % (bg,))
         return bg
+
+
+# ----------------------------------------------------------------- X11 side
+class XSession(Session):
+    """One Xvfb on a display of its own with a window manager on it; the
+    same interface as Session, driven through duet-xctl.
+
+    wm="duet": duet-xwm (DUET_XWM), controlled with duet's client messages
+    (sync, screenshots of the composited frame). wm="openbox": openbox with
+    xcompmgr, the X11 peer of the study: a reference for our own clients and
+    tools; it has no sync message, so sync() is a round trip plus a short
+    settle, and screenshots read the root window back from the X server.
+    """
+
+    def __init__(self, name, size="1024x768", wm="duet", wm_args=()):
+        super().__init__(name, size=size)
+        self.wm_kind = wm
+        self.wm_args = list(wm_args)
+        self.xserver = None
+        self.wm = None
+        self.wm_name = None
+
+    def start(self):
+        xvfb = third_party("Xvfb")
+        env = base_env(self.runtime_dir)
+        # -displayfd 1: the server picks the first free display itself and
+        # prints its number once it accepts connections, so parallel tests
+        # never race for a display number.
+        self.xserver = self.spawn("Xvfb", [xvfb, "-displayfd", "1", "-screen", "0",
+                                           "%sx24" % self.size, "-nolisten", "tcp"], env)
+        _, m = self.xserver.wait_line(r"^(\d+)$", timeout=30)
+        self.display = ":" + m.group(1)
+        self.env = dict(env, DISPLAY=self.display)
+        log("Xvfb pid %d up on %s" % (self.xserver.pid, self.display))
+
+        if self.wm_kind == "duet":
+            argv = [program("DUET_XWM"), "--display", self.display] + self.wm_args
+            self.wm = self.spawn("duet-xwm", argv, self.env)
+        elif self.wm_kind == "openbox":
+            # A private, empty config dir: the caller's openbox rc must not
+            # change placement or focus.
+            cfg = os.path.join(self.workdir, "config")
+            os.makedirs(cfg, exist_ok=True)
+            wm_env = dict(self.env, XDG_CONFIG_HOME=cfg, HOME=self.workdir)
+            self.wm = self.spawn("openbox", [third_party("openbox")] + self.wm_args, wm_env)
+        else:
+            raise Failure("unknown window manager %r" % self.wm_kind)
+        # The server's "compositor" for Session's liveness checks and logs.
+        self.compositor = self.wm
+        deadline = time.monotonic() + 30
+        while True:
+            self.check_alive()
+            r = self.run([program("DUET_XCTL"), "--display", self.display, "wait-wm", "0.2"],
+                         timeout=10)
+            if r.returncode == 0:
+                self.wm_name = r.stdout.strip()
+                break
+            check(time.monotonic() < deadline, "no window manager on %s after 30 s: %s"
+                  % (self.display, r.stderr.strip()))
+        if self.wm_kind == "openbox":
+            self.spawn("xcompmgr", [third_party("xcompmgr"), "-c"], self.env)
+            # openbox and xcompmgr finish starting after the WM check is set;
+            # a window mapped meanwhile was seen listed but never mapped
+            # (no ReparentNotify, no Expose) in about one run of three.
+            time.sleep(1.0)
+        log("%s pid %d manages %s (_NET_WM_NAME %r)"
+            % (self.wm_kind, self.wm.pid, self.display, self.wm_name))
+
+    def alive(self):
+        return (self.wm is not None and self.wm.alive() and self.xserver is not None
+                and self.xserver.alive())
+
+    def check_alive(self):
+        if self.xserver is not None and not self.xserver.alive():
+            raise Failure("Xvfb died (status %s); stderr:\n%s"
+                          % (self.xserver.popen.poll(), self.xserver.stderr_tail()))
+        if self.wm is not None and not self.wm.alive():
+            raise Failure("%s died (status %s); stderr:\n%s"
+                          % (self.wm.name, self.wm.popen.poll(), self.wm.stderr_tail()))
+
+    def save_artifacts(self):
+        super().save_artifacts()
+        if self.xserver is not None:
+            log("Xvfb stderr (tail):\n" + self.xserver.stderr_tail(1500))
+
+    # ---------------------------------------------------------------- xctl
+    def xctl(self, *args, timeout=30, check_status=True):
+        self.check_alive()
+        argv = [program("DUET_XCTL"), "--display", self.display] + [str(a) for a in args]
+        r = self.run(argv, timeout=timeout)
+        if check_status and r.returncode != 0:
+            self.check_alive()
+            raise Failure("duet-xctl %s failed (%d): %s%s"
+                          % (" ".join(argv[3:]), r.returncode, r.stdout, r.stderr))
+        return r.stdout if check_status else r
+
+    # Session's methods that talk duet-testctl, mapped onto duet-xctl's.
+    def testctl(self, *args, timeout=30):
+        return self.xctl(*args, timeout=timeout)
+
+    def sync(self):
+        if self.wm_kind == "duet":
+            self.xctl("sync")
+        else:
+            # No sync message: a round trip, then give the WM a moment.
+            self.xctl("windows")
+            time.sleep(0.3)
+
+    def screenshot(self, label="shot", source=None):
+        """Syncs and takes a screenshot: duet-xwm's last composited frame
+        (source "wm"), or the root window as the X server has it ("grab";
+        the default with openbox)."""
+        source = source or ("wm" if self.wm_kind == "duet" else "grab")
+        self.sync()
+        self._shot += 1
+        path = os.path.join(self.workdir, "%02d-%s-%s.png" % (self._shot, label, source))
+        self.xctl("screenshot" if source == "wm" else "grab", path)
+        try:
+            img = pngread.read(path)
+        except (OSError, ValueError) as e:
+            raise Failure("screenshot %s is not a valid PNG: %s" % (path, e))
+        w, h = (int(v) for v in self.size.split("x"))
+        check((img.width, img.height) == (w, h),
+              "screenshot is %dx%d, screen is %s" % (img.width, img.height, self.size))
+        return img
+
+    def screenshot_until(self, test, label="shot", timeout=10, source=None):
+        """Screenshots until test(img) passes (returns its value); a frame
+        may be composited a little after the event that caused it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            img = self.screenshot(label, source=source)
+            try:
+                return img, test(img)
+            except Failure:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
 
 
 # --------------------------------------------------------------- pixel checks

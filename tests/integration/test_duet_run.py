@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""`duet run STACK -- CMD`: CMD runs inside a fresh stack, its exit status
+is passed on, and nothing the launcher started outlives it.
+
+usage: test_duet_run.py x11|wayland|x11-screenshot|usage
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import duet
+import pngread
+from duet import check
+
+
+def launcher():
+    return duet.program("DUET_LAUNCHER")
+
+
+def run(args, tmp, timeout=60):
+    argv = [sys.executable, launcher()] + args
+    env = duet.base_env(os.path.join(tmp, "runtime"))
+    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise duet.Failure("%s did not exit within %d s" % (" ".join(args), timeout))
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def processes():
+    """pid -> (ppid, argv) of every live process we can see."""
+    procs = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            procs[int(name)] = (int(fields[1]), [a.decode("utf-8", "replace") for a in argv if a])
+    return procs
+
+
+def wait_gone(pids, what, timeout=5):
+    """The processes must be gone (reaped ones vanish at once; slow exits
+    get a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = {pid: argv for pid, (_, argv) in processes().items() if pid in pids}
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise duet.Failure("%s still running after the launcher exited: %r" % (what, left))
+        time.sleep(0.1)
+
+
+def run_probe(stack_args, tmp, stack):
+    """`duet run STACK -- sh -c PROBE`: while CMD runs, notes every process
+    the launcher started (its children) and a background child CMD leaves
+    behind; CMD then exits 3, and all of them must be gone afterwards.
+    Returns (DISPLAY, WAYLAND_DISPLAY, names of the launcher's children)."""
+    flag = os.path.join(tmp, "go")
+    probe = ('echo "DISPLAY=${DISPLAY:-} WAYLAND_DISPLAY=${WAYLAND_DISPLAY:-}"; '
+             'sleep 600 & echo "stray=$!"; '
+             'while [ ! -e "$0" ]; do sleep 0.05; done; exit 3')
+    argv = [sys.executable, launcher(), "run", stack] + stack_args + ["--", "sh", "-c", probe,
+                                                                     flag]
+    env = duet.base_env(os.path.join(tmp, "runtime"))
+    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+    errpath = os.path.join(tmp, "stderr")
+    with open(errpath, "w") as err:
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=err, text=True, start_new_session=True)
+    try:
+        lines = []
+        deadline = time.monotonic() + 40
+        while not (lines and lines[-1].startswith("stray=")):
+            line = proc.stdout.readline()
+            check(line and time.monotonic() < deadline,
+                  "CMD did not start (launcher status %s); stderr:\n%s"
+                  % (proc.poll(), open(errpath).read()[-3000:]))
+            lines.append(line.strip())
+        stack_procs = {pid: argv for pid, (ppid, argv) in processes().items()
+                       if ppid == proc.pid}
+        open(flag, "w").close()
+        status = proc.wait(40)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    stderr = open(errpath).read()
+    check(status == 3, "`duet run %s -- sh -c '...; exit 3'` exited %d; stderr:\n%s"
+          % (stack, status, stderr[-3000:]))
+    m = re.match(r"DISPLAY=(\S*) WAYLAND_DISPLAY=(\S*)$", lines[0])
+    check(m, "CMD printed %r" % lines)
+    stray = int(lines[-1].split("=")[1])
+    names = sorted(os.path.basename(a[0]) for a in stack_procs.values() if a)
+    duet.log("launcher's children while CMD ran: %s" % names)
+    wait_gone({stray}, "CMD's background child (pid %d)" % stray)
+    wait_gone(set(stack_procs), "the stack's processes %r" % stack_procs)
+    return m.group(1), m.group(2), names
+
+
+def case_x11(tmp):
+    display, wl, names = run_probe(["--size", "640x480"], tmp, "x11")
+    check(re.fullmatch(r":\d+", display), "CMD saw DISPLAY=%r" % display)
+    check(wl == "", "CMD saw WAYLAND_DISPLAY=%r under x11" % wl)
+    check("Xvfb" in names and "duet-xwm" in names, "the launcher did not start Xvfb and "
+          "duet-xwm itself: its children were %s" % names)
+    check(not os.path.exists("/tmp/.X11-unix/X" + display[1:]),
+          "Xvfb left its socket /tmp/.X11-unix/X%s behind" % display[1:])
+    duet.log("x11: exit status 3 passed on; Xvfb and duet-xwm on %s are gone" % display)
+
+
+def case_wayland(tmp):
+    display, wl, names = run_probe(["--size", "640x480", "--refresh", "30"], tmp, "wayland")
+    check(display == "", "CMD saw DISPLAY=%r under wayland" % display)
+    check(wl, "CMD saw no WAYLAND_DISPLAY")
+    check("duet-compositor" in names, "the launcher did not start duet-compositor itself: its "
+          "children were %s" % names)
+    duet.log("wayland: exit status 3 passed on; duet-compositor on %s is gone" % wl)
+    r = run(["run", "wayland", "--", "true"], tmp)
+    check(r.returncode == 0, "`duet run wayland -- true` exited %d: %s" % (r.returncode, r.stderr))
+
+
+def case_x11_screenshot(tmp):
+    shot = os.path.join(tmp, "x11.png")
+    out = os.path.join(tmp, "pattern.out")
+    # CMD shows the pattern, waits until it is drawn and composited, ends.
+    script = ('"$0" --size 100x80 > "$1" & '
+              'while ! grep -q mapped "$1"; do sleep 0.05; done; "$2" sync; sleep 0.3')
+    r = run(["run", "x11", "--size", "320x200", "--screenshot", shot, "--", "sh", "-c", script,
+             duet.program("DUET_X11_TEST_PATTERN"), out, duet.program("DUET_XCTL")], tmp)
+    check(r.returncode == 0, "duet run x11 --screenshot exited %d; stderr:\n%s"
+          % (r.returncode, r.stderr[-3000:]))
+    check(os.path.exists(shot), "--screenshot wrote no file")
+    img = pngread.read(shot)
+    check((img.width, img.height) == (320, 200), "screenshot is %dx%d, screen 320x200"
+          % (img.width, img.height))
+    # Centered, as duet's policy places every new window.
+    win = duet.Window(0, 0, (320 - 100) // 2, (200 - 80) // 2, 100, 80, 0, "", "")
+    bad, examples = duet.pattern_mismatches(img, win)
+    check(bad == 0, "the exit screenshot does not show the 100x80 pattern centered: %d pixels "
+          "differ, e.g. %s" % (bad, examples))
+
+
+def case_usage(tmp):
+    for args in (["run", "vnc", "--", "true"], ["run", "x11"], ["run", "x11", "--size", "0x0",
+                 "--", "true"], ["run", "x11", "--refresh", "60", "--", "true"], ["frobnicate"],
+                 []):
+        r = run(args, tmp, timeout=20)
+        check(r.returncode == 2, "duet %s exited %d, want 2" % (" ".join(args), r.returncode))
+        check(r.stderr.strip(), "duet %s printed no error" % " ".join(args))
+    r = run(["run", "vnc", "--", "true"], tmp)
+    check("vnc" in r.stderr and "x11" in r.stderr and "wayland" in r.stderr,
+          "unknown stack error does not name it and the choices: %r" % r.stderr)
+    for args in (["--help"], ["run", "--help"]):
+        r = run(args, tmp, timeout=20)
+        check(r.returncode == 0 and "run" in r.stdout, "duet %s failed: %d %r"
+              % (" ".join(args), r.returncode, r.stdout))
+    r = run(["run", "--help"], tmp, timeout=20)
+    for word in ("x11", "wayland", "--size", "--screenshot", "--refresh", "-- CMD"):
+        check(word in r.stdout, "duet run --help does not mention %s" % word)
+    # A missing command is the command's failure (127), not the stack's.
+    r = run(["run", "wayland", "--", "/nonexistent/duet-no-such-command"], tmp)
+    if os.environ.get("DUET_COMPOSITOR"):
+        check(r.returncode == 127, "a command that does not exist gave %d" % r.returncode)
+
+
+CASES = {"x11": case_x11, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
+         "usage": case_usage}
+
+
+def test():
+    tmp = tempfile.mkdtemp(prefix="duet-run-test-")
+    try:
+        CASES[sys.argv[1]](tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    duet.main(test)

@@ -1,0 +1,750 @@
+/* duet-xctl: drive duet-xwm (or any EWMH window manager) from shell scripts,
+ * tests and the bench; the X11 counterpart of duet-testctl. One command per
+ * run; see usage() and docs/xwm-control.md for the messages it sends.
+ *
+ * Exit status: 0 success, 1 failure (cannot connect, no answer in time,
+ * X error), 2 bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xcb/xcb.h>
+#include <xcb/xtest.h>
+
+#include "render.h"
+
+#define EXIT_USAGE 2
+#define DEFAULT_WAIT_S 10.0
+#define POLL_INTERVAL_NS 20000000L
+
+enum atom_index {
+	A_NET_CLIENT_LIST_STACKING,
+	A_NET_ACTIVE_WINDOW,
+	A_NET_CLOSE_WINDOW,
+	A_NET_SUPPORTING_WM_CHECK,
+	A_NET_WM_NAME,
+	A_NET_WM_PID,
+	A_UTF8_STRING,
+	A_DUET_SYNC,
+	A_DUET_RESIZE,
+	A_DUET_SCREENSHOT,
+	A_DUET_SCREENSHOT_PATH,
+	A_COUNT
+};
+
+static const char *const atom_names[A_COUNT] = {
+	"_NET_CLIENT_LIST_STACKING", "_NET_ACTIVE_WINDOW", "_NET_CLOSE_WINDOW",
+	"_NET_SUPPORTING_WM_CHECK", "_NET_WM_NAME", "_NET_WM_PID", "UTF8_STRING",
+	"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
+};
+
+struct ctl {
+	xcb_connection_t *conn;
+	xcb_screen_t *screen;
+	xcb_atom_t atoms[A_COUNT];
+	xcb_window_t reply_window; /* receives the WM's answers; made on demand */
+	double timeout_s;
+};
+
+struct window_info {
+	xcb_window_t id;
+	uint32_t pid;
+	int x, y, width, height;
+	bool focused;
+	char *wm_class, *title;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: duet-xctl [--display :N] [--timeout S] COMMAND [ARGS...]\n"
+	        "\n"
+	        "Controls duet-xwm with EWMH requests and duet's client messages\n"
+	        "(docs/xwm-control.md). Connects to --display, or to $DISPLAY.\n"
+	        "\n"
+	        "commands:\n"
+	        "  sync                      wait until duet-xwm has handled every event\n"
+	        "                            received before (_DUET_SYNC)\n"
+	        "  windows                   one line per managed window, topmost first:\n"
+	        "                            id pid x y w h focused class<TAB>title\n"
+	        "                            (id in hex; class '-' when unset)\n"
+	        "  wait-window CLASS [TIMEOUT_S]\n"
+	        "                            wait for a window of that WM_CLASS class\n"
+	        "                            (default %.0f s) and print its line\n"
+	        "  wait-wm [TIMEOUT_S]       wait until a window manager runs (it set\n"
+	        "                            _NET_SUPPORTING_WM_CHECK and redirects the\n"
+	        "                            root's substructure); print its name\n"
+	        "  screenshot FILE.png       have duet-xwm write its last composited frame\n"
+	        "  grab FILE.png             read the root window back from the X server\n"
+	        "                            (GetImage; works with any WM)\n"
+	        "  resize ID W H             window-manager resize (_DUET_RESIZE)\n"
+	        "  close ID                  ask the WM to close the window\n"
+	        "                            (_NET_CLOSE_WINDOW)\n"
+	        "  activate ID               raise and focus (_NET_ACTIVE_WINDOW, as a pager)\n"
+	        "  click X Y                 XTEST: move the pointer to root X Y, press and\n"
+	        "                            release button 1\n"
+	        "  key KEYCODE               XTEST: press and release an X keycode (8-255;\n"
+	        "                            the evdev code + 8)\n"
+	        "\n"
+	        "--timeout S bounds every wait for an answer (default %.0f s).\n"
+	        "exit status: 0 success, 1 failure, 2 bad usage\n",
+	        DEFAULT_WAIT_S, DEFAULT_WAIT_S);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "duet-xctl: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'duet-xctl --help'.\n");
+	return EXIT_USAGE;
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------ X helpers */
+
+static bool connection_ok(struct ctl *ctl)
+{
+	if (xcb_connection_has_error(ctl->conn)) {
+		fprintf(stderr, "duet-xctl: the X connection broke\n");
+		return false;
+	}
+	return true;
+}
+
+/* A round trip; reports and fails on an X error from any earlier request
+ * sent checked (our requests are checked through this). */
+static int round_trip(struct ctl *ctl)
+{
+	free(xcb_get_input_focus_reply(ctl->conn, xcb_get_input_focus(ctl->conn), NULL));
+	return connection_ok(ctl) ? 0 : 1;
+}
+
+static int check_request(struct ctl *ctl, xcb_void_cookie_t cookie, const char *what)
+{
+	xcb_generic_error_t *err = xcb_request_check(ctl->conn, cookie);
+	if (err) {
+		fprintf(stderr, "duet-xctl: %s failed: X error %u\n", what, err->error_code);
+		free(err);
+		return 1;
+	}
+	return connection_ok(ctl) ? 0 : 1;
+}
+
+/* Property value as a malloc'd buffer (NUL-terminated for convenience),
+ * or NULL if unset or of another format. */
+static void *get_property(struct ctl *ctl, xcb_window_t w, xcb_atom_t prop, xcb_atom_t type,
+                          uint8_t format, uint32_t *n_items)
+{
+	xcb_get_property_reply_t *r = xcb_get_property_reply(
+		ctl->conn, xcb_get_property(ctl->conn, 0, w, prop, type, 0, 1u << 20), NULL);
+	if (!r)
+		return NULL;
+	if (r->format != format || r->type == XCB_ATOM_NONE) {
+		free(r);
+		return NULL;
+	}
+	int len = xcb_get_property_value_length(r);
+	char *out = malloc((size_t)len + 1);
+	if (out) {
+		memcpy(out, xcb_get_property_value(r), (size_t)len);
+		out[len] = '\0';
+		*n_items = (uint32_t)len / (format / 8u);
+	}
+	free(r);
+	return out;
+}
+
+static bool get_window_prop(struct ctl *ctl, xcb_window_t w, xcb_atom_t prop, xcb_atom_t type,
+                            uint32_t *out)
+{
+	uint32_t n = 0;
+	uint32_t *v = get_property(ctl, w, prop, type, 32, &n);
+	bool ok = v && n >= 1;
+	if (ok)
+		*out = v[0];
+	free(v);
+	return ok;
+}
+
+/* Printable on one line of `windows`: tabs and newlines become spaces. */
+static char *one_line(char *s)
+{
+	for (char *p = s; p && *p; p++)
+		if (*p == '\t' || *p == '\n' || *p == '\r')
+			*p = ' ';
+	return s;
+}
+
+static bool window_info(struct ctl *ctl, xcb_window_t id, xcb_window_t active,
+                        struct window_info *info)
+{
+	xcb_get_geometry_reply_t *geo =
+		xcb_get_geometry_reply(ctl->conn, xcb_get_geometry(ctl->conn, id), NULL);
+	if (!geo)
+		return false; /* gone meanwhile */
+	xcb_translate_coordinates_reply_t *tr = xcb_translate_coordinates_reply(
+		ctl->conn, xcb_translate_coordinates(ctl->conn, id, ctl->screen->root, 0, 0), NULL);
+	if (!tr) {
+		free(geo);
+		return false;
+	}
+	*info = (struct window_info){
+		.id = id, .x = tr->dst_x, .y = tr->dst_y, .width = geo->width,
+		.height = geo->height, .focused = id == active,
+	};
+	free(geo);
+	free(tr);
+
+	get_window_prop(ctl, id, ctl->atoms[A_NET_WM_PID], XCB_ATOM_CARDINAL, &info->pid);
+
+	uint32_t n = 0;
+	char *cls = get_property(ctl, id, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, &n);
+	if (cls) {
+		/* "instance\0class\0": the class is the second string. */
+		size_t first = strnlen(cls, n);
+		if (first + 1 < n && cls[first + 1])
+			info->wm_class = strdup(cls + first + 1);
+		free(cls);
+	}
+	info->title = get_property(ctl, id, ctl->atoms[A_NET_WM_NAME], ctl->atoms[A_UTF8_STRING],
+	                           8, &n);
+	if (!info->title)
+		info->title = get_property(ctl, id, XCB_ATOM_WM_NAME, XCB_GET_PROPERTY_TYPE_ANY, 8,
+		                           &n);
+	one_line(info->wm_class);
+	one_line(info->title);
+	if (info->wm_class && strchr(info->wm_class, ' ')) {
+		/* The class is one word in the output format. */
+		for (char *p = info->wm_class; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+	}
+	return true;
+}
+
+static void print_window(const struct window_info *w)
+{
+	printf("0x%x %u %d %d %d %d %d %s\t%s\n", w->id, w->pid, w->x, w->y, w->width, w->height,
+	       w->focused ? 1 : 0, w->wm_class && *w->wm_class ? w->wm_class : "-",
+	       w->title ? w->title : "");
+}
+
+static void free_windows(struct window_info *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].wm_class);
+		free(list[i].title);
+	}
+	free(list);
+}
+
+/* Managed windows, topmost first. *out is NULL when there are none. */
+static int list_windows(struct ctl *ctl, struct window_info **out, size_t *n_out)
+{
+	xcb_window_t root = ctl->screen->root;
+	uint32_t n = 0, active = XCB_WINDOW_NONE;
+	xcb_window_t *stack = get_property(ctl, root, ctl->atoms[A_NET_CLIENT_LIST_STACKING],
+	                                   XCB_ATOM_WINDOW, 32, &n);
+	get_window_prop(ctl, root, ctl->atoms[A_NET_ACTIVE_WINDOW], XCB_ATOM_WINDOW, &active);
+	*out = NULL;
+	*n_out = 0;
+	if (!stack || n == 0) {
+		free(stack);
+		return connection_ok(ctl) ? 0 : 1;
+	}
+	struct window_info *list = calloc(n, sizeof(*list));
+	if (!list) {
+		free(stack);
+		fprintf(stderr, "duet-xctl: out of memory\n");
+		return 1;
+	}
+	size_t count = 0;
+	/* The property lists bottom to top. */
+	for (uint32_t i = n; i-- > 0;)
+		if (window_info(ctl, stack[i], active, &list[count]))
+			count++;
+	free(stack);
+	*out = list;
+	*n_out = count;
+	return connection_ok(ctl) ? 0 : 1;
+}
+
+static xcb_window_t reply_window(struct ctl *ctl)
+{
+	if (!ctl->reply_window) {
+		ctl->reply_window = xcb_generate_id(ctl->conn);
+		xcb_create_window(ctl->conn, XCB_COPY_FROM_PARENT, ctl->reply_window, ctl->screen->root,
+		                  -1, -1, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
+		                  0, NULL);
+	}
+	return ctl->reply_window;
+}
+
+/* A format-32 client message to the root, as EWMH and xwm-control.md want. */
+static void send_to_root(struct ctl *ctl, xcb_atom_t type, xcb_window_t window, uint32_t d0,
+                         uint32_t d1, uint32_t d2)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = window,
+		.type = type,
+		.data.data32 = { d0, d1, d2, 0, 0 },
+	};
+	xcb_send_event(ctl->conn, 0, ctl->screen->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&ev);
+}
+
+/* Sends a request message (_DUET_SYNC, _DUET_SCREENSHOT) and waits for
+ * the answer carrying our cookie; *result gets its data.l[2]. */
+static int request_reply(struct ctl *ctl, enum atom_index type, uint32_t *result)
+{
+	xcb_window_t reply = reply_window(ctl);
+	uint32_t cookie = (uint32_t)getpid() ^ (uint32_t)(now_s() * 1000.0);
+	xcb_atom_t atom = ctl->atoms[type];
+	send_to_root(ctl, atom, ctl->screen->root, reply, cookie, 0);
+	xcb_flush(ctl->conn);
+
+	double deadline = now_s() + ctl->timeout_s;
+	struct pollfd pfd = { .fd = xcb_get_file_descriptor(ctl->conn), .events = POLLIN };
+	for (;;) {
+		xcb_generic_event_t *ev;
+		while ((ev = xcb_poll_for_event(ctl->conn))) {
+			bool match = false;
+			if ((ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE) {
+				xcb_client_message_event_t *cm = (xcb_client_message_event_t *)ev;
+				/* xwm-control.md: a screenshot is answered "like
+				 * _DUET_SYNC"; accept either type, the cookie is
+				 * what identifies our answer. */
+				match = (cm->type == atom || cm->type == ctl->atoms[A_DUET_SYNC]) &&
+				        cm->window == reply && cm->data.data32[1] == cookie;
+				if (match && result)
+					*result = cm->data.data32[2];
+			}
+			free(ev);
+			if (match)
+				return 0;
+		}
+		if (!connection_ok(ctl))
+			return 1;
+		double left = deadline - now_s();
+		if (left <= 0) {
+			fprintf(stderr, "duet-xctl: no answer to %s within %g s (is duet-xwm the "
+			        "window manager?)\n", atom_names[type], ctl->timeout_s);
+			return 1;
+		}
+		if (poll(&pfd, 1, (int)(left * 1000.0) + 1) < 0 && errno != EINTR) {
+			perror("duet-xctl: poll");
+			return 1;
+		}
+	}
+}
+
+/* ----------------------------------------------------------- commands */
+
+static int cmd_windows(struct ctl *ctl)
+{
+	struct window_info *list;
+	size_t n;
+	if (list_windows(ctl, &list, &n))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		print_window(&list[i]);
+	free_windows(list, n);
+	return 0;
+}
+
+static int cmd_wait_window(struct ctl *ctl, const char *wm_class, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	for (;;) {
+		struct window_info *list;
+		size_t n;
+		if (list_windows(ctl, &list, &n))
+			return 1;
+		for (size_t i = 0; i < n; i++) {
+			if (list[i].wm_class && strcmp(list[i].wm_class, wm_class) == 0) {
+				print_window(&list[i]);
+				free_windows(list, n);
+				return 0;
+			}
+		}
+		free_windows(list, n);
+		if (now_s() >= deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
+	}
+	fprintf(stderr, "duet-xctl: no window of class '%s' after %g s\n", wm_class, timeout_s);
+	return 1;
+}
+
+/* The WM's name if _NET_SUPPORTING_WM_CHECK is set on the root and on the
+ * check window itself (EWMH: the pair proves the WM is alive) and someone
+ * holds SubstructureRedirect on the root. The last part matters: a WM may
+ * set the check window before it selects the redirect, and a request sent
+ * to the root in between (a _DUET_SYNC, a MapRequest) reaches nobody. */
+static char *wm_name(struct ctl *ctl)
+{
+	uint32_t check = 0, again = 0, n = 0;
+	xcb_get_window_attributes_reply_t *attr = xcb_get_window_attributes_reply(
+		ctl->conn, xcb_get_window_attributes(ctl->conn, ctl->screen->root), NULL);
+	bool redirected = attr && (attr->all_event_masks & XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT);
+	free(attr);
+	if (!redirected)
+		return NULL;
+	if (!get_window_prop(ctl, ctl->screen->root, ctl->atoms[A_NET_SUPPORTING_WM_CHECK],
+	                     XCB_ATOM_WINDOW, &check))
+		return NULL;
+	if (!get_window_prop(ctl, check, ctl->atoms[A_NET_SUPPORTING_WM_CHECK], XCB_ATOM_WINDOW,
+	                     &again) || again != check)
+		return NULL;
+	char *name = get_property(ctl, check, ctl->atoms[A_NET_WM_NAME], ctl->atoms[A_UTF8_STRING],
+	                          8, &n);
+	return name ? name : strdup("");
+}
+
+static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	for (;;) {
+		char *name = wm_name(ctl);
+		if (name) {
+			printf("%s\n", one_line(name));
+			free(name);
+			return 0;
+		}
+		if (!connection_ok(ctl))
+			return 1;
+		if (now_s() >= deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
+	}
+	fprintf(stderr, "duet-xctl: no window manager after %g s\n", timeout_s);
+	return 1;
+}
+
+static int cmd_screenshot(struct ctl *ctl, const char *path)
+{
+	/* duet-xwm writes the file itself, from its own working directory. */
+	char *abs = realpath(".", NULL);
+	char *full = NULL;
+	if (path[0] == '/' || !abs)
+		full = strdup(path);
+	else if (asprintf(&full, "%s/%s", abs, path) < 0)
+		full = NULL;
+	free(abs);
+	if (!full) {
+		fprintf(stderr, "duet-xctl: out of memory\n");
+		return 1;
+	}
+	xcb_window_t reply = reply_window(ctl);
+	xcb_change_property(ctl->conn, XCB_PROP_MODE_REPLACE, reply,
+	                    ctl->atoms[A_DUET_SCREENSHOT_PATH], ctl->atoms[A_UTF8_STRING], 8,
+	                    (uint32_t)strlen(full), full);
+	uint32_t ok = 0;
+	int ret = request_reply(ctl, A_DUET_SCREENSHOT, &ok);
+	if (ret == 0 && ok != 1) {
+		fprintf(stderr, "duet-xctl: duet-xwm could not write %s\n", full);
+		ret = 1;
+	}
+	free(full);
+	return ret;
+}
+
+/* What the X server itself shows: with a compositing manager that is the
+ * overlay window's contents, without one the windows themselves. */
+static int cmd_grab(struct ctl *ctl, const char *path)
+{
+	int w = ctl->screen->width_in_pixels, h = ctl->screen->height_in_pixels;
+	if (ctl->screen->root_depth != 24) {
+		fprintf(stderr, "duet-xctl: grab needs a 24-bit screen (have %u)\n",
+		        ctl->screen->root_depth);
+		return 1;
+	}
+	uint32_t *argb = malloc((size_t)w * (size_t)h * 4);
+	if (!argb) {
+		fprintf(stderr, "duet-xctl: out of memory\n");
+		return 1;
+	}
+	/* In bands, to stay under the maximum request length. */
+	int band = (int)((xcb_get_maximum_request_length(ctl->conn) * 4u) / ((uint32_t)w * 4u));
+	if (band < 1)
+		band = 1;
+	if (band > h)
+		band = h;
+	for (int y = 0; y < h; y += band) {
+		int rows = y + band <= h ? band : h - y;
+		xcb_generic_error_t *err = NULL;
+		xcb_get_image_reply_t *img = xcb_get_image_reply(
+			ctl->conn, xcb_get_image(ctl->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, ctl->screen->root,
+			                         0, (int16_t)y, (uint16_t)w, (uint16_t)rows, UINT32_MAX),
+			&err);
+		if (!img || xcb_get_image_data_length(img) < w * rows * 4) {
+			fprintf(stderr, "duet-xctl: GetImage failed (X error %u)\n",
+			        err ? err->error_code : 0);
+			free(err);
+			free(img);
+			free(argb);
+			return 1;
+		}
+		const uint32_t *src = (const uint32_t *)xcb_get_image_data(img);
+		for (size_t i = 0; i < (size_t)w * (size_t)rows; i++)
+			argb[(size_t)y * (size_t)w + i] = src[i] | 0xff000000u;
+		free(img);
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "duet-xctl: cannot open %s: %s\n", path, strerror(errno));
+		free(argb);
+		return 1;
+	}
+	int ret = render_png_write_fd(fd, argb, w, h, w * 4) == 0 ? 0 : 1;
+	if (close(fd) < 0)
+		ret = 1;
+	free(argb);
+	if (ret) {
+		fprintf(stderr, "duet-xctl: cannot write %s\n", path);
+		unlink(path);
+	}
+	return ret;
+}
+
+static bool have_xtest(struct ctl *ctl)
+{
+	const xcb_query_extension_reply_t *ext = xcb_get_extension_data(ctl->conn, &xcb_test_id);
+	if (!ext || !ext->present) {
+		fprintf(stderr, "duet-xctl: the X server has no XTEST extension\n");
+		return false;
+	}
+	return true;
+}
+
+static int cmd_click(struct ctl *ctl, int x, int y)
+{
+	if (!have_xtest(ctl))
+		return 1;
+	xcb_window_t root = ctl->screen->root;
+	xcb_void_cookie_t c[3];
+	c[0] = xcb_test_fake_input_checked(ctl->conn, XCB_MOTION_NOTIFY, 0, XCB_CURRENT_TIME, root,
+	                                   (int16_t)x, (int16_t)y, 0);
+	c[1] = xcb_test_fake_input_checked(ctl->conn, XCB_BUTTON_PRESS, 1, XCB_CURRENT_TIME, root,
+	                                   0, 0, 0);
+	c[2] = xcb_test_fake_input_checked(ctl->conn, XCB_BUTTON_RELEASE, 1, XCB_CURRENT_TIME,
+	                                   root, 0, 0, 0);
+	int ret = 0;
+	for (int i = 0; i < 3; i++)
+		ret |= check_request(ctl, c[i], "XTEST FakeInput");
+	return ret;
+}
+
+static int cmd_key(struct ctl *ctl, uint8_t keycode)
+{
+	if (!have_xtest(ctl))
+		return 1;
+	xcb_window_t root = ctl->screen->root;
+	xcb_void_cookie_t press = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_PRESS, keycode,
+	                                                      XCB_CURRENT_TIME, root, 0, 0, 0);
+	xcb_void_cookie_t release = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_RELEASE, keycode,
+	                                                        XCB_CURRENT_TIME, root, 0, 0, 0);
+	int ret = check_request(ctl, press, "XTEST FakeInput");
+	return check_request(ctl, release, "XTEST FakeInput") | ret;
+}
+
+/* With ctl NULL only checks the arguments, so that bad usage is reported
+ * (exit 2) before any connection is attempted. */
+static int run_command(struct ctl *ctl, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	long a, b, c;
+	double t;
+
+#define NEED_ARGS(n, synopsis) \
+	do { \
+		if (argc != (n) + 1) \
+			return bad_usage("usage: duet-xctl %s", synopsis); \
+	} while (0)
+
+	if (strcmp(cmd, "sync") == 0) {
+		NEED_ARGS(0, "sync");
+		return ctl ? request_reply(ctl, A_DUET_SYNC, NULL) : 0;
+	}
+	if (strcmp(cmd, "windows") == 0) {
+		NEED_ARGS(0, "windows");
+		return ctl ? cmd_windows(ctl) : 0;
+	}
+	if (strcmp(cmd, "wait-window") == 0) {
+		t = DEFAULT_WAIT_S;
+		if (argc != 2 && argc != 3)
+			return bad_usage("usage: duet-xctl %s", "wait-window CLASS [TIMEOUT_S]");
+		if (argc == 3 && !parse_double(argv[2], &t))
+			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
+		return ctl ? cmd_wait_window(ctl, argv[1], t) : 0;
+	}
+	if (strcmp(cmd, "wait-wm") == 0) {
+		t = DEFAULT_WAIT_S;
+		if (argc != 1 && argc != 2)
+			return bad_usage("usage: duet-xctl %s", "wait-wm [TIMEOUT_S]");
+		if (argc == 2 && !parse_double(argv[1], &t))
+			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
+		return ctl ? cmd_wait_wm(ctl, t) : 0;
+	}
+	if (strcmp(cmd, "screenshot") == 0 || strcmp(cmd, "grab") == 0) {
+		bool shot = strcmp(cmd, "screenshot") == 0;
+		NEED_ARGS(1, shot ? "screenshot FILE.png" : "grab FILE.png");
+		if (!ctl)
+			return 0;
+		return shot ? cmd_screenshot(ctl, argv[1]) : cmd_grab(ctl, argv[1]);
+	}
+	if (strcmp(cmd, "resize") == 0) {
+		NEED_ARGS(3, "resize ID W H");
+		if (!parse_long(argv[1], 1, UINT32_MAX, &a))
+			return bad_usage("bad window id '%s'", argv[1]);
+		if (!parse_long(argv[2], 1, 32767, &b))
+			return bad_usage("bad width '%s' (1 to 32767)", argv[2]);
+		if (!parse_long(argv[3], 1, 32767, &c))
+			return bad_usage("bad height '%s' (1 to 32767)", argv[3]);
+		if (!ctl)
+			return 0;
+		send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
+		             (uint32_t)c, 0);
+		return round_trip(ctl);
+	}
+	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
+		bool close_it = strcmp(cmd, "close") == 0;
+		NEED_ARGS(1, close_it ? "close ID" : "activate ID");
+		if (!parse_long(argv[1], 1, UINT32_MAX, &a))
+			return bad_usage("bad window id '%s'", argv[1]);
+		if (!ctl)
+			return 0;
+		/* data.l[0]: timestamp (close) or source (activate); 2 = pager,
+		 * which EWMH WMs obey without focus-stealing checks. */
+		if (close_it)
+			send_to_root(ctl, ctl->atoms[A_NET_CLOSE_WINDOW], (xcb_window_t)a,
+			             XCB_CURRENT_TIME, 2, 0);
+		else
+			send_to_root(ctl, ctl->atoms[A_NET_ACTIVE_WINDOW], (xcb_window_t)a, 2,
+			             XCB_CURRENT_TIME, 0);
+		return round_trip(ctl);
+	}
+	if (strcmp(cmd, "click") == 0) {
+		NEED_ARGS(2, "click X Y");
+		if (!parse_long(argv[1], -32768, 32767, &a))
+			return bad_usage("bad X '%s'", argv[1]);
+		if (!parse_long(argv[2], -32768, 32767, &b))
+			return bad_usage("bad Y '%s'", argv[2]);
+		return ctl ? cmd_click(ctl, (int)a, (int)b) : 0;
+	}
+	if (strcmp(cmd, "key") == 0) {
+		NEED_ARGS(1, "key KEYCODE");
+		if (!parse_long(argv[1], 8, 255, &a))
+			return bad_usage("bad X keycode '%s' (8 to 255)", argv[1]);
+		return ctl ? cmd_key(ctl, (uint8_t)a) : 0;
+	}
+#undef NEED_ARGS
+	return bad_usage("unknown command '%s'", cmd);
+}
+
+static bool intern_atoms(struct ctl *ctl)
+{
+	xcb_intern_atom_cookie_t cookies[A_COUNT];
+	for (int i = 0; i < A_COUNT; i++)
+		cookies[i] = xcb_intern_atom(ctl->conn, 0, (uint16_t)strlen(atom_names[i]),
+		                             atom_names[i]);
+	bool ok = true;
+	for (int i = 0; i < A_COUNT; i++) {
+		xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(ctl->conn, cookies[i], NULL);
+		ok = ok && r;
+		ctl->atoms[i] = r ? r->atom : XCB_ATOM_NONE;
+		free(r);
+	}
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	const char *display = NULL;
+	struct ctl ctl = { .timeout_s = DEFAULT_WAIT_S };
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--display") == 0) {
+			if (i + 1 >= argc)
+				return bad_usage("%s needs a DISPLAY", argv[i]);
+			display = argv[++i];
+		} else if (strncmp(argv[i], "--display=", 10) == 0) {
+			display = argv[i] + 10;
+		} else if (strcmp(argv[i], "--timeout") == 0) {
+			if (i + 1 >= argc || !parse_double(argv[i + 1], &ctl.timeout_s))
+				return bad_usage("%s needs seconds (>= 0)", argv[i]);
+			i++;
+		} else {
+			return bad_usage("unknown option '%s'", argv[i]);
+		}
+	}
+	if (i >= argc)
+		return bad_usage("%s", "missing COMMAND");
+	int ret = run_command(NULL, argc - i, argv + i);
+	if (ret)
+		return ret;
+
+	int screen_num = 0;
+	ctl.conn = xcb_connect(display, &screen_num);
+	if (xcb_connection_has_error(ctl.conn)) {
+		const char *name = display ? display : getenv("DISPLAY");
+		fprintf(stderr, "duet-xctl: cannot connect to X display '%s'\n", name ? name : "");
+		xcb_disconnect(ctl.conn);
+		return 1;
+	}
+	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(ctl.conn));
+	for (int s = 0; s < screen_num && it.rem; s++)
+		xcb_screen_next(&it);
+	ctl.screen = it.data;
+	if (!ctl.screen || !intern_atoms(&ctl)) {
+		fprintf(stderr, "duet-xctl: X server setup failed\n");
+		ret = 1;
+	} else {
+		ret = run_command(&ctl, argc - i, argv + i);
+	}
+	fflush(stdout);
+	xcb_disconnect(ctl.conn);
+	return ret;
+}

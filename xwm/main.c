@@ -1,0 +1,311 @@
+/* duet-xwm's command line, signals, event loop and repaint cycle.
+ *
+ * The loop drains X events, repaints when a repaint is due (the frame
+ * clock's next tick, a timerfd, as duet-compositor's output does; an idle
+ * screen arms no timer), then sleeps in poll on the X connection, the
+ * timer and a signalfd (SIGINT/SIGTERM: exit cleanly, SIGUSR1: screenshot).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <X11/Xlib.h>
+#include <X11/Xlib-xcb.h>
+
+#include "xwm.h"
+
+static const char usage[] =
+	"Usage: duet-xwm [OPTIONS]\n"
+	"An X11 window manager and compositing manager drawing through duet's\n"
+	"shared renderer into the composite overlay window.\n"
+	"\n"
+	"  --display :N         X display to manage (default: $DISPLAY)\n"
+	"  --screenshot FILE    write the last composited frame to FILE (PNG) on exit\n"
+	"                       and on SIGUSR1\n"
+	"  --refresh HZ         rate of the frame clock (default 60; 0 = paint as\n"
+	"                       soon as there is damage)\n"
+	"  --debug              log every X error and WM decision\n"
+	"  -h, --help           show this help and exit\n"
+	"\n"
+	"Environment: DUET_TRACE=FILE writes JSON-lines trace events;\n"
+	"DUET_XWM_DEBUG=1 is --debug.\n";
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "duet-xwm: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'duet-xwm --help'.\n");
+	return 2;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_options(int argc, char **argv, struct xwm *xwm)
+{
+	static const struct option longopts[] = {
+		{ "display", required_argument, NULL, 'd' },
+		{ "screenshot", required_argument, NULL, 's' },
+		{ "refresh", required_argument, NULL, 'r' },
+		{ "debug", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+
+	xwm->options.refresh_mhz = 60000;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			xwm->options.display = optarg;
+			break;
+		case 's':
+			if (!optarg[0])
+				return bad_usage("bad --screenshot '%s': empty path", optarg);
+			xwm->options.screenshot = optarg;
+			break;
+		case 'r': {
+			char *end;
+			double hz = strtod(optarg, &end);
+			if (end == optarg || *end || !(hz >= 0 && hz <= 1000))
+				return bad_usage("bad --refresh '%s': expected 0 to 1000 Hz", optarg);
+			xwm->options.refresh_mhz = (int)(hz * 1000 + 0.5);
+			break;
+		}
+		case 'D':
+			xwm->debug = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'duet-xwm --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+/* ------------------------------------------------------------- repaint */
+
+static void repaint(struct xwm *xwm)
+{
+	pixman_region32_t repainted;
+
+	xwm->repaint_scheduled = false;
+	if (!xwm->scene)
+		return;
+	xwm_composite_update_contents(xwm);
+	pixman_region32_init(&repainted);
+	bool painted = render_scene_paint(xwm->scene, xwm->target, &repainted);
+	if (painted)
+		render_target_window_present(xwm->target, &repainted);
+	uint64_t t_ns = render_now_ns();
+	render_frame_clock_presented(&xwm->clock, t_ns);
+	if (render_trace_enabled()) {
+		uint64_t area = 0;
+		int n;
+		const pixman_box32_t *b = pixman_region32_rectangles(&repainted, &n);
+		for (int i = 0; i < n; i++)
+			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
+		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64,
+		             xwm->clock.seq, painted ? "true" : "false", area);
+	}
+	pixman_region32_fini(&repainted);
+	xwm_sync_frame_presented(xwm, t_ns);
+	xcb_flush(xwm->conn);
+}
+
+void xwm_repaint_now(struct xwm *xwm)
+{
+	repaint(xwm);
+}
+
+void xwm_schedule_repaint(struct xwm *xwm)
+{
+	if (xwm->repaint_scheduled || !xwm->scene)
+		return;
+	xwm->repaint_scheduled = true;
+	uint64_t now = render_now_ns();
+	uint64_t next = render_frame_clock_next(&xwm->clock, now);
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t)(next / 1000000000u),
+		              .tv_nsec = (long)(next % 1000000000u) },
+	};
+	/* A time already passed (or "now") fires at once. */
+	if (next <= now)
+		its.it_value = (struct timespec){ .tv_sec = 0, .tv_nsec = 1 };
+	if (timerfd_settime(xwm->timer_fd, next <= now ? 0 : TFD_TIMER_ABSTIME, &its, NULL) < 0) {
+		xwm_log("repaint timer: %s", strerror(errno));
+		xwm->repaint_scheduled = false;
+	}
+}
+
+/* ---------------------------------------------------------- event loop */
+
+static void handle_signal(struct xwm *xwm, int fd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			if (xwm->options.screenshot)
+				xwm_screenshot(xwm, xwm->options.screenshot);
+			else
+				xwm_log("SIGUSR1 without --screenshot: nothing to write");
+		} else {
+			xwm_log("signal %u: exiting", si.ssi_signo);
+			xwm->quit = true;
+		}
+	}
+}
+
+static int run(struct xwm *xwm, int signal_fd)
+{
+	while (!xwm->quit) {
+		xcb_generic_event_t *ev;
+		while ((ev = xcb_poll_for_event(xwm->conn))) {
+			xwm_wm_handle_event(xwm, ev);
+			free(ev);
+		}
+		xwm_wm_flush_configures(xwm);
+		if (xcb_connection_has_error(xwm->conn)) {
+			xwm_log("the X connection broke (error %d); exiting",
+			        xcb_connection_has_error(xwm->conn));
+			return 1;
+		}
+		xcb_flush(xwm->conn);
+
+		struct pollfd fds[3] = {
+			{ .fd = xcb_get_file_descriptor(xwm->conn), .events = POLLIN },
+			{ .fd = xwm->timer_fd, .events = POLLIN },
+			{ .fd = signal_fd, .events = POLLIN },
+		};
+		if (poll(fds, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			xwm_log("poll: %s", strerror(errno));
+			return 1;
+		}
+		if (fds[2].revents & POLLIN)
+			handle_signal(xwm, signal_fd);
+		if (fds[1].revents & POLLIN) {
+			uint64_t expirations;
+			if (read(xwm->timer_fd, &expirations, sizeof(expirations)) < 0 &&
+			    errno != EAGAIN)
+				xwm_log("repaint timer: read: %s", strerror(errno));
+			/* Events that came meanwhile go into this frame. */
+			while ((ev = xcb_poll_for_event(xwm->conn))) {
+				xwm_wm_handle_event(xwm, ev);
+				free(ev);
+			}
+			xwm_wm_flush_configures(xwm);
+			if (xwm->repaint_scheduled)
+				repaint(xwm);
+		}
+	}
+	return 0;
+}
+
+static int setup_signals(void)
+{
+	sigset_t mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -1;
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int connect_display(struct xwm *xwm)
+{
+	Display *dpy = XOpenDisplay(xwm->options.display);
+	if (!dpy) {
+		xwm_log("cannot open display %s", xwm->options.display ? xwm->options.display
+		                                                     : "(from $DISPLAY)");
+		return -1;
+	}
+	/* One connection: our xcb requests and Mesa's (EGL's X11 platform
+	 * works on the Display's xcb connection) share it, and xcb owns the
+	 * event queue so that no event ends up in Xlib's. */
+	XSetEventQueueOwner(dpy, XCBOwnsEventQueue);
+	xwm->xlib_display = dpy;
+	xwm->conn = XGetXCBConnection(dpy);
+	xwm->screen = xcb_setup_roots_iterator(xcb_get_setup(xwm->conn)).data;
+	for (xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(xwm->conn));
+	     it.rem; xcb_screen_next(&it)) {
+		if (it.index == DefaultScreen(dpy)) {
+			xwm->screen = it.data;
+			break;
+		}
+	}
+	if (DefaultScreen(dpy) != 0) {
+		xwm_log("only screen 0 is supported");
+		return -1;
+	}
+	xwm->root = xwm->screen->root;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct xwm xwm; /* static: zeroed, and reachable from gdb */
+	int ret;
+
+	xwm_list_init(&xwm.stack);
+	xwm.timer_fd = -1;
+	const char *env_debug = getenv("DUET_XWM_DEBUG");
+	xwm.debug = env_debug && env_debug[0] && strcmp(env_debug, "0") != 0;
+	ret = parse_options(argc, argv, &xwm);
+	if (ret >= 0)
+		return ret;
+
+	render_trace_open(NULL);
+	int signal_fd = setup_signals();
+	xwm.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (signal_fd < 0 || xwm.timer_fd < 0) {
+		xwm_log("signalfd/timerfd: %s", strerror(errno));
+		return 1;
+	}
+	ret = 1;
+	if (connect_display(&xwm) < 0)
+		goto out;
+	if (xwm_props_intern_atoms(&xwm) < 0 || xwm_wm_claim(&xwm) < 0)
+		goto out;
+	xwm_props_init_root(&xwm);
+	if (xwm_composite_start(&xwm) < 0 || xwm_wm_start(&xwm) < 0)
+		goto out;
+	render_trace("xwm_start", "\"width\":%d,\"height\":%d", xwm.screen->width_in_pixels,
+	             xwm.screen->height_in_pixels);
+	xwm_schedule_repaint(&xwm);
+	xcb_flush(xwm.conn);
+
+	ret = run(&xwm, signal_fd);
+	if (xwm.options.screenshot && ret == 0 && xwm_screenshot(&xwm, xwm.options.screenshot) < 0)
+		ret = 1;
+out:
+	if (xwm.conn) {
+		xwm_wm_finish(&xwm);
+		xwm_composite_finish(&xwm);
+		if (xwm.ewmh.connection)
+			xcb_ewmh_connection_wipe(&xwm.ewmh);
+		xcb_flush(xwm.conn);
+		XCloseDisplay(xwm.xlib_display);
+	}
+	close(xwm.timer_fd);
+	close(signal_fd);
+	render_trace_close();
+	return ret;
+}

@@ -1,0 +1,149 @@
+/* Client messages to the root: the EWMH requests (activate, close,
+ * move/resize, state changes), ICCCM WM_CHANGE_STATE, and duet's control
+ * messages of docs/xwm-control.md (_DUET_SYNC, _DUET_RESIZE,
+ * _DUET_SCREENSHOT). Window ids in them come from any client and may name
+ * no window of ours: such messages are ignored. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xwm.h"
+
+static void reply(struct xwm *xwm, xcb_window_t to, uint32_t cookie, uint32_t result)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = to,
+		.type = xwm->atoms._DUET_SYNC,
+	};
+	ev.data.data32[0] = to;
+	ev.data.data32[1] = cookie;
+	ev.data.data32[2] = result;
+	/* No event mask: delivered to the creator of the reply window. A
+	 * vanished reply window just gives an ignored BadWindow. */
+	xcb_send_event(xwm->conn, 0, to, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+	xcb_flush(xwm->conn);
+}
+
+/* Writes the last composited frame (after finishing any frame in
+ * progress, so that everything handled so far is in it). */
+int xwm_screenshot(struct xwm *xwm, const char *path)
+{
+	if (!xwm->target)
+		return -1;
+	xwm_repaint_now(xwm);
+	int ret = render_target_write_png(xwm->target, path);
+	if (ret == 0)
+		xwm_log("screenshot written to %s", path);
+	else
+		xwm_log("screenshot to %s failed", path);
+	return ret;
+}
+
+static void handle_screenshot(struct xwm *xwm, xcb_window_t reply_window, uint32_t cookie)
+{
+	xcb_get_property_reply_t *r = xcb_get_property_reply(xwm->conn,
+		xcb_get_property(xwm->conn, 0, reply_window, xwm->atoms._DUET_SCREENSHOT_PATH,
+		                 XCB_GET_PROPERTY_TYPE_ANY, 0, 1024), NULL);
+	char path[4097];
+	uint32_t ok = 0;
+
+	if (r && r->format == 8 &&
+	    (r->type == XCB_ATOM_STRING || r->type == xwm->ewmh.UTF8_STRING)) {
+		int len = xcb_get_property_value_length(r);
+		if (len > 0 && len < (int)sizeof(path)) {
+			memcpy(path, xcb_get_property_value(r), (size_t)len);
+			path[len] = '\0';
+			ok = xwm_screenshot(xwm, path) == 0;
+		}
+	} else {
+		xwm_log("_DUET_SCREENSHOT: reply window 0x%x has no usable _DUET_SCREENSHOT_PATH",
+		        reply_window);
+	}
+	free(r);
+	reply(xwm, reply_window, cookie, ok);
+}
+
+static void handle_moveresize(struct xwm_window *w, const uint32_t *l)
+{
+	uint32_t flags = l[0];
+	int x = (flags & (1u << 8)) ? (int32_t)l[1] : w->x;
+	int y = (flags & (1u << 9)) ? (int32_t)l[2] : w->y;
+	int width = (flags & (1u << 10)) ? (int32_t)l[3] : w->width;
+	int height = (flags & (1u << 11)) ? (int32_t)l[4] : w->height;
+
+	/* A pager's request, i.e. the WM side: position honoured (gravity
+	 * is NorthWest for us, there are no frames), size constrained. */
+	xwm_policy_constrain_size(w, &width, &height);
+	xwm_window_move_resize(w, x, y, width, height);
+}
+
+static void handle_wm_state(struct xwm_window *w, const uint32_t *l)
+{
+	xcb_ewmh_connection_t *e = &w->xwm->ewmh;
+	uint32_t action = l[0];
+	bool max_asked = false, value;
+
+	for (int i = 1; i <= 2; i++) {
+		xcb_atom_t prop = l[i];
+		if (prop == e->_NET_WM_STATE_FULLSCREEN) {
+			if (xwm_hints_state_action(action, w->fullscreen, &value))
+				xwm_policy_request_fullscreen(w, value);
+		} else if ((prop == e->_NET_WM_STATE_MAXIMIZED_VERT ||
+		            prop == e->_NET_WM_STATE_MAXIMIZED_HORZ) && !max_asked) {
+			/* One maximized state: either half asks for both. */
+			max_asked = true;
+			if (xwm_hints_state_action(action, w->maximized, &value))
+				xwm_policy_request_maximize(w, value);
+		} else if (prop == e->_NET_WM_STATE_HIDDEN && action == 1) {
+			xwm_policy_request_minimize(w);
+		}
+	}
+	xwm_props_update_net_state(w);
+}
+
+void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
+{
+	xcb_ewmh_connection_t *e = &xwm->ewmh;
+	const uint32_t *l = ev->data.data32;
+
+	if (ev->format != 32)
+		return;
+	xwm_debug(xwm, "client message %u for 0x%x (%u %u %u)", ev->type, ev->window, l[0], l[1],
+	          l[2]);
+	if (ev->type == xwm->atoms._DUET_SYNC) {
+		/* Events are handled in order, so everything before this
+		 * message has been handled by now. */
+		if (ev->window == xwm->root)
+			reply(xwm, l[0], l[1], 0);
+		return;
+	}
+	if (ev->type == xwm->atoms._DUET_SCREENSHOT) {
+		if (ev->window == xwm->root)
+			handle_screenshot(xwm, l[0], l[1]);
+		return;
+	}
+
+	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
+	if (!w || !w->managed) {
+		xwm_debug(xwm, "client message %u for unmanaged window 0x%x", ev->type,
+		          ev->window);
+		return;
+	}
+	if (ev->type == xwm->atoms._DUET_RESIZE) {
+		xwm_policy_resize(w, (int32_t)l[0], (int32_t)l[1]);
+	} else if (ev->type == e->_NET_ACTIVE_WINDOW) {
+		if (l[1])
+			xwm->last_time = l[1];
+		xwm_policy_activate(w);
+	} else if (ev->type == e->_NET_CLOSE_WINDOW) {
+		xwm_policy_close(w);
+	} else if (ev->type == e->_NET_MOVERESIZE_WINDOW) {
+		handle_moveresize(w, l);
+	} else if (ev->type == e->_NET_WM_STATE) {
+		handle_wm_state(w, l);
+	} else if (ev->type == xwm->atoms.WM_CHANGE_STATE) {
+		if (l[0] == XWM_WM_STATE_ICONIC)
+			xwm_policy_request_minimize(w);
+	}
+}

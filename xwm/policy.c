@@ -1,0 +1,206 @@
+/* Window-management policy of duet-xwm. compositor/policy.c implements the
+ * same rules for Wayland; keep the two readable side by side and equal.
+ *
+ * The rules:
+ *  1. Placement: a new window is centered on the screen; if it is larger
+ *     than the screen its top-left corner is clamped to stay on screen.
+ *  2. A newly mapped window is raised to the top and gets the focus.
+ *  3. Focus: exactly one window, the focused one, is _NET_ACTIVE_WINDOW and
+ *     has the input focus (SetInputFocus and/or WM_TAKE_FOCUS as its hints
+ *     say). When it unmaps, closes or is minimized, focus goes to the
+ *     topmost remaining visible window (or nobody).
+ *  4. Activate (a button press on a window, or a request): raise + focus;
+ *     a minimized window is shown again first.
+ *  5. Maximize / fullscreen: the window is configured to the screen size at
+ *     0,0 and its previous position and size are saved; un-maximize and
+ *     un-fullscreen restore them. Fullscreen takes precedence over maximize.
+ *  6. Minimize hides the window (ICCCM Iconic: unmapped by us, WM_STATE 3)
+ *     and focus moves on as in 3.
+ *  7. Resize (WM-initiated, e.g. by the bench): a configure with the size
+ *     constrained to the window's min/max hints (and, X only, its resize
+ *     increments, which the ICCCM asks a WM to honour). The window keeps
+ *     its top-left corner.
+ *  8. Close sends the client a close request (WM_DELETE_WINDOW); the client
+ *     decides. A client without WM_DELETE_WINDOW is not killed.
+ *  9. Initial size: the client's own (X clients choose it before mapping,
+ *     through ConfigureRequest), or the screen size if it asked for
+ *     maximized or fullscreen (_NET_WM_STATE) before mapping.
+ * X only (Wayland clients cannot ask for these):
+ * 10. ConfigureRequest: before the window is mapped everything is honoured
+ *     (sizes constrained); once mapped, only the size, constrained, and
+ *     not while maximized or fullscreen. Position and stacking requests of
+ *     mapped windows are refused, as a Wayland client cannot move or raise
+ *     itself. Every request gets the ICCCM synthetic ConfigureNotify.
+ */
+#include "xwm.h"
+
+/* Rule 3's candidates: what xdg-shell calls mapped and not minimized. */
+bool xwm_window_visible(const struct xwm_window *w)
+{
+	return w->managed && w->mapped && !w->minimized;
+}
+
+static void set_focus(struct xwm *xwm, struct xwm_window *w)
+{
+	if (xwm->focused == w)
+		return;
+	xwm_set_focus(xwm, w);
+}
+
+static void focus_topmost(struct xwm *xwm, struct xwm_window *except)
+{
+	/* xwm->stack is bottom first: walk it from the top. */
+	for (struct xwm_list *l = xwm->stack.prev; l != &xwm->stack; l = l->prev) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (w != except && xwm_window_visible(w)) {
+			set_focus(xwm, w);
+			return;
+		}
+	}
+	set_focus(xwm, NULL);
+}
+
+void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y)
+{
+	int px = (screen_w - width) / 2;
+	int py = (screen_h - height) / 2;
+	*x = px < 0 ? 0 : px;
+	*y = py < 0 ? 0 : py;
+}
+
+void xwm_policy_window_mapped(struct xwm_window *w)
+{
+	int sw, sh;
+	xwm_policy_screen_size(w->xwm, &sw, &sh);
+	if (w->maximized || w->fullscreen) {
+		w->saved_width = w->width;
+		w->saved_height = w->height;
+		xwm_policy_place(sw, sh, w->width, w->height, &w->saved_x, &w->saved_y);
+		xwm_window_move_resize(w, 0, 0, sw, sh);
+	} else {
+		int x, y;
+		xwm_policy_place(sw, sh, w->width, w->height, &x, &y);
+		xwm_window_move_resize(w, x, y, w->width, w->height);
+	}
+	xwm_window_raise(w);
+	set_focus(w->xwm, w);
+}
+
+void xwm_policy_window_unmapped(struct xwm_window *w)
+{
+	if (w->xwm->focused == w)
+		focus_topmost(w->xwm, w);
+}
+
+void xwm_policy_activate(struct xwm_window *w)
+{
+	if (!w || !w->managed || !w->mapped)
+		return;
+	if (w->minimized) {
+		w->minimized = false;
+		xwm_window_set_hidden(w, false);
+	}
+	xwm_window_raise(w);
+	set_focus(w->xwm, w);
+}
+
+void xwm_policy_close(struct xwm_window *w)
+{
+	xwm_window_send_close(w);
+}
+
+void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height)
+{
+	xwm_hints_constrain(&w->hints, width, height);
+}
+
+void xwm_policy_resize(struct xwm_window *w, int width, int height)
+{
+	xwm_policy_constrain_size(w, &width, &height);
+	xwm_window_resize(w, width, height);
+}
+
+void xwm_policy_configure_request(struct xwm_window *w, uint16_t mask, int x, int y,
+                                  int width, int height)
+{
+	int nx = w->x, ny = w->y;
+	int nw = (mask & XCB_CONFIG_WINDOW_WIDTH) ? width : w->width;
+	int nh = (mask & XCB_CONFIG_WINDOW_HEIGHT) ? height : w->height;
+
+	if (w->mapped && (w->maximized || w->fullscreen)) {
+		/* The screen-sized configure stands; the synthetic notify
+		 * (sent by move_resize) tells the client so. */
+		xwm_window_move_resize(w, w->x, w->y, w->width, w->height);
+		return;
+	}
+	if (!w->mapped) {
+		if (mask & XCB_CONFIG_WINDOW_X)
+			nx = x;
+		if (mask & XCB_CONFIG_WINDOW_Y)
+			ny = y;
+	}
+	xwm_policy_constrain_size(w, &nw, &nh);
+	xwm_window_move_resize(w, nx, ny, nw, nh);
+}
+
+static void save_geometry(struct xwm_window *w)
+{
+	w->saved_x = w->x;
+	w->saved_y = w->y;
+	w->saved_width = w->width;
+	w->saved_height = w->height;
+}
+
+static void restore_geometry(struct xwm_window *w)
+{
+	xwm_window_move_resize(w, w->saved_x, w->saved_y, w->saved_width, w->saved_height);
+}
+
+static void fill_screen(struct xwm_window *w)
+{
+	int sw, sh;
+	xwm_policy_screen_size(w->xwm, &sw, &sh);
+	xwm_window_move_resize(w, 0, 0, sw, sh);
+}
+
+void xwm_policy_request_maximize(struct xwm_window *w, bool maximize)
+{
+	if (w->maximized == maximize)
+		return; /* X needs no reply when nothing changes */
+	if (maximize && !w->fullscreen && w->mapped)
+		save_geometry(w);
+	w->maximized = maximize;
+	if (!w->mapped)
+		return; /* applied at map (rule 9) */
+	if (w->fullscreen)
+		return; /* fullscreen size stays */
+	else if (maximize)
+		fill_screen(w);
+	else
+		restore_geometry(w);
+}
+
+void xwm_policy_request_fullscreen(struct xwm_window *w, bool fullscreen)
+{
+	if (w->fullscreen == fullscreen)
+		return;
+	if (fullscreen && !w->maximized && w->mapped)
+		save_geometry(w);
+	w->fullscreen = fullscreen;
+	if (!w->mapped)
+		return;
+	if (fullscreen || w->maximized)
+		fill_screen(w);
+	else
+		restore_geometry(w);
+}
+
+void xwm_policy_request_minimize(struct xwm_window *w)
+{
+	if (!w->mapped || w->minimized)
+		return;
+	w->minimized = true;
+	xwm_window_set_hidden(w, true);
+	if (w->xwm->focused == w)
+		focus_topmost(w->xwm, w);
+}

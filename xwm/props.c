@@ -1,0 +1,294 @@
+/* ICCCM and EWMH properties: what clients tell us (read here, parsed by
+ * the pure functions of hints.c) and what we publish for them and for
+ * pagers and tests (_NET_CLIENT_LIST, _NET_ACTIVE_WINDOW, WM_STATE...). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xcb/xcb_icccm.h>
+
+#include "xwm.h"
+
+/* Longest property we read, in 32-bit units: enough for any hint, names
+ * are cut at 127 bytes anyway. */
+#define PROP_MAX_LONGS 64
+
+/* hints.h spells the ICCCM states without xcb; they must agree. */
+_Static_assert((int)XWM_WM_STATE_NORMAL == (int)XCB_ICCCM_WM_STATE_NORMAL &&
+               (int)XWM_WM_STATE_ICONIC == (int)XCB_ICCCM_WM_STATE_ICONIC &&
+               (int)XWM_WM_STATE_WITHDRAWN == (int)XCB_ICCCM_WM_STATE_WITHDRAWN,
+               "WM_STATE values");
+
+void xwm_props_init_root(struct xwm *xwm)
+{
+	xcb_connection_t *c = xwm->conn;
+	xcb_ewmh_connection_t *e = &xwm->ewmh;
+
+	/* The supporting-WM check window doubles as the owner of the
+	 * _NET_WM_CM_S0 selection (composite.c). */
+	xwm->check_window = xcb_generate_id(c);
+	uint32_t override = 1;
+	xcb_create_window(c, XCB_COPY_FROM_PARENT, xwm->check_window, xwm->root, -1, -1, 1, 1,
+	                  0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
+	                  XCB_CW_OVERRIDE_REDIRECT, &override);
+	xcb_ewmh_set_supporting_wm_check(e, xwm->root, xwm->check_window);
+	xcb_ewmh_set_supporting_wm_check(e, xwm->check_window, xwm->check_window);
+	xcb_ewmh_set_wm_name(e, xwm->check_window, strlen("duet-xwm"), "duet-xwm");
+
+	xcb_atom_t supported[] = {
+		e->_NET_SUPPORTED, e->_NET_SUPPORTING_WM_CHECK, e->_NET_CLIENT_LIST,
+		e->_NET_CLIENT_LIST_STACKING, e->_NET_ACTIVE_WINDOW, e->_NET_CLOSE_WINDOW,
+		e->_NET_MOVERESIZE_WINDOW, e->_NET_WM_NAME, e->_NET_WM_STATE,
+		e->_NET_WM_STATE_FULLSCREEN, e->_NET_WM_STATE_MAXIMIZED_VERT,
+		e->_NET_WM_STATE_MAXIMIZED_HORZ, e->_NET_WM_STATE_HIDDEN,
+		xwm->atoms._NET_WM_STATE_FOCUSED, e->_NET_WM_WINDOW_TYPE,
+		e->_NET_WM_WINDOW_TYPE_NORMAL, e->_NET_WM_WINDOW_TYPE_DIALOG,
+		e->_NET_WM_SYNC_REQUEST, e->_NET_WM_SYNC_REQUEST_COUNTER,
+		xwm->atoms._NET_WM_FRAME_DRAWN, xwm->atoms._NET_WM_FRAME_TIMINGS,
+	};
+	xcb_ewmh_set_supported(e, 0, sizeof(supported) / sizeof(supported[0]), supported);
+	xcb_ewmh_set_active_window(e, 0, XCB_NONE);
+}
+
+/* ------------------------------------------------------------- reading */
+
+struct prop_request {
+	xcb_atom_t atom;
+	xcb_get_property_cookie_t cookie;
+};
+
+static xcb_get_property_cookie_t prop_get(struct xwm_window *w, xcb_atom_t atom)
+{
+	return xcb_get_property(w->xwm->conn, 0, w->id, atom, XCB_GET_PROPERTY_TYPE_ANY, 0,
+	                        PROP_MAX_LONGS);
+}
+
+/* Applies one property reply (NULL or empty = property deleted). */
+static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_reply_t *r)
+{
+	struct xwm *xwm = w->xwm;
+	xcb_ewmh_connection_t *e = &xwm->ewmh;
+	const void *data = r ? xcb_get_property_value(r) : NULL;
+	int format = r ? r->format : 0;
+	size_t n = r ? (size_t)r->value_len : 0;
+
+	if (atom == xwm->atoms.WM_NAME) {
+		/* _NET_WM_NAME (UTF-8) wins when the client sets both. */
+		if (!w->name[0] || !w->name_is_net)
+			xwm_hints_parse_text(data, n, format, w->name, sizeof(w->name));
+	} else if (atom == e->_NET_WM_NAME) {
+		char name[sizeof(w->name)];
+		if (xwm_hints_parse_text(data, n, format, name, sizeof(name)) && name[0]) {
+			memcpy(w->name, name, sizeof(name));
+			w->name_is_net = true;
+		} else {
+			w->name_is_net = false; /* WM_NAME, if any, applies again */
+		}
+	} else if (atom == xwm->atoms.WM_CLASS) {
+		xwm_hints_parse_class(data, n, format, w->instance, sizeof(w->instance),
+		                      w->class_name, sizeof(w->class_name));
+	} else if (atom == xwm->atoms.WM_HINTS) {
+		w->accepts_input = xwm_hints_parse_input(data, n, format);
+	} else if (atom == xwm->atoms.WM_NORMAL_HINTS) {
+		if (!xwm_hints_parse_normal(data, n, format, &w->hints) && r && r->type != XCB_NONE)
+			xwm_debug(xwm, "0x%x: unusable WM_NORMAL_HINTS (format %d, %zu items)",
+			          w->id, format, n);
+	} else if (atom == xwm->atoms.WM_PROTOCOLS) {
+		w->delete_window = xwm_hints_atom_list_has(data, n, format,
+		                                           xwm->atoms.WM_DELETE_WINDOW);
+		w->take_focus = xwm_hints_atom_list_has(data, n, format, xwm->atoms.WM_TAKE_FOCUS);
+		w->sync_request = xwm_hints_atom_list_has(data, n, format, e->_NET_WM_SYNC_REQUEST);
+	} else if (atom == e->_NET_WM_WINDOW_TYPE) {
+		uint32_t first = 0;
+		if (format == 32 && n >= 1)
+			memcpy(&first, data, 4);
+		w->type = first;
+	} else if (atom == e->_NET_WM_STATE) {
+		/* Only read before mapping: states the client wants initially
+		 * (policy rule 9). Later changes come as client messages. */
+		if (!w->mapped) {
+			w->fullscreen = xwm_hints_atom_list_has(data, n, format,
+			                                        e->_NET_WM_STATE_FULLSCREEN);
+			w->maximized = xwm_hints_atom_list_has(data, n, format,
+			                                       e->_NET_WM_STATE_MAXIMIZED_VERT) &&
+			               xwm_hints_atom_list_has(data, n, format,
+			                                       e->_NET_WM_STATE_MAXIMIZED_HORZ);
+		}
+	} else if (atom == e->_NET_WM_SYNC_REQUEST_COUNTER) {
+		uint32_t basic, extended;
+		xwm_hints_parse_sync_counters(data, n, format, &basic, &extended);
+		if (basic != w->sync_counter || extended != w->ext_counter) {
+			w->sync_counter = basic;
+			w->ext_counter = extended;
+			xwm_sync_window_counters_changed(w);
+		}
+	}
+}
+
+static xcb_atom_t watched_atom(struct xwm_window *w, int i)
+{
+	struct xwm *xwm = w->xwm;
+	xcb_ewmh_connection_t *e = &xwm->ewmh;
+	const xcb_atom_t atoms[] = {
+		xwm->atoms.WM_NAME, e->_NET_WM_NAME, xwm->atoms.WM_CLASS, xwm->atoms.WM_HINTS,
+		xwm->atoms.WM_NORMAL_HINTS, xwm->atoms.WM_PROTOCOLS, e->_NET_WM_WINDOW_TYPE,
+		e->_NET_WM_STATE, e->_NET_WM_SYNC_REQUEST_COUNTER,
+	};
+	return i < (int)(sizeof(atoms) / sizeof(atoms[0])) ? atoms[i] : XCB_NONE;
+}
+
+void xwm_props_read_all(struct xwm_window *w)
+{
+	struct prop_request req[16];
+	int n = 0;
+
+	/* All requests, then all replies: one round trip per window. */
+	for (xcb_atom_t a; (a = watched_atom(w, n)) != XCB_NONE && n < 16; n++) {
+		req[n].atom = a;
+		req[n].cookie = prop_get(w, a);
+	}
+	for (int i = 0; i < n; i++) {
+		xcb_get_property_reply_t *r = xcb_get_property_reply(w->xwm->conn, req[i].cookie,
+		                                                      NULL);
+		prop_apply(w, req[i].atom, r);
+		free(r);
+	}
+}
+
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom)
+{
+	for (int i = 0; watched_atom(w, i) != XCB_NONE; i++) {
+		if (watched_atom(w, i) != atom)
+			continue;
+		xcb_get_property_reply_t *r =
+			xcb_get_property_reply(w->xwm->conn, prop_get(w, atom), NULL);
+		prop_apply(w, atom, r);
+		free(r);
+		return;
+	}
+}
+
+/* ---------------------------------------------------------- publishing */
+
+void xwm_props_set_wm_state(struct xwm_window *w, int state)
+{
+	uint32_t data[2] = { (uint32_t)state, XCB_NONE };
+	struct xwm *xwm = w->xwm;
+
+	if (state == XWM_WM_STATE_WITHDRAWN) {
+		/* ICCCM 4.1.3.1: the WM may delete it on withdrawal. */
+		xcb_delete_property(xwm->conn, w->id, xwm->atoms.WM_STATE);
+		xcb_delete_property(xwm->conn, w->id, xwm->ewmh._NET_WM_STATE);
+		return;
+	}
+	xcb_change_property(xwm->conn, XCB_PROP_MODE_REPLACE, w->id, xwm->atoms.WM_STATE,
+	                    xwm->atoms.WM_STATE, 32, 2, data);
+}
+
+void xwm_props_update_net_state(struct xwm_window *w)
+{
+	xcb_ewmh_connection_t *e = &w->xwm->ewmh;
+	xcb_atom_t atoms[5];
+	uint32_t n = 0;
+
+	if (!w->managed)
+		return;
+	if (w->fullscreen)
+		atoms[n++] = e->_NET_WM_STATE_FULLSCREEN;
+	if (w->maximized) {
+		atoms[n++] = e->_NET_WM_STATE_MAXIMIZED_VERT;
+		atoms[n++] = e->_NET_WM_STATE_MAXIMIZED_HORZ;
+	}
+	if (w->minimized)
+		atoms[n++] = e->_NET_WM_STATE_HIDDEN;
+	if (w->xwm->focused == w)
+		atoms[n++] = w->xwm->atoms._NET_WM_STATE_FOCUSED;
+	xcb_ewmh_set_wm_state(e, w->id, n, atoms);
+}
+
+static int compare_manage_order(const void *a, const void *b)
+{
+	const struct xwm_window *wa = *(struct xwm_window *const *)a;
+	const struct xwm_window *wb = *(struct xwm_window *const *)b;
+	return wa->manage_order < wb->manage_order ? -1 : wa->manage_order > wb->manage_order;
+}
+
+void xwm_props_update_client_lists(struct xwm *xwm)
+{
+	size_t count = 0, n = 0;
+
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
+		count++;
+	struct xwm_window **list = calloc(count + 1, sizeof(*list));
+	xcb_window_t *ids = calloc(count + 1, sizeof(*ids));
+	if (!list || !ids) {
+		free(list);
+		free(ids);
+		return;
+	}
+	/* Stacking order, bottom to top: only managed windows the client
+	 * has mapped (minimized ones stay listed, as EWMH wants). */
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (w->managed && w->mapped)
+			list[n++] = w;
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = list[i]->id;
+	xcb_ewmh_set_client_list_stacking(&xwm->ewmh, 0, (uint32_t)n, ids);
+	qsort(list, n, sizeof(*list), compare_manage_order);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = list[i]->id;
+	xcb_ewmh_set_client_list(&xwm->ewmh, 0, (uint32_t)n, ids);
+	free(list);
+	free(ids);
+}
+
+void xwm_props_set_active(struct xwm *xwm, struct xwm_window *w)
+{
+	xcb_ewmh_set_active_window(&xwm->ewmh, 0, w ? w->id : XCB_NONE);
+}
+
+/* Interns duet's and the ICCCM atoms xcb-ewmh does not carry. */
+int xwm_props_intern_atoms(struct xwm *xwm)
+{
+	static const char *names[] = {
+		"WM_DELETE_WINDOW", "WM_TAKE_FOCUS", "WM_STATE", "WM_CHANGE_STATE",
+		"WM_NAME", "WM_CLASS", "WM_HINTS", "WM_NORMAL_HINTS", "WM_PROTOCOLS",
+		"_NET_WM_FRAME_DRAWN", "_NET_WM_FRAME_TIMINGS", "_NET_WM_CM_S0",
+		"_NET_WM_STATE_FOCUSED",
+		"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
+	};
+	xcb_atom_t *out[] = {
+		&xwm->atoms.WM_DELETE_WINDOW, &xwm->atoms.WM_TAKE_FOCUS, &xwm->atoms.WM_STATE,
+		&xwm->atoms.WM_CHANGE_STATE, &xwm->atoms.WM_NAME, &xwm->atoms.WM_CLASS,
+		&xwm->atoms.WM_HINTS, &xwm->atoms.WM_NORMAL_HINTS, &xwm->atoms.WM_PROTOCOLS,
+		&xwm->atoms._NET_WM_FRAME_DRAWN, &xwm->atoms._NET_WM_FRAME_TIMINGS,
+		&xwm->atoms._NET_WM_CM_S0, &xwm->atoms._NET_WM_STATE_FOCUSED,
+		&xwm->atoms._DUET_SYNC, &xwm->atoms._DUET_RESIZE, &xwm->atoms._DUET_SCREENSHOT,
+		&xwm->atoms._DUET_SCREENSHOT_PATH,
+	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	xcb_intern_atom_cookie_t cookies[N];
+
+	_Static_assert(sizeof(out) / sizeof(out[0]) == N, "atom tables differ");
+	for (int i = 0; i < N; i++)
+		cookies[i] = xcb_intern_atom(xwm->conn, 0, (uint16_t)strlen(names[i]), names[i]);
+	xcb_intern_atom_cookie_t *ewmh_cookies = xcb_ewmh_init_atoms(xwm->conn, &xwm->ewmh);
+	int ok = 0;
+	for (int i = 0; i < N; i++) {
+		xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(xwm->conn, cookies[i], NULL);
+		if (!r) {
+			xwm_log("cannot intern atom %s", names[i]);
+			ok = -1;
+			continue;
+		}
+		*out[i] = r->atom;
+		free(r);
+	}
+	if (!ewmh_cookies || !xcb_ewmh_init_atoms_replies(&xwm->ewmh, ewmh_cookies, NULL)) {
+		xwm_log("cannot intern the EWMH atoms");
+		return -1;
+	}
+	return ok;
+}

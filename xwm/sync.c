@@ -1,0 +1,193 @@
+/* Frame timing for X clients, the counterpart of wp_presentation and
+ * frame callbacks, as mutter implements it for GTK (the "_NET_WM_SYNC
+ * extended" frame synchronization of the EWMH):
+ *
+ * - Basic counter: before a WM-initiated resize we send _NET_WM_SYNC_REQUEST
+ *   with a serial; the client sets its counter to that serial once it has
+ *   redrawn at the new size. Until then (or a 100 ms timeout, for clients
+ *   that never answer) we keep showing the old contents rather than a
+ *   half-drawn window.
+ * - Extended counter: the client makes it odd when it starts a frame and
+ *   even when the frame is done. Once a frame with that update has been
+ *   presented, we send _NET_WM_FRAME_DRAWN (serial, time drawn) and
+ *   _NET_WM_FRAME_TIMINGS (serial, presentation offset, refresh interval,
+ *   frame delay), which pace the client like a frame callback.
+ * Counter changes arrive as SYNC AlarmNotify events from one alarm per
+ * counter that fires on every increase.
+ */
+#include <stdlib.h>
+
+#include "xwm.h"
+
+#define SYNC_TIMEOUT_NS 100000000ull /* 100 ms */
+
+static int64_t value_of(xcb_sync_int64_t v)
+{
+	return (int64_t)((uint64_t)(uint32_t)v.hi << 32 | v.lo);
+}
+
+static xcb_sync_int64_t int64_of(int64_t v)
+{
+	xcb_sync_int64_t r = { .hi = (int32_t)((uint64_t)v >> 32), .lo = (uint32_t)v };
+	return r;
+}
+
+static void destroy_alarm(struct xwm_window *w)
+{
+	if (w->ext_alarm)
+		xcb_sync_destroy_alarm(w->xwm->conn, w->ext_alarm);
+	w->ext_alarm = XCB_NONE;
+}
+
+/* An alarm that fires whenever counter grows: test "counter >= current
+ * + 1", then the test value steps by 1 past the new value. */
+static xcb_sync_alarm_t create_alarm(struct xwm *xwm, xcb_sync_counter_t counter)
+{
+	xcb_sync_alarm_t alarm = xcb_generate_id(xwm->conn);
+	xcb_sync_create_alarm_value_list_t v = {
+		.counter = counter,
+		.valueType = XCB_SYNC_VALUETYPE_RELATIVE,
+		.value = int64_of(1),
+		.testType = XCB_SYNC_TESTTYPE_POSITIVE_COMPARISON,
+		.delta = int64_of(1),
+		.events = 1,
+	};
+	xcb_sync_create_alarm_aux(xwm->conn, alarm,
+	                          XCB_SYNC_CA_COUNTER | XCB_SYNC_CA_VALUE_TYPE |
+	                          XCB_SYNC_CA_VALUE | XCB_SYNC_CA_TEST_TYPE |
+	                          XCB_SYNC_CA_DELTA | XCB_SYNC_CA_EVENTS, &v);
+	return alarm;
+}
+
+void xwm_sync_window_counters_changed(struct xwm_window *w)
+{
+	struct xwm *xwm = w->xwm;
+
+	destroy_alarm(w);
+	w->sync_waiting = false;
+	w->frame_pending = false;
+	if (!xwm->sync_event)
+		return;
+	/* The basic counter needs no alarm of its own: its value is read
+	 * when the extended one moves or the timeout passes; clients with
+	 * only a basic counter are released by the timeout or an alarm on
+	 * it when there is no extended one. */
+	xcb_sync_counter_t watched = w->ext_counter ? w->ext_counter : w->sync_counter;
+	if (watched)
+		w->ext_alarm = create_alarm(xwm, watched);
+	xwm_debug(xwm, "0x%x: sync counters basic 0x%x extended 0x%x", w->id, w->sync_counter,
+	          w->ext_counter);
+}
+
+void xwm_sync_request(struct xwm_window *w)
+{
+	struct xwm *xwm = w->xwm;
+
+	if (!w->sync_request || !w->sync_counter || !xwm->sync_event)
+		return;
+	if (w->ext_counter) {
+		/* Extended: an even serial well past any frame the client may
+		 * number meanwhile (mutter leaves the same headroom). */
+		int64_t base = w->sync_serial > w->frame_serial ? w->sync_serial : w->frame_serial;
+		w->sync_serial = (base + 240) & ~(int64_t)1;
+	} else {
+		w->sync_serial++;
+	}
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = w->id,
+		.type = xwm->atoms.WM_PROTOCOLS,
+	};
+	ev.data.data32[0] = xwm->ewmh._NET_WM_SYNC_REQUEST;
+	ev.data.data32[1] = xwm->last_time;
+	ev.data.data32[2] = (uint32_t)w->sync_serial;
+	ev.data.data32[3] = (uint32_t)((uint64_t)w->sync_serial >> 32);
+	ev.data.data32[4] = w->ext_counter ? 1 : 0;
+	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+	w->sync_waiting = true;
+	w->sync_sent_ns = render_now_ns();
+}
+
+bool xwm_sync_content_ready(struct xwm_window *w)
+{
+	if (!w->sync_waiting)
+		return true;
+	if (render_now_ns() - w->sync_sent_ns > SYNC_TIMEOUT_NS) {
+		xwm_debug(w->xwm, "0x%x: no answer to _NET_WM_SYNC_REQUEST %lld, showing anyway",
+		          w->id, (long long)w->sync_serial);
+		w->sync_waiting = false;
+		return true;
+	}
+	/* Come back once the timeout has passed. */
+	xwm_schedule_repaint(w->xwm);
+	return false;
+}
+
+void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
+{
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (w->ext_alarm != ev->alarm)
+			continue;
+		int64_t value = value_of(ev->counter_value);
+		if (w->sync_waiting && value >= w->sync_serial && (!w->ext_counter || !(value & 1)))
+			w->sync_waiting = false;
+		if (w->ext_counter && !(value & 1)) {
+			/* A finished frame: FRAME_DRAWN after we show it. */
+			w->frame_serial = value;
+			w->frame_pending = true;
+		}
+		xwm_schedule_repaint(xwm);
+		return;
+	}
+}
+
+static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
+                         const uint32_t data[5])
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = w->id,
+		.type = type,
+	};
+	for (int i = 0; i < 5; i++)
+		ev.data.data32[i] = data[i];
+	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+}
+
+void xwm_sync_frame_presented(struct xwm *xwm, uint64_t t_ns)
+{
+	uint64_t t_us = t_ns / 1000;
+	uint32_t refresh_us = (uint32_t)(xwm->clock.refresh_ns / 1000);
+
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		bool shown = w->presented_update;
+		w->presented_update = false;
+		/* A frame the client finished is "drawn" once a frame that
+		 * holds it has been presented, or right away if it changed
+		 * nothing on screen (no damage to wait for). */
+		if (!w->frame_pending || (w->damaged && !shown) || w->sync_waiting)
+			continue;
+		w->frame_pending = false;
+		uint32_t drawn[5] = {
+			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
+			(uint32_t)t_us, (uint32_t)(t_us >> 32), 0,
+		};
+		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
+		/* Presentation is the swap we just finished, so the offset is
+		 * ~0; GTK reads 0 as "unknown", hence at least 1 us. */
+		uint32_t timings[5] = {
+			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
+			1, refresh_us, 0,
+		};
+		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
+	}
+}
+
+void xwm_sync_window_destroyed(struct xwm_window *w)
+{
+	destroy_alarm(w);
+}

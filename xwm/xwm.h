@@ -1,0 +1,239 @@
+/* duet-xwm: an X11 window manager and compositing manager in one process
+ * (like Enlightenment), drawing through render/ on EGL's X11 platform.
+ *
+ * Internal contract between the files of xwm/:
+ *   main.c       command line, signals, the event loop and the repaint cycle
+ *   wm.c         the event table and window management (adopt, map,
+ *                configure, unmap, destroy, focus, stacking)
+ *   props.c      ICCCM/EWMH properties: reading client hints, publishing
+ *                _NET_CLIENT_LIST and friends, WM_STATE, _NET_WM_STATE
+ *   messages.c   client messages: EWMH requests and duet's control
+ *                messages (docs/xwm-control.md)
+ *   policy.c     placement, focus and stacking rules (side by side with
+ *                compositor/policy.c)
+ *   composite.c  Composite/Damage/XFixes setup and window contents
+ *   sync.c       _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN/TIMINGS
+ *   hints.c      pure parsing of client properties (hints.h)
+ */
+#ifndef DUET_XWM_H
+#define DUET_XWM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <xcb/xcb.h>
+#include <xcb/xcb_ewmh.h>
+#include <xcb/damage.h>
+#include <xcb/sync.h>
+
+#include "hints.h"
+#include "render.h"
+
+/* Intrusive list (xwm/ links no Wayland library). */
+struct xwm_list {
+	struct xwm_list *prev, *next;
+};
+void xwm_list_init(struct xwm_list *head);
+void xwm_list_insert_after(struct xwm_list *pos, struct xwm_list *elm);
+void xwm_list_remove(struct xwm_list *elm);
+#define xwm_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+struct xwm;
+
+struct xwm_window {
+	struct xwm *xwm;
+	struct xwm_list link; /* xwm.stack: X stacking order, bottom first */
+	xcb_window_t id;
+
+	/* As the server last reported it (CreateNotify/ConfigureNotify). */
+	int x, y, width, height, border;
+	bool override_redirect;
+	bool input_only;
+	bool viewable;          /* mapped on the server */
+	uint8_t depth;
+	xcb_visualid_t visual;
+
+	/* Window management; meaningful when managed. */
+	bool managed;           /* a client window we manage (not override-redirect) */
+	uint64_t manage_order;  /* for _NET_CLIENT_LIST (initial mapping order) */
+	bool button_grabbed;
+	bool mapped;            /* the client asked to be shown and we showed it */
+	bool minimized, maximized, fullscreen;
+	int saved_x, saved_y, saved_width, saved_height;
+	int ignore_unmaps;      /* UnmapNotify caused by us (minimize) */
+	/* ConfigureRequests merged until the event queue is drained (wm.c). */
+	bool cfg_pending;
+	uint16_t cfg_mask;
+	int cfg_x, cfg_y, cfg_width, cfg_height;
+	struct xwm_size_hints hints;
+	bool accepts_input;     /* WM_HINTS input */
+	bool take_focus;        /* WM_PROTOCOLS has WM_TAKE_FOCUS */
+	bool delete_window;     /* WM_PROTOCOLS has WM_DELETE_WINDOW */
+	bool sync_request;      /* WM_PROTOCOLS has _NET_WM_SYNC_REQUEST */
+	xcb_atom_t type;        /* first _NET_WM_WINDOW_TYPE, 0 = none */
+	char name[128];
+	bool name_is_net;       /* name came from _NET_WM_NAME */
+	char instance[64], class_name[64];
+
+	/* Compositing. */
+	xcb_damage_damage_t damage;
+	xcb_pixmap_t pixmap;    /* named pixmap, width+2b x height+2b */
+	int pixmap_width, pixmap_height;
+	bool full_damage;       /* fetch the whole pixmap at the next paint */
+	bool needs_rename;      /* (re)name the pixmap at the next paint (map, resize) */
+	bool unsupported_logged;
+	bool damaged;           /* DamageNotify since the last fetch */
+	struct render_texture *texture;
+	struct render_node *node;
+	bool presented_update;  /* an update of this window was in the last frame */
+
+	/* Frame timing (sync.c). */
+	xcb_sync_counter_t sync_counter, ext_counter;
+	xcb_sync_alarm_t ext_alarm;
+	int64_t sync_serial;     /* last value sent in _NET_WM_SYNC_REQUEST */
+	bool sync_waiting;       /* content held back until the client draws */
+	uint64_t sync_sent_ns;
+	int64_t frame_serial;    /* extended counter value of a finished frame */
+	bool frame_pending;      /* _NET_WM_FRAME_DRAWN owed after the next frame */
+	bool frame_drawn_sent;   /* _NET_WM_FRAME_TIMINGS owed */
+	uint64_t frame_drawn_ns;
+};
+
+struct xwm_atoms {
+	xcb_atom_t WM_DELETE_WINDOW, WM_TAKE_FOCUS, WM_STATE, WM_CHANGE_STATE,
+		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
+		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
+		_NET_WM_STATE_FOCUSED,
+		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH;
+};
+
+struct xwm_options {
+	const char *display;
+	const char *screenshot;
+	int refresh_mhz;
+};
+
+struct xwm {
+	struct xwm_options options;
+	void *xlib_display;          /* Display *, also the EGL native display */
+	xcb_connection_t *conn;
+	xcb_screen_t *screen;
+	xcb_window_t root;
+	xcb_ewmh_connection_t ewmh;
+	struct xwm_atoms atoms;
+	xcb_window_t check_window;   /* _NET_SUPPORTING_WM_CHECK and CM selection owner */
+	xcb_timestamp_t last_time;   /* latest server time seen in an event */
+
+	uint8_t damage_event, sync_event, xfixes_event;
+	bool has_shm_fd;
+
+	struct xwm_list stack;       /* xwm_window.link, bottom first */
+	struct xwm_window *focused;
+	uint64_t manage_counter;
+	int configures_pending;      /* windows with cfg_pending */
+
+	/* Compositing output. */
+	xcb_window_t overlay;
+	xcb_xfixes_region_t scratch_region;
+	struct render_egl *egl;
+	struct renderer *renderer;
+	struct render_target *target;
+	struct render_scene *scene;
+	struct render_frame_clock clock;
+	bool frame_drawn;            /* at least one frame presented */
+	const char *content_path;    /* "shm-copy" or "zero-copy" */
+
+	/* MIT-SHM segment for window contents. */
+	uint32_t shm_seg;
+	void *shm_data;
+	size_t shm_size;
+
+	int timer_fd;
+	bool repaint_scheduled;
+	bool quit;
+	bool debug;
+};
+
+/* ---------------------------------------------------------------- log */
+void xwm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void xwm_debug(struct xwm *xwm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --------------------------------------------------------------- wm.c */
+int xwm_wm_claim(struct xwm *xwm);     /* SubstructureRedirect on the root */
+int xwm_wm_start(struct xwm *xwm);     /* adopt existing windows */
+void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev);
+/* Applies merged ConfigureRequests; main.c calls it once the queue is empty. */
+void xwm_wm_flush_configures(struct xwm *xwm);
+struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id);
+void xwm_wm_finish(struct xwm *xwm);   /* free all windows */
+/* What policy.c asks of the X side. */
+void xwm_window_move_resize(struct xwm_window *w, int x, int y, int width, int height);
+void xwm_window_resize(struct xwm_window *w, int width, int height);
+void xwm_window_raise(struct xwm_window *w);
+void xwm_window_set_hidden(struct xwm_window *w, bool hidden);
+void xwm_set_focus(struct xwm *xwm, struct xwm_window *w);
+void xwm_window_send_close(struct xwm_window *w);
+/* Visible to the policy: managed, mapped, not minimized. */
+bool xwm_window_visible(const struct xwm_window *w);
+
+/* ------------------------------------------------------------ props.c */
+int xwm_props_intern_atoms(struct xwm *xwm);
+void xwm_props_init_root(struct xwm *xwm);   /* _NET_SUPPORTED, check window */
+void xwm_props_read_all(struct xwm_window *w);
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom);
+void xwm_props_set_wm_state(struct xwm_window *w, int state);
+void xwm_props_update_net_state(struct xwm_window *w);
+void xwm_props_update_client_lists(struct xwm *xwm);
+void xwm_props_set_active(struct xwm *xwm, struct xwm_window *w);
+
+/* --------------------------------------------------------- messages.c */
+void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev);
+int xwm_screenshot(struct xwm *xwm, const char *path);
+
+/* ----------------------------------------------------------- policy.c */
+/* Pure decisions, unit-tested without X. */
+void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y);
+void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height);
+/* Decisions that act through the functions of wm.c above. */
+void xwm_policy_window_mapped(struct xwm_window *w);   /* place, raise, focus */
+void xwm_policy_window_unmapped(struct xwm_window *w); /* refocus */
+void xwm_policy_activate(struct xwm_window *w);        /* raise + focus */
+void xwm_policy_close(struct xwm_window *w);
+void xwm_policy_resize(struct xwm_window *w, int width, int height);
+void xwm_policy_configure_request(struct xwm_window *w, uint16_t mask, int x, int y,
+                                  int width, int height);
+void xwm_policy_request_maximize(struct xwm_window *w, bool maximize);
+void xwm_policy_request_fullscreen(struct xwm_window *w, bool fullscreen);
+void xwm_policy_request_minimize(struct xwm_window *w);
+/* The screen the policy places windows on. */
+void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height);
+
+/* -------------------------------------------------------- composite.c */
+int xwm_composite_start(struct xwm *xwm);
+void xwm_composite_finish(struct xwm *xwm);
+void xwm_composite_window_created(struct xwm_window *w);
+void xwm_composite_window_mapped(struct xwm_window *w);
+void xwm_composite_window_unmapped(struct xwm_window *w);
+void xwm_composite_window_configured(struct xwm_window *w, bool resized);
+void xwm_composite_window_restacked(struct xwm_window *w);
+void xwm_composite_window_destroyed(struct xwm_window *w);
+void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev);
+/* Fetches damaged contents of all windows into their textures. */
+void xwm_composite_update_contents(struct xwm *xwm);
+void xwm_schedule_repaint(struct xwm *xwm);  /* main.c */
+void xwm_repaint_now(struct xwm *xwm);       /* main.c: paint pending damage */
+
+/* ------------------------------------------------------------- sync.c */
+void xwm_sync_window_counters_changed(struct xwm_window *w);
+/* Before a WM-initiated configure of w. */
+void xwm_sync_request(struct xwm_window *w);
+void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev);
+/* After each presented frame (t_ns = presentation time). */
+void xwm_sync_frame_presented(struct xwm *xwm, uint64_t t_ns);
+void xwm_sync_window_destroyed(struct xwm_window *w);
+/* Whether w's content may be shown now (false while a resize awaits the
+ * client's redraw, for at most a short timeout). */
+bool xwm_sync_content_ready(struct xwm_window *w);
+
+#endif
