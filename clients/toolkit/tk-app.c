@@ -188,6 +188,13 @@ int tk_app_dispatch(struct tk_app *app, int timeout_ms)
 	return app->backend->dispatch(app, timeout_ms);
 }
 
+bool tk_app_protocol_counts(struct tk_app *app, uint64_t *requests, uint64_t *events)
+{
+	if (!app->backend->protocol_counts)
+		return false;
+	return app->backend->protocol_counts(app, requests, events);
+}
+
 bool tk_app_can_server_resize(struct tk_app *app, const char **why)
 {
 	return app->backend->can_server_resize(app, why);
@@ -230,13 +237,15 @@ void tk_window_destroy(struct tk_window *win)
 	if (!win)
 		return;
 	struct tk_app *app = win->app;
+	/* GL: images and draw state live in the context, freed with it current. */
+	if (app->engine == TK_ENGINE_GL)
+		tk_egl_window_fini(win);
 	while (win->images)
 		tk_image_destroy(win->images);
 	if (win->draw)
 		win->draw->ops->destroy(win->draw);
-	if (app->engine == TK_ENGINE_GL)
-		tk_egl_window_fini(win);
-	else if (app->backend->sw_destroy)
+	win->draw = NULL;
+	if (app->engine == TK_ENGINE_SW && app->backend->sw_destroy)
 		app->backend->sw_destroy(win);
 	app->backend->window_destroy(win);
 	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++)

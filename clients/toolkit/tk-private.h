@@ -19,6 +19,7 @@ struct tk_backend {
 	void (*disconnect)(struct tk_app *app);
 	int (*dispatch)(struct tk_app *app, int timeout_ms);
 	bool (*can_server_resize)(struct tk_app *app, const char **why);
+	bool (*protocol_counts)(struct tk_app *app, uint64_t *requests, uint64_t *events);
 
 	int (*window_create)(struct tk_window *win);
 	void (*window_destroy)(struct tk_window *win);
@@ -75,6 +76,7 @@ struct tk_app {
 	void *backend_data;
 	struct tk_egl egl;
 	bool egl_ready;
+	int egl_screen; /* X11 screen number for EGL_PLATFORM_XCB_SCREEN_EXT */
 	struct tk_window *windows[8];
 	struct tk_pending_present pending[TK_MAX_PENDING];
 	int n_pending;
@@ -104,6 +106,7 @@ struct tk_image {
 	int width, height;
 	uint32_t *pixels; /* premultiplied ARGB32, tightly packed */
 	GLuint texture;   /* GL engine, uploaded on first use */
+	int gl_filter;    /* GL engine: the texture's current filter, 0 unset */
 	void *pix;        /* sw engine: pixman_image_t, made on first use */
 	struct tk_image *next;
 };

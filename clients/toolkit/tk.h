@@ -54,6 +54,12 @@ const char *tk_app_path_detail(const struct tk_app *app);
  * them. Returns 0, or -1 if the connection is lost. */
 int tk_app_dispatch(struct tk_app *app, int timeout_ms);
 
+/* X11 only: X requests sent on the app's connection so far (from XCB
+ * sequence numbers, EGL's requests included, the probes themselves not)
+ * and events received. False on Wayland, whose messages duet-compositor's
+ * protocol logger counts. */
+bool tk_app_protocol_counts(struct tk_app *app, uint64_t *requests, uint64_t *events);
+
 /* Whether the server offers a server-initiated resize (duet_test on
  * Wayland, duet-xwm's _DUET_RESIZE on X11); why not in *why. */
 bool tk_app_can_server_resize(struct tk_app *app, const char **why);

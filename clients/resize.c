@@ -1,0 +1,260 @@
+/* duet-resize: the study's resize table, N runs in order, each step timed
+ * from the resize request to the first presented frame at the new size.
+ * Client mode: the app resizes itself (X11 ConfigureWindow, which the WM
+ * intercepts; Wayland: a buffer of the new size). Server mode: the
+ * compositor (duet_test resize_window) or WM (_DUET_RESIZE) sends the size;
+ * on servers without either, client mode runs and the output says so. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app-common.h"
+
+static const int sizes[][2] = {
+	{ 100, 100 }, { 1000, 240 }, { 850, 900 }, { 400, 1000 },
+	{ 1800, 500 }, { 999, 999 }, { 333, 999 }, { 1920, 1080 },
+};
+#define N_SIZES (int)(sizeof(sizes) / sizeof(sizes[0]))
+
+static const char usage[] =
+	"usage: duet-resize [options]\n"
+	"Resizes its window through the study's 8 sizes (100x100 ... 1920x1080), N runs,\n"
+	"printing one JSON line per step with the request -> presented latency.\n"
+	TK_OPTIONS_HELP
+	"  --runs N               runs of the 8 sizes (default 10, 1..1000)\n"
+	"  --mode client|server   who initiates the resize (default client)\n"
+	"  --size WxH             initial window size (default 640x480)\n"
+	"  --timeout-ms MS        give up on a step after MS (default 10000)\n"
+	"  --stay                 keep the window after the last step until closed\n"
+	"Output goes to $DUET_TRACE if set, else stdout.\n";
+
+struct state {
+	struct tk_window *win;
+	bool closed;
+	bool resized;
+	/* The frame waited for: the first presented at (want_w, want_h). */
+	int want_w, want_h;
+	uint64_t want_seq;
+	bool got, discarded;
+	struct tk_frame_info info;
+};
+
+static void on_resized(void *data, struct tk_window *win, int w, int h)
+{
+	((struct state *)data)->resized = true;
+}
+
+static void on_presented(void *data, struct tk_window *win, const struct tk_frame_info *info)
+{
+	struct state *s = data;
+	if (s->got || info->seq < s->want_seq || info->width != s->want_w ||
+	    info->height != s->want_h)
+		return;
+	if (info->discarded) {
+		if (info->seq == s->want_seq)
+			s->discarded = true;
+		return;
+	}
+	s->info = *info;
+	s->got = true;
+}
+
+static void on_close(void *data, struct tk_window *win)
+{
+	((struct state *)data)->closed = true;
+}
+
+static const struct tk_window_listener listener = {
+	.resized = on_resized,
+	.presented = on_presented,
+	.close_requested = on_close,
+};
+
+static uint64_t draw_frame(struct state *s, int step)
+{
+	struct tk_draw *d = tk_window_begin_frame(s->win);
+	if (!d)
+		return 0;
+	int w, h;
+	tk_window_get_size(s->win, &w, &h);
+	/* Full repaint at the new size, like a toolkit relayout: a background,
+	 * a title bar and a grid of "widgets". */
+	tk_draw_clear(d, (struct tk_color){ 0.9f, 0.9f, 0.92f, 1 });
+	tk_draw_gradient(d, 0, 0, (float)w, 32, (struct tk_color){ 0.25f, 0.35f, 0.65f, 1 },
+	                 (struct tk_color){ 0.12f, 0.18f, 0.4f, 1 }, true);
+	for (int y = 40; y + 24 < h; y += 32)
+		for (int x = 8; x + 80 < w; x += 88)
+			tk_draw_rect(d, (float)x, (float)y, 80, 24,
+			             (struct tk_color){ 0.6f + 0.05f * (float)(step % 4), 0.7f, 0.8f, 1 });
+	return tk_window_end_frame(s->win, NULL);
+}
+
+/* Draws at the current size until a frame of want_w x want_h is presented. */
+static bool present_at(struct tk_app *app, struct state *s, int step, uint64_t deadline)
+{
+	tk_window_get_size(s->win, &s->want_w, &s->want_h);
+	s->got = false;
+	while (!s->got) {
+		s->discarded = false;
+		s->want_seq = draw_frame(s, step);
+		if (!s->want_seq)
+			return false;
+		while (!s->got && !s->discarded) {
+			if (s->closed || app_quit || tk_now_ns() >= deadline)
+				return false;
+			if (tk_app_dispatch(app, 50) < 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct tk_options opts;
+	long runs = 10, timeout_ms = 10000;
+	int width = 640, height = 480;
+	bool server_mode = false, stay = false;
+
+	if (tk_parse_options(&argc, argv, &opts) < 0) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(a, "--stay") == 0) {
+			stay = true;
+		} else if (strcmp(a, "--runs") == 0 && v) {
+			if (!app_parse_long(v, 1, 1000, &runs)) {
+				fprintf(stderr, "duet-resize: --runs wants 1..1000, got '%s'\n", v);
+				return 2;
+			}
+			i++;
+		} else if (strcmp(a, "--mode") == 0 && v) {
+			if (strcmp(v, "client") && strcmp(v, "server")) {
+				fprintf(stderr, "duet-resize: --mode wants client or server, got '%s'\n", v);
+				return 2;
+			}
+			server_mode = strcmp(v, "server") == 0;
+			i++;
+		} else if (strcmp(a, "--size") == 0 && v) {
+			if (!app_parse_size(v, &width, &height)) {
+				fprintf(stderr, "duet-resize: impossible size '%s' (want WxH, 1..16384)\n", v);
+				return 2;
+			}
+			i++;
+		} else if (strcmp(a, "--timeout-ms") == 0 && v) {
+			if (!app_parse_long(v, 1, 3600000, &timeout_ms)) {
+				fprintf(stderr, "duet-resize: bad --timeout-ms '%s'\n", v);
+				return 2;
+			}
+			i++;
+		} else {
+			fprintf(stderr, "duet-resize: unknown option or missing value: '%s'\n%s", a, usage);
+			return 2;
+		}
+	}
+	app_install_signals();
+	struct tk_app *app = tk_app_create(&opts, "duet-resize");
+	if (!app)
+		return 1;
+	struct state s = { 0 };
+	int status = 1;
+	s.win = tk_window_create(app, width, height, &listener, &s);
+	if (!s.win)
+		goto out;
+	tk_window_set_title(s.win, "duet-resize");
+	if (tk_window_show(s.win) < 0)
+		goto out;
+	uint64_t deadline = tk_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	while (!tk_window_ready(s.win)) {
+		if (s.closed || app_quit || tk_now_ns() >= deadline || tk_app_dispatch(app, 50) < 0) {
+			fprintf(stderr, "duet-resize: the window was not mapped\n");
+			goto out;
+		}
+	}
+	if (!present_at(app, &s, 0, deadline)) {
+		fprintf(stderr, "duet-resize: the first frame was not presented\n");
+		goto out;
+	}
+	const char *mode = server_mode ? "server" : "client";
+	const char *why = NULL;
+	if (server_mode && !tk_app_can_server_resize(app, &why)) {
+		fprintf(stderr, "duet-resize: server-initiated resize is unsupported here (%s); "
+		        "using client mode\n", why);
+		tk_trace("resize_mode", "\"requested\":\"server\",\"mode\":\"client\",\"reason\":\"%s\"",
+		         why);
+		mode = "client";
+		server_mode = false;
+	}
+	struct app_proto_mark mark = { 0, 0 };
+	char proto[96];
+	app_proto_delta(app, &mark, proto, sizeof(proto));
+	for (long run = 0; run < runs; run++) {
+		for (int step = 0; step < N_SIZES; step++) {
+			int tw = sizes[step][0], th = sizes[step][1];
+			int cw, ch;
+			tk_window_get_size(s.win, &cw, &ch);
+			deadline = tk_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+			s.resized = false;
+			app_proto_delta(app, &mark, proto, sizeof(proto));
+			uint64_t t0 = tk_now_ns();
+			if (server_mode) {
+				if (tk_window_server_resize(s.win, tw, th) < 0) {
+					fprintf(stderr, "duet-resize: the server resize request failed\n");
+					goto out;
+				}
+			} else {
+				tk_window_resize(s.win, tw, th);
+			}
+			/* The new size holds when the toolkit says so (configure,
+			 * ConfigureNotify, or at once for a Wayland client). A WM
+			 * may constrain it: the step then reports the size it got. */
+			if (cw != tw || ch != th) {
+				while (!s.resized) {
+					if (s.closed || app_quit || tk_now_ns() >= deadline ||
+					    tk_app_dispatch(app, 50) < 0) {
+						fprintf(stderr, "duet-resize: no resize to %dx%d within %ld ms "
+						        "(run %ld step %d)\n", tw, th, timeout_ms, run, step + 1);
+						goto out;
+					}
+				}
+			}
+			if (!present_at(app, &s, step, deadline)) {
+				fprintf(stderr, "duet-resize: no frame at %dx%d presented within %ld ms "
+				        "(run %ld step %d, presentation: %s)\n", s.want_w, s.want_h,
+				        timeout_ms, run + 1, step + 1, tk_app_presentation_name(app));
+				goto out;
+			}
+			app_proto_delta(app, &mark, proto, sizeof(proto)); /* this step's */
+			tk_trace("resize",
+			         "\"run\":%ld,\"step\":%d,\"width\":%d,\"height\":%d,\"got_width\":%d,"
+			         "\"got_height\":%d,\"latency_ns\":%llu,\"mode\":\"%s\",\"backend\":\"%s\","
+			         "\"engine\":\"%s\",\"presentation\":\"%s\",\"path\":\"%s\"%s",
+			         run + 1, step + 1, tw, th, s.info.width, s.info.height,
+			         (unsigned long long)(s.info.presented_ns - t0), mode,
+			         tk_app_backend_name(app), tk_app_engine_name(app),
+			         tk_app_presentation_name(app), tk_app_path_detail(app), proto);
+		}
+	}
+	tk_trace("resize_done", "\"runs\":%ld,\"steps\":%ld,\"mode\":\"%s\",\"requested_mode\":\"%s\"",
+	         runs, runs * N_SIZES, mode, why ? "server" : mode);
+	status = 0;
+	if (stay) {
+		tk_window_set_feedback(s.win, false);
+		while (!s.closed && !app_quit) {
+			if (tk_app_dispatch(app, 100) < 0)
+				break;
+			if (s.resized) {
+				s.resized = false;
+				draw_frame(&s, 0);
+			}
+		}
+	}
+out:
+	tk_app_destroy(app);
+	return status;
+}
