@@ -58,6 +58,9 @@ struct comp_server {
 
 int comp_server_init(struct comp_server *server, const struct comp_options *options);
 void comp_server_finish(struct comp_server *server);
+/* protocol-log.c: with $DUET_PROTOCOL_LOG set, counts Wayland messages per
+ * client into that file (bench/); a no-op otherwise. */
+void comp_protocol_log_init(struct comp_server *server);
 
 /* -------------------------------------------------------------- output */
 

@@ -33,6 +33,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 		return -1;
 	}
 	server->loop = wl_display_get_event_loop(server->display);
+	comp_protocol_log_init(server);
 
 	server->egl = render_egl_create_surfaceless();
 	if (!server->egl)

@@ -1,0 +1,105 @@
+"""Running one app in a stack and watching it: its JSON-lines trace (the
+format of render/'s render_trace), its life, the stack's life, a deadline,
+and for tests a fault injected into the stack."""
+import json
+import os
+import signal
+import time
+
+from duet_bench import procs
+
+
+class AppFailed(Exception):
+    """The app did not do what the experiment needs (the stack is fine)."""
+
+
+class StackDied(Exception):
+    """A process of the stack died while the app ran."""
+
+
+class AppRun:
+    counter = 0
+
+    def __init__(self, ctx, stack, argv, extra_env=None, t0=False, role="app"):
+        AppRun.counter += 1
+        n = AppRun.counter
+        self.ctx = ctx
+        self.stack = stack
+        self.trace = os.path.join(stack.dir, "%s-%d.jsonl" % (role, n))
+        self.log = os.path.join(stack.dir, "%s-%d.log" % (role, n))
+        self.argv = list(argv)
+        env = dict(stack.env, DUET_TRACE=self.trace)
+        env.update(extra_env or {})
+        self.t0_ns = None
+        if t0:
+            # CLOCK_MONOTONIC just before the fork (Popen forks at once).
+            self.t0_ns = time.monotonic_ns()
+            env["DUET_T0_NS"] = str(self.t0_ns)
+        self.child = procs.Child(role, self.argv, env, log_path=self.log)
+        self.started = time.monotonic()
+        self.events = []
+        self._offset = 0
+        self._partial = b""
+
+    @property
+    def pid(self):
+        return self.child.pid
+
+    def read_events(self):
+        try:
+            with open(self.trace, "rb") as f:
+                f.seek(self._offset)
+                data = f.read()
+        except OSError:
+            return self.events
+        self._offset += len(data)
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            try:
+                self.events.append(json.loads(line))
+            except ValueError:
+                pass
+        return self.events
+
+    def named(self, name):
+        return [e for e in self.read_events() if e.get("name") == name]
+
+    def wait(self, until=None, timeout=30.0, sampler=None, experiment=None):
+        """Until until(events) is true (the app keeps running) or the app
+        exits. Raises StackDied or AppFailed (timeout)."""
+        deadline = self.started + timeout
+        while True:
+            self.read_events()
+            if until and until(self.events):
+                return True
+            if not self.child.alive():
+                self.read_events()
+                return until(self.events) if until else True
+            dead = self.stack.dead()
+            if dead:
+                raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
+                                                 dead.status()))
+            self.ctx.fault_hook(self.stack, experiment, time.monotonic() - self.started)
+            if sampler:
+                sampler.poll()
+            if time.monotonic() > deadline:
+                raise AppFailed("%s gave no result within %.0f s"
+                                % (os.path.basename(self.argv[0]), timeout))
+            time.sleep(0.005 if sampler is None else 0.01)
+
+    def stop(self):
+        if self.child.alive():
+            self.child.signal(signal.SIGTERM)
+            try:
+                self.child.popen.wait(3)
+            except Exception:
+                pass
+        self.child.stop(grace=1.0)
+
+    def exit_status(self):
+        return self.child.status()
+
+    def log_tail(self):
+        return procs.read_tail(self.log)

@@ -1,0 +1,368 @@
+"""`duet bench`: runs the experiments on the stacks, writes the results.
+
+    duet bench [--quick] [--experiments launch,render,cpu,resize]
+               [--stacks wayland,x11,weston,openbox] [--reps N] [--out DIR]
+
+Results go to DIR (default bench-results/DATE): results.json (every raw
+sample, rewritten after each experiment so an interrupted run keeps what
+finished), summary.csv, report.md, report.html.
+"""
+import argparse
+import atexit
+import datetime
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+from duet_bench import experiments, ipc, machine, procs, report, stacks
+from duet_bench.apprun import AppFailed, StackDied
+from duet_bench.progress import Progress
+
+EXPERIMENTS = ["launch", "render", "cpu", "resize"]
+EXIT_USAGE = 2
+
+
+class Interrupted(Exception):
+    pass
+
+
+class Options:
+    def __init__(self, args):
+        q = args.quick
+        self.quick = q
+        self.engine = args.engine
+        reps = args.reps
+        self.launch_reps = reps or (3 if q else 5)
+        self.render_reps = reps or (1 if q else 5)
+        self.render_ms = 150 if q else 2000
+        self.render_count_ms = 100 if q else 500
+        self.cpu_reps = reps or (1 if q else 3)
+        self.cpu_ms = 400 if q else 2000
+        self.cpu_interval = 0.05
+        self.resize_runs = reps or (2 if q else 10)
+        self.ipc = not args.no_ipc
+
+    def as_dict(self):
+        return dict(vars(self))
+
+
+def parse_list(text, allowed, what):
+    items = [s.strip() for s in text.split(",") if s.strip()]
+    bad = [s for s in items if s not in allowed]
+    if bad or not items:
+        raise argparse.ArgumentTypeError("unknown %s %s (choose from %s)"
+                                         % (what, ",".join(bad) or "''", ",".join(allowed)))
+    return [s for s in allowed if s in items]
+
+
+def add_arguments(p):
+    p.add_argument("--quick", action="store_true",
+                   help="few repetitions, short durations (under 3 minutes)")
+    p.add_argument("--experiments", default=",".join(EXPERIMENTS), metavar="LIST",
+                   type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
+                   help="comma-separated: launch,render,cpu,resize (default: all)")
+    p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
+                   type=lambda t: parse_list(t, stacks.ORDER, "stack"),
+                   help="comma-separated: wayland,x11,weston,openbox (default: all)")
+    p.add_argument("--reps", type=int, metavar="N",
+                   help="repetitions of every experiment (resize: runs of the 8 sizes)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
+    p.add_argument("--engine", choices=["gl", "sw"], default="gl",
+                   help="the apps' drawing engine (default gl, as the study's GL engines)")
+    p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
+    p.add_argument("--no-report", action="store_true", help="results.json and summary.csv only")
+
+
+class Bench:
+    def __init__(self, args, argv):
+        self.args = args
+        self.opts = Options(args)
+        self.out = os.path.abspath(args.out or os.path.join(
+            "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+        os.makedirs(self.out, exist_ok=True)
+        self.workdir = tempfile.mkdtemp(prefix="duet-bench-")
+        self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
+                     "render": stacks.find_own("duet-render", "clients"),
+                     "resize": stacks.find_own("duet-resize", "clients")}
+        self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
+        self.killed = set()
+        self.run_id = "%d-%s" % (os.getpid(), os.urandom(4).hex())
+        self.base_env = dict(os.environ, GALLIUM_DRIVER=os.environ.get("GALLIUM_DRIVER",
+                                                                       "llvmpipe"),
+                             LIBGL_ALWAYS_SOFTWARE=os.environ.get("LIBGL_ALWAYS_SOFTWARE", "1"),
+                             EVAS_GL_NO_BLACKLIST="1")
+        self.base_env[procs.RUN_MARK] = os.environ.get(procs.RUN_MARK, self.run_id)
+        for k in ("LD_PRELOAD", "DUET_TRACE", "DUET_PROTOCOL_LOG", "DUET_IPC_COUNT_DIR"):
+            self.base_env.pop(k, None)
+        self.results = {
+            "schema": 1, "tool": "duet bench",
+            "command": " ".join(["duet", "bench"] + argv),
+            "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "finished": None, "interrupted": False, "options": self.opts.as_dict(),
+            "machine": machine.machine(), "governor": machine.governor(),
+            "versions": machine.versions(),
+            "render_env": {k: self.base_env.get(k) for k in machine.render_env()},
+            "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
+            "ipc": {}}
+        self.progress = Progress(self.plan_units())
+
+    def plan_units(self):
+        o, n = self.opts, 0
+        per = {"launch": o.launch_reps, "render": o.render_reps, "cpu": o.cpu_reps, "resize": 2}
+        for _ in self.args.stacks:
+            n += sum(per[e] for e in self.args.experiments)
+            if o.ipc:
+                n += 2 + ("render" in self.args.experiments) + ("resize" in self.args.experiments)
+        return n
+
+    # ------------------------------------------------------------ faults (tests)
+    def fault_hook(self, stack, experiment, elapsed):
+        if not self.kill_spec:
+            return
+        name, exp, ms = self.kill_spec
+        key = (stack.name, experiment)
+        if stack.name == name and experiment == exp and key not in self.killed \
+                and elapsed * 1000 >= ms:
+            self.killed.add(key)
+            server = stack.procs.get("server")
+            if server:
+                self.progress.say("test fault: killing the %s server (pid %d) after %d ms of %s"
+                                  % (name, server.pid, ms, exp))
+                server.signal_group(signal.SIGKILL)
+
+    # ------------------------------------------------------------ results
+    def save(self):
+        self.results["finished"] = datetime.datetime.now().astimezone().isoformat(
+            timespec="seconds")
+        tmp = os.path.join(self.out, ".results.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(self.results, f, indent=1)
+        os.replace(tmp, os.path.join(self.out, "results.json"))
+
+    def start_stack(self, name, refresh, counting=False):
+        cdir = None
+        if counting:
+            cdir = tempfile.mkdtemp(prefix="count-", dir=self.workdir)
+        st = stacks.Stack(name, self.workdir, self.base_env, refresh=refresh, counting=cdir)
+        return st.start()
+
+    def record_failure(self, rec, why, stack=None, app_log=None):
+        rec["status"] = "failed"
+        rec["reason"] = why
+        logs = stack.logs() if stack else {}
+        if app_log:
+            logs["app"] = app_log
+        rec["logs"] = logs
+        self.progress.say("FAILED: %s" % why.splitlines()[0] if why else "FAILED")
+
+    def run_in_stack(self, name, refresh, what, counting=False):
+        """Starts a stack, runs what(stack) for each (key, fn) in what,
+        restarting the stack after a failure. Returns nothing: records."""
+        st = None
+        try:
+            for key, rec, fn in what:
+                if st is None or st.dead():
+                    if st:
+                        st.stop()
+                        st.cleanup()
+                        st = None
+                    st, err = None, None
+                    for attempt in range(3):  # retries: a start can lose a race
+                        try:
+                            st = self.start_stack(name, refresh, counting)
+                            break
+                        except stacks.StackError as e:
+                            err = e
+                            self.progress.say("the %s stack did not start (attempt %d): %s"
+                                              % (name, attempt + 1, e))
+                    if st is None:
+                        self.record_failure(rec, "the %s stack did not start: %s" % (name, err))
+                        rec["logs"] = err.logs
+                        continue
+                    self.results["stacks"][name].setdefault("commands", {}).update(
+                        {"%s@%s%s" % (r, refresh, "-counting" if counting else ""): c
+                         for r, c in st.command_lines().items()})
+                    self.results["stacks"][name].setdefault("notes", [])
+                    path = content_path(st)
+                    if path:
+                        self.results["stacks"][name]["content_path"] = path
+                    for n in st.notes:
+                        if n not in self.results["stacks"][name]["notes"]:
+                            self.results["stacks"][name]["notes"].append(n)
+                rec["status"] = "running"
+                rec["stack_refresh"] = refresh
+                try:
+                    fn(st, rec)
+                    rec["status"] = "ok"
+                except StackDied as e:
+                    self.record_failure(rec, "the stack died: %s" % e, st)
+                except AppFailed as e:
+                    self.record_failure(rec, str(e), st)
+                finally:
+                    self.save()
+                if rec.get("status") == "running":
+                    rec["status"] = "interrupted"
+        finally:
+            if st:
+                st.stop()
+                st.cleanup()
+
+    def run(self):
+        for name in self.args.stacks:
+            srec = self.results["stacks"][name] = {"kind": stacks.KIND[name]}
+            why = stacks.missing(name)
+            if why:
+                srec["status"] = "skipped"
+                srec["reason"] = why
+                self.progress.say("skipping stack %s: %s" % (name, why))
+                for e in self.args.experiments:
+                    self.results["experiments"][e][name] = {"status": "skipped", "reason": why,
+                                                            "samples": []}
+                self.save()
+                continue
+            srec["status"] = "ok"
+            srec["programs"] = {n: p for n, (p, _) in stacks.needs(name).items()}
+            self.run_stack(name)
+        self.save()
+
+    def timing_job(self, exp, name):
+        rec = self.results["experiments"][exp][name] = {"status": "pending", "samples": []}
+        return (exp, rec, lambda st, r: experiments.TIMING[exp](self, st, r))
+
+    def run_stack(self, name):
+        exps = self.args.experiments
+        at60 = [self.timing_job(e, name) for e in exps if e != "render"]
+        ipc_rec = self.results["ipc"].setdefault(name, {})
+        strace = shutil.which("strace")
+        lib = stacks.find_ipc_lib()
+        if self.opts.ipc:
+            if strace:
+                ipc_rec["strace_launch"] = {"samples": []}
+                at60.append(("strace", ipc_rec["strace_launch"],
+                             lambda st, r: r.update(ipc.strace_launch(self, st, strace))
+                             or self.progress.step("ipc strace launch", name, 1, 1)))
+            else:
+                ipc_rec["strace_launch"] = {"status": "skipped",
+                                            "reason": "strace is not installed"}
+        if at60:
+            self.run_in_stack(name, 60, at60)
+        if "render" in exps:
+            self.run_in_stack(name, 0, [self.timing_job("render", name)])
+        if not self.opts.ipc:
+            return
+        if not lib:
+            for k in ("launch", "render", "resize"):
+                ipc_rec[k] = {"status": "skipped",
+                              "reason": "libduet-ipc-count.so not built (bench/ in the build)"}
+            return
+        counted = [("launch", ipc_rec.setdefault("launch", {}),
+                    lambda st, r: self.count(r, ipc.launch_counts, st, "launch"))]
+        if "resize" in exps:
+            counted.append(("resize", ipc_rec.setdefault("resize", {}),
+                            lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
+        self.run_in_stack(name, 60, counted, counting=True)
+        if "render" in exps:
+            self.run_in_stack(name, 0, [("render", ipc_rec.setdefault("render", {}),
+                                         lambda st, r: self.count(r, ipc.render_counts, st,
+                                                                  "render"))], counting=True)
+
+    def count(self, rec, fn, st, what):
+        self.progress.step("ipc " + what, st.name, 1, 1)
+        rec.update(fn(self, st))
+        if what == "launch":
+            self.progress.step("ipc protocol", st.name, 1, 1)
+
+
+def content_path(st):
+    """How window contents reach the compositor of this stack."""
+    if st.name == "x11":
+        import re
+        m = re.search(r"content path: (\S+)", st.procs["wm"].log_tail(20000))
+        return "duet-xwm: " + m.group(1) if m else None
+    if st.name == "openbox":
+        return "xcompmgr -c: XRender compositing inside the X server"
+    return "client buffers imported by the server (wl_shm or EGL)"
+
+
+def parse_kill_spec(text):
+    """DUET_BENCH_TEST_KILL_SERVER=STACK:EXPERIMENT:MS (tests only)."""
+    if not text:
+        return None
+    try:
+        name, exp, ms = text.split(":")
+        return name, exp, int(ms)
+    except ValueError:
+        print("duet bench: ignoring bad DUET_BENCH_TEST_KILL_SERVER=%r" % text, file=sys.stderr)
+        return None
+
+
+def run(args, argv):
+    if not hasattr(args, "experiments"):
+        return EXIT_USAGE
+    procs.become_subreaper()
+    bench = Bench(args, argv)
+    missing_apps = [n for n, p in bench.apps.items() if not p]
+    if missing_apps:
+        print("duet bench: cannot find the apps %s: build duet first (meson setup build && "
+              "ninja -C build) or set DUET_BUILD_DIR" % ", ".join(
+                  "duet-" + n for n in missing_apps), file=sys.stderr)
+        return 1
+
+    def on_signal(signum, frame):
+        raise Interrupted(signum)
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM,
+                                                    signal.SIGHUP)}
+    atexit.register(procs.cleanup)
+    status = 0
+    try:
+        bench.progress.say("duet bench: %s -> %s" % (", ".join(args.stacks), bench.out))
+        bench.run()
+    except Interrupted as e:
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        bench.results["interrupted"] = True
+        bench.progress.say("interrupted (signal %d): stopping; results of what finished are "
+                           "kept" % e.args[0])
+        status = 130
+    finally:
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        procs.cleanup()
+        bench.progress.done()
+        bench.save()
+        if not args.no_report:
+            try:
+                report.write_all(bench.results, bench.out)
+            except Exception as e:  # the raw results are safe already
+                print("duet bench: writing the report failed: %r" % e, file=sys.stderr)
+                status = status or 1
+        else:
+            report.write_csv(bench.results, bench.out)
+        shutil.rmtree(bench.workdir, ignore_errors=True)
+        for s, h in old.items():
+            signal.signal(s, h)
+    print(report.summary_table(bench.results))
+    print("results: %s" % os.path.join(bench.out, "results.json"))
+    if not args.no_report:
+        print("report:  %s" % os.path.join(bench.out, "report.html"))
+    return status
+
+
+def add_parser(sub):
+    p = sub.add_parser("bench", help="run the study's experiments and write a report",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=lambda args: run(args, sys.argv[2:]), takes_cmd=False)
+    return p
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="duet bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    args = p.parse_args(argv)
+    return run(args, argv)

@@ -1,0 +1,273 @@
+"""Processes the bench starts, and what /proc tells about them.
+
+Every process runs in a session of its own, so stopping it stops what it
+started. All of them are kept in one registry; cleanup() stops them all and
+runs from atexit and from the signal handlers, so no Xvfb, compositor or
+strace outlives the bench. The bench also makes itself a child subreaper:
+a grandchild whose parent died (an X server's xkbcomp, a WM's helper) comes
+back to it and is found and killed too.
+"""
+import ctypes
+import os
+import signal
+import subprocess
+import time
+
+RUN_MARK = "DUET_BENCH_RUN"  # set in every child's environment: find strays by it
+_registry = []
+_cleaning = False
+
+
+def become_subreaper():
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+class Child:
+    """One process in its own session, output to a log file."""
+
+    def __init__(self, role, argv, env, log_path=None, **kw):
+        self.role = role
+        self.argv = list(argv)
+        self.log_path = log_path
+        out = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        try:
+            self.popen = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                                          stdout=kw.pop("stdout", out),
+                                          stderr=kw.pop("stderr", out),
+                                          start_new_session=True, **kw)
+        finally:
+            if log_path:
+                out.close()
+        _registry.append(self)
+
+    @property
+    def pid(self):
+        return self.popen.pid
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    def status(self):
+        rc = self.popen.poll()
+        if rc is None:
+            return "running"
+        return "killed by signal %d" % -rc if rc < 0 else "exited with status %d" % rc
+
+    def signal_group(self, sig):
+        try:
+            os.killpg(self.popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def signal(self, sig):
+        if self.alive():
+            try:
+                os.kill(self.popen.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def stop(self, grace=3.0):
+        if self.alive():
+            self.signal_group(signal.SIGTERM)
+            try:
+                self.popen.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        self.signal_group(signal.SIGKILL)
+        try:
+            self.popen.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self in _registry:
+            _registry.remove(self)
+
+    def log_tail(self, n=4000):
+        return read_tail(self.log_path, n)
+
+
+def read_tail(path, n=4000):
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def descendants(root):
+    """pids whose parent chain leads to root (from /proc)."""
+    parent = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        st = read_stat(int(name))
+        if st:
+            parent[int(name)] = st[1]
+    out, frontier = [], [root]
+    while frontier:
+        p = frontier.pop()
+        for pid, pp in parent.items():
+            if pp == p:
+                out.append(pid)
+                frontier.append(pid)
+    return out
+
+
+def cleanup():
+    """Stops every registered child, then kills whatever else descends
+    from us (orphans handed to us as subreaper), then reaps."""
+    global _cleaning
+    if _cleaning:
+        return
+    _cleaning = True
+    try:
+        for child in reversed(list(_registry)):
+            child.stop(grace=2.0)
+        for pid in descendants(os.getpid()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                time.sleep(0.02)
+    finally:
+        _cleaning = False
+
+
+# ------------------------------------------------------------------ /proc
+def read_stat(pid):
+    """(state, ppid, utime+stime ticks, starttime) or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            data = f.read()
+    except OSError:
+        return None
+    # comm may contain spaces and parentheses: split after the last ')'.
+    rest = data[data.rfind(")") + 2:].split()
+    try:
+        return rest[0], int(rest[1]), int(rest[11]) + int(rest[12]), int(rest[19])
+    except (IndexError, ValueError):
+        return None
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    st = read_stat(pid)
+    return st[2] / TICKS if st else None
+
+
+def ctx_switches(pid):
+    """Voluntary and involuntary context switches summed over all threads
+    (/proc/PID/status alone covers only the main thread)."""
+    vol = invol = 0
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        vol += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        invol += int(line.split()[1])
+        except OSError:
+            continue
+    return {"voluntary": vol, "involuntary": invol}
+
+
+def ctx_diff(before, after):
+    if not before or not after:
+        return None
+    return {k: after[k] - before[k] for k in before}
+
+
+def thread_ids(pid):
+    try:
+        return [int(t) for t in os.listdir("/proc/%d/task" % pid)]
+    except OSError:
+        return []
+
+
+def traced(pid):
+    """Whether every thread of pid has a tracer (strace attached)."""
+    tids = thread_ids(pid)
+    if not tids:
+        return False
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("TracerPid:") and line.split()[1] == "0":
+                        return False
+        except OSError:
+            pass
+    return True
+
+
+def socket_inodes(pid):
+    """inode -> fd of the Unix/any sockets pid holds."""
+    out = {}
+    d = "/proc/%d/fd" % pid
+    try:
+        fds = os.listdir(d)
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            target = os.readlink(os.path.join(d, fd))
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            out[int(target[8:-1])] = int(fd)
+    return out
+
+
+class CpuSampler:
+    """Samples utime+stime of named processes every interval seconds; CPU
+    use is the share of one core in each interval, as top shows it."""
+
+    def __init__(self, procs, interval=0.05):
+        self.procs = dict(procs)  # role -> pid
+        self.interval = interval
+        self.t0 = time.monotonic()
+        self.last = {r: (self.t0, cpu_seconds(p)) for r, p in self.procs.items()}
+        self.timeline = []  # (t_ms, {role: percent})
+        self.next_t = self.t0 + interval
+
+    def add(self, role, pid):
+        self.procs[role] = pid
+        self.last[role] = (time.monotonic(), cpu_seconds(pid))
+
+    def poll(self):
+        now = time.monotonic()
+        if now < self.next_t:
+            return
+        self.next_t = now + self.interval
+        point = {}
+        for role, pid in self.procs.items():
+            c = cpu_seconds(pid)
+            t_prev, c_prev = self.last.get(role, (None, None))
+            if c is not None and c_prev is not None and now > t_prev:
+                point[role] = round(100.0 * (c - c_prev) / (now - t_prev), 1)
+            if c is not None:
+                self.last[role] = (now, c)
+        if point:
+            self.timeline.append((round((now - self.t0) * 1000, 1), point))

@@ -1,0 +1,274 @@
+"""The four display stacks, started the same way for every experiment.
+
+    wayland  duet-compositor (headless output)                  server
+    x11      Xvfb + duet-xwm                                     server, wm
+    weston   weston --backend=headless-backend.so --use-gl       server
+    openbox  Xvfb + openbox + xcompmgr -c                        server, wm, compositor
+
+Each instance gets its own socket / display and XDG_RUNTIME_DIR, so stacks
+never meet. counting=True preloads the IPC counter into every process of
+the stack (and turns on duet-compositor's protocol log).
+"""
+import os
+import random
+import re
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+
+from duet_bench import procs
+
+START_TIMEOUT = 20.0
+DUMP_SIGNAL = 40  # SIGRTMIN+6 with glibc; none of the measured programs uses it
+ORDER = ["wayland", "x11", "weston", "openbox"]
+KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11"}
+
+
+class StackError(Exception):
+    def __init__(self, msg, logs=None):
+        super().__init__(msg)
+        self.logs = logs or {}
+
+
+def build_dirs():
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    dirs = []
+    if os.environ.get("DUET_BUILD_DIR"):
+        dirs.append(os.environ["DUET_BUILD_DIR"])
+    dirs += [os.path.join(here, "build"), os.path.join(os.getcwd(), "build")]
+    return dirs
+
+
+def find_own(name, subdir):
+    for d in build_dirs():
+        p = os.path.join(d, subdir, name)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return os.path.abspath(p)
+    return shutil.which(name)
+
+
+def needs(stack):
+    """Programs a stack needs: name -> (path or None, where it comes from)."""
+    own = lambda n, d: (find_own(n, d), "duet build (%s/)" % d)
+    sysp = lambda n, pkg: (shutil.which(n), "Debian package " + pkg)
+    if stack == "wayland":
+        return {"duet-compositor": own("duet-compositor", "compositor")}
+    if stack == "x11":
+        return {"Xvfb": sysp("Xvfb", "xvfb"), "duet-xwm": own("duet-xwm", "xwm"),
+                "xprop": sysp("xprop", "x11-utils")}
+    if stack == "weston":
+        return {"weston": sysp("weston", "weston")}
+    if stack == "openbox":
+        return {"Xvfb": sysp("Xvfb", "xvfb"), "openbox": sysp("openbox", "openbox"),
+                "xcompmgr": sysp("xcompmgr", "xcompmgr"), "xprop": sysp("xprop", "x11-utils")}
+    raise KeyError(stack)
+
+
+def missing(stack):
+    """None, or why the stack cannot run here."""
+    lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack).items() if not p]
+    return ("missing " + ", ".join(lack)) if lack else None
+
+
+class Stack:
+    def __init__(self, name, workdir, base_env, refresh=60, counting=None, size="1920x1080"):
+        self.name = name
+        self.kind = KIND[name]
+        self.refresh = refresh
+        self.counting = counting  # None or dir for the counter's dumps
+        self.size = size
+        self.dir = tempfile.mkdtemp(prefix="%s-" % name, dir=workdir)
+        self.runtime = os.path.join(self.dir, "runtime")
+        os.mkdir(self.runtime, 0o700)
+        self.base_env = dict(base_env, XDG_RUNTIME_DIR=self.runtime)
+        for k in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"):
+            self.base_env.pop(k, None)
+        self.procs = {}  # role -> procs.Child, in start order
+        self.env = None  # the clients' environment once started
+        self.commands = {}
+        self.notes = []
+        self.protocol_log = None
+        self.programs = {n: p for n, (p, _) in needs(name).items()}
+
+    # -------------------------------------------------------------- helpers
+    def server_env(self):
+        env = dict(self.base_env)
+        if self.counting:
+            env.update(counting_env(self.counting))
+        return env
+
+    def spawn(self, role, argv, env, **kw):
+        log = os.path.join(self.dir, role + ".log")
+        child = procs.Child(role, argv, env, log_path=log, **kw)
+        self.procs[role] = child
+        self.commands[role] = argv
+        return child
+
+    def wait(self, what, pred, timeout=START_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while not pred():
+            for c in self.procs.values():
+                if not c.alive():
+                    raise StackError("%s %s while waiting for %s" % (c.role, c.status(), what))
+            if time.monotonic() > deadline:
+                raise StackError("timed out after %.0f s waiting for %s" % (timeout, what))
+            time.sleep(0.02)
+
+    # -------------------------------------------------------------- start
+    def start(self):
+        try:
+            getattr(self, "_start_" + self.name)()
+        except (StackError, OSError) as e:
+            self.stop()
+            raise StackError(str(e), self.logs())
+        return self
+
+    def _wait_socket(self, name):
+        path = os.path.join(self.runtime, name)
+        self.wait("the Wayland socket %s" % name, lambda: os.path.exists(path))
+
+    def _start_wayland(self):
+        sock = "duet-bench-0"
+        env = self.server_env()
+        if self.counting:
+            self.protocol_log = os.path.join(self.counting, "protocol.json")
+            env["DUET_PROTOCOL_LOG"] = self.protocol_log
+        self.spawn("server", [self.programs["duet-compositor"], "--socket", sock, "--size",
+                              self.size, "--refresh", str(self.refresh)], env)
+        self._wait_socket(sock)
+        self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
+        if self.refresh == 0:
+            self.notes.append("duet-compositor --refresh 0: repaints as soon as there is damage")
+
+    def _start_weston(self):
+        sock = "weston-bench-0"
+        w, h = self.size.split("x")
+        self.spawn("server", [self.programs["weston"], "--backend=headless-backend.so", "--use-gl",
+                              "--idle-time=0", "--socket=" + sock, "--width=" + w,
+                              "--height=" + h], self.server_env())
+        self._wait_socket(sock)
+        self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
+        if self.refresh == 0:
+            self.notes.append("weston's headless output has a fixed refresh (no unthrottled mode)")
+
+    def _start_xvfb(self):
+        """Xvfb on a random free display number from 200 up: other users of
+        this machine (tests running in parallel) take the low numbers that
+        -displayfd alone would pick, and two servers racing for one number
+        lose both. -displayfd still tells when the server is ready."""
+        last = "every display number tried was taken"
+        for attempt in range(5):
+            n = random.randint(200, 899)
+            if os.path.exists("/tmp/.X%d-lock" % n) or os.path.exists("/tmp/.X11-unix/X%d" % n):
+                continue
+            try:
+                return self._try_xvfb(n)
+            except StackError as e:
+                last = e
+                self.procs.pop("server").stop()
+        raise StackError("Xvfb did not start on 5 display numbers: %s" % last)
+
+    def _try_xvfb(self, n):
+        r, w = os.pipe()
+        try:
+            self.spawn("server", [self.programs["Xvfb"], ":%d" % n, "-displayfd", str(w),
+                                  "-screen", "0", self.size + "x24", "-nolisten", "tcp"],
+                       self.server_env(), pass_fds=(w,))
+        finally:
+            os.close(w)
+        data = b""
+        deadline = time.monotonic() + START_TIMEOUT
+        try:
+            while not data.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StackError("Xvfb did not report its display within %.0f s"
+                                     % START_TIMEOUT)
+                ready, _, _ = select.select([r], [], [], left)
+                if ready:
+                    chunk = os.read(r, 64)
+                    if not chunk:
+                        raise StackError("Xvfb %s before it was ready"
+                                         % self.procs["server"].status())
+                    data += chunk
+        finally:
+            os.close(r)
+        self.display = ":" + data.decode().strip()
+        self.env = dict(self.base_env, DISPLAY=self.display)
+
+    def _wm_ready(self):
+        r = subprocess.run([self.programs["xprop"], "-display", self.display, "-root",
+                            "_NET_SUPPORTING_WM_CHECK"], env=self.env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        return r.returncode == 0 and re.search(r"window id # 0x[0-9a-f]+", r.stdout) is not None
+
+    def _start_x11(self):
+        self._start_xvfb()
+        env = dict(self.server_env(), DISPLAY=self.display)
+        self.spawn("wm", [self.programs["duet-xwm"], "--display", self.display, "--refresh",
+                          str(self.refresh)], env)
+        self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)
+
+    def _start_openbox(self):
+        self._start_xvfb()
+        cfg = os.path.join(self.dir, "config")
+        os.makedirs(cfg, exist_ok=True)  # an empty config: the user's rc must not matter
+        env = dict(self.server_env(), DISPLAY=self.display, XDG_CONFIG_HOME=cfg)
+        self.spawn("wm", [self.programs["openbox"], "--sm-disable"], env)
+        self.wait("openbox to manage %s" % self.display, self._wm_ready)
+        self.spawn("compositor", [self.programs["xcompmgr"], "-c"], env)
+        # openbox and xcompmgr finish starting after the WM check is set
+        # (tests/integration saw windows mapped meanwhile go missing).
+        time.sleep(1.0)
+        if not self.procs["compositor"].alive():
+            raise StackError("xcompmgr %s at start" % self.procs["compositor"].status())
+        if self.refresh == 0:
+            self.notes.append("Xvfb + openbox + xcompmgr have no frame clock to unthrottle")
+
+    # -------------------------------------------------------------- state
+    def dead(self):
+        """The first stack process that is gone, or None."""
+        for c in self.procs.values():
+            if not c.alive():
+                return c
+        return None
+
+    def pids(self):
+        return {role: c.pid for role, c in self.procs.items()}
+
+    def logs(self):
+        return {role: c.log_tail() for role, c in self.procs.items()}
+
+    def command_lines(self):
+        return {role: " ".join(argv) for role, argv in self.commands.items()}
+
+    def stop(self):
+        for c in reversed(list(self.procs.values())):
+            c.stop()
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def counting_env(dump_dir):
+    """Environment that loads the IPC counter into a process."""
+    lib = find_ipc_lib()
+    # The dump signal: a real-time one, as openbox takes SIGUSR2 for itself.
+    env = {"DUET_IPC_COUNT_DIR": dump_dir, "DUET_IPC_COUNT_SIGNAL": str(DUMP_SIGNAL)}
+    if lib:
+        env["LD_PRELOAD"] = lib
+        # Our own programs may be ASan builds, whose runtime wants to be
+        # the first library; the counter has no sanitizer and needs none.
+        asan = os.environ.get("ASAN_OPTIONS", "")
+        env["ASAN_OPTIONS"] = "verify_asan_link_order=0" + (":" + asan if asan else "")
+    return env
+
+
+def find_ipc_lib():
+    for d in build_dirs():
+        p = os.path.join(d, "bench", "libduet-ipc-count.so")
+        if os.path.isfile(p):
+            return os.path.abspath(p)
+    return None

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `duet bench`.
+
+usage: test_bench.py quick|fault
+  quick: `duet bench --quick` on every stack: all outputs written, every
+         experiment x stack has samples or a recorded skip/failure reason.
+  fault: the wayland server is killed 30 ms into the launch experiment: the
+         failure is recorded with logs, the next experiment still runs, and
+         no process of the run is left behind.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg)
+
+
+def marked_processes(mark):
+    """pids (other than ours) whose environment carries the run's mark."""
+    found = []
+    needle = ("DUET_BENCH_RUN=" + mark).encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if needle in env:
+            try:
+                with open("/proc/%s/cmdline" % name, "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                cmd = "?"
+            found.append((int(name), cmd))
+    return found
+
+
+def run_bench(args, extra_env, timeout):
+    mark = "test-%d-%s" % (os.getpid(), os.urandom(4).hex())
+    out = tempfile.mkdtemp(prefix="duet-bench-test-")
+    env = dict(os.environ, DUET_BENCH_RUN=mark, **extra_env)
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out] + args,
+                       env=env, capture_output=True, text=True, timeout=timeout)
+    took = time.monotonic() - t0
+    print(r.stdout[-3000:])
+    print(r.stderr[-3000:])
+    time.sleep(0.5)
+    return r, out, mark, took
+
+
+def load(out):
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f)
+
+
+def test_quick():
+    r, out, mark, took = run_bench(["--quick"], {}, timeout=600)
+    check(r.returncode == 0, "duet bench --quick exits 0 (status %d)" % r.returncode)
+    check(took < 180, "--quick took %.0f s (< 180 s)" % took)
+    res = load(out)
+    for name in ("results.json", "summary.csv", "report.md", "report.html"):
+        check(os.path.getsize(os.path.join(out, name)) > 0, name + " written")
+    with open(os.path.join(out, "report.html")) as f:
+        page = f.read()
+    check("<svg" in page and "study, U3" in page, "report.html has inline SVG plots with the "
+          "study's numbers")
+    for key in ("cpu_model", "cores", "kernel"):
+        check(res["machine"].get(key), "machine records " + key)
+    check(res["governor"], "governor recorded: %s" % res["governor"])
+    check(res["versions"].get("mesa") and res["versions"].get("libwayland"), "versions recorded")
+    for exp in ("launch", "render", "cpu", "resize"):
+        for stack in ("wayland", "x11", "weston", "openbox"):
+            rec = res["experiments"][exp].get(stack)
+            check(rec is not None, "%s x %s recorded" % (exp, stack))
+            if rec["status"] == "ok":
+                check(len(rec["samples"]) > 0, "%s x %s has %d samples"
+                      % (exp, stack, len(rec["samples"])))
+            else:
+                check(rec["status"] in ("failed", "skipped") and rec.get("reason"),
+                      "%s x %s %s with a reason: %s" % (exp, stack, rec["status"],
+                                                      rec.get("reason", "")[:100]))
+    if res["stacks"]["wayland"]["status"] == "ok":
+        la = res["ipc"]["wayland"]["launch"]
+        check(la.get("processes", {}).get("server", {}).get("ipc_unix", 0) > 0,
+              "wayland launch: the in-process counter saw server IPC")
+        check(la.get("protocol", {}).get("requests", 0) > 0,
+              "wayland launch: protocol requests counted")
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)  # kept only when a check failed
+
+
+def test_fault():
+    r, out, mark, took = run_bench(
+        ["--stacks", "wayland", "--experiments", "launch,resize", "--reps", "2", "--no-ipc"],
+        {"DUET_BENCH_TEST_KILL_SERVER": "wayland:launch:30"}, timeout=300)
+    check(r.returncode == 0, "the bench goes on and exits 0 (status %d)" % r.returncode)
+    res = load(out)
+    la = res["experiments"]["launch"]["wayland"]
+    check(la["status"] == "failed" and "died" in la["reason"],
+          "launch recorded as failed: %s" % la.get("reason"))
+    check("server" in la.get("logs", {}), "the failure carries the server's log")
+    rz = res["experiments"]["resize"]["wayland"]
+    check(rz["status"] == "ok" and len(rz["samples"]) == 2 * 2 * 8,
+          "resize still ran on a fresh stack (%s, %d samples)"
+          % (rz["status"], len(rz["samples"])))
+    left = marked_processes(mark)
+    check(not left, "no process of the run is left: %s" % left)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    {"quick": test_quick, "fault": test_fault}[sys.argv[1]]()
+    print("PASS")

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Checks libduet-ipc-count.so against a probe making known numbers of calls.
+
+usage: test_ipc_count.py LIB PROBE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+N = 7
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg)
+
+
+def main():
+    lib, probe = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix="duet-ipc-test-") as d:
+        env = dict(os.environ, LD_PRELOAD=lib, DUET_IPC_COUNT_DIR=d)
+        # An ASan-built probe would insist on coming first; it is built
+        # without sanitizers, but be safe under a sanitized environment.
+        env["ASAN_OPTIONS"] = "verify_asan_link_order=0:" + env.get("ASAN_OPTIONS", "")
+        r = subprocess.run([probe, str(N)], env=env, capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0, "probe exits 0 (stderr: %s)" % r.stderr.strip())
+        words = r.stdout.split()
+        parent, child = int(words[1]), int(words[3])
+        files = sorted(os.listdir(d))
+        check(files == sorted(["%d.json" % parent, "%d.json" % child]),
+              "one dump per process, no temporary left: %s" % files)
+        with open(os.path.join(d, "%d.json" % parent)) as f:
+            p = json.load(f)
+        with open(os.path.join(d, "%d.json" % child)) as f:
+            c = json.load(f)
+
+    check(p["pid"] == parent and p["reason"] == "exit" and p["seq"] == 2,
+          "parent: signal dump then exit dump (seq %s, reason %s)" % (p["seq"], p["reason"]))
+    check(p["comm"] == os.path.basename(probe)[:15], "comm is the program name: %r" % p["comm"])
+    pc = p["counts"]
+    check(pc["recvmsg"]["unix"] == [N, 10 * N], "parent recvmsg unix = %s" % pc["recvmsg"])
+    check(pc["readv"]["unix"] == [N, 20 * N], "parent readv unix = %s" % pc["readv"])
+    check(pc["sendmsg"]["unix"] == [1, 5], "parent sendmsg unix = %s" % pc["sendmsg"])
+    check(pc["write"].get("pipe") == [2, 6], "parent write pipe = %s" % pc["write"])
+    check(pc["read"].get("pipe") == [2, 6], "parent read pipe = %s" % pc["read"])
+    check(pc["poll"]["wait"][0] == 3, "parent poll = %s" % pc["poll"])
+    check("writev" not in pc, "parent made no writev")
+    peer = p["peers"].get(str(child))
+    check(peer is not None, "the child is a peer of the parent: %s" % p["peers"])
+    check(peer["recvmsg"] == [N, 10 * N] and peer["readv"] == [N, 20 * N]
+          and peer["sendmsg"] == [1, 5], "per-peer counts of the parent: %s" % peer)
+
+    cc = c["counts"]
+    check(c["reason"] == "exit" and c["seq"] == 1, "child dumped once, at exit")
+    check(cc["sendmsg"]["unix"] == [N, 10 * N], "child sendmsg unix = %s" % cc["sendmsg"])
+    check(cc["writev"]["unix"] == [N, 20 * N], "child writev unix = %s" % cc["writev"])
+    check(cc["recvmsg"]["unix"] == [1, 5], "child recvmsg unix = %s" % cc["recvmsg"])
+    check("readv" not in cc and "poll" not in cc,
+          "the child's counts do not include the parent's (reset at fork)")
+    check(c["peers"].get(str(parent), {}).get("writev") == [N, 20 * N],
+          "the parent is the child's peer: %s" % c["peers"])
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
