@@ -1,0 +1,55 @@
+# Sourced by scripts/test and scripts/bench: the Debian bookworm packages duet
+# needs, and the one way both commands install them. One package per word.
+
+# To build duet.
+DUET_BUILD_PACKAGES="
+	meson ninja-build pkg-config gcc python3
+	libwayland-dev wayland-protocols libwayland-egl-backend-dev
+	libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
+	libpixman-1-dev libxkbcommon-dev libpng-dev xkb-data
+	libxcb1-dev libxcb-composite0-dev libxcb-damage0-dev libxcb-xfixes0-dev
+	libxcb-shm0-dev libxcb-present-dev libxcb-dri3-dev libxcb-randr0-dev
+	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
+	libxcb-xtest0-dev libx11-xcb-dev
+"
+# To run the comparison: the X server, the peer stacks, the counters, the plots.
+DUET_BENCH_PACKAGES="
+	xvfb x11-utils weston openbox xcompmgr strace gnuplot-nox
+"
+# Third-party clients the tests run on both stacks.
+DUET_TEST_PACKAGES="
+	wayland-utils foot glmark2-es2-wayland glmark2-es2-x11 xterm
+	libelementary-bin libevas1-engines-wayland libevas1-engines-x fonts-dejavu-core
+"
+
+# duet_ensure_packages WHO PACKAGES...: installs what is missing with apt-get
+# when run as root; otherwise prints the exact command and returns 1.
+duet_ensure_packages() {
+	who=$1
+	shift
+	if ! command -v dpkg-query >/dev/null 2>&1; then
+		echo "$who: no dpkg-query (not Debian?); assuming dependencies are installed" >&2
+		return 0
+	fi
+	missing=
+	for pkg in "$@"; do
+		case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" in
+		ii*) ;;
+		*) missing="$missing $pkg" ;;
+		esac
+	done
+	missing=${missing# }
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$who: missing Debian packages; install them with:"
+		echo "sudo apt-get install --no-install-recommends $missing"
+		return 1
+	fi
+	echo "$who: installing: $missing"
+	# shellcheck disable=SC2086 # one word per package
+	DEBIAN_FRONTEND=noninteractive apt-get update &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing || {
+		echo "$who: apt-get failed" >&2
+		return 1
+	}
+}
