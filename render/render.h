@@ -95,6 +95,17 @@ bool render_texture_has_alpha(const struct render_texture *tex);
  * Returns 0, or -1 if the GL upload failed. */
 int render_texture_upload(struct render_texture *tex, const void *pixels,
                           int stride_bytes, const pixman_region32_t *damage);
+/* Copies one rectangle, box in texture coordinates (clipped to the
+ * texture), from pixels that hold only that rectangle: pixels points at the
+ * box's top-left texel (x1, y1) and rows are stride_bytes apart, any stride
+ * >= box width * 4. For callers that fetched just a damaged rectangle (X
+ * GetImage) and should not lay it out window-sized first. GL reads pixels
+ * in place when the rows are tight or GL_EXT_unpack_subimage is present;
+ * otherwise one copy into the renderer's scratch. Counts uploaded_bytes
+ * like render_texture_upload (which uploads through this path). Returns 0,
+ * or -1 on a bad stride or a failed GL upload. */
+int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
+                               int stride_bytes, const pixman_box32_t *box);
 
 /* ------------------------------------------------------------- renderer */
 
@@ -102,7 +113,7 @@ struct render_stats {
 	uint64_t frames;         /* render_scene_paint calls that drew */
 	uint64_t skipped;        /* render_scene_paint calls with no damage */
 	uint64_t quads;          /* textured or solid quads drawn */
-	uint64_t uploaded_bytes; /* bytes sent by render_texture_upload */
+	uint64_t uploaded_bytes; /* bytes sent by render_texture_upload(_rect) */
 	uint64_t painted_pixels; /* area of damage repainted */
 };
 

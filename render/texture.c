@@ -7,8 +7,6 @@
 
 #ifndef GL_UNPACK_ROW_LENGTH_EXT
 #define GL_UNPACK_ROW_LENGTH_EXT 0x0CF2
-#define GL_UNPACK_SKIP_ROWS_EXT 0x0CF3
-#define GL_UNPACK_SKIP_PIXELS_EXT 0x0CF4
 #endif
 #ifndef GL_BGRA_EXT
 #define GL_BGRA_EXT 0x80E1
@@ -104,19 +102,19 @@ bool render_texture_has_alpha(const struct render_texture *tex)
 	return tex->format == RENDER_FORMAT_ARGB8888;
 }
 
-/* Copies a rectangle into a tight buffer, turning 0xAARRGGBB words into
- * R,G,B,A bytes when GL cannot take BGRA. memcpy per pixel keeps this safe
- * for strides that are not a multiple of 4. */
+/* Copies w x h texels (rows stride bytes apart) into the renderer's scratch
+ * as tight rows, turning 0xAARRGGBB words into R,G,B,A bytes when GL cannot
+ * take BGRA. memcpy per pixel keeps this safe for strides that are not a
+ * multiple of 4. */
 static const void *pack_rect(struct renderer *r, const char *pixels, int stride,
-                             const pixman_box32_t *b)
+                             int w, int h)
 {
-	int w = b->x2 - b->x1, h = b->y2 - b->y1;
 	uint8_t *out = render_scratch(r, (size_t)w * h * 4);
 
 	if (!out)
 		return NULL;
 	for (int y = 0; y < h; y++) {
-		const char *src = pixels + (size_t)(b->y1 + y) * stride + (size_t)b->x1 * 4;
+		const char *src = pixels + (size_t)y * stride;
 		uint8_t *dst = out + (size_t)y * w * 4;
 		if (r->has_bgra) {
 			memcpy(dst, src, (size_t)w * 4);
@@ -134,12 +132,90 @@ static const void *pack_rect(struct renderer *r, const char *pixels, int stride,
 	return out;
 }
 
-int render_texture_upload(struct render_texture *tex, const void *pixels,
-                          int stride_bytes, const pixman_region32_t *damage)
+/* The one upload path: w x h texels at (x, y) of the bound texture from
+ * pixels (the box's top-left texel, rows stride bytes apart). GL reads the
+ * caller's memory directly when it can: tight rows always, any stride that
+ * is a whole number of texels with GL_EXT_unpack_subimage. Only the other
+ * cases (no BGRA upload, or a padded stride without unpack_subimage) pay a
+ * CPU copy into the scratch; one glTexSubImage2D of a tight copy is
+ * cheaper than one call per row on drivers where each call has a fixed
+ * cost (a validation and, on some, a flush). */
+static int upload_box(struct render_texture *tex, const char *pixels, int stride,
+                      int x, int y, int w, int h)
 {
 	struct renderer *r = tex->renderer;
 	GLenum gl_format = r->has_bgra ? GL_BGRA_EXT : GL_RGBA;
-	bool subimage = r->has_bgra && r->has_unpack_subimage && stride_bytes % 4 == 0;
+	const void *data = pixels;
+	bool row_length = false;
+
+	if (!r->has_bgra || (stride != w * 4 &&
+	                     !(r->has_unpack_subimage && stride % 4 == 0))) {
+		data = pack_rect(r, pixels, stride, w, h);
+		if (!data)
+			return -1;
+	} else if (stride != w * 4) {
+		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, stride / 4);
+		row_length = true;
+	}
+	glTexSubImage2D(GL_TEXTURE_2D, 0, x, y, w, h, gl_format, GL_UNSIGNED_BYTE, data);
+	if (row_length)
+		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, 0);
+	r->stats.uploaded_bytes += (uint64_t)w * h * 4;
+	return 0;
+}
+
+static void upload_begin(struct render_texture *tex)
+{
+	while (glGetError() != GL_NO_ERROR)
+		;
+	glBindTexture(GL_TEXTURE_2D, tex->id);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+static int upload_end(int ret)
+{
+	glBindTexture(GL_TEXTURE_2D, 0);
+	if (glGetError() != GL_NO_ERROR) {
+		render_log("texture upload failed");
+		ret = -1;
+	}
+	return ret;
+}
+
+int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
+                               int stride_bytes, const pixman_box32_t *box)
+{
+	const char *p = pixels;
+	int x1 = box->x1, y1 = box->y1, x2 = box->x2, y2 = box->y2;
+
+	if (x2 - x1 <= 0 || y2 - y1 <= 0)
+		return 0;
+	if (stride_bytes < (x2 - x1) * 4) {
+		render_log("upload: stride %d too small for width %d", stride_bytes, x2 - x1);
+		return -1;
+	}
+	/* Clip to the texture; pixels still points at the unclipped corner. */
+	if (x1 < 0) {
+		p += (size_t)-x1 * 4;
+		x1 = 0;
+	}
+	if (y1 < 0) {
+		p += (size_t)-y1 * (size_t)stride_bytes;
+		y1 = 0;
+	}
+	if (x2 > tex->width)
+		x2 = tex->width;
+	if (y2 > tex->height)
+		y2 = tex->height;
+	if (x2 <= x1 || y2 <= y1)
+		return 0;
+	upload_begin(tex);
+	return upload_end(upload_box(tex, p, stride_bytes, x1, y1, x2 - x1, y2 - y1));
+}
+
+int render_texture_upload(struct render_texture *tex, const void *pixels,
+                          int stride_bytes, const pixman_region32_t *damage)
+{
 	pixman_region32_t region;
 	const pixman_box32_t *rects;
 	pixman_box32_t extents;
@@ -158,49 +234,19 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 		rects = &extents;
 		n = 1;
 	}
-
-	while (glGetError() != GL_NO_ERROR)
-		;
-	glBindTexture(GL_TEXTURE_2D, tex->id);
-	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-	if (subimage)
-		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, stride_bytes / 4);
-	for (int i = 0; i < n; i++) {
+	if (n == 0 || (n == 1 && rects[0].x2 <= rects[0].x1)) {
+		pixman_region32_fini(&region);
+		return 0;
+	}
+	upload_begin(tex);
+	for (int i = 0; i < n && ret == 0; i++) {
 		const pixman_box32_t *b = &rects[i];
-		int w = b->x2 - b->x1, h = b->y2 - b->y1;
-		const void *data;
-
-		if (w <= 0 || h <= 0)
-			continue;
-		if (subimage) {
-			/* GL reads straight from the client's memory. */
-			glPixelStorei(GL_UNPACK_SKIP_PIXELS_EXT, b->x1);
-			glPixelStorei(GL_UNPACK_SKIP_ROWS_EXT, b->y1);
-			data = pixels;
-		} else if (r->has_bgra && w == tex->width && stride_bytes == w * 4) {
-			/* Whole rows of a tightly packed image: no copy needed. */
-			data = (const char *)pixels + (size_t)b->y1 * stride_bytes;
-		} else {
-			data = pack_rect(r, pixels, stride_bytes, b);
-			if (!data) {
-				ret = -1;
-				break;
-			}
-		}
-		glTexSubImage2D(GL_TEXTURE_2D, 0, b->x1, b->y1, w, h, gl_format,
-		                GL_UNSIGNED_BYTE, data);
-		r->stats.uploaded_bytes += (uint64_t)w * h * 4;
+		const char *corner = (const char *)pixels + (size_t)b->y1 * stride_bytes +
+		                     (size_t)b->x1 * 4;
+		if (b->x2 > b->x1 && b->y2 > b->y1)
+			ret = upload_box(tex, corner, stride_bytes, b->x1, b->y1, b->x2 - b->x1,
+			                 b->y2 - b->y1);
 	}
-	if (subimage) {
-		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, 0);
-		glPixelStorei(GL_UNPACK_SKIP_PIXELS_EXT, 0);
-		glPixelStorei(GL_UNPACK_SKIP_ROWS_EXT, 0);
-	}
-	glBindTexture(GL_TEXTURE_2D, 0);
 	pixman_region32_fini(&region);
-	if (glGetError() != GL_NO_ERROR) {
-		render_log("texture upload failed");
-		ret = -1;
-	}
-	return ret;
+	return upload_end(ret);
 }

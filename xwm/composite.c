@@ -3,23 +3,43 @@
  * one render_scene, and the scene is painted into the composite overlay
  * window through EGL.
  *
- * Damage: one Damage object per mapped window at level NonEmpty. The
- * server sends one DamageNotify when a window's damage goes from empty to
- * non-empty and nothing more until we take the region (DamageSubtract into
- * an XFixes region, then FetchRegion), which we do once per frame. That is
- * one event per window per frame however many rectangles a client draws,
- * where RawRectangles would send one event per drawing request (xterm
- * draws text a few glyphs at a time) and wake us for each.
+ * Damage: one Damage object per mapped window at level DeltaRectangles.
+ * The server sends a DamageNotify only for area that is not yet in the
+ * window's damage region, carrying that area; we collect the rectangles
+ * here and, once per frame, DamageSubtract(None, None) empties the server's
+ * region so the next drawing is reported again. The alternatives cost more
+ * for the updates that dominate a desktop (an xterm cursor blink: one or
+ * two small rectangles):
+ *   - NonEmpty, then DamageSubtract into an XFixes region and FetchRegion:
+ *     the same one event, plus a FetchRegion request whose reply has to be
+ *     waited for before any GetImage can be sent: 3 requests and 2 round
+ *     trips per frame, 56 + 8 per rectangle more bytes on the wire;
+ *   - NonEmpty, DamageSubtract(None, None) and a GetImage of the whole
+ *     window: 2 requests and 1 round trip, but a 600 KiB copy and upload
+ *     (an 80x24 xterm) for a cursor of a few hundred bytes;
+ *   - RawRectangles: an event per drawing request even inside an area
+ *     already damaged (xterm draws text a few glyphs at a time).
+ * DeltaRectangles needs 1 + (rectangles fetched) requests, 1 round trip,
+ * and one 32-byte event per new rectangle: for the cursor blink (measured
+ * with xtrace under Xvfb) one event, DamageSubtract and one ShmGetImage.
+ * A redraw of a whole window is one event for its first drawing request
+ * and none for the rest. The case it loses on bytes: a client drawing many
+ * disjoint pieces, e.g. xterm jump-scrolling, which redraws every line as
+ * two requests (text, then clearing the rest of the line): about 48
+ * events (1.5 KiB) in a frame where FetchRegion would have answered in
+ * one 40-byte reply; still one request and one round trip fewer, and the
+ * events mostly share the server's socket writes.
  *
  * Contents: EGL_KHR_image_pixmap would bind the named pixmap zero-copy,
  * but render/ has no EGLImage import yet and Xvfb (no DRI3) cannot offer
- * it anyway, so the path here is MIT-SHM: ShmGetImage of exactly each
- * damaged rectangle of the named pixmap into a shared memory segment, and
- * render_texture_upload of that rectangle. The segment holds a window-sized
- * image (the layout render_texture_upload reads) and a scratch half: a
- * full-width rectangle is fetched straight into the image, a narrower one
- * (GetImage packs its rows) into the scratch half and copied row by row.
- * An upload call taking a rectangle's own stride would save that copy.
+ * it anyway, so the path here is MIT-SHM: one ShmGetImage per damaged
+ * rectangle of the named pixmap (nearby rectangles merged when their
+ * bounding box wastes little), each into its own packed place in one
+ * shared memory segment, and render_texture_upload_rect straight from
+ * there: the server's copy into the segment is the only CPU copy. All
+ * ShmGetImage requests of a frame, for every window, are sent before the
+ * first reply is awaited: one round trip per frame. Without MIT-SHM 1.2
+ * (fd passing) plain GetImage replies are uploaded from the reply buffer.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,8 +58,19 @@
 #define BACKGROUND_ARGB 0xff202020u /* as duet-compositor's output */
 /* Windows larger than this many bytes of pixels are not composited. */
 #define MAX_WINDOW_BYTES (256u << 20)
-/* Above this many damage rectangles one bounding box is cheaper. */
+/* Above this many rectangles to fetch, one bounding box is cheaper. */
 #define MAX_RECTS 8
+/* Regions with more rectangles than this are fetched as their bounding
+ * box without trying to merge (the merge below is quadratic or worse). */
+#define MAX_MERGE_INPUT 16
+/* Merging two rectangles into their bounding box is worth it while it
+ * fetches at most this many pixels that are not damaged, plus a quarter
+ * of the damaged ones: a separate ShmGetImage costs a request, a reply and
+ * a glTexSubImage2D call, which outweigh copying a few KiB twice. */
+#define MERGE_SLACK_PIXELS 1024
+/* Fetches of a frame share one segment; past this size it is reused by
+ * several batches (one round trip each) rather than grown further. */
+#define BATCH_BYTES (64u << 20)
 
 /* ----------------------------------------------------------- setup */
 
@@ -143,8 +174,6 @@ int xwm_composite_start(struct xwm *xwm)
 	xcb_xfixes_create_region(c, empty, 0, NULL);
 	xcb_xfixes_set_window_shape_region(c, xwm->overlay, XCB_SHAPE_SK_INPUT, 0, 0, empty);
 	xcb_xfixes_destroy_region(c, empty);
-	xwm->scratch_region = xcb_generate_id(c);
-	xcb_xfixes_create_region(c, xwm->scratch_region, 0, NULL);
 	xcb_flush(c);
 
 	int sw = xwm->screen->width_in_pixels, sh = xwm->screen->height_in_pixels;
@@ -176,11 +205,9 @@ int xwm_composite_start(struct xwm *xwm)
 
 static void shm_release(struct xwm *xwm)
 {
-	if (xwm->shm_data && xwm->has_shm_fd) {
+	if (xwm->shm_data) {
 		xcb_shm_detach(xwm->conn, xwm->shm_seg);
 		munmap(xwm->shm_data, xwm->shm_size);
-	} else {
-		free(xwm->shm_data);
 	}
 	xwm->shm_data = NULL;
 	xwm->shm_size = 0;
@@ -206,22 +233,15 @@ void xwm_composite_finish(struct xwm *xwm)
 	xwm->overlay = XCB_NONE;
 }
 
-/* A buffer of at least size bytes that the server can write window
- * pixels into: a memfd shared through MIT-SHM 1.2, else plain memory that
- * GetImage replies are copied into. */
+/* A memfd of at least size bytes shared with the server through MIT-SHM
+ * 1.2, for it to write window pixels into. Only called between frames'
+ * fetches, when no ShmGetImage into the old segment is in flight. */
 static bool shm_reserve(struct xwm *xwm, size_t size)
 {
 	if (size <= xwm->shm_size)
 		return true;
 	shm_release(xwm);
 	size = (size + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
-	if (!xwm->has_shm_fd) {
-		xwm->shm_data = malloc(size);
-		if (!xwm->shm_data)
-			return false;
-		xwm->shm_size = size;
-		return true;
-	}
 	int fd = memfd_create("duet-xwm-contents", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
 		xwm_log("memfd for window contents: %s", strerror(errno));
@@ -252,7 +272,12 @@ static bool window_composited(const struct xwm_window *w)
 
 void xwm_composite_window_created(struct xwm_window *w)
 {
-	if (w->input_only || w->node || !w->xwm->scene)
+	if (w->node)
+		return;
+	/* Before any early return: _destroyed finishes it in every case (an
+	 * empty region owns no memory either way). */
+	pixman_region32_init(&w->damage_region);
+	if (w->input_only || !w->xwm->scene)
 		return;
 	w->node = render_node_create(w->xwm->scene);
 	if (!w->node)
@@ -290,7 +315,8 @@ void xwm_composite_window_mapped(struct xwm_window *w)
 	}
 	if (!w->damage) {
 		w->damage = xcb_generate_id(xwm->conn);
-		xcb_damage_create(xwm->conn, w->damage, w->id, XCB_DAMAGE_REPORT_LEVEL_NON_EMPTY);
+		xcb_damage_create(xwm->conn, w->damage, w->id,
+		                  XCB_DAMAGE_REPORT_LEVEL_DELTA_RECTANGLES);
 	}
 	w->needs_rename = true;
 	w->full_damage = true;
@@ -315,6 +341,7 @@ void xwm_composite_window_unmapped(struct xwm_window *w)
 		xcb_damage_destroy(w->xwm->conn, w->damage);
 	w->damage = XCB_NONE;
 	w->damaged = w->full_damage = w->needs_rename = false;
+	pixman_region32_clear(&w->damage_region);
 	if (w->texture)
 		render_texture_destroy(w->texture);
 	w->texture = NULL;
@@ -348,6 +375,8 @@ void xwm_composite_window_destroyed(struct xwm_window *w)
 	if (w->node)
 		render_node_destroy(w->node);
 	w->node = NULL;
+	pixman_region32_fini(&w->damage_region);
+	pixman_region32_init(&w->damage_region);
 	xwm_schedule_repaint(w->xwm);
 }
 
@@ -355,8 +384,19 @@ void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev)
 {
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->drawable);
 	xwm->last_time = ev->timestamp;
-	if (!w || !w->damage)
+	if (!w || !w->damage || ev->damage != w->damage)
 		return;
+	/* Window-relative; the pixmap includes the border. */
+	pixman_region32_union_rect(&w->damage_region, &w->damage_region,
+	                           ev->area.x + w->border, ev->area.y + w->border,
+	                           ev->area.width, ev->area.height);
+	/* A client scattering tiny drawings must not make every later union
+	 * slower: past the fetch limit only the bounding box is fetched
+	 * anyway. */
+	if (pixman_region32_n_rects(&w->damage_region) > MAX_MERGE_INPUT) {
+		pixman_box32_t ext = *pixman_region32_extents(&w->damage_region);
+		pixman_region32_reset(&w->damage_region, &ext);
+	}
 	w->damaged = true;
 	xwm_schedule_repaint(xwm);
 }
@@ -398,111 +438,277 @@ static bool rename_pixmap(struct xwm_window *w)
 	return true;
 }
 
-/* Fetches box (pixmap coordinates, inside it) into the texture. */
-static bool fetch_rect(struct xwm_window *w, const pixman_box32_t *b)
+static int64_t box_area(const pixman_box32_t *b)
 {
-	struct xwm *xwm = w->xwm;
-	int bw = b->x2 - b->x1, bh = b->y2 - b->y1;
-	size_t stride = (size_t)w->pixmap_width * 4;
-	size_t image_bytes = stride * (size_t)w->pixmap_height;
-	size_t dst_offset = (size_t)b->y1 * stride + (size_t)b->x1 * 4;
-	size_t row = (size_t)bw * 4;
-	/* Full-width rectangles land in place; others go to the scratch half
-	 * and are copied row by row into the image (GetImage packs rows). */
-	bool in_place = bw == w->pixmap_width;
-	size_t offset = in_place ? dst_offset : image_bytes;
-	pixman_region32_t region;
-	int ret;
-
-	if (!shm_reserve(xwm, image_bytes * 2))
-		return false;
-	char *base = xwm->shm_data;
-	if (xwm->has_shm_fd) {
-		xcb_shm_get_image_reply_t *r = xcb_shm_get_image_reply(xwm->conn,
-			xcb_shm_get_image(xwm->conn, w->pixmap, (int16_t)b->x1, (int16_t)b->y1,
-			                  (uint16_t)bw, (uint16_t)bh, ~0u,
-			                  XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->shm_seg, (uint32_t)offset),
-			NULL);
-		if (!r)
-			return false; /* pixmap gone: the window is going away */
-		free(r);
-	} else {
-		xcb_get_image_reply_t *r = xcb_get_image_reply(xwm->conn,
-			xcb_get_image(xwm->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, w->pixmap,
-			              (int16_t)b->x1, (int16_t)b->y1, (uint16_t)bw, (uint16_t)bh, ~0u),
-			NULL);
-		if (!r)
-			return false;
-		if ((size_t)xcb_get_image_data_length(r) >= row * (size_t)bh)
-			memcpy(base + offset, xcb_get_image_data(r), row * (size_t)bh);
-		free(r);
-	}
-	if (!in_place)
-		for (int y = 0; y < bh; y++)
-			memcpy(base + dst_offset + (size_t)y * stride, base + offset + (size_t)y * row,
-			       row);
-	pixman_region32_init_rect(&region, b->x1, b->y1, (unsigned)bw, (unsigned)bh);
-	ret = render_texture_upload(w->texture, base, (int)stride, &region);
-	render_node_damage(w->node, &region);
-	pixman_region32_fini(&region);
-	return ret == 0;
+	return (int64_t)(b->x2 - b->x1) * (b->y2 - b->y1);
 }
 
-struct pending_fetch {
+static bool boxes_overlap(const pixman_box32_t *a, const pixman_box32_t *b)
+{
+	return a->x1 < b->x2 && b->x1 < a->x2 && a->y1 < b->y2 && b->y1 < a->y2;
+}
+
+static void box_extend(pixman_box32_t *a, const pixman_box32_t *b)
+{
+	a->x1 = a->x1 < b->x1 ? a->x1 : b->x1;
+	a->y1 = a->y1 < b->y1 ? a->y1 : b->y1;
+	a->x2 = a->x2 > b->x2 ? a->x2 : b->x2;
+	a->y2 = a->y2 > b->y2 ? a->y2 : b->y2;
+}
+
+/* The bounding box of boxes i and j grown until it overlaps no other box
+ * partly; *members gets the bit set of the boxes it covers, the return
+ * value their damaged area. Boxes stay pairwise disjoint, so no pixel is
+ * fetched twice. */
+static int64_t merged_box(const pixman_box32_t *box, const int64_t *covered, int n,
+                          int i, int j, pixman_box32_t *m, uint32_t *members)
+{
+	int64_t sum = covered[i] + covered[j];
+	bool grew = true;
+
+	*m = box[i];
+	box_extend(m, &box[j]);
+	*members = 1u << i | 1u << j;
+	while (grew) {
+		grew = false;
+		for (int k = 0; k < n; k++)
+			if (!(*members & 1u << k) && boxes_overlap(m, &box[k])) {
+				box_extend(m, &box[k]);
+				*members |= 1u << k;
+				sum += covered[k];
+				grew = true;
+			}
+	}
+	return sum;
+}
+
+/* The rectangles to fetch for region (pixmap coordinates): its own boxes,
+ * pairs merged greedily (least waste first) while their bounding box
+ * wastes little, and one bounding box if that still leaves too many.
+ * pixman splits an L-shaped damage (a cursor and its underline) into
+ * bands; this puts them back together. Returns how many, <= MAX_RECTS. */
+static int plan_fetches(const pixman_region32_t *region, pixman_box32_t *out)
+{
+	pixman_box32_t box[MAX_MERGE_INPUT];
+	int64_t covered[MAX_MERGE_INPUT];
+	int n;
+	const pixman_box32_t *rects = pixman_region32_rectangles(region, &n);
+
+	if (n == 0)
+		return 0;
+	if (n > MAX_MERGE_INPUT) {
+		out[0] = *pixman_region32_extents(region);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		box[i] = rects[i];
+		covered[i] = box_area(&rects[i]);
+	}
+	for (;;) {
+		int64_t best_waste = -1, best_sum = 0;
+		pixman_box32_t best_box = { 0, 0, 0, 0 };
+		uint32_t best_members = 0;
+
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++) {
+				pixman_box32_t m;
+				uint32_t members;
+				int64_t sum = merged_box(box, covered, n, i, j, &m, &members);
+				int64_t waste = box_area(&m) - sum;
+				if (waste > MERGE_SLACK_PIXELS + sum / 4)
+					continue;
+				if (best_waste < 0 || waste < best_waste) {
+					best_waste = waste;
+					best_sum = sum;
+					best_box = m;
+					best_members = members;
+				}
+			}
+		if (best_waste < 0)
+			break;
+		/* Replace the members by the merged box, keeping the rest. */
+		int kept = 0;
+		for (int k = 0; k < n; k++)
+			if (!(best_members & 1u << k)) {
+				box[kept] = box[k];
+				covered[kept] = covered[k];
+				kept++;
+			}
+		box[kept] = best_box;
+		covered[kept] = best_sum;
+		n = kept + 1;
+	}
+	if (n > MAX_RECTS) {
+		out[0] = *pixman_region32_extents(region);
+		return 1;
+	}
+	memcpy(out, box, (size_t)n * sizeof(*box));
+	return n;
+}
+
+/* One rectangle of one window to fetch in the current batch. */
+struct fetch {
 	struct xwm_window *w;
-	xcb_xfixes_fetch_region_cookie_t cookie;
-	bool has_cookie;
+	pixman_box32_t box;     /* pixmap coordinates */
+	size_t offset;          /* of its packed rows in the segment */
+	size_t window;          /* index in batch.windows */
+	unsigned int sequence;  /* of its GetImage request */
 };
 
-static void fetch_window(struct xwm_window *w, xcb_xfixes_fetch_region_reply_t *damage)
-{
-	pixman_region32_t region;
-	pixman_box32_t all = { 0, 0, w->pixmap_width, w->pixmap_height };
+struct batch_window {
+	struct xwm_window *w;
+	bool ok;                /* every fetch of it came back and uploaded */
+};
 
-	pixman_region32_init(&region);
-	if (w->full_damage) {
-		pixman_region32_reset(&region, &all);
-	} else if (damage) {
-		xcb_rectangle_t *r = xcb_xfixes_fetch_region_rectangles(damage);
-		int n = xcb_xfixes_fetch_region_rectangles_length(damage);
-		for (int i = 0; i < n; i++)
-			/* Damage is window-relative; the pixmap includes the border. */
-			pixman_region32_union_rect(&region, &region, r[i].x + w->border,
-			                           r[i].y + w->border, r[i].width, r[i].height);
-		pixman_region32_intersect_rect(&region, &region, 0, 0,
-		                               (unsigned)w->pixmap_width,
-		                               (unsigned)w->pixmap_height);
+/* The windows and rectangles of one frame's batch. */
+struct batch {
+	struct fetch *fetch;
+	size_t count, cap;
+	size_t bytes;           /* segment space they need */
+	struct batch_window *windows;
+	size_t nwindows, wcap;
+	/* For the debug line that reports what a frame cost. */
+	unsigned int requests, round_trips;
+	uint64_t fetched_bytes;
+};
+
+static bool batch_grow(void **array, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*array, n * size);
+	if (!p)
+		return false;
+	*array = p;
+	*cap = n;
+	return true;
+}
+
+/* Sends every GetImage of the batch, then collects the replies in order
+ * and uploads each rectangle where it landed: one round trip. */
+static void batch_run(struct xwm *xwm, struct batch *b)
+{
+	xcb_connection_t *c = xwm->conn;
+	bool shm = xwm->has_shm_fd && b->bytes > 0 && shm_reserve(xwm, b->bytes);
+
+	if (b->count > 0 && xwm->has_shm_fd && !shm)
+		xwm_log("no shared memory for window contents: using GetImage replies");
+	for (size_t i = 0; i < b->count; i++) {
+		struct fetch *f = &b->fetch[i];
+		int16_t x = (int16_t)f->box.x1, y = (int16_t)f->box.y1;
+		uint16_t bw = (uint16_t)(f->box.x2 - f->box.x1), bh = (uint16_t)(f->box.y2 - f->box.y1);
+		if (shm)
+			f->sequence = xcb_shm_get_image(c, f->w->pixmap, x, y, bw, bh, ~0u,
+			                                XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->shm_seg,
+			                                (uint32_t)f->offset).sequence;
+		else
+			f->sequence = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, f->w->pixmap,
+			                            x, y, bw, bh, ~0u).sequence;
+		b->requests++;
 	}
+	if (b->count > 0)
+		b->round_trips++;
+	for (size_t i = 0; i < b->count; i++) {
+		struct fetch *f = &b->fetch[i];
+		int bw = f->box.x2 - f->box.x1, bh = f->box.y2 - f->box.y1;
+		size_t bytes = (size_t)bw * (size_t)bh * 4;
+		const void *pixels = NULL;
+		void *reply;
+		bool ok = false;
+
+		/* A NULL reply means the pixmap is gone: the window is going
+		 * away and its events follow. */
+		if (shm) {
+			xcb_shm_get_image_cookie_t ck = { f->sequence };
+			xcb_shm_get_image_reply_t *r = xcb_shm_get_image_reply(c, ck, NULL);
+			if (r && r->size >= bytes)
+				pixels = (const char *)xwm->shm_data + f->offset;
+			reply = r;
+		} else {
+			xcb_get_image_cookie_t ck = { f->sequence };
+			xcb_get_image_reply_t *r = xcb_get_image_reply(c, ck, NULL);
+			if (r && (size_t)xcb_get_image_data_length(r) >= bytes)
+				pixels = xcb_get_image_data(r);
+			reply = r;
+		}
+		if (pixels && f->w->texture &&
+		    render_texture_upload_rect(f->w->texture, pixels, bw * 4, &f->box) == 0) {
+			pixman_region32_t region;
+			pixman_region32_init_rect(&region, f->box.x1, f->box.y1, (unsigned)bw,
+			                          (unsigned)bh);
+			render_node_damage(f->w->node, &region);
+			pixman_region32_fini(&region);
+			b->fetched_bytes += bytes;
+			ok = true;
+		}
+		free(reply);
+		if (!ok)
+			b->windows[f->window].ok = false;
+	}
+	/* Windows are queued only with at least one rectangle. */
+	for (size_t k = 0; k < b->nwindows; k++)
+		if (b->windows[k].ok) {
+			render_node_set_visible(b->windows[k].w->node, true);
+			b->windows[k].w->presented_update = true;
+		}
+	b->count = b->nwindows = 0;
+	b->bytes = 0;
+}
+
+/* Takes w's damage (re-arming the server's reports) and queues its
+ * rectangles in the batch, running the batch first if w would push it
+ * past BATCH_BYTES. */
+static bool queue_window(struct xwm *xwm, struct batch *b, struct xwm_window *w)
+{
+	pixman_box32_t boxes[MAX_RECTS];
+	pixman_region32_t region;
+	size_t bytes = 0;
 	int n;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(&region, &n);
-	bool ok = true;
-	xwm_debug(w->xwm, "0x%x: fetch %d rectangle(s)%s", w->id, n, w->full_damage ? " (all)" : "");
-	if (n > MAX_RECTS) {
-		const pixman_box32_t *ext = pixman_region32_extents(&region);
-		ok = fetch_rect(w, ext);
-	} else {
-		for (int i = 0; i < n && ok; i++)
-			ok = fetch_rect(w, &boxes[i]);
+
+	if (w->damaged) {
+		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
+		b->requests++;
+		w->damaged = false;
 	}
+	pixman_region32_init_rect(&region, 0, 0, (unsigned)w->pixmap_width,
+	                          (unsigned)w->pixmap_height);
+	if (!w->full_damage)
+		pixman_region32_intersect(&region, &region, &w->damage_region);
+	pixman_region32_clear(&w->damage_region);
+	n = plan_fetches(&region, boxes);
+	xwm_debug(xwm, "0x%x: fetch %d rectangle(s) for %d damaged%s", w->id, n,
+	          pixman_region32_n_rects(&region), w->full_damage ? " (all)" : "");
 	pixman_region32_fini(&region);
 	w->full_damage = false;
-	if (ok && n > 0) {
-		render_node_set_visible(w->node, true);
-		w->presented_update = true;
+	if (n == 0)
+		return true;
+
+	for (int i = 0; i < n; i++)
+		bytes += (size_t)box_area(&boxes[i]) * 4;
+	if (b->count > 0 && b->bytes + bytes > BATCH_BYTES)
+		batch_run(xwm, b);
+	if (!batch_grow((void **)&b->fetch, &b->cap, b->count + (size_t)n, sizeof(*b->fetch)) ||
+	    !batch_grow((void **)&b->windows, &b->wcap, b->nwindows + 1, sizeof(*b->windows)))
+		return false;
+	for (int i = 0; i < n; i++) {
+		b->fetch[b->count++] = (struct fetch){
+			.w = w, .box = boxes[i], .offset = b->bytes, .window = b->nwindows,
+		};
+		/* 64-byte aligned starts: whole cache lines for the upload. */
+		b->bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
 	}
+	b->windows[b->nwindows++] = (struct batch_window){ .w = w, .ok = true };
+	return true;
 }
 
 void xwm_composite_update_contents(struct xwm *xwm)
 {
-	size_t count = 0, n = 0;
+	struct batch b = { 0 };
+	uint64_t t0 = xwm->debug ? render_now_ns() : 0;
 
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
-		count++;
-	struct pending_fetch *pending = calloc(count + 1, sizeof(*pending));
-	if (!pending)
-		return;
-	/* Requests for every window first, replies after: one round trip for
-	 * all the damage regions of the frame. */
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
 		if (!w->viewable || !window_composited(w) || !w->damage)
@@ -510,28 +716,25 @@ void xwm_composite_update_contents(struct xwm *xwm)
 		if (!(w->damaged || w->full_damage || w->needs_rename) ||
 		    !xwm_sync_content_ready(w))
 			continue;
+		w->presented_update = false;
 		if (w->needs_rename) {
 			w->needs_rename = false;
 			if (!rename_pixmap(w))
 				continue;
 		}
-		pending[n].w = w;
-		if (w->damaged) {
-			/* Takes the damage and re-arms the NonEmpty report. */
-			xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, xwm->scratch_region);
-			pending[n].cookie = xcb_xfixes_fetch_region(xwm->conn, xwm->scratch_region);
-			pending[n].has_cookie = true;
-			w->damaged = false;
+		if (!w->pixmap || !w->texture)
+			continue;
+		if (!queue_window(xwm, &b, w)) {
+			w->full_damage = true; /* out of memory: try again next frame */
+			break;
 		}
-		n++;
 	}
-	for (size_t i = 0; i < n; i++) {
-		xcb_xfixes_fetch_region_reply_t *r = pending[i].has_cookie ?
-			xcb_xfixes_fetch_region_reply(xwm->conn, pending[i].cookie, NULL) : NULL;
-		pending[i].w->presented_update = false;
-		if (pending[i].w->pixmap && pending[i].w->texture)
-			fetch_window(pending[i].w, r);
-		free(r);
-	}
-	free(pending);
+	if (b.count > 0)
+		batch_run(xwm, &b);
+	if (b.requests > 0)
+		xwm_debug(xwm, "contents: %u request(s), %u round trip(s), %llu bytes in %.3f ms",
+		          b.requests, b.round_trips, (unsigned long long)b.fetched_bytes,
+		          (double)(render_now_ns() - t0) / 1e6);
+	free(b.fetch);
+	free(b.windows);
 }

@@ -84,6 +84,9 @@ struct xwm_window {
 	bool needs_rename;      /* (re)name the pixmap at the next paint (map, resize) */
 	bool unsupported_logged;
 	bool damaged;           /* DamageNotify since the last fetch */
+	/* Their rectangles (DeltaRectangles level), pixmap coordinates;
+	 * initialised by xwm_composite_window_created, freed by _destroyed. */
+	pixman_region32_t damage_region;
 	struct render_texture *texture;
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
