@@ -151,7 +151,7 @@ set grid ytics
 set yrange [0:*]
 set xrange [-0.6:%g]
 plot %s using 1:2:6:xtic(5) with boxes lc rgb variable notitle, \\
-     '' using 1:2:3:4 with yerrorbars lc rgb '#000000' pt 7 ps 0 notitle, \\
+     '' using 1:2:3:4 with yerrorbars lc rgb '#000000' pt -1 notitle, \\
      '' using 1:2:(sprintf('%%.3g', $2)) with labels offset 0,0.7 notitle
 """ % (qs(svg), qs(title), qs(ylabel), len(rows) - 0.4, qs(data))
     return gnuplot(script, svg)
@@ -187,27 +187,35 @@ def resize_plot(results, out):
                         pts.append("%d %g %g %g %s" % (i, m[1], m[0], m[2], qs(SIZES[i])))
                 if pts:
                     f.write("\n".join(pts) + "\n\n\n")
-                    series.append(("%s %s" % (st, mode), COLORS.get(st, 0x888888),
+                    ran = {s["mode"] for s in r["samples"] if s["requested_mode"] == mode}
+                    label = "%s %s" % (st, mode)
+                    if ran and ran != {mode}:
+                        label += " (ran as %s)" % ",".join(sorted(ran))
+                    series.append((label, COLORS.get(st, 0x888888),
                                    "dt 2" if mode == "server" else "dt 1"))
     if not series:
         return None
     svg = os.path.join(out, "plots", "resize_sizes.svg")
     plots = []
     for i, (label, color, dt) in enumerate(series):
-        plots.append("%s index %d using ($1+%g):2:3:4:xtic(5) with yerrorlines lc rgb '#%06x' "
+        # Each series is shifted a little so the bars do not hide each other;
+        # the tics are set once below, not per series.
+        plots.append("%s index %d using ($1+%g):2:3:4 with yerrorlines lc rgb '#%06x' "
                      "%s title %s" % (qs(data), i, (i - len(series) / 2) * 0.03, color, dt,
                                       qs(label)))
     script = """set terminal svg size 760,400 dynamic font 'sans,11' background '#ffffff'
 set output %s
 set title %s
 set ylabel 'ms (median, bars: min..max)'
-set xtics rotate by -25 nomirror
+set xtics (%s) rotate by -25 nomirror
+set xrange [-0.5:%g]
 set grid ytics
 set key outside right
 set yrange [0:*]
 plot %s
-""" % (qs(svg), qs("Resize latency per size (solid: client-initiated, dashed: server-initiated)."
-                   " Study: no per-size values in text; Wayland faster by >=20% at every size"),
+""" % (qs(svg), qs("Resize latency per size (solid: client-initiated, dashed: server-initiated)\\n"
+                   "study: no per-size values in its text; Wayland faster by >=20% at every size"),
+       ", ".join("%s %d" % (qs(sz), i) for i, sz in enumerate(SIZES)), len(SIZES) - 0.5,
        ", \\\n     ".join(plots))
     return gnuplot(script, svg)
 
