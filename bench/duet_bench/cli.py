@@ -203,9 +203,10 @@ class Bench:
                 except AppFailed as e:
                     self.record_failure(rec, str(e), st)
                 finally:
+                    # Still "running" here means an interruption is on its way out.
+                    if rec.get("status") == "running":
+                        rec["status"] = "interrupted"
                     self.save()
-                if rec.get("status") == "running":
-                    rec["status"] = "interrupted"
         finally:
             if st:
                 st.stop()
