@@ -168,6 +168,68 @@ def protocol_log(stack, app_pid):
     return None
 
 
+def xwm_protocol_log(stack):
+    """duet-xwm's own X traffic from its DUET_PROTOCOL_LOG, asked for now
+    (SIGUSR2 makes it rewrite the file), or None."""
+    if stack.name != "x11" or not stack.protocol_log:
+        return None
+    wm = stack.procs.get("wm")
+    try:
+        before = os.stat(stack.protocol_log).st_mtime_ns
+    except OSError:
+        before = None
+    if wm is not None and wm.alive():
+        try:
+            os.kill(wm.pid, signal.SIGUSR2)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 2.0
+    data = None
+    while time.monotonic() < deadline:
+        try:
+            if os.stat(stack.protocol_log).st_mtime_ns != before:
+                with open(stack.protocol_log) as f:
+                    data = json.load(f)
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    if not data or not data.get("clients"):
+        return None
+    c = data["clients"][0]
+    keep = {k: c.get(k, 0) for k in ("requests", "replies", "events", "errors",
+                                      "request_bytes", "event_bytes")}
+    keep["messages"] = c.get("messages", {})
+    keep["source"] = "duet-xwm protocol log (its own X connection, since it started)"
+    return keep
+
+
+def with_wm(proto, wm, wm_before=None):
+    """The app's X counts with duet-xwm's beside them (x11 stack); wm
+    counts minus wm_before's when given (the interval of the app)."""
+    if not wm:
+        return proto
+    wm = dict(wm)
+    if wm_before:
+        for k in ("requests", "replies", "events", "errors", "request_bytes", "event_bytes"):
+            wm[k] -= wm_before.get(k, 0)
+        wm["messages"] = {m: n - wm_before["messages"].get(m, 0)
+                          for m, n in wm["messages"].items()
+                          if n != wm_before["messages"].get(m, 0)}
+        wm["source"] += ", during the app's run"
+    if not proto:
+        return {"unavailable": "the app reported no X counts; duet-xwm: %d requests, "
+                               "%d replies, %d events" % (wm["requests"], wm["replies"],
+                                                         wm["events"]),
+                "wm": wm}
+    out = dict(proto)
+    out["wm"] = wm
+    out["source"] = "%s; duet-xwm: %d requests, %d replies, %d events (its protocol log)" % (
+        out.get("source", "app counts unavailable"), wm["requests"], wm["replies"],
+        wm["events"])
+    return out
+
+
 def wait_protocol_log(stack, app_pid, timeout=2.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -202,6 +264,7 @@ def argv_for(ctx, stack, app, *args):
 def launch_counts(ctx, stack):
     c = Counting(ctx, stack)
     base = c.baseline()
+    wm_before = xwm_protocol_log(stack)
     run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
     try:
         if not run.wait(first_frame, timeout=30, experiment="ipc-launch"):
@@ -211,7 +274,7 @@ def launch_counts(ctx, stack):
         run.stop()
     proto = wait_protocol_log(stack, run.pid) if stack.name == "wayland" else None
     wd = wayland_debug_counts(run.log) if stack.kind == "wayland" else None
-    xp = x_counts(run.named("first_frame"))
+    xp = with_wm(x_counts(run.named("first_frame")), xwm_protocol_log(stack), wm_before)
     res["protocol"] = proto or wd or xp or {
         "unavailable": "X protocol counts need the XCB sequence-number hook in duet-xwm "
                        "and the app, not landed yet (see docs/methodology.md)"}

@@ -207,6 +207,10 @@ class Stack:
     def _start_x11(self):
         self._start_xvfb()
         env = dict(self.server_env(), DISPLAY=self.display)
+        if self.counting:
+            # duet-xwm's own X traffic (xwm/protolog.c), read by ipc.py.
+            self.protocol_log = os.path.join(self.counting, "protocol.json")
+            env["DUET_PROTOCOL_LOG"] = self.protocol_log
         self.spawn("wm", [self.programs["duet-xwm"], "--display", self.display, "--refresh",
                           str(self.refresh)], env)
         self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)

@@ -7,6 +7,9 @@ usage: test_bench.py quick|fault
   fault: the wayland server is killed 30 ms into the launch experiment: the
          failure is recorded with logs, the next experiment still runs, and
          no process of the run is left behind.
+  interrupt: SIGINT (Ctrl-C) once the first experiment has finished: exit
+         status 130, valid results marked interrupted that keep what
+         finished, a report, and no process left behind.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import json
@@ -73,7 +76,13 @@ def load(out):
 def test_quick():
     r, out, mark, took = run_bench(["--quick"], {}, timeout=600)
     check(r.returncode == 0, "duet bench --quick exits 0 (status %d)" % r.returncode)
-    check(took < 180, "--quick took %.0f s (< 180 s)" % took)
+    # Issue 5 promises --quick in under 3 minutes on a 2-core machine; a
+    # sanitizer build's servers are several times slower, so there it is
+    # only reported.
+    if os.environ.get("DUET_SANITIZED", "none") in ("", "none"):
+        check(took < 180, "--quick took %.0f s (< 180 s)" % took)
+    else:
+        print("info: --quick took %.0f s in a sanitizer build" % took)
     res = load(out)
     for name in ("results.json", "summary.csv", "report.md", "report.html"):
         check(os.path.getsize(os.path.join(out, name)) > 0, name + " written")
@@ -125,6 +134,41 @@ def test_fault():
     shutil.rmtree(out, ignore_errors=True)
 
 
+def test_interrupt():
+    mark = "test-%d-%s" % (os.getpid(), os.urandom(4).hex())
+    out = tempfile.mkdtemp(prefix="duet-bench-test-")
+    env = dict(os.environ, DUET_BENCH_RUN=mark)
+    p = subprocess.Popen([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out,
+                          "--stacks", "wayland,x11", "--experiments", "launch,render,resize",
+                          "--no-ipc"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    first_done = False
+    while time.monotonic() < deadline and p.poll() is None and not first_done:
+        time.sleep(0.2)
+        try:
+            first_done = load(out)["experiments"]["launch"]["wayland"]["status"] == "ok"
+        except (OSError, ValueError, KeyError):
+            pass
+    check(first_done, "the first experiment finished before the interrupt")
+    p.send_signal(2)
+    output, _ = p.communicate(timeout=60)
+    print(output[-3000:])
+    time.sleep(0.5)
+    check(p.returncode == 130, "exit status 130 after SIGINT (got %d)" % p.returncode)
+    res = load(out)
+    check(res["interrupted"] is True, "results.json says interrupted")
+    check(res["experiments"]["launch"]["wayland"]["status"] == "ok"
+          and res["experiments"]["launch"]["wayland"]["samples"],
+          "what finished before the interrupt is kept")
+    statuses = [rec["status"] for e in res["experiments"].values() for rec in e.values()]
+    check("running" not in statuses, "no experiment is left 'running': %s" % statuses)
+    check(os.path.getsize(os.path.join(out, "report.html")) > 0, "a report is written")
+    left = marked_processes(mark)
+    check(not left, "no process of the run is left: %s" % left)
+    shutil.rmtree(out, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    {"quick": test_quick, "fault": test_fault}[sys.argv[1]]()
+    {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt}[sys.argv[1]]()
     print("PASS")
