@@ -59,7 +59,7 @@
 /* Windows larger than this many bytes of pixels are not composited. */
 #define MAX_WINDOW_BYTES (256u << 20)
 /* Above this many rectangles to fetch, one bounding box is cheaper. */
-#define MAX_RECTS 8
+#define MAX_RECTS XWM_MAX_RECTS
 /* Regions with more rectangles than this are fetched as their bounding
  * box without trying to merge (the merge below is quadratic or worse). */
 #define MAX_MERGE_INPUT 16
@@ -183,22 +183,22 @@ int xwm_composite_start(struct xwm *xwm)
 	xwm->renderer = renderer_create(xwm->egl);
 	if (!xwm->renderer)
 		return -1;
-	xwm->target = render_target_create_window(xwm->egl, xwm->overlay, sw, sh);
-	if (!xwm->target)
-		return -1;
 	xwm->scene = render_scene_create(xwm->renderer, sw, sh, BACKGROUND_ARGB);
 	if (!xwm->scene)
+		return -1;
+	if (xwm_output_start(xwm, sw, sh) < 0)
 		return -1;
 	render_frame_clock_init(&xwm->clock, xwm->options.refresh_mhz);
 
 	bool image_pixmap = render_egl_has_extension(xwm->egl, "EGL_KHR_image_pixmap");
 	xwm->content_path = "shm-copy";
-	xwm_log("content path: %s (EGL_KHR_image_pixmap %s%s); output repaint path: %s",
-	        xwm->content_path, image_pixmap ? "offered" : "absent",
+	xwm_log("content path: %s (EGL_KHR_image_pixmap %s%s); output path: %s, repaint "
+	        "path: %s", xwm->content_path, image_pixmap ? "offered" : "absent",
 	        image_pixmap ? ", zero-copy import not implemented in render/ yet" : "",
-	        render_target_window_path(xwm->target));
-	render_trace("xwm_paths", "\"content\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\"",
-	             xwm->content_path, render_target_window_path(xwm->target),
+	        xwm->output_path, xwm->output_repaint);
+	render_trace("xwm_paths",
+	             "\"content\":\"%s\",\"output\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\"",
+	             xwm->content_path, xwm->output_path, xwm->output_repaint,
 	             render_egl_describe(xwm->egl));
 	return 0;
 }
@@ -219,9 +219,7 @@ void xwm_composite_finish(struct xwm *xwm)
 	if (xwm->scene)
 		render_scene_destroy(xwm->scene);
 	xwm->scene = NULL;
-	if (xwm->target)
-		render_target_window_destroy(xwm->target);
-	xwm->target = NULL;
+	xwm_output_finish(xwm);
 	if (xwm->renderer)
 		renderer_destroy(xwm->renderer);
 	xwm->renderer = NULL;
@@ -487,7 +485,7 @@ static int64_t merged_box(const pixman_box32_t *box, const int64_t *covered, int
  * wastes little, and one bounding box if that still leaves too many.
  * pixman splits an L-shaped damage (a cursor and its underline) into
  * bands; this puts them back together. Returns how many, <= MAX_RECTS. */
-static int plan_fetches(const pixman_region32_t *region, pixman_box32_t *out)
+int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out)
 {
 	pixman_box32_t box[MAX_MERGE_INPUT];
 	int64_t covered[MAX_MERGE_INPUT];
@@ -624,12 +622,16 @@ static void batch_run(struct xwm *xwm, struct batch *b)
 		if (shm) {
 			xcb_shm_get_image_cookie_t ck = { f->sequence };
 			xcb_shm_get_image_reply_t *r = xcb_shm_get_image_reply(c, ck, NULL);
+			if (r)
+				xwm_note_processed(xwm, f->sequence);
 			if (r && r->size >= bytes)
 				pixels = (const char *)xwm->shm_data + f->offset;
 			reply = r;
 		} else {
 			xcb_get_image_cookie_t ck = { f->sequence };
 			xcb_get_image_reply_t *r = xcb_get_image_reply(c, ck, NULL);
+			if (r)
+				xwm_note_processed(xwm, f->sequence);
 			if (r && (size_t)xcb_get_image_data_length(r) >= bytes)
 				pixels = xcb_get_image_data(r);
 			reply = r;
@@ -678,7 +680,7 @@ static bool queue_window(struct xwm *xwm, struct batch *b, struct xwm_window *w)
 	if (!w->full_damage)
 		pixman_region32_intersect(&region, &region, &w->damage_region);
 	pixman_region32_clear(&w->damage_region);
-	n = plan_fetches(&region, boxes);
+	n = xwm_plan_rects(&region, boxes);
 	xwm_debug(xwm, "0x%x: fetch %d rectangle(s) for %d damaged%s", w->id, n,
 	          pixman_region32_n_rects(&region), w->full_damage ? " (all)" : "");
 	pixman_region32_fini(&region);

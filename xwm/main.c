@@ -32,10 +32,14 @@ static const char usage[] =
 	"                       and on SIGUSR1\n"
 	"  --refresh HZ         rate of the frame clock (default 60; 0 = paint as\n"
 	"                       soon as there is damage)\n"
+	"  --present egl|shm|auto  how frames reach the screen: EGL swap, or MIT-SHM\n"
+	"                       PutImage of the damaged rectangles (default auto: EGL\n"
+	"                       when the server has DRI3 and EGL a damage-aware swap)\n"
 	"  --debug              log every X error and WM decision\n"
 	"  -h, --help           show this help and exit\n"
 	"\n"
 	"Environment: DUET_TRACE=FILE writes JSON-lines trace events;\n"
+	"DUET_PROTOCOL_LOG=FILE writes X protocol counts at exit and on SIGUSR2;\n"
 	"DUET_XWM_DEBUG=1 is --debug.\n";
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -53,6 +57,7 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 		{ "display", required_argument, NULL, 'd' },
 		{ "screenshot", required_argument, NULL, 's' },
 		{ "refresh", required_argument, NULL, 'r' },
+		{ "present", required_argument, NULL, 'p' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -78,6 +83,11 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 			xwm->options.refresh_mhz = (int)(hz * 1000 + 0.5);
 			break;
 		}
+		case 'p':
+			if (strcmp(optarg, "egl") && strcmp(optarg, "shm") && strcmp(optarg, "auto"))
+				return bad_usage("bad --present '%s': expected egl, shm or auto", optarg);
+			xwm->options.present = optarg;
+			break;
 		case 'D':
 			xwm->debug = true;
 			break;
@@ -107,7 +117,7 @@ static void repaint(struct xwm *xwm)
 	pixman_region32_init(&repainted);
 	bool painted = render_scene_paint(xwm->scene, xwm->target, &repainted);
 	if (painted)
-		render_target_window_present(xwm->target, &repainted);
+		xwm_output_present(xwm, &repainted);
 	uint64_t t_ns = render_now_ns();
 	render_frame_clock_presented(&xwm->clock, t_ns);
 	if (render_trace_enabled()) {
@@ -156,7 +166,9 @@ static void handle_signal(struct xwm *xwm, int fd)
 	struct signalfd_siginfo si;
 
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGUSR1) {
+		if (si.ssi_signo == SIGUSR2) {
+			xwm_protolog_write();
+		} else if (si.ssi_signo == SIGUSR1) {
 			if (xwm->options.screenshot)
 				xwm_screenshot(xwm, xwm->options.screenshot);
 			else
@@ -168,14 +180,21 @@ static void handle_signal(struct xwm *xwm, int fd)
 	}
 }
 
+static void handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
+{
+	/* Every event tells how far the server has got (output.c). */
+	xwm_note_processed(xwm, ev->full_sequence);
+	xwm_protolog_event(ev);
+	xwm_wm_handle_event(xwm, ev);
+	free(ev);
+}
+
 static int run(struct xwm *xwm, int signal_fd)
 {
 	while (!xwm->quit) {
 		xcb_generic_event_t *ev;
-		while ((ev = xcb_poll_for_event(xwm->conn))) {
-			xwm_wm_handle_event(xwm, ev);
-			free(ev);
-		}
+		while ((ev = xcb_poll_for_event(xwm->conn)))
+			handle_event(xwm, ev);
 		xwm_wm_flush_configures(xwm);
 		if (xcb_connection_has_error(xwm->conn)) {
 			xwm_log("the X connection broke (error %d); exiting",
@@ -203,10 +222,8 @@ static int run(struct xwm *xwm, int signal_fd)
 			    errno != EAGAIN)
 				xwm_log("repaint timer: read: %s", strerror(errno));
 			/* Events that came meanwhile go into this frame. */
-			while ((ev = xcb_poll_for_event(xwm->conn))) {
-				xwm_wm_handle_event(xwm, ev);
-				free(ev);
-			}
+			while ((ev = xcb_poll_for_event(xwm->conn)))
+				handle_event(xwm, ev);
 			xwm_wm_flush_configures(xwm);
 			if (xwm->repaint_scheduled)
 				repaint(xwm);
@@ -224,6 +241,7 @@ static int setup_signals(void)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2); /* before EGL starts threads: blocked in all */
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		return -1;
 	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -280,6 +298,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = 1;
+	xwm_protolog_start(&xwm);
 	if (connect_display(&xwm) < 0)
 		goto out;
 	if (xwm_props_intern_atoms(&xwm) < 0 || xwm_wm_claim(&xwm) < 0)
@@ -302,6 +321,7 @@ out:
 		if (xwm.ewmh.connection)
 			xcb_ewmh_connection_wipe(&xwm.ewmh);
 		xcb_flush(xwm.conn);
+		xwm_protolog_write();
 		XCloseDisplay(xwm.xlib_display);
 	}
 	close(xwm.timer_fd);

@@ -155,8 +155,25 @@ void xwm_props_read_all(struct xwm_window *w)
 	}
 }
 
-void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom)
+void xwm_props_reset_window(struct xwm_window *w)
 {
+	w->net_state_len = -1;
+	w->own_net_state_writes = 0;
+}
+
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state)
+{
+	if (atom == w->xwm->ewmh._NET_WM_STATE) {
+		/* Each of our ChangeProperty requests on it causes exactly one
+		 * NewValue notify, in order: that value is ours, nothing to
+		 * read. Anything else is the client's: read it, and write ours
+		 * again at the next update. */
+		if (state == XCB_PROPERTY_NEW_VALUE && w->own_net_state_writes > 0) {
+			w->own_net_state_writes--;
+			return;
+		}
+		w->net_state_len = -1;
+	}
 	for (int i = 0; watched_atom(w, i) != XCB_NONE; i++) {
 		if (watched_atom(w, i) != atom)
 			continue;
@@ -179,6 +196,7 @@ void xwm_props_set_wm_state(struct xwm_window *w, int state)
 		/* ICCCM 4.1.3.1: the WM may delete it on withdrawal. */
 		xcb_delete_property(xwm->conn, w->id, xwm->atoms.WM_STATE);
 		xcb_delete_property(xwm->conn, w->id, xwm->ewmh._NET_WM_STATE);
+		w->net_state_len = -1;
 		return;
 	}
 	xcb_change_property(xwm->conn, XCB_PROP_MODE_REPLACE, w->id, xwm->atoms.WM_STATE,
@@ -203,7 +221,13 @@ void xwm_props_update_net_state(struct xwm_window *w)
 		atoms[n++] = e->_NET_WM_STATE_HIDDEN;
 	if (w->xwm->focused == w)
 		atoms[n++] = w->xwm->atoms._NET_WM_STATE_FOCUSED;
+	/* Focus and map both update it, often to the same value. */
+	if (w->net_state_len == (int)n && memcmp(w->net_state, atoms, n * sizeof(*atoms)) == 0)
+		return;
 	xcb_ewmh_set_wm_state(e, w->id, n, atoms);
+	memcpy(w->net_state, atoms, n * sizeof(*atoms));
+	w->net_state_len = (int)n;
+	w->own_net_state_writes++;
 }
 
 static int compare_manage_order(const void *a, const void *b)
@@ -233,6 +257,43 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 		if (w->managed && w->mapped)
 			list[n++] = w;
 	}
+	/* A map raises (which updates the lists) and then lists the
+	 * window (updating them again): write only what changed. Only we
+	 * write these root properties, so our copy is what the server has. */
+	if (n > xwm->client_list_cap) {
+		xcb_window_t *a = realloc(xwm->client_list, n * sizeof(*a));
+		xcb_window_t *b = a ? realloc(xwm->client_list_stacking, n * sizeof(*b)) : NULL;
+		if (a)
+			xwm->client_list = a;
+		if (b)
+			xwm->client_list_stacking = b;
+		if (!a || !b) {
+			xwm->client_lists_written = false;
+			xwm->client_list_cap = 0;
+			goto write_all;
+		}
+		xwm->client_list_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = list[i]->id;
+	if (!xwm->client_lists_written || n != xwm->client_list_len ||
+	    memcmp(ids, xwm->client_list_stacking, n * sizeof(*ids)) != 0)
+		xcb_ewmh_set_client_list_stacking(&xwm->ewmh, 0, (uint32_t)n, ids);
+	memcpy(xwm->client_list_stacking, ids, n * sizeof(*ids));
+	qsort(list, n, sizeof(*list), compare_manage_order);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = list[i]->id;
+	if (!xwm->client_lists_written || n != xwm->client_list_len ||
+	    memcmp(ids, xwm->client_list, n * sizeof(*ids)) != 0)
+		xcb_ewmh_set_client_list(&xwm->ewmh, 0, (uint32_t)n, ids);
+	memcpy(xwm->client_list, ids, n * sizeof(*ids));
+	xwm->client_list_len = n;
+	xwm->client_lists_written = true;
+	free(list);
+	free(ids);
+	return;
+
+write_all: /* out of memory for the copies: just write */
 	for (size_t i = 0; i < n; i++)
 		ids[i] = list[i]->id;
 	xcb_ewmh_set_client_list_stacking(&xwm->ewmh, 0, (uint32_t)n, ids);
@@ -242,6 +303,15 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 	xcb_ewmh_set_client_list(&xwm->ewmh, 0, (uint32_t)n, ids);
 	free(list);
 	free(ids);
+}
+
+void xwm_props_finish(struct xwm *xwm)
+{
+	free(xwm->client_list);
+	free(xwm->client_list_stacking);
+	xwm->client_list = xwm->client_list_stacking = NULL;
+	xwm->client_list_cap = xwm->client_list_len = 0;
+	xwm->client_lists_written = false;
 }
 
 void xwm_props_set_active(struct xwm *xwm, struct xwm_window *w)

@@ -49,6 +49,7 @@ static struct xwm_window *window_create(struct xwm *xwm, xcb_window_t id, int x,
 		xwm_log("out of memory for window 0x%x", id);
 		return NULL;
 	}
+	w->net_state_len = -1; /* nothing written yet */
 	w->xwm = xwm;
 	w->id = id;
 	w->x = x;
@@ -101,6 +102,7 @@ void xwm_wm_finish(struct xwm *xwm)
 {
 	while (xwm->stack.next != &xwm->stack)
 		window_free(xwm_container_of(xwm->stack.next, struct xwm_window, link));
+	xwm_props_finish(xwm);
 }
 
 /* ----------------------------------------------- what policy.c asks of X */
@@ -266,6 +268,7 @@ static void manage(struct xwm_window *w)
 	if (!w->managed) {
 		w->managed = true;
 		w->manage_order = ++xwm->manage_counter;
+		xwm_props_reset_window(w);
 		xcb_change_window_attributes(xwm->conn, w->id, XCB_CW_EVENT_MASK, &mask);
 		xwm_props_read_all(w);
 		grab_buttons(w);
@@ -524,7 +527,7 @@ static void handle_property_notify(struct xwm *xwm, xcb_generic_event_t *generic
 	xwm->last_time = ev->time;
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (w && w->managed)
-		xwm_props_changed(w, ev->atom);
+		xwm_props_changed(w, ev->atom, ev->state);
 }
 
 static void handle_client_message(struct xwm *xwm, xcb_generic_event_t *generic)

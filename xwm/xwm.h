@@ -13,6 +13,8 @@
  *                compositor/policy.c)
  *   composite.c  Composite/Damage/XFixes setup and window contents
  *   sync.c       _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN/TIMINGS
+ *   output.c     how frames reach the overlay: EGL swap or MIT-SHM PutImage
+ *   protolog.c   X protocol counts for the bench ($DUET_PROTOCOL_LOG)
  *   hints.c      pure parsing of client properties (hints.h)
  */
 #ifndef DUET_XWM_H
@@ -74,6 +76,12 @@ struct xwm_window {
 	xcb_atom_t type;        /* first _NET_WM_WINDOW_TYPE, 0 = none */
 	char name[128];
 	bool name_is_net;       /* name came from _NET_WM_NAME */
+	/* _NET_WM_STATE as we last wrote it (-1 entries: unknown, write
+	 * again), and how many of our writes' PropertyNotify are still to
+	 * come: those are not re-read (props.c). */
+	xcb_atom_t net_state[5];
+	int net_state_len;
+	int own_net_state_writes;
 	char instance[64], class_name[64];
 
 	/* Compositing. */
@@ -115,6 +123,7 @@ struct xwm_options {
 	const char *display;
 	const char *screenshot;
 	int refresh_mhz;
+	const char *present;   /* --present: "auto", "egl" or "shm" */
 };
 
 struct xwm {
@@ -134,6 +143,11 @@ struct xwm {
 	struct xwm_list stack;       /* xwm_window.link, bottom first */
 	struct xwm_window *focused;
 	uint64_t manage_counter;
+	/* _NET_CLIENT_LIST(_STACKING) as last written, to skip rewriting
+	 * the same lists (props.c). */
+	xcb_window_t *client_list, *client_list_stacking;
+	size_t client_list_len, client_list_cap;
+	bool client_lists_written;
 	int configures_pending;      /* windows with cfg_pending */
 
 	/* Compositing output. */
@@ -146,6 +160,23 @@ struct xwm {
 	struct render_frame_clock clock;
 	bool frame_drawn;            /* at least one frame presented */
 	const char *content_path;    /* "shm-copy" or "zero-copy" */
+	const char *output_path;     /* "shm-put" or "egl-swap" (output.c) */
+	const char *output_repaint;  /* the target's repaint path, for the trace */
+
+	/* Output present by PutImage (output.c). */
+	xcb_gcontext_t out_gc;
+	uint32_t out_shm_seg;
+	void *out_shm_data;          /* NULL: plain PutImage */
+	size_t out_shm_size;
+	void *out_buf;               /* plain PutImage rows */
+	size_t out_buf_size;
+	uint32_t out_put_seq;        /* last PutImage from the segment */
+	bool out_put_pending;        /* it may not have been executed yet */
+	uint64_t out_requests, out_waits;
+	/* Latest request the server is known to have processed (from the
+	 * sequence numbers of events and replies). */
+	uint32_t processed_seq;
+	bool processed_known;
 
 	/* MIT-SHM segment for window contents. */
 	uint32_t shm_seg;
@@ -184,7 +215,11 @@ bool xwm_window_visible(const struct xwm_window *w);
 int xwm_props_intern_atoms(struct xwm *xwm);
 void xwm_props_init_root(struct xwm *xwm);   /* _NET_SUPPORTED, check window */
 void xwm_props_read_all(struct xwm_window *w);
-void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom);
+/* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE). */
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
+/* w is (re)managed: forget what we wrote on it. */
+void xwm_props_reset_window(struct xwm_window *w);
+void xwm_props_finish(struct xwm *xwm);
 void xwm_props_set_wm_state(struct xwm_window *w, int state);
 void xwm_props_update_net_state(struct xwm_window *w);
 void xwm_props_update_client_lists(struct xwm *xwm);
@@ -226,6 +261,26 @@ void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev)
 void xwm_composite_update_contents(struct xwm *xwm);
 void xwm_schedule_repaint(struct xwm *xwm);  /* main.c */
 void xwm_repaint_now(struct xwm *xwm);       /* main.c: paint pending damage */
+
+/* Damage rectangles to transfer: region's boxes merged while that wastes
+ * little (composite.c); fills out[XWM_MAX_RECTS], returns how many. */
+#define XWM_MAX_RECTS 8
+int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
+
+/* ----------------------------------------------------------- output.c */
+/* Creates xwm->target on the overlay (needs xwm->egl and xwm->scene). */
+int xwm_output_start(struct xwm *xwm, int width, int height);
+void xwm_output_present(struct xwm *xwm, const pixman_region32_t *damage);
+void xwm_output_finish(struct xwm *xwm);
+/* The server has processed every request up to sequence (an event or a
+ * reply carrying it arrived). */
+void xwm_note_processed(struct xwm *xwm, uint32_t sequence);
+
+/* --------------------------------------------------------- protolog.c */
+/* X protocol counts into $DUET_PROTOCOL_LOG (nothing without it). */
+void xwm_protolog_start(const struct xwm *xwm);
+void xwm_protolog_event(const xcb_generic_event_t *ev);
+void xwm_protolog_write(void);
 
 /* ------------------------------------------------------------- sync.c */
 void xwm_sync_window_counters_changed(struct xwm_window *w);

@@ -1,0 +1,263 @@
+/* How composited frames reach the screen (the composite overlay window).
+ *
+ * Two paths, chosen at start (docs: duet-xwm --help, --present):
+ *  - "egl-swap": the scene paints into an EGL window surface on the
+ *    overlay and eglSwapBuffers shows it (render/target-window.c). Right
+ *    when the driver presents zero-copy or damage-limited: DRI3 on the
+ *    server plus EGL_KHR_swap_buffers_with_damage or EGL_EXT_buffer_age.
+ *  - "shm-put": the scene paints into an offscreen framebuffer and we send
+ *    only the damaged pixels: one MIT-SHM PutImage per damaged rectangle
+ *    (merged as the content fetches are), from one shared segment reused
+ *    every frame. Mesa's software EGL on an X server without DRI3 (Xvfb)
+ *    instead sends a GetGeometry round trip and a PutImage of the WHOLE
+ *    buffer (8 MB at 1920x1080) per swap whatever the damage, an artefact
+ *    a lean compositing manager on such a server would not pay, and that
+ *    duet-compositor's headless output has no counterpart of. Without
+ *    MIT-SHM the pixels travel inside plain PutImage requests.
+ *
+ * PutImage with send_event = 0 is ordered before every later request of
+ * the connection, so the frame-timing messages sent after it (sync.c)
+ * reach clients after the pixels are in the server, with no round trip.
+ * Reusing the segment needs the server to have executed the previous
+ * frame's PutImages: every event and reply carries the sequence number of
+ * the last request the server processed, and the main loop and the
+ * content fetches report those (xwm_note_processed); only when nothing
+ * newer arrived since the last frame (two frames in a row with no event
+ * and no fetch in between) does present wait for one round trip.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xcb/shm.h>
+
+#include "xwm.h"
+
+static bool seq_after_or_at(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) >= 0;
+}
+
+void xwm_note_processed(struct xwm *xwm, uint32_t sequence)
+{
+	if (!xwm->processed_known || seq_after_or_at(sequence, xwm->processed_seq)) {
+		xwm->processed_seq = sequence;
+		xwm->processed_known = true;
+	}
+}
+
+/* Whether the server's image format for our depth is the renderer's
+ * ARGB8888 in host byte order (32 bits per pixel, host endianness), so
+ * read-back pixels can be sent unchanged. */
+static bool image_format_matches(struct xwm *xwm)
+{
+	const xcb_setup_t *setup = xcb_get_setup(xwm->conn);
+	uint16_t probe = 1;
+	bool host_lsb = *(uint8_t *)&probe == 1;
+
+	if ((setup->image_byte_order == XCB_IMAGE_ORDER_LSB_FIRST) != host_lsb)
+		return false;
+	if (xwm->screen->root_depth != 24 && xwm->screen->root_depth != 32)
+		return false;
+	for (xcb_format_iterator_t it = xcb_setup_pixmap_formats_iterator(setup); it.rem;
+	     xcb_format_next(&it))
+		if (it.data->depth == xwm->screen->root_depth)
+			return it.data->bits_per_pixel == 32;
+	return false;
+}
+
+static bool server_has_dri3(struct xwm *xwm)
+{
+	xcb_query_extension_reply_t *r = xcb_query_extension_reply(xwm->conn,
+		xcb_query_extension(xwm->conn, 4, "DRI3"), NULL);
+	bool present = r && r->present;
+	free(r);
+	return present;
+}
+
+static bool shm_setup(struct xwm *xwm, size_t size)
+{
+	int fd = memfd_create("duet-xwm-output", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		xwm_log("memfd for the output: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	/* Pages are only backed once written: a frame touches its damage. */
+	void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		xwm_log("mmap for the output: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	xwm->out_shm_seg = xcb_generate_id(xwm->conn);
+	xcb_shm_attach_fd(xwm->conn, xwm->out_shm_seg, fd, 0); /* xcb closes fd */
+	xwm->out_shm_data = data;
+	xwm->out_shm_size = size;
+	return true;
+}
+
+int xwm_output_start(struct xwm *xwm, int width, int height)
+{
+	const char *want = xwm->options.present ? xwm->options.present : "auto";
+	bool egl_good = false, dri3 = false;
+
+	if (strcmp(want, "auto") == 0) {
+		dri3 = server_has_dri3(xwm);
+		egl_good = dri3 &&
+			(render_egl_has_extension(xwm->egl, "EGL_KHR_swap_buffers_with_damage") ||
+			 render_egl_has_extension(xwm->egl, "EGL_EXT_swap_buffers_with_damage") ||
+			 render_egl_has_extension(xwm->egl, "EGL_EXT_buffer_age"));
+	}
+	bool shm = strcmp(want, "shm") == 0 || (strcmp(want, "auto") == 0 && !egl_good);
+	if (shm && !image_format_matches(xwm)) {
+		xwm_log("screen depth %u has no 32-bit host-order image format: using EGL swap",
+		        xwm->screen->root_depth);
+		shm = false;
+	}
+
+	if (!shm) {
+		xwm->target = render_target_create_window(xwm->egl, xwm->overlay, width, height);
+		if (!xwm->target)
+			return -1;
+		xwm->output_path = "egl-swap";
+		xwm->output_repaint = render_target_window_path(xwm->target);
+	} else {
+		xwm->target = render_target_create_offscreen(xwm->egl, width, height);
+		if (!xwm->target)
+			return -1;
+		xwm->output_path = "shm-put";
+		xwm->output_repaint = "fbo";
+		xwm->out_gc = xcb_generate_id(xwm->conn);
+		xcb_create_gc(xwm->conn, xwm->out_gc, xwm->overlay, 0, NULL);
+		if (!xwm->has_shm_fd || !shm_setup(xwm, (size_t)width * (size_t)height * 4))
+			xwm_log("no MIT-SHM for the output: pixels travel in PutImage requests");
+		/* The overlay starts unpainted: the first frame is all damage. */
+		render_scene_damage_all(xwm->scene);
+	}
+	xwm_log("output path: %s (%s%s)", xwm->output_path,
+	        strcmp(want, "auto") ? "forced by --present" :
+	        egl_good ? "DRI3 and a damage-aware EGL swap" :
+	        dri3 ? "no damage-aware EGL swap" : "no DRI3: software EGL swaps whole buffers",
+	        shm && !xwm->out_shm_data ? ", without MIT-SHM" : "");
+	return 0;
+}
+
+void xwm_output_finish(struct xwm *xwm)
+{
+	if (!xwm->target)
+		return;
+	if (xwm->output_path && strcmp(xwm->output_path, "egl-swap") == 0) {
+		render_target_window_destroy(xwm->target);
+	} else {
+		render_target_destroy(xwm->target);
+		if (xwm->out_shm_data) {
+			xcb_shm_detach(xwm->conn, xwm->out_shm_seg);
+			munmap(xwm->out_shm_data, xwm->out_shm_size);
+		}
+		if (xwm->out_gc)
+			xcb_free_gc(xwm->conn, xwm->out_gc);
+	}
+	free(xwm->out_buf);
+	xwm->out_buf = NULL;
+	xwm->out_shm_data = NULL;
+	xwm->out_gc = 0;
+	xwm->target = NULL;
+}
+
+/* Before overwriting the segment: the server must have read the last
+ * frame's pixels out of it. */
+static void wait_segment_free(struct xwm *xwm)
+{
+	if (!xwm->out_put_pending)
+		return;
+	if (!xwm->processed_known || !seq_after_or_at(xwm->processed_seq, xwm->out_put_seq)) {
+		xcb_get_input_focus_cookie_t ck = xcb_get_input_focus(xwm->conn);
+		free(xcb_get_input_focus_reply(xwm->conn, ck, NULL));
+		xwm_note_processed(xwm, ck.sequence);
+		xwm->out_waits++;
+	}
+	xwm->out_put_pending = false;
+}
+
+/* Without MIT-SHM: the rectangle inside PutImage requests, split in bands
+ * of rows that fit the server's maximum request length. */
+static void put_plain(struct xwm *xwm, const pixman_box32_t *b)
+{
+	int w = b->x2 - b->x1, h = b->y2 - b->y1;
+	size_t row = (size_t)w * 4;
+	size_t max_bytes = (size_t)xcb_get_maximum_request_length(xwm->conn) * 4;
+	int band = max_bytes > 24 + row ? (int)((max_bytes - 24) / row) : 1;
+
+	if (band > h)
+		band = h;
+	if (!xwm->out_buf || xwm->out_buf_size < row * (size_t)band) {
+		free(xwm->out_buf);
+		xwm->out_buf_size = row * (size_t)band;
+		xwm->out_buf = malloc(xwm->out_buf_size);
+		if (!xwm->out_buf) {
+			xwm->out_buf_size = 0;
+			return;
+		}
+	}
+	for (int y = b->y1; y < b->y2; y += band) {
+		int bh = b->y2 - y < band ? b->y2 - y : band;
+		pixman_box32_t part = { b->x1, y, b->x2, y + bh };
+		if (render_target_read_pixels(xwm->target, &part, xwm->out_buf, (int)row) < 0)
+			return;
+		xcb_put_image(xwm->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->overlay, xwm->out_gc,
+		              (uint16_t)w, (uint16_t)bh, (int16_t)b->x1, (int16_t)y, 0,
+		              xwm->screen->root_depth, (uint32_t)(row * (size_t)bh), xwm->out_buf);
+		xwm->out_requests++;
+	}
+}
+
+static void present_shm(struct xwm *xwm, const pixman_region32_t *damage)
+{
+	pixman_box32_t boxes[XWM_MAX_RECTS];
+	int n = xwm_plan_rects(damage, boxes);
+	size_t need = 0;
+
+	for (int i = 0; i < n; i++)
+		need += (size_t)(boxes[i].x2 - boxes[i].x1) * (size_t)(boxes[i].y2 - boxes[i].y1) * 4;
+	if (n > 1 && need > xwm->out_shm_size) {
+		/* Merged boxes may overlap; their bounds always fit. */
+		boxes[0] = *pixman_region32_extents(damage);
+		n = 1;
+	}
+	if (!xwm->out_shm_data) {
+		for (int i = 0; i < n; i++)
+			put_plain(xwm, &boxes[i]);
+		return;
+	}
+	wait_segment_free(xwm);
+	size_t offset = 0;
+	for (int i = 0; i < n; i++) {
+		const pixman_box32_t *b = &boxes[i];
+		int w = b->x2 - b->x1, h = b->y2 - b->y1;
+		if (w <= 0 || h <= 0)
+			continue;
+		char *dst = (char *)xwm->out_shm_data + offset;
+		if (render_target_read_pixels(xwm->target, b, (uint32_t *)(void *)dst, w * 4) < 0)
+			continue;
+		xwm->out_put_seq = xcb_shm_put_image(xwm->conn, xwm->overlay, xwm->out_gc,
+			(uint16_t)w, (uint16_t)h, 0, 0, (uint16_t)w, (uint16_t)h,
+			(int16_t)b->x1, (int16_t)b->y1, xwm->screen->root_depth,
+			XCB_IMAGE_FORMAT_Z_PIXMAP, 0, xwm->out_shm_seg, (uint32_t)offset).sequence;
+		xwm->out_put_pending = true;
+		xwm->out_requests++;
+		offset += (size_t)w * (size_t)h * 4;
+	}
+}
+
+void xwm_output_present(struct xwm *xwm, const pixman_region32_t *damage)
+{
+	if (strcmp(xwm->output_path, "egl-swap") == 0) {
+		render_target_window_present(xwm->target, damage);
+		return;
+	}
+	present_shm(xwm, damage);
+}

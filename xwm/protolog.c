@@ -1,0 +1,231 @@
+/* X protocol counts of duet-xwm's own connection, for the bench: the X
+ * counterpart of compositor/protocol-log.c, in the same JSON shape.
+ *
+ * With DUET_PROTOCOL_LOG=FILE set, every request is counted per kind with
+ * its size, every reply it expects, and every event and error received.
+ * Requests are counted where every XCB request passes (ours, xcb-ewmh's and
+ * Mesa's alike): xcb_send_request_with_fds64, which libxcb's own request
+ * functions reach through the PLT, so the definition below wraps it and
+ * calls libxcb's. Requests Xlib writes itself (a few inside XOpenDisplay,
+ * before counting starts) are not seen. FILE is rewritten (temporary name
+ * + rename) at exit and on SIGUSR2 (main.c's signalfd). Without the
+ * variable the wrapper costs one branch per request.
+ *
+ * All requests are sent from the main thread (Mesa's X11 calls happen
+ * inside our eglSwapBuffers), so the counters need no locking. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xcb/xcbext.h>
+
+#include "xwm.h"
+
+#define MAX_KINDS 96
+
+struct kind {
+	const xcb_extension_t *ext; /* NULL = core */
+	uint8_t opcode;
+	bool event;
+	uint64_t count, replies;
+};
+
+static struct {
+	const char *path;
+	uint64_t requests, request_bytes, request_fds, replies, events, errors, event_bytes;
+	uint64_t other;
+	struct kind kinds[MAX_KINDS];
+	int nkinds;
+	const struct xwm *xwm;
+} plog;
+
+typedef uint64_t (*send_fn)(xcb_connection_t *, int, struct iovec *,
+                            const xcb_protocol_request_t *, unsigned int, int *);
+
+static struct kind *kind_of(const xcb_extension_t *ext, uint8_t opcode, bool event)
+{
+	for (int i = 0; i < plog.nkinds; i++)
+		if (plog.kinds[i].ext == ext && plog.kinds[i].opcode == opcode &&
+		    plog.kinds[i].event == event)
+			return &plog.kinds[i];
+	if (plog.nkinds == MAX_KINDS)
+		return NULL;
+	plog.kinds[plog.nkinds] = (struct kind){ .ext = ext, .opcode = opcode, .event = event };
+	return &plog.kinds[plog.nkinds++];
+}
+
+uint64_t xcb_send_request_with_fds64(xcb_connection_t *c, int flags, struct iovec *vector,
+                                     const xcb_protocol_request_t *req, unsigned int num_fds,
+                                     int *fds)
+{
+	static send_fn real;
+
+	if (!real) {
+		real = (send_fn)dlsym(RTLD_NEXT, "xcb_send_request_with_fds64");
+		if (!real)
+			abort(); /* libxcb without it cannot have linked us */
+	}
+	if (plog.path && req) {
+		size_t bytes = 0;
+		for (size_t i = 0; i < req->count; i++)
+			bytes += vector[i].iov_len;
+		plog.requests++;
+		plog.request_bytes += bytes;
+		plog.request_fds += num_fds;
+		struct kind *k = kind_of(req->ext, req->opcode, false);
+		if (k)
+			k->count++;
+		else
+			plog.other++;
+		if (!req->isvoid) {
+			/* Exactly one reply (or an error, counted apart). */
+			plog.replies++;
+			if (k)
+				k->replies++;
+		}
+	}
+	return real(c, flags, vector, req, num_fds, fds);
+}
+
+void xwm_protolog_event(const xcb_generic_event_t *ev)
+{
+	if (!plog.path)
+		return;
+	uint8_t type = ev->response_type & 0x7f;
+	if (type == 0) {
+		plog.errors++;
+		plog.event_bytes += 32;
+		return;
+	}
+	plog.events++;
+	plog.event_bytes += 32;
+	if (type == XCB_GE_GENERIC)
+		plog.event_bytes += 4u * ((const xcb_ge_generic_event_t *)(const void *)ev)->length;
+	struct kind *k = kind_of(NULL, type, true);
+	if (k)
+		k->count++;
+	else
+		plog.other++;
+}
+
+static const char *core_request_name(uint8_t op)
+{
+	static const char *names[] = {
+		[1] = "CreateWindow", [2] = "ChangeWindowAttributes", [3] = "GetWindowAttributes",
+		[4] = "DestroyWindow", [8] = "MapWindow", [10] = "UnmapWindow",
+		[12] = "ConfigureWindow", [14] = "GetGeometry", [15] = "QueryTree",
+		[16] = "InternAtom", [18] = "ChangeProperty", [19] = "DeleteProperty",
+		[20] = "GetProperty", [22] = "SetSelectionOwner", [23] = "GetSelectionOwner",
+		[25] = "SendEvent", [28] = "GrabButton", [29] = "UngrabButton",
+		[35] = "AllowEvents", [36] = "GrabServer", [37] = "UngrabServer",
+		[42] = "SetInputFocus", [43] = "GetInputFocus", [53] = "CreatePixmap",
+		[54] = "FreePixmap", [55] = "CreateGC", [60] = "FreeGC", [72] = "PutImage",
+		[73] = "GetImage", [98] = "QueryExtension", [127] = "NoOperation",
+	};
+	return op < sizeof(names) / sizeof(names[0]) ? names[op] : NULL;
+}
+
+static const char *core_event_name(uint8_t type)
+{
+	static const char *names[] = {
+		[2] = "KeyPress", [3] = "KeyRelease", [4] = "ButtonPress", [5] = "ButtonRelease",
+		[6] = "MotionNotify", [7] = "EnterNotify", [8] = "LeaveNotify", [9] = "FocusIn",
+		[10] = "FocusOut", [12] = "Expose", [16] = "CreateNotify", [17] = "DestroyNotify",
+		[18] = "UnmapNotify", [19] = "MapNotify", [20] = "MapRequest",
+		[21] = "ReparentNotify", [22] = "ConfigureNotify", [23] = "ConfigureRequest",
+		[28] = "PropertyNotify", [29] = "SelectionClear", [33] = "ClientMessage",
+		[34] = "MappingNotify", [35] = "GenericEvent",
+	};
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
+}
+
+static void kind_name(const struct kind *k, char *buf, size_t size)
+{
+	const struct xwm *xwm = plog.xwm;
+	const char *name;
+
+	if (k->event) {
+		name = core_event_name(k->opcode);
+		if (name)
+			snprintf(buf, size, "X->%s", name);
+		else if (xwm && xwm->damage_event && k->opcode == xwm->damage_event)
+			snprintf(buf, size, "DAMAGE->Notify");
+		else if (xwm && xwm->sync_event && k->opcode == xwm->sync_event + 1)
+			snprintf(buf, size, "SYNC->AlarmNotify");
+		else
+			snprintf(buf, size, "X->event%u", k->opcode);
+	} else if (k->ext) {
+		snprintf(buf, size, "%s.%u", k->ext->name, k->opcode);
+	} else {
+		name = core_request_name(k->opcode);
+		if (name)
+			snprintf(buf, size, "X.%s", name);
+		else
+			snprintf(buf, size, "X.request%u", k->opcode);
+	}
+}
+
+static void write_json(FILE *f)
+{
+	unsigned long long u;
+	fprintf(f, "{\"pid\":%d,\"clients\":[{\"pid\":%d,\"connected\":true,", (int)getpid(),
+	        (int)getpid());
+	fprintf(f, "\"requests\":%llu,\"replies\":%llu,\"events\":%llu,\"errors\":%llu,"
+	        "\"request_bytes\":%llu,\"event_bytes\":%llu,\"request_fds\":%llu,"
+	        "\"event_fds\":0,\"other_messages\":%llu,\"messages\":{",
+	        (unsigned long long)plog.requests, (unsigned long long)plog.replies,
+	        (unsigned long long)plog.events, (unsigned long long)plog.errors,
+	        (unsigned long long)plog.request_bytes, (unsigned long long)plog.event_bytes,
+	        (unsigned long long)plog.request_fds, (unsigned long long)plog.other);
+	for (int i = 0; i < plog.nkinds; i++) {
+		char name[64];
+		kind_name(&plog.kinds[i], name, sizeof(name));
+		u = plog.kinds[i].count;
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", name, u);
+	}
+	fprintf(f, "},\"reply_messages\":{");
+	bool first = true;
+	for (int i = 0; i < plog.nkinds; i++) {
+		if (!plog.kinds[i].replies)
+			continue;
+		char name[64];
+		kind_name(&plog.kinds[i], name, sizeof(name));
+		u = plog.kinds[i].replies;
+		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", name, u);
+		first = false;
+	}
+	fprintf(f, "}}]}\n");
+}
+
+void xwm_protolog_write(void)
+{
+	if (!plog.path)
+		return;
+	size_t n = strlen(plog.path) + 8;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return;
+	snprintf(tmp, n, "%s.tmp", plog.path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		xwm_log("protocol log: cannot write %s", tmp);
+		free(tmp);
+		return;
+	}
+	write_json(f);
+	if (fclose(f) != 0 || rename(tmp, plog.path) != 0)
+		xwm_log("protocol log: cannot write %s", plog.path);
+	free(tmp);
+}
+
+void xwm_protolog_start(const struct xwm *xwm)
+{
+	const char *path = getenv("DUET_PROTOCOL_LOG");
+	plog.xwm = xwm;
+	if (!path || !path[0])
+		return;
+	plog.path = path;
+	xwm_log("counting X protocol messages into %s", path);
+}
