@@ -179,6 +179,10 @@ class Bench:
                             err = e
                             self.progress.say("the %s stack did not start (attempt %d): %s"
                                               % (name, attempt + 1, e))
+                            # Kept even when a retry works: a start that fails
+                            # now and then is worth knowing about.
+                            self.results["stacks"][name].setdefault("start_failures", []).append(
+                                {"step": key, "error": str(e), "logs": e.logs})
                     if st is None:
                         self.record_failure(rec, "the %s stack did not start: %s" % (name, err))
                         rec["logs"] = err.logs
