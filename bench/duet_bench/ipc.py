@@ -349,7 +349,10 @@ def resize_counts(ctx, stack):
 
 
 # ------------------------------------------------------------ strace
-STRACE_LINE = re.compile(r"^(\d+\.\d+) (\w+)\((?:(\d+)(?:<([^\[>]*)(?::\[(\d+)(?:->(\d+))?)?)?)?")
+# "1700000000.123456 sendmsg(5<UNIX-STREAM:[111->222]>, ..." gives the fd, its
+# kind, its inode and the peer's inode (the kind must stop at the colon, or the
+# optional inode part would match empty and lose the peer).
+STRACE_LINE = re.compile(r"^(\d+\.\d+) (\w+)\((?:(\d+)(?:<([^\[>:]*)(?::\[(\d+)(?:->(\d+))?)?)?)?")
 RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
 
 
