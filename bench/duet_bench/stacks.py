@@ -171,10 +171,13 @@ class Stack:
         raise StackError("Xvfb did not start on 5 display numbers: %s" % last)
 
     def _try_xvfb(self, n):
+        # -noreset: without it the server regenerates when its last client
+        # leaves, and the readiness probe (xprop) can be that client: a WM
+        # connecting during the reset is refused ("cannot open display").
         r, w = os.pipe()
         try:
             self.spawn("server", [self.programs["Xvfb"], ":%d" % n, "-displayfd", str(w),
-                                  "-screen", "0", self.size + "x24", "-nolisten", "tcp"],
+                                  "-screen", "0", self.size + "x24", "-nolisten", "tcp", "-noreset"],
                        self.server_env(), pass_fds=(w,))
         finally:
             os.close(w)

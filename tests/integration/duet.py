@@ -400,7 +400,7 @@ class XSession(Session):
         # prints its number once it accepts connections, so parallel tests
         # never race for a display number.
         self.xserver = self.spawn("Xvfb", [xvfb, "-displayfd", "1", "-screen", "0",
-                                           "%sx24" % self.size, "-nolisten", "tcp"], env)
+                                           "%sx24" % self.size, "-nolisten", "tcp", "-noreset"], env)
         _, m = self.xserver.wait_line(r"^(\d+)$", timeout=30)
         self.display = ":" + m.group(1)
         self.env = dict(env, DISPLAY=self.display)
