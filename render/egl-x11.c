@@ -68,18 +68,14 @@ static bool choose_window_config(struct render_egl *egl, uint32_t visual_id)
 	return true;
 }
 
+static bool choose_for_visual(struct render_egl *egl, void *data)
+{
+	return choose_window_config(egl, *(const uint32_t *)data);
+}
+
 struct render_egl *render_egl_create_x11(void *native_display, uint32_t visual_id)
 {
-	PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display;
-	const char *client_exts;
-	EGLint major, minor;
-	struct render_egl *egl;
-	static const EGLint context_attribs[] = {
-		EGL_CONTEXT_CLIENT_VERSION, 2,
-		EGL_NONE,
-	};
-
-	client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	const char *client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
 	if (!render_extension_in_list(client_exts, "EGL_EXT_platform_base") ||
 	    (!render_extension_in_list(client_exts, "EGL_KHR_platform_x11") &&
 	     !render_extension_in_list(client_exts, "EGL_EXT_platform_x11"))) {
@@ -87,59 +83,7 @@ struct render_egl *render_egl_create_x11(void *native_display, uint32_t visual_i
 		           client_exts ? client_exts : "none");
 		return NULL;
 	}
-	get_platform_display = (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-		eglGetProcAddress("eglGetPlatformDisplayEXT");
-	if (!get_platform_display) {
-		render_log("eglGetPlatformDisplayEXT not found");
-		return NULL;
-	}
-
-	egl = calloc(1, sizeof(*egl));
-	if (!egl)
-		return NULL;
-	egl->context = EGL_NO_CONTEXT;
 	/* EGL_PLATFORM_X11_KHR and _EXT are the same enum. */
-	egl->display = get_platform_display(EGL_PLATFORM_X11_KHR, native_display, NULL);
-	if (egl->display == EGL_NO_DISPLAY) {
-		render_log("eglGetPlatformDisplayEXT(X11) failed: 0x%x", (unsigned)eglGetError());
-		free(egl);
-		return NULL;
-	}
-	if (!eglInitialize(egl->display, &major, &minor)) {
-		render_log("eglInitialize(X11) failed: 0x%x", (unsigned)eglGetError());
-		free(egl);
-		return NULL;
-	}
-	if (!render_extension_in_list(eglQueryString(egl->display, EGL_EXTENSIONS),
-	                              "EGL_KHR_surfaceless_context")) {
-		/* render/ keeps the context current between frames and binds
-		 * FBOs for offscreen work, which needs surfaceless contexts. */
-		render_log("EGL_KHR_surfaceless_context missing on the X11 display");
-		goto fail;
-	}
-	if (!eglBindAPI(EGL_OPENGL_ES_API)) {
-		render_log("eglBindAPI(GLES) failed");
-		goto fail;
-	}
-	if (!choose_window_config(egl, visual_id))
-		goto fail;
-	egl->context = eglCreateContext(egl->display, egl->config, EGL_NO_CONTEXT,
-	                                context_attribs);
-	if (egl->context == EGL_NO_CONTEXT) {
-		render_log("eglCreateContext(GLES2) failed: 0x%x", (unsigned)eglGetError());
-		goto fail;
-	}
-	if (!eglMakeCurrent(egl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl->context)) {
-		render_log("eglMakeCurrent(no surface) failed: 0x%x", (unsigned)eglGetError());
-		goto fail;
-	}
-	snprintf(egl->description, sizeof(egl->description), "%s / %s / %s",
-	         (const char *)glGetString(GL_VENDOR), (const char *)glGetString(GL_RENDERER),
-	         (const char *)glGetString(GL_VERSION));
-	render_log("EGL %d.%d on X11: %s", major, minor, egl->description);
-	return egl;
-
-fail:
-	render_egl_destroy(egl);
-	return NULL;
+	return render_egl_open(EGL_PLATFORM_X11_KHR, native_display, "on X11",
+	                       choose_for_visual, &visual_id);
 }

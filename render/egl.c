@@ -61,11 +61,12 @@ static bool choose_config(struct render_egl *egl)
 	return true;
 }
 
-struct render_egl *render_egl_create_surfaceless(void)
+struct render_egl *render_egl_open(EGLenum platform, void *native_display,
+                                   const char *label,
+                                   bool (*choose)(struct render_egl *egl, void *data),
+                                   void *choose_data)
 {
 	PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display;
-	const char *client_exts;
-	const char *exts;
 	EGLint major, minor;
 	struct render_egl *egl;
 	static const EGLint context_attribs[] = {
@@ -73,29 +74,19 @@ struct render_egl *render_egl_create_surfaceless(void)
 		EGL_NONE,
 	};
 
-	client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-	if (!render_extension_in_list(client_exts, "EGL_EXT_platform_base") ||
-	    !render_extension_in_list(client_exts, "EGL_MESA_platform_surfaceless")) {
-		render_log("EGL lacks EGL_EXT_platform_base or EGL_MESA_platform_surfaceless "
-		           "(client extensions: %s)", client_exts ? client_exts : "none");
-		return NULL;
-	}
 	get_platform_display = (PFNEGLGETPLATFORMDISPLAYEXTPROC)
 		eglGetProcAddress("eglGetPlatformDisplayEXT");
 	if (!get_platform_display) {
 		render_log("eglGetPlatformDisplayEXT not found");
 		return NULL;
 	}
-
 	egl = calloc(1, sizeof(*egl));
 	if (!egl)
 		return NULL;
 	egl->context = EGL_NO_CONTEXT;
-
-	egl->display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA,
-	                                    EGL_DEFAULT_DISPLAY, NULL);
+	egl->display = get_platform_display(platform, native_display, NULL);
 	if (egl->display == EGL_NO_DISPLAY) {
-		log_egl_failure("eglGetPlatformDisplayEXT(SURFACELESS_MESA)");
+		log_egl_failure("eglGetPlatformDisplayEXT");
 		free(egl);
 		return NULL;
 	}
@@ -104,16 +95,18 @@ struct render_egl *render_egl_create_surfaceless(void)
 		free(egl);
 		return NULL;
 	}
-	exts = eglQueryString(egl->display, EGL_EXTENSIONS);
-	if (!render_extension_in_list(exts, "EGL_KHR_surfaceless_context")) {
-		render_log("EGL_KHR_surfaceless_context missing");
+	/* render/ keeps its context current between frames and binds FBOs for
+	 * offscreen work, which needs surfaceless contexts on every platform. */
+	if (!render_extension_in_list(eglQueryString(egl->display, EGL_EXTENSIONS),
+	                              "EGL_KHR_surfaceless_context")) {
+		render_log("EGL_KHR_surfaceless_context missing (%s)", label);
 		goto fail;
 	}
 	if (!eglBindAPI(EGL_OPENGL_ES_API)) {
 		log_egl_failure("eglBindAPI(GLES)");
 		goto fail;
 	}
-	if (!choose_config(egl))
+	if (!choose(egl, choose_data))
 		goto fail;
 	egl->context = eglCreateContext(egl->display, egl->config, EGL_NO_CONTEXT,
 	                                context_attribs);
@@ -128,12 +121,30 @@ struct render_egl *render_egl_create_surfaceless(void)
 	snprintf(egl->description, sizeof(egl->description), "%s / %s / %s",
 	         (const char *)glGetString(GL_VENDOR), (const char *)glGetString(GL_RENDERER),
 	         (const char *)glGetString(GL_VERSION));
-	render_log("EGL %d.%d surfaceless: %s", major, minor, egl->description);
+	render_log("EGL %d.%d %s: %s", major, minor, label, egl->description);
 	return egl;
 
 fail:
 	render_egl_destroy(egl);
 	return NULL;
+}
+
+static bool choose_surfaceless_config(struct render_egl *egl, void *data)
+{
+	return choose_config(egl);
+}
+
+struct render_egl *render_egl_create_surfaceless(void)
+{
+	const char *client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	if (!render_extension_in_list(client_exts, "EGL_EXT_platform_base") ||
+	    !render_extension_in_list(client_exts, "EGL_MESA_platform_surfaceless")) {
+		render_log("EGL lacks EGL_EXT_platform_base or EGL_MESA_platform_surfaceless "
+		           "(client extensions: %s)", client_exts ? client_exts : "none");
+		return NULL;
+	}
+	return render_egl_open(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, "surfaceless",
+	                       choose_surfaceless_config, NULL);
 }
 
 void render_egl_destroy(struct render_egl *egl)

@@ -54,6 +54,13 @@ struct render_target {
 	bool y_up;
 };
 
+/* The EGL bring-up every platform shares: display, GLES2 context made
+ * current without a surface. choose sets egl->config. label goes in logs. */
+struct render_egl *render_egl_open(EGLenum platform, void *native_display,
+                                   const char *label,
+                                   bool (*choose)(struct render_egl *egl, void *data),
+                                   void *choose_data);
+
 /* Makes the target current and its framebuffer bound, sets the viewport. */
 void render_target_bind(struct render_target *t);
 /* GL scissor/rectangle y for an output-space box on this target. */
