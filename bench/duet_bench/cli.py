@@ -11,6 +11,7 @@ import argparse
 import atexit
 import datetime
 import json
+import re
 import os
 import shutil
 import signal
@@ -285,9 +286,17 @@ class Bench:
 def content_path(st):
     """How window contents reach the compositor of this stack."""
     if st.name == "x11":
-        import re
-        m = re.search(r"content path: (\S+)", st.procs["wm"].log_tail(20000))
-        return "duet-xwm: " + m.group(1) if m else None
+        # duet-xwm logs its paths once compositing is set up, which can be a
+        # moment after it holds the WM selection (what "started" waits for).
+        deadline = time.monotonic() + 5
+        while True:
+            log = st.procs["wm"].log_tail(20000)
+            m = re.search(r"content path: (\S+).*?output path: ([\w-]+)", log)
+            if m:
+                return "duet-xwm: content %s, output %s" % (m.group(1), m.group(2))
+            if time.monotonic() > deadline or not st.procs["wm"].alive():
+                return None
+            time.sleep(0.05)
     if st.name == "openbox":
         return "xcompmgr -c: XRender compositing inside the X server"
     return "client buffers imported by the server (wl_shm or EGL)"

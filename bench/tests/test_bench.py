@@ -105,6 +105,10 @@ def test_quick():
                 check(rec["status"] in ("failed", "skipped") and rec.get("reason"),
                       "%s x %s %s with a reason: %s" % (exp, stack, rec["status"],
                                                       rec.get("reason", "")[:100]))
+    if res["stacks"]["x11"]["status"] == "ok":
+        check("shm" in (res["stacks"]["x11"].get("content_path") or ""),
+              "x11: duet-xwm's content and output paths recorded: %s"
+              % res["stacks"]["x11"].get("content_path"))
     if res["stacks"]["wayland"]["status"] == "ok":
         la = res["ipc"]["wayland"]["launch"]
         check(la.get("processes", {}).get("server", {}).get("ipc_unix", 0) > 0,
