@@ -276,17 +276,21 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 	}
 	for (size_t i = 0; i < n; i++)
 		ids[i] = list[i]->id;
+	/* n may be 0 with no copies allocated yet: memcmp/memcpy must not see
+	 * their NULL pointers even for zero bytes. */
 	if (!xwm->client_lists_written || n != xwm->client_list_len ||
-	    memcmp(ids, xwm->client_list_stacking, n * sizeof(*ids)) != 0)
+	    (n && memcmp(ids, xwm->client_list_stacking, n * sizeof(*ids)) != 0))
 		xcb_ewmh_set_client_list_stacking(&xwm->ewmh, 0, (uint32_t)n, ids);
-	memcpy(xwm->client_list_stacking, ids, n * sizeof(*ids));
+	if (n)
+		memcpy(xwm->client_list_stacking, ids, n * sizeof(*ids));
 	qsort(list, n, sizeof(*list), compare_manage_order);
 	for (size_t i = 0; i < n; i++)
 		ids[i] = list[i]->id;
 	if (!xwm->client_lists_written || n != xwm->client_list_len ||
-	    memcmp(ids, xwm->client_list, n * sizeof(*ids)) != 0)
+	    (n && memcmp(ids, xwm->client_list, n * sizeof(*ids)) != 0))
 		xcb_ewmh_set_client_list(&xwm->ewmh, 0, (uint32_t)n, ids);
-	memcpy(xwm->client_list, ids, n * sizeof(*ids));
+	if (n)
+		memcpy(xwm->client_list, ids, n * sizeof(*ids));
 	xwm->client_list_len = n;
 	xwm->client_lists_written = true;
 	free(list);
