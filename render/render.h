@@ -16,6 +16,7 @@
 #define DUET_RENDER_H
 
 #include <pixman.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -217,10 +218,14 @@ void render_frame_clock_presented(struct render_frame_clock *c, uint64_t t_ns);
  * render_trace call is a cheap no-op. fields is a printf format producing
  * the remaining JSON members without braces, e.g. "\"seq\":%u", or NULL. */
 int render_trace_open(const char *path);
+/* Traces to an open fd instead (the apps default to stdout); takes it. */
+int render_trace_open_fd(int fd);
 void render_trace_close(void);
 bool render_trace_enabled(void);
 void render_trace(const char *name, const char *fields, ...)
 	__attribute__((format(printf, 2, 3)));
+void render_tracev(const char *name, const char *fields, va_list args)
+	__attribute__((format(printf, 2, 0)));
 
 /* ---------------------------------------------- X11 output (duet-xwm) */
 

@@ -32,6 +32,13 @@ int render_trace_open(const char *path)
 	return 0;
 }
 
+int render_trace_open_fd(int fd)
+{
+	render_trace_close();
+	trace_fd = fd;
+	return 0;
+}
+
 void render_trace_close(void)
 {
 	if (trace_fd >= 0)
@@ -44,7 +51,7 @@ bool render_trace_enabled(void)
 	return trace_fd >= 0;
 }
 
-void render_trace(const char *name, const char *fields, ...)
+void render_tracev(const char *name, const char *fields, va_list args)
 {
 	char stack[512];
 	char *line = stack;
@@ -58,7 +65,7 @@ void render_trace(const char *name, const char *fields, ...)
 	ns = (unsigned long long)render_now_ns();
 	pid = (int)getpid();
 	if (fields && *fields) {
-		va_start(ap, fields);
+		va_copy(ap, args);
 		body = vsnprintf(NULL, 0, fields, ap);
 		va_end(ap);
 		if (body < 0)
@@ -77,15 +84,31 @@ void render_trace(const char *name, const char *fields, ...)
 	snprintf(line, (size_t)head + 1, "{\"name\":\"%s\",\"ns\":%llu,\"pid\":%d", name, ns, pid);
 	if (body) {
 		line[head] = ',';
-		va_start(ap, fields);
+		va_copy(ap, args);
 		vsnprintf(line + head + 1, (size_t)body + 1, fields, ap);
 		va_end(ap);
 	}
 	line[total - 2] = '}';
 	line[total - 1] = '\n';
-	/* One write() per event: lines of concurrent writers never interleave. */
-	while (write(trace_fd, line, total) < 0 && errno == EINTR)
-		;
+	/* One write() per event: lines of concurrent writers never interleave
+	 * (a pipe may still take a long line in parts). */
+	for (size_t off = 0; off < total;) {
+		ssize_t n = write(trace_fd, line + off, total - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
 	if (line != stack)
 		free(line);
+}
+
+void render_trace(const char *name, const char *fields, ...)
+{
+	va_list ap;
+
+	va_start(ap, fields);
+	render_tracev(name, fields, ap);
+	va_end(ap);
 }
