@@ -210,8 +210,22 @@ def case_usage(tmp):
         check(r.returncode == 127, "a command that does not exist gave %d" % r.returncode)
 
 
+def case_x11_wm_dies(tmp):
+    # The WM is SIGKILLed under CMD: the launcher must notice, stop CMD and
+    # the rest of the stack, and fail as the stack (125), not wait for CMD.
+    script = 'pkill -9 -f "duet-xwm --display $DISPLAY\\b"; exec sleep 30'
+    t0 = time.monotonic()
+    r = run(["run", "x11", "--size", "320x200", "--", "sh", "-c", script], tmp)
+    took = time.monotonic() - t0
+    check(r.returncode == 125, "duet run x11 exited %d after its WM died, want 125; stderr:\n%s"
+          % (r.returncode, r.stderr[-2000:]))
+    check("died while CMD ran" in r.stderr, "the launcher did not say the WM died: %s"
+          % r.stderr[-2000:])
+    check(took < 25, "the launcher waited %.0f s for CMD after the WM died" % took)
+
+
 CASES = {"x11": case_x11, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
-         "usage": case_usage}
+         "x11-wm-dies": case_x11_wm_dies, "usage": case_usage}
 
 
 def test():
