@@ -16,6 +16,7 @@
 
 #include <wayland-client.h>
 
+#include "ctl-args.h"
 #include "duet-test-client-protocol.h"
 
 #define EXIT_USAGE 2
@@ -219,35 +220,6 @@ static void print_window(const struct window_info *w)
 	       w->focused, w->app_id ? w->app_id : "-", w->title ? w->title : "");
 }
 
-static bool parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ----------------------------------------------------------- commands */
 
 static int cmd_windows(struct ctl *ctl)
@@ -261,7 +233,7 @@ static int cmd_windows(struct ctl *ctl)
 
 static int cmd_wait_window(struct ctl *ctl, const char *app_id, double timeout_s)
 {
-	double deadline = now_s() + timeout_s;
+	double deadline = ctl_now_s() + timeout_s;
 	for (;;) {
 		if (do_sync(ctl) || list_windows(ctl))
 			return 1;
@@ -272,7 +244,7 @@ static int cmd_wait_window(struct ctl *ctl, const char *app_id, double timeout_s
 				return 0;
 			}
 		}
-		if (now_s() >= deadline)
+		if (ctl_now_s() >= deadline)
 			break;
 		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
 	}
@@ -328,7 +300,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		double timeout = DEFAULT_WAIT_S;
 		if (argc != 2 && argc != 3)
 			return bad_usage("usage: duet-testctl %s", "wait-window APP_ID [TIMEOUT_S]");
-		if (argc == 3 && (!parse_double(argv[2], &timeout) || timeout < 0))
+		if (argc == 3 && !ctl_parse_double(argv[2], 0, 1e9, &timeout))
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
 		return ctl ? cmd_wait_window(ctl, argv[1], timeout) : 0;
 	}
@@ -338,11 +310,11 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "resize") == 0) {
 		NEED_ARGS(3, "resize ID W H");
-		if (!parse_long(argv[1], 0, UINT32_MAX, &a))
+		if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
 			return bad_usage("bad window id '%s'", argv[1]);
-		if (!parse_long(argv[2], 1, 32768, &b))
+		if (!ctl_parse_long(argv[2], 1, 32768, &b))
 			return bad_usage("bad width '%s' (1 to 32768)", argv[2]);
-		if (!parse_long(argv[3], 1, 32768, &c))
+		if (!ctl_parse_long(argv[3], 1, 32768, &c))
 			return bad_usage("bad height '%s' (1 to 32768)", argv[3]);
 		if (!ctl)
 			return 0;
@@ -351,7 +323,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
-		if (!parse_long(argv[1], 0, UINT32_MAX, &a))
+		if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
 			return bad_usage("bad window id '%s'", argv[1]);
 		if (!ctl)
 			return 0;
@@ -364,9 +336,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	if (strcmp(cmd, "motion") == 0) {
 		NEED_ARGS(2, "motion X Y");
 		/* wl_fixed_t holds 24 integer bits */
-		if (!parse_double(argv[1], &x) || x < -8388608 || x > 8388607)
+		if (!ctl_parse_double(argv[1], -8388608, 8388607, &x))
 			return bad_usage("bad X '%s'", argv[1]);
-		if (!parse_double(argv[2], &y) || y < -8388608 || y > 8388607)
+		if (!ctl_parse_double(argv[2], -8388608, 8388607, &y))
 			return bad_usage("bad Y '%s'", argv[2]);
 		if (!ctl)
 			return 0;
@@ -382,9 +354,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			a = 0x111;
 		else if (strcmp(argv[1], "middle") == 0)
 			a = 0x112;
-		else if (!parse_long(argv[1], 0, UINT32_MAX, &a))
+		else if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
 			return bad_usage("bad button '%s'", argv[1]);
-		if (!parse_long(argv[2], 0, 1, &b))
+		if (!ctl_parse_long(argv[2], 0, 1, &b))
 			return bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
 		if (!ctl)
 			return 0;
@@ -393,9 +365,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "key") == 0) {
 		NEED_ARGS(2, "key KEY 0|1");
-		if (!parse_long(argv[1], 0, UINT32_MAX - 8, &a))
+		if (!ctl_parse_long(argv[1], 0, UINT32_MAX - 8, &a))
 			return bad_usage("bad keycode '%s'", argv[1]);
-		if (!parse_long(argv[2], 0, 1, &b))
+		if (!ctl_parse_long(argv[2], 0, 1, &b))
 			return bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
 		if (!ctl)
 			return 0;

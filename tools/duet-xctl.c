@@ -19,6 +19,7 @@
 #include <xcb/xcb.h>
 #include <xcb/xtest.h>
 
+#include "ctl-args.h"
 #include "render.h"
 
 #define EXIT_USAGE 2
@@ -105,35 +106,6 @@ static int bad_usage(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'duet-xctl --help'.\n");
 	return EXIT_USAGE;
-}
-
-static bool parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || v < 0)
-		return false;
-	*out = v;
-	return true;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* ------------------------------------------------------------ X helpers */
@@ -337,12 +309,12 @@ static void send_to_root(struct ctl *ctl, xcb_atom_t type, xcb_window_t window, 
 static int request_reply(struct ctl *ctl, enum atom_index type, uint32_t *result)
 {
 	xcb_window_t reply = reply_window(ctl);
-	uint32_t cookie = (uint32_t)getpid() ^ (uint32_t)(now_s() * 1000.0);
+	uint32_t cookie = (uint32_t)getpid() ^ (uint32_t)(ctl_now_s() * 1000.0);
 	xcb_atom_t atom = ctl->atoms[type];
 	send_to_root(ctl, atom, ctl->screen->root, reply, cookie, 0);
 	xcb_flush(ctl->conn);
 
-	double deadline = now_s() + ctl->timeout_s;
+	double deadline = ctl_now_s() + ctl->timeout_s;
 	struct pollfd pfd = { .fd = xcb_get_file_descriptor(ctl->conn), .events = POLLIN };
 	for (;;) {
 		xcb_generic_event_t *ev;
@@ -364,7 +336,7 @@ static int request_reply(struct ctl *ctl, enum atom_index type, uint32_t *result
 		}
 		if (!connection_ok(ctl))
 			return 1;
-		double left = deadline - now_s();
+		double left = deadline - ctl_now_s();
 		if (left <= 0) {
 			fprintf(stderr, "duet-xctl: no answer to %s within %g s (is duet-xwm the "
 			        "window manager?)\n", atom_names[type], ctl->timeout_s);
@@ -393,7 +365,7 @@ static int cmd_windows(struct ctl *ctl)
 
 static int cmd_wait_window(struct ctl *ctl, const char *wm_class, double timeout_s)
 {
-	double deadline = now_s() + timeout_s;
+	double deadline = ctl_now_s() + timeout_s;
 	for (;;) {
 		struct window_info *list;
 		size_t n;
@@ -407,7 +379,7 @@ static int cmd_wait_window(struct ctl *ctl, const char *wm_class, double timeout
 			}
 		}
 		free_windows(list, n);
-		if (now_s() >= deadline)
+		if (ctl_now_s() >= deadline)
 			break;
 		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
 	}
@@ -442,7 +414,7 @@ static char *wm_name(struct ctl *ctl)
 
 static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
 {
-	double deadline = now_s() + timeout_s;
+	double deadline = ctl_now_s() + timeout_s;
 	for (;;) {
 		char *name = wm_name(ctl);
 		if (name) {
@@ -452,7 +424,7 @@ static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
 		}
 		if (!connection_ok(ctl))
 			return 1;
-		if (now_s() >= deadline)
+		if (ctl_now_s() >= deadline)
 			break;
 		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
 	}
@@ -613,7 +585,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		t = DEFAULT_WAIT_S;
 		if (argc != 2 && argc != 3)
 			return bad_usage("usage: duet-xctl %s", "wait-window CLASS [TIMEOUT_S]");
-		if (argc == 3 && !parse_double(argv[2], &t))
+		if (argc == 3 && !ctl_parse_double(argv[2], 0, 1e9, &t))
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
 		return ctl ? cmd_wait_window(ctl, argv[1], t) : 0;
 	}
@@ -621,7 +593,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		t = DEFAULT_WAIT_S;
 		if (argc != 1 && argc != 2)
 			return bad_usage("usage: duet-xctl %s", "wait-wm [TIMEOUT_S]");
-		if (argc == 2 && !parse_double(argv[1], &t))
+		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
 		return ctl ? cmd_wait_wm(ctl, t) : 0;
 	}
@@ -634,11 +606,11 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "resize") == 0) {
 		NEED_ARGS(3, "resize ID W H");
-		if (!parse_long(argv[1], 1, UINT32_MAX, &a))
+		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
 			return bad_usage("bad window id '%s'", argv[1]);
-		if (!parse_long(argv[2], 1, 32767, &b))
+		if (!ctl_parse_long(argv[2], 1, 32767, &b))
 			return bad_usage("bad width '%s' (1 to 32767)", argv[2]);
-		if (!parse_long(argv[3], 1, 32767, &c))
+		if (!ctl_parse_long(argv[3], 1, 32767, &c))
 			return bad_usage("bad height '%s' (1 to 32767)", argv[3]);
 		if (!ctl)
 			return 0;
@@ -649,7 +621,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		bool close_it = strcmp(cmd, "close") == 0;
 		NEED_ARGS(1, close_it ? "close ID" : "activate ID");
-		if (!parse_long(argv[1], 1, UINT32_MAX, &a))
+		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
 			return bad_usage("bad window id '%s'", argv[1]);
 		if (!ctl)
 			return 0;
@@ -665,15 +637,15 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "click") == 0) {
 		NEED_ARGS(2, "click X Y");
-		if (!parse_long(argv[1], -32768, 32767, &a))
+		if (!ctl_parse_long(argv[1], -32768, 32767, &a))
 			return bad_usage("bad X '%s'", argv[1]);
-		if (!parse_long(argv[2], -32768, 32767, &b))
+		if (!ctl_parse_long(argv[2], -32768, 32767, &b))
 			return bad_usage("bad Y '%s'", argv[2]);
 		return ctl ? cmd_click(ctl, (int)a, (int)b) : 0;
 	}
 	if (strcmp(cmd, "key") == 0) {
 		NEED_ARGS(1, "key KEYCODE");
-		if (!parse_long(argv[1], 8, 255, &a))
+		if (!ctl_parse_long(argv[1], 8, 255, &a))
 			return bad_usage("bad X keycode '%s' (8 to 255)", argv[1]);
 		return ctl ? cmd_key(ctl, (uint8_t)a) : 0;
 	}
@@ -713,7 +685,7 @@ int main(int argc, char **argv)
 		} else if (strncmp(argv[i], "--display=", 10) == 0) {
 			display = argv[i] + 10;
 		} else if (strcmp(argv[i], "--timeout") == 0) {
-			if (i + 1 >= argc || !parse_double(argv[i + 1], &ctl.timeout_s))
+			if (i + 1 >= argc || !ctl_parse_double(argv[i + 1], 0, 1e9, &ctl.timeout_s))
 				return bad_usage("%s needs seconds (>= 0)", argv[i]);
 			i++;
 		} else {
