@@ -76,11 +76,14 @@ class AppRun:
                 return True
             if not self.child.alive():
                 self.read_events()
-                return until(self.events) if until else True
-            dead = self.stack.dead()
-            if dead:
-                raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                                 dead.status()))
+                done = until(self.events) if until else True
+                if not done:
+                    # An app usually fails because its server went away:
+                    # blame the stack when it did. The server's exit may
+                    # reach us a moment after the app's.
+                    self._raise_if_stack_died(grace=0.5)
+                return done
+            self._raise_if_stack_died()
             self.ctx.fault_hook(self.stack, experiment, time.monotonic() - self.started)
             if sampler:
                 sampler.poll()
@@ -88,6 +91,17 @@ class AppRun:
                 raise AppFailed("%s gave no result within %.0f s"
                                 % (os.path.basename(self.argv[0]), timeout))
             time.sleep(0.005 if sampler is None else 0.01)
+
+    def _raise_if_stack_died(self, grace=0.0):
+        end = time.monotonic() + grace
+        while True:
+            dead = self.stack.dead()
+            if dead:
+                raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
+                                                 dead.status()))
+            if time.monotonic() >= end:
+                return
+            time.sleep(0.02)
 
     def stop(self):
         if self.child.alive():
