@@ -180,3 +180,21 @@ bool render_egl_has_extension(const struct render_egl *egl, const char *name)
 	 * render/ keeps one context current for its whole life). */
 	return render_extension_in_list((const char *)glGetString(GL_EXTENSIONS), name);
 }
+
+/* $DUET_RENDER_DISABLE lists GL extensions to act as if missing, so the
+ * fallback paths that other GPUs take can be tested on this one. */
+bool render_usable_extension(const struct render_egl *egl, const char *name)
+{
+	const char *disabled = getenv("DUET_RENDER_DISABLE");
+	char list[512];
+
+	if (disabled) {
+		snprintf(list, sizeof(list), "%s", disabled);
+		for (char *c = list; *c; c++)
+			if (*c == ',')
+				*c = ' ';
+		if (render_extension_in_list(list, name))
+			return false;
+	}
+	return render_egl_has_extension(egl, name);
+}

@@ -64,24 +64,6 @@ static bool link_program(struct render_program *p, enum render_shader_kind kind)
 	return true;
 }
 
-/* $DUET_RENDER_DISABLE lists GL extensions to act as if missing, so the
- * fallback paths that other GPUs take can be tested on this one. */
-static bool usable_extension(struct render_egl *egl, const char *name)
-{
-	const char *disabled = getenv("DUET_RENDER_DISABLE");
-	char list[512];
-
-	if (disabled) {
-		snprintf(list, sizeof(list), "%s", disabled);
-		for (char *c = list; *c; c++)
-			if (*c == ',')
-				*c = ' ';
-		if (render_extension_in_list(list, name))
-			return false;
-	}
-	return render_egl_has_extension(egl, name);
-}
-
 struct renderer *renderer_create(struct render_egl *egl)
 {
 	struct renderer *r = calloc(1, sizeof(*r));
@@ -98,8 +80,8 @@ struct renderer *renderer_create(struct render_egl *egl)
 	memcpy(&little_endian, &one, 1);
 	/* BGRA8888 only matches our 0xAARRGGBB words byte for byte on a
 	 * little-endian CPU; elsewhere the CPU swizzle path runs. */
-	r->has_bgra = little_endian && usable_extension(egl, "GL_EXT_texture_format_BGRA8888");
-	r->has_unpack_subimage = usable_extension(egl, "GL_EXT_unpack_subimage");
+	r->has_bgra = little_endian && render_usable_extension(egl, "GL_EXT_texture_format_BGRA8888");
+	r->has_unpack_subimage = render_usable_extension(egl, "GL_EXT_unpack_subimage");
 
 	for (int i = 0; i < RENDER_SHADER_COUNT; i++) {
 		if (!link_program(&r->programs[i], (enum render_shader_kind)i)) {

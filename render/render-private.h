@@ -20,6 +20,8 @@ void render_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True if the space-separated extension list contains name as a whole word
  * (a plain strstr would match GL_EXT_foo in GL_EXT_foo_bar). */
 bool render_extension_in_list(const char *list, const char *name);
+/* render_egl_has_extension, minus what $DUET_RENDER_DISABLE names. */
+bool render_usable_extension(const struct render_egl *egl, const char *name);
 
 /* Intrusive doubly linked list, so that render/ needs nothing from Wayland. */
 struct render_link {
@@ -52,6 +54,9 @@ struct render_target {
 	 * stores output row 0 in GL row 0 and glReadPixels returns top-down
 	 * rows with no flip. */
 	bool y_up;
+	/* glReadPixels may return BGRA, i.e. our 0xAARRGGBB words on a
+	 * little-endian CPU (GL_EXT_read_format_bgra); 0 = not asked yet. */
+	signed char read_bgra;
 };
 
 /* The EGL bring-up every platform shares: display, GLES2 context made

@@ -12,6 +12,9 @@
 #ifndef GL_RGBA8_OES
 #define GL_RGBA8_OES 0x8058
 #endif
+#ifndef GL_BGRA_EXT
+#define GL_BGRA_EXT 0x80E1
+#endif
 
 static bool attach_color_texture(struct render_target *t)
 {
@@ -140,6 +143,21 @@ int render_target_present(struct render_target *t, const pixman_region32_t *dama
 	return 0;
 }
 
+static bool can_read_bgra(struct render_target *t)
+{
+	if (t->read_bgra == 0) {
+		const uint16_t one = 1;
+		bool little_endian;
+
+		memcpy(&little_endian, &one, 1);
+		t->read_bgra = little_endian &&
+			render_usable_extension(t->egl, "GL_EXT_read_format_bgra") ? 1 : -1;
+		render_log("readback: %s", t->read_bgra > 0 ? "BGRA straight into the caller's rows"
+		                                           : "RGBA, swizzled on the CPU");
+	}
+	return t->read_bgra > 0;
+}
+
 int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box,
                               uint32_t *dst, int dst_stride_bytes)
 {
@@ -148,15 +166,28 @@ int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box
 	int x2 = box->x2 > t->width ? t->width : box->x2;
 	int y2 = box->y2 > t->height ? t->height : box->y2;
 	int w = x2 - x1, h = y2 - y1;
+	uint32_t *first = NULL;
 	uint8_t *rgba;
 
 	if (w <= 0 || h <= 0)
 		return 0; /* nothing of the box is on the target */
+	first = (uint32_t *)(void *)((char *)dst + (size_t)(y1 - box->y1) * dst_stride_bytes) +
+	        (x1 - box->x1);
+	render_target_bind(t);
+	glPixelStorei(GL_PACK_ALIGNMENT, 4);
+	/* Straight into dst when GL's rows are ours: top-down (not y_up) and
+	 * tight, since GLES2 has no GL_PACK_ROW_LENGTH. This is the xwm's
+	 * per-frame readback, so it is worth skipping the copy below. */
+	if (!t->y_up && dst_stride_bytes == w * 4 && can_read_bgra(t)) {
+		glReadPixels(x1, y1, w, h, GL_BGRA_EXT, GL_UNSIGNED_BYTE, first);
+		if (glGetError() == GL_NO_ERROR)
+			return 0;
+		render_log("glReadPixels of BGRA failed; reading RGBA from now on");
+		t->read_bgra = -1;
+	}
 	rgba = malloc((size_t)w * h * 4);
 	if (!rgba)
 		return -1;
-	render_target_bind(t);
-	glPixelStorei(GL_PACK_ALIGNMENT, 4);
 	/* GL_RGBA/UNSIGNED_BYTE is the one read format GLES2 always allows. */
 	glReadPixels(x1, render_target_gl_y(t, y1, h), w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
 	if (glGetError() != GL_NO_ERROR) {
@@ -169,8 +200,7 @@ int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box
 		 * the output's bottom row first. */
 		int src_row = t->y_up ? h - 1 - row : row;
 		const uint8_t *s = rgba + (size_t)src_row * w * 4;
-		uint32_t *d = (uint32_t *)(void *)((char *)dst +
-			(size_t)(y1 - box->y1 + row) * dst_stride_bytes) + (x1 - box->x1);
+		uint32_t *d = (uint32_t *)(void *)((char *)first + (size_t)row * dst_stride_bytes);
 		for (int x = 0; x < w; x++, s += 4)
 			d[x] = (uint32_t)s[3] << 24 | (uint32_t)s[0] << 16 |
 			       (uint32_t)s[1] << 8 | s[2];
