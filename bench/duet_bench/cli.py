@@ -46,6 +46,7 @@ class Options:
         self.cpu_interval = 0.05
         self.resize_runs = reps or (2 if q else 10)
         self.ipc = not args.no_ipc
+        self.render_refresh = args.render_refresh
 
     def as_dict(self):
         return dict(vars(self))
@@ -58,6 +59,17 @@ def parse_list(text, allowed, what):
         raise argparse.ArgumentTypeError("unknown %s %s (choose from %s)"
                                          % (what, ",".join(bad) or "''", ",".join(allowed)))
     return [s for s in allowed if s in items]
+
+
+def refresh_hz(text):
+    try:
+        hz = int(text)
+    except ValueError:
+        hz = -1
+    if hz < 0 or hz > 1000:
+        raise argparse.ArgumentTypeError("refresh must be 0 (unthrottled) or 1..1000 Hz, not %r"
+                                         % text)
+    return hz
 
 
 def add_arguments(p):
@@ -74,6 +86,11 @@ def add_arguments(p):
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
     p.add_argument("--engine", choices=["gl", "sw"], default="gl",
                    help="the apps' drawing engine (default gl, as the study's GL engines)")
+    p.add_argument("--render-refresh", type=refresh_hz, default=0, metavar="HZ",
+                   help="refresh rate of duet-compositor's and duet-xwm's frame clock in "
+                        "the render experiment (default 0: composite every frame the app "
+                        "draws; 60 composites at most 60 times a second, as weston's "
+                        "headless output always does)")
     p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
     p.add_argument("--no-report", action="store_true", help="results.json and summary.csv only")
 
@@ -257,7 +274,8 @@ class Bench:
         if at60:
             self.run_in_stack(name, 60, at60)
         if "render" in exps:
-            self.run_in_stack(name, 0, [self.timing_job("render", name)])
+            self.run_in_stack(name, self.opts.render_refresh,
+                              [self.timing_job("render", name)])
         if not self.opts.ipc:
             return
         if not lib:
@@ -272,9 +290,10 @@ class Bench:
                             lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
         self.run_in_stack(name, 60, counted, counting=True)
         if "render" in exps:
-            self.run_in_stack(name, 0, [("render", ipc_rec.setdefault("render", {}),
-                                         lambda st, r: self.count(r, ipc.render_counts, st,
-                                                                  "render"))], counting=True)
+            self.run_in_stack(name, self.opts.render_refresh,
+                              [("render", ipc_rec.setdefault("render", {}),
+                                lambda st, r: self.count(r, ipc.render_counts, st, "render"))],
+                              counting=True)
 
     def count(self, rec, fn, st, what):
         self.progress.step("ipc " + what, st.name, 1, 1)

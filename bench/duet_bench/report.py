@@ -289,6 +289,10 @@ def ipc_table(results, st):
     return rows
 
 
+def refresh_text(hz):
+    return "%d Hz" % hz if hz else "unthrottled (repaint on every damage)"
+
+
 def write_all(results, out):
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
     write_csv(results, out)
@@ -307,6 +311,9 @@ def write_all(results, out):
         ["rendering", "Mesa (%s); env %s; app engine %s" % (
             v.get("mesa"), results.get("render_env"), results["options"]["engine"]),
          "Mali-400 GLES2 driver"],
+        ["compositor frame clock", "60 Hz; render experiment: %s (duet-compositor, duet-xwm; "
+         "weston fixed 60 Hz, xcompmgr on every damage)" % refresh_text(
+             results["options"].get("render_refresh", 0)), "display rate"],
     ]))
     blocks.append(("p", "Our numbers: min / median / max over runs. The study's numbers were "
                    "measured on a different machine, software and apps: compare the ratios "

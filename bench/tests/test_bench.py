@@ -173,6 +173,33 @@ def test_interrupt():
     shutil.rmtree(out, ignore_errors=True)
 
 
+def test_render_refresh():
+    bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--render-refresh",
+                          "-5"], capture_output=True, text=True, timeout=60)
+    check(bad.returncode == 2 and "refresh must be" in bad.stderr,
+          "--render-refresh -5 is refused with a usage error (status %d: %s)"
+          % (bad.returncode, bad.stderr.strip()[-120:]))
+    r, out, mark, took = run_bench(["--quick", "--stacks", "wayland,x11", "--experiments",
+                                    "render", "--render-refresh", "60", "--no-ipc"],
+                                   {}, timeout=300)
+    check(r.returncode == 0, "the bench exits 0 (status %d)" % r.returncode)
+    res = load(out)
+    check(res["options"]["render_refresh"] == 60, "the option is recorded")
+    for stack, role in (("wayland", "server"), ("x11", "wm")):
+        rec = res["experiments"]["render"][stack]
+        check(rec["status"] == "ok" and rec.get("stack_refresh") == 60 and rec["samples"],
+              "%s: render ran with the stack at 60 Hz (%s, refresh %s)"
+              % (stack, rec["status"], rec.get("stack_refresh")))
+        cmd = res["stacks"][stack]["commands"].get(role + "@60", "")
+        check("--refresh 60" in cmd, "%s: the %s was started with --refresh 60: %s"
+              % (stack, role, cmd))
+    with open(os.path.join(out, "report.md")) as f:
+        check("render experiment: 60 Hz" in f.read(), "the report names the render clock")
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt}[sys.argv[1]]()
+    {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt,
+     "render-refresh": test_render_refresh}[sys.argv[1]]()
     print("PASS")
