@@ -224,7 +224,22 @@ def case_x11_wm_dies(tmp):
     check(took < 25, "the launcher waited %.0f s for CMD after the WM died" % took)
 
 
-CASES = {"x11": case_x11, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
+def case_wayland_server_dies(tmp):
+    # CMD fails because its compositor was killed, and exits at once, often
+    # before the launcher has seen the compositor go: the failure is still
+    # the stack's (125, with the reason), not CMD's status 1.
+    script = 'pkill -9 -f "duet-compositor --socket $WAYLAND_DISPLAY\\b"; exit 1'
+    r = run(["run", "wayland", "--size", "320x200", "--", "sh", "-c", script], tmp)
+    check(r.returncode == 125, "duet run wayland exited %d after its compositor died, want 125; "
+          "stderr:\n%s" % (r.returncode, r.stderr[-2000:]))
+    check("duet-compositor" in r.stderr and "died while CMD ran" in r.stderr,
+          "the launcher did not say the compositor died: %s" % r.stderr[-2000:])
+    # A CMD failing on its own, with the stack alive, keeps its status.
+    r = run(["run", "wayland", "--size", "320x200", "--", "sh", "-c", "exit 3"], tmp)
+    check(r.returncode == 3, "a failing CMD's status 3 came back as %d" % r.returncode)
+
+
+CASES = {"x11": case_x11, "wayland-server-dies": case_wayland_server_dies, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
          "x11-wm-dies": case_x11_wm_dies, "usage": case_usage}
 
 
