@@ -67,8 +67,6 @@ static bool link_program(struct render_program *p, enum render_shader_kind kind)
 struct renderer *renderer_create(struct render_egl *egl)
 {
 	struct renderer *r = calloc(1, sizeof(*r));
-	const uint16_t one = 1;
-	bool little_endian;
 
 	if (!r)
 		return NULL;
@@ -77,10 +75,9 @@ struct renderer *renderer_create(struct render_egl *egl)
 	pixman_region32_init(&r->clip);
 	r->program = -1;
 
-	memcpy(&little_endian, &one, 1);
-	/* BGRA8888 only matches our 0xAARRGGBB words byte for byte on a
-	 * little-endian CPU; elsewhere the CPU swizzle path runs. */
-	r->has_bgra = little_endian && render_usable_extension(egl, "GL_EXT_texture_format_BGRA8888");
+	/* Elsewhere the CPU swizzle path runs. */
+	r->has_bgra = render_little_endian() &&
+	              render_usable_extension(egl, "GL_EXT_texture_format_BGRA8888");
 	r->has_unpack_subimage = render_usable_extension(egl, "GL_EXT_unpack_subimage");
 
 	for (int i = 0; i < RENDER_SHADER_COUNT; i++) {

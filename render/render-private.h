@@ -8,6 +8,8 @@
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "render.h"
 
@@ -20,6 +22,16 @@ void render_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* True if the space-separated extension list contains name as a whole word
  * (a plain strstr would match GL_EXT_foo in GL_EXT_foo_bar). */
 bool render_extension_in_list(const char *list, const char *name);
+/* GL's BGRA byte order is our 0xAARRGGBB words only on a little-endian CPU. */
+static inline bool render_little_endian(void)
+{
+	const uint16_t one = 1;
+	uint8_t first;
+
+	memcpy(&first, &one, 1);
+	return first == 1;
+}
+
 /* render_egl_has_extension, minus what $DUET_RENDER_DISABLE names. */
 bool render_usable_extension(const struct render_egl *egl, const char *name);
 

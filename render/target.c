@@ -146,11 +146,7 @@ int render_target_present(struct render_target *t, const pixman_region32_t *dama
 static bool can_read_bgra(struct render_target *t)
 {
 	if (t->read_bgra == 0) {
-		const uint16_t one = 1;
-		bool little_endian;
-
-		memcpy(&little_endian, &one, 1);
-		t->read_bgra = little_endian &&
+		t->read_bgra = render_little_endian() &&
 			render_usable_extension(t->egl, "GL_EXT_read_format_bgra") ? 1 : -1;
 		render_log("readback: %s", t->read_bgra > 0 ? "BGRA straight into the caller's rows"
 		                                           : "RGBA, swizzled on the CPU");
