@@ -479,6 +479,26 @@ class XSession(Session):
             self.xctl("windows")
             time.sleep(0.3)
 
+    def wait_unmanaged(self, timeout=10):
+        """Waits until the WM's _NET_CLIENT_LIST names only live windows,
+        i.e. it has let go of every client that exited. Start the next
+        client only then: the X server gives a new client the freed
+        resource-id base, so its first window gets the XID of the dead
+        client's window, and a WM still unmanaging the old window (openbox
+        restores its geometry) would resize the new one."""
+        deadline = time.monotonic() + timeout
+        while True:
+            r = self.run(["xprop", "-root", "-notype", "_NET_CLIENT_LIST"])
+            listed = {int(x, 16) for x in re.findall(r"0x[0-9a-fA-F]+", r.stdout)}
+            live = {w.id for w in self.windows()}
+            if r.returncode == 0 and listed <= live:
+                return
+            if time.monotonic() > deadline:
+                raise Failure("the WM still lists gone windows after %d s: %s (live %s)"
+                              % (timeout, sorted(map(hex, listed - live)),
+                                 sorted(map(hex, live))))
+            time.sleep(0.05)
+
     def screenshot(self, label="shot", source=None):
         """Syncs and takes a screenshot: duet-xwm's last composited frame
         (source "wm"), or the root window as the X server has it ("grab";

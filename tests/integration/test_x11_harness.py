@@ -48,10 +48,12 @@ def pattern(s):
     duet.log("X server shows the pattern exactly in %r" % (win,))
     s.xctl("close", hex(win.id))
     check(p.wait(10) == 0, "WM_DELETE_WINDOW did not make the client exit 0")
+    s.wait_unmanaged()
 
     q = s.client([exe, "--exit-after-first-frame", "--class", "once"], name="once")
     q.wait_line(r"^mapped 320 240$")
     check(q.wait(10) == 0, "--exit-after-first-frame did not exit 0")
+    s.wait_unmanaged()
 
     f = s.client([exe, "--size", "100x50", "--frames", "20", "--interval-ms", "5",
                   "--class", "frames"], name="frames")
