@@ -1,7 +1,8 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
     duet bench [--quick] [--experiments launch,render,cpu,resize]
-               [--stacks wayland,x11,weston,openbox] [--reps N] [--out DIR]
+               [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
+               [--render-refresh HZ] [--out DIR]
 
 Results go to DIR (default bench-results/DATE): results.json (every raw
 sample, rewritten after each experiment so an interrupted run keeps what
@@ -46,7 +47,18 @@ class Options:
         self.cpu_interval = 0.05
         self.resize_runs = reps or (2 if q else 10)
         self.ipc = not args.no_ipc
+        self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
+
+    def total(self, exp):
+        return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
+                "resize": self.resize_runs}[exp]
+
+    def runs(self, exp, rnd):
+        """The 0-based run numbers of exp that round rnd does: the runs
+        are spread evenly over the rounds."""
+        t = self.total(exp)
+        return range(t * rnd // self.rounds, t * (rnd + 1) // self.rounds)
 
     def as_dict(self):
         return dict(vars(self))
@@ -59,6 +71,16 @@ def parse_list(text, allowed, what):
         raise argparse.ArgumentTypeError("unknown %s %s (choose from %s)"
                                          % (what, ",".join(bad) or "''", ",".join(allowed)))
     return [s for s in allowed if s in items]
+
+
+def positive(text, what):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1 or n > 1000:
+        raise argparse.ArgumentTypeError("%s must be 1..1000, not %r" % (what, text))
+    return n
 
 
 def refresh_hz(text):
@@ -86,6 +108,10 @@ def add_arguments(p):
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
     p.add_argument("--engine", choices=["gl", "sw"], default="gl",
                    help="the apps' drawing engine (default gl, as the study's GL engines)")
+    p.add_argument("--rounds", type=lambda t: positive(t, "rounds"), metavar="N",
+                   help="interleave the stacks: every round runs every stack once with its "
+                        "share of the runs, so slow drift of a shared machine's load falls "
+                        "on all stacks alike (default 5; 1 with --quick)")
     p.add_argument("--render-refresh", type=refresh_hz, default=0, metavar="HZ",
                    help="refresh rate of duet-compositor's and duet-xwm's frame clock in "
                         "the render experiment (default 0: composite every frame the app "
@@ -108,6 +134,7 @@ class Bench:
                      "resize": stacks.find_own("duet-resize", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
+        self.round = 0
         self.run_id = "%d-%s" % (os.getpid(), os.urandom(4).hex())
         self.base_env = dict(os.environ, GALLIUM_DRIVER=os.environ.get("GALLIUM_DRIVER",
                                                                        "llvmpipe"),
@@ -130,9 +157,11 @@ class Bench:
 
     def plan_units(self):
         o, n = self.opts, 0
-        per = {"launch": o.launch_reps, "render": o.render_reps, "cpu": o.cpu_reps, "resize": 2}
         for _ in self.args.stacks:
-            n += sum(per[e] for e in self.args.experiments)
+            for e in self.args.experiments:
+                # resize steps once per mode in every round that has runs
+                n += o.total(e) if e != "resize" else 2 * sum(
+                    1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
                 n += 2 + ("render" in self.args.experiments) + ("resize" in self.args.experiments)
         return n
@@ -202,7 +231,8 @@ class Bench:
                             self.results["stacks"][name].setdefault("start_failures", []).append(
                                 {"step": key, "error": str(e), "logs": e.logs})
                     if st is None:
-                        self.record_failure(rec, "the %s stack did not start: %s" % (name, err))
+                        self.record_failure(rec, "%sthe %s stack did not start: %s"
+                                            % (self.round_label(), name, err))
                         rec["logs"] = err.logs
                         continue
                     self.results["stacks"][name].setdefault("commands", {}).update(
@@ -215,16 +245,22 @@ class Bench:
                     for n in st.notes:
                         if n not in self.results["stacks"][name]["notes"]:
                             self.results["stacks"][name]["notes"].append(n)
+                # A failure in an earlier round stays the record's status;
+                # the samples of the rounds that worked are kept with it.
+                failed_before = rec.get("status") == "failed"
                 rec["status"] = "running"
                 rec["stack_refresh"] = refresh
                 try:
                     fn(st, rec)
-                    rec["status"] = "ok"
+                    rec["status"] = "failed" if failed_before else "ok"
                 except StackDied as e:
-                    self.record_failure(rec, "the stack died: %s" % e, st)
+                    self.record_failure(rec, "%sthe stack died: %s" % (self.round_label(), e),
+                                        st)
                 except AppFailed as e:
-                    self.record_failure(rec, str(e), st)
+                    self.record_failure(rec, self.round_label() + str(e), st)
                 finally:
+                    for sample in rec.get("samples", []):
+                        sample.setdefault("round", self.round + 1)
                     # Still "running" here means an interruption is on its way out.
                     if rec.get("status") == "running":
                         rec["status"] = "interrupted"
@@ -234,7 +270,11 @@ class Bench:
                 st.stop()
                 st.cleanup()
 
+    def round_label(self):
+        return "round %d: " % (self.round + 1) if self.opts.rounds > 1 else ""
+
     def run(self):
+        live = []
         for name in self.args.stacks:
             srec = self.results["stacks"][name] = {"kind": stacks.KIND[name]}
             why = stacks.missing(name)
@@ -249,20 +289,28 @@ class Bench:
                 continue
             srec["status"] = "ok"
             srec["programs"] = {n: p for n, (p, _) in stacks.needs(name).items()}
-            self.run_stack(name)
+            live.append(name)
+        for self.round in range(self.opts.rounds):
+            for name in live:
+                self.run_stack(name)
         self.save()
 
     def timing_job(self, exp, name):
-        rec = self.results["experiments"][exp][name] = {"status": "pending", "samples": []}
+        rec = self.results["experiments"][exp].setdefault(name, {"status": "pending",
+                                                                 "samples": []})
         return (exp, rec, lambda st, r: experiments.TIMING[exp](self, st, r))
 
     def run_stack(self, name):
+        """This round's share of the timing runs on one stack; in the first
+        round also the counting runs."""
         exps = self.args.experiments
-        at60 = [self.timing_job(e, name) for e in exps if e != "render"]
+        now = [e for e in exps if self.opts.runs(e, self.round)]
+        at60 = [self.timing_job(e, name) for e in now if e != "render"]
         ipc_rec = self.results["ipc"].setdefault(name, {})
+        counting = self.opts.ipc and self.round == 0
         strace = shutil.which("strace")
         lib = stacks.find_ipc_lib()
-        if self.opts.ipc:
+        if counting:
             if strace:
                 ipc_rec["strace_launch"] = {"samples": []}
                 at60.append(("strace", ipc_rec["strace_launch"],
@@ -273,10 +321,10 @@ class Bench:
                                             "reason": "strace is not installed"}
         if at60:
             self.run_in_stack(name, 60, at60)
-        if "render" in exps:
+        if "render" in now:
             self.run_in_stack(name, self.opts.render_refresh,
                               [self.timing_job("render", name)])
-        if not self.opts.ipc:
+        if not counting:
             return
         if not lib:
             for k in ("launch", "render", "resize"):

@@ -17,6 +17,15 @@ def app_argv(ctx, stack, app, *args):
     return [ctx.apps[app], "--backend", stack.kind, "--engine", ctx.opts.engine] + list(args)
 
 
+def runs(ctx, exp, stack):
+    """This round's 0-based run numbers of exp, each announced on the
+    progress line."""
+    total = ctx.opts.total(exp)
+    for i in ctx.opts.runs(exp, ctx.round):
+        ctx.progress.step(exp, stack.name, i + 1, total)
+        yield i
+
+
 def stack_ctx(stack):
     return {role: procs.ctx_switches(pid) for role, pid in stack.pids().items()}
 
@@ -24,8 +33,7 @@ def stack_ctx(stack):
 def launch(ctx, stack, rec):
     """fork -> first presented frame, per run. The app stays until its
     context switches are read, then is closed."""
-    for i in range(ctx.opts.launch_reps):
-        ctx.progress.step("launch", stack.name, i + 1, ctx.opts.launch_reps)
+    for i in runs(ctx, "launch", stack):
         argv = app_argv(ctx, stack, "launch", "--stay")
         rec["command"] = " ".join(argv)
         before = stack_ctx(stack)
@@ -53,8 +61,7 @@ def launch(ctx, stack, rec):
 def render(ctx, stack, rec):
     """The duet-render scenes unthrottled: fps and flush time per scene."""
     o = ctx.opts
-    for i in range(o.render_reps):
-        ctx.progress.step("render", stack.name, i + 1, o.render_reps)
+    for i in runs(ctx, "render", stack):
         argv = app_argv(ctx, stack, "render", "--duration-ms", str(o.render_ms))
         rec["command"] = " ".join(argv)
         before = stack_ctx(stack)
@@ -85,8 +92,7 @@ def cpu(ctx, stack, rec):
     """CPU use of every window-system process and the app, sampled from
     /proc over the app's whole life."""
     o = ctx.opts
-    for i in range(o.cpu_reps):
-        ctx.progress.step("cpu", stack.name, i + 1, o.cpu_reps)
+    for i in runs(ctx, "cpu", stack):
         argv = app_argv(ctx, stack, "render", "--duration-ms", str(o.cpu_ms), "--scenes",
                         "image_blend_smooth_scaled,text_glyphs")
         rec["command"] = " ".join(argv)
@@ -119,15 +125,16 @@ def cpu(ctx, stack, rec):
 
 def resize(ctx, stack, rec):
     """The study's 8 sizes, N runs each, client- and server-initiated."""
-    o = ctx.opts
+    mine = ctx.opts.runs("resize", ctx.round)
+    n = len(mine)
     modes = ["client", "server"]
     for k, mode in enumerate(modes):
         ctx.progress.step("resize", stack.name, k + 1, len(modes))
-        argv = app_argv(ctx, stack, "resize", "--runs", str(o.resize_runs), "--mode", mode)
+        argv = app_argv(ctx, stack, "resize", "--runs", str(n), "--mode", mode)
         rec.setdefault("commands", {})[mode] = " ".join(argv)
         run = AppRun(ctx, stack, argv)
         try:
-            run.wait(timeout=30 + 8 * o.resize_runs * 3, experiment="resize")
+            run.wait(timeout=30 + 8 * n * 3, experiment="resize")
             steps = run.named("resize")
             done = run.named("resize_done")
             fallback = run.named("resize_mode")
@@ -142,7 +149,7 @@ def resize(ctx, stack, rec):
                 % fallback[0].get("reason"))
         for s in steps:
             rec["samples"].append({
-                "mode": s["mode"], "requested_mode": mode, "run": s["run"], "step": s["step"],
+                "mode": s["mode"], "requested_mode": mode, "run": mine.start + s["run"], "step": s["step"],
                 "width": s["width"], "height": s["height"], "got_width": s["got_width"],
                 "got_height": s["got_height"], "ms": s["latency_ns"] / 1e6,
                 "presentation": s.get("presentation"), "path": s.get("path")})

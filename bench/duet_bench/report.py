@@ -311,6 +311,9 @@ def write_all(results, out):
         ["rendering", "Mesa (%s); env %s; app engine %s" % (
             v.get("mesa"), results.get("render_env"), results["options"]["engine"]),
          "Mali-400 GLES2 driver"],
+        ["order", "%s round(s); each runs every stack once with its share of the runs, so "
+         "the stacks take turns through the whole run" % results["options"].get("rounds", 1),
+         "-"],
         ["compositor frame clock", "60 Hz; render experiment: %s (duet-compositor, duet-xwm; "
          "weston fixed 60 Hz, xcompmgr on every damage)" % refresh_text(
              results["options"].get("render_refresh", 0)), "display rate"],

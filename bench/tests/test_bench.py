@@ -14,6 +14,7 @@ Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -173,6 +174,39 @@ def test_interrupt():
     shutil.rmtree(out, ignore_errors=True)
 
 
+def test_rounds():
+    r, out, mark, took = run_bench(["--quick", "--rounds", "2", "--reps", "3", "--stacks",
+                                    "wayland,x11", "--experiments", "launch,resize",
+                                    "--no-ipc"], {}, timeout=300)
+    check(r.returncode == 0, "the bench exits 0 (status %d)" % r.returncode)
+    res = load(out)
+    check(res["options"]["rounds"] == 2, "the rounds are recorded")
+    for stack in ("wayland", "x11"):
+        la = res["experiments"]["launch"][stack]
+        check(la["status"] == "ok" and [(s["run"], s["round"]) for s in la["samples"]]
+              == [(1, 1), (2, 2), (3, 2)],
+              "%s: 3 launches spread over 2 rounds as runs 1 | 2 3: %s"
+              % (stack, [(s["run"], s.get("round")) for s in la["samples"]]))
+        rz = res["experiments"]["resize"][stack]
+        check(rz["status"] == "ok" and len(rz["samples"]) == 3 * 2 * 8
+              and sorted({s["run"] for s in rz["samples"]}) == [1, 2, 3],
+              "%s: resize runs 1..3 over the rounds, 8 sizes x 2 modes each (%d samples)"
+              % (stack, len(rz["samples"])))
+    # The stacks take turns: wayland's first launch, x11's, then the rest.
+    order = re.findall(r"launch +(wayland|x11) +run (\d)/3", r.stderr)
+    check(order == [("wayland", "1"), ("x11", "1"), ("wayland", "2"), ("wayland", "3"),
+                    ("x11", "2"), ("x11", "3")],
+          "the launches ran round by round: %s" % order)
+    with open(os.path.join(out, "report.md")) as f:
+        check("2 round(s)" in f.read(), "the report names the rounds")
+    bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--rounds", "0"],
+                         capture_output=True, text=True, timeout=60)
+    check(bad.returncode == 2 and "rounds must be" in bad.stderr,
+          "--rounds 0 is refused (status %d)" % bad.returncode)
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)
+
+
 def test_render_refresh():
     bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--render-refresh",
                           "-5"], capture_output=True, text=True, timeout=60)
@@ -201,5 +235,5 @@ def test_render_refresh():
 
 if __name__ == "__main__":
     {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt,
-     "render-refresh": test_render_refresh}[sys.argv[1]]()
+     "render-refresh": test_render_refresh, "rounds": test_rounds}[sys.argv[1]]()
     print("PASS")
