@@ -120,6 +120,7 @@ def cpu(ctx, stack, rec):
             "sum_peak": max(sums) if sums else None,
             "sum_mean": round(statistics.mean(sums), 1) if sums else None,
             "window_system_peak": max(ws) if ws else None,
+            "window_system_mean": round(statistics.mean(ws), 1) if ws else None,
             "timeline": [{"t_ms": t, **p} for t, p in timeline]})
 
 

@@ -106,6 +106,11 @@ def test_quick():
                 check(rec["status"] in ("failed", "skipped") and rec.get("reason"),
                       "%s x %s %s with a reason: %s" % (exp, stack, rec["status"],
                                                       rec.get("reason", "")[:100]))
+    for stack, rec in res["experiments"]["cpu"].items():
+        for smp in rec["samples"]:
+            check(0 < smp["window_system_mean"] <= smp["window_system_peak"],
+                  "cpu x %s: window-system mean %s within (0, peak %s]"
+                  % (stack, smp["window_system_mean"], smp["window_system_peak"]))
     if res["stacks"]["x11"]["status"] == "ok":
         check((res["stacks"]["x11"].get("content_path") or "").startswith("duet-xwm: content "),
               "x11: duet-xwm's content and output paths recorded: %s"
