@@ -162,7 +162,7 @@ int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box
 	int x2 = box->x2 > t->width ? t->width : box->x2;
 	int y2 = box->y2 > t->height ? t->height : box->y2;
 	int w = x2 - x1, h = y2 - y1;
-	uint32_t *first = NULL;
+	uint32_t *first;
 	uint8_t *rgba;
 
 	if (w <= 0 || h <= 0)

@@ -73,25 +73,17 @@ def parse_list(text, allowed, what):
     return [s for s in allowed if s in items]
 
 
-def positive(text, what):
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1 or n > 1000:
-        raise argparse.ArgumentTypeError("%s must be 1..1000, not %r" % (what, text))
-    return n
-
-
-def refresh_hz(text):
-    try:
-        hz = int(text)
-    except ValueError:
-        hz = -1
-    if hz < 0 or hz > 1000:
-        raise argparse.ArgumentTypeError("refresh must be 0 (unthrottled) or 1..1000 Hz, not %r"
-                                         % text)
-    return hz
+def int_arg(lo, hi, what):
+    """An argparse type: an integer from lo to hi, else a usage error."""
+    def parse(text):
+        try:
+            n = int(text)
+        except ValueError:
+            n = lo - 1
+        if n < lo or n > hi:
+            raise argparse.ArgumentTypeError("%s, not %r" % (what, text))
+        return n
+    return parse
 
 
 def add_arguments(p):
@@ -103,16 +95,17 @@ def add_arguments(p):
     p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ORDER, "stack"),
                    help="comma-separated: wayland,x11,weston,openbox (default: all)")
-    p.add_argument("--reps", type=int, metavar="N",
+    p.add_argument("--reps", type=int_arg(1, 10000, "reps must be 1..10000"), metavar="N",
                    help="repetitions of every experiment (resize: runs of the 8 sizes)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
     p.add_argument("--engine", choices=["gl", "sw"], default="gl",
                    help="the apps' drawing engine (default gl, as the study's GL engines)")
-    p.add_argument("--rounds", type=lambda t: positive(t, "rounds"), metavar="N",
+    p.add_argument("--rounds", type=int_arg(1, 1000, "rounds must be 1..1000"), metavar="N",
                    help="interleave the stacks: every round runs every stack once with its "
                         "share of the runs, so slow drift of a shared machine's load falls "
                         "on all stacks alike (default 5; 1 with --quick)")
-    p.add_argument("--render-refresh", type=refresh_hz, default=0, metavar="HZ",
+    p.add_argument("--render-refresh", default=0, metavar="HZ",
+                   type=int_arg(0, 1000, "refresh must be 0 (unthrottled) or 1..1000 Hz"),
                    help="refresh rate of duet-compositor's and duet-xwm's frame clock in "
                         "the render experiment (default 0: composite every frame the app "
                         "draws; 60 composites at most 60 times a second, as weston's "
