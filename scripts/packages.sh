@@ -14,7 +14,7 @@ DUET_BUILD_PACKAGES="
 "
 # To run the comparison: the X server, the peer stacks, the counters, the plots.
 DUET_BENCH_PACKAGES="
-	xvfb x11-utils weston openbox xcompmgr strace gnuplot-nox
+	xvfb x11-utils weston openbox xcompmgr strace xtrace gnuplot-nox
 "
 # Third-party clients the tests run on both stacks.
 DUET_TEST_PACKAGES="
