@@ -1,7 +1,10 @@
 /* duet-launch: starts like an EFL app (optionally loading images and
  * font-like glyph data first), shows a window and reports when its first
  * frame was presented, relative to DUET_T0_NS (CLOCK_MONOTONIC taken by the
- * launcher just before fork). Then exits, or stays with --stay. */
+ * launcher just before fork), with the launch's timeline: exec (main()
+ * entered), connected, submitted (first frame handed over), received (a
+ * round trip after that) and presented, in absolute CLOCK_MONOTONIC ns.
+ * Then exits, or stays with --stay. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,11 +196,21 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* Redraw until a frame is presented (a compositor may discard one). */
+	uint64_t submitted = 0, received = 0;
 	for (int attempt = 0; attempt < 10 && !l.presented; attempt++) {
 		l.discarded = false;
 		l.want_seq = draw_frame(&l, n_images, n_fonts);
 		if (!l.want_seq) {
 			fprintf(stderr, "duet-launch: drawing the first frame failed\n");
+			goto out;
+		}
+		/* "received": one round trip once the frame is on its way, so
+		 * it costs the frame nothing; later frames (--stay) skip it. */
+		submitted = tk_window_submitted_ns(l.win);
+		received = tk_app_roundtrip(app);
+		if (!received) {
+			fprintf(stderr, "duet-launch: the display connection was lost after the first "
+			        "frame\n");
 			goto out;
 		}
 		while (!l.presented && !l.discarded && !l.closed && !app_quit &&
@@ -219,11 +232,16 @@ int main(int argc, char **argv)
 	tk_trace("first_frame",
 	         "\"since_t0_ns\":%llu,\"t0\":\"%s\",\"presented_ns\":%llu,\"commit_ns\":%llu,"
 	         "\"width\":%d,\"height\":%d,\"backend\":\"%s\",\"engine\":\"%s\","
-	         "\"presentation\":\"%s\",\"path\":\"%s\",\"images\":%ld,\"fonts\":%ld%s",
+	         "\"presentation\":\"%s\",\"path\":\"%s\",\"images\":%ld,\"fonts\":%ld%s,"
+	         "\"timeline\":{\"exec\":%llu,\"connected\":%llu,\"submitted\":%llu,"
+	         "\"received\":%llu,\"presented\":%llu}",
 	         (unsigned long long)since, t0 ? "DUET_T0_NS" : "process-start",
 	         (unsigned long long)l.first.presented_ns, (unsigned long long)l.first.commit_ns,
 	         l.first.width, l.first.height, tk_app_backend_name(app), tk_app_engine_name(app),
-	         tk_app_presentation_name(app), tk_app_path_detail(app), n_images, n_fonts, proto);
+	         tk_app_presentation_name(app), tk_app_path_detail(app), n_images, n_fonts, proto,
+	         (unsigned long long)start_ns, (unsigned long long)tk_app_connected_ns(app),
+	         (unsigned long long)submitted, (unsigned long long)received,
+	         (unsigned long long)l.first.presented_ns);
 	status = 0;
 	if (stay) {
 		tk_window_set_feedback(l.win, false);

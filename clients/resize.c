@@ -37,6 +37,9 @@ struct state {
 	uint64_t want_seq;
 	bool got, discarded;
 	struct tk_frame_info info;
+	/* Of the frame last drawn by present_at: handed over, and a round
+	 * trip after it ("received"). */
+	uint64_t submitted_ns, received_ns;
 };
 
 static void on_resized(void *data, struct tk_window *win, int w, int h)
@@ -98,6 +101,10 @@ static bool present_at(struct tk_app *app, struct state *s, int step, uint64_t d
 		s->discarded = false;
 		s->want_seq = draw_frame(s, step);
 		if (!s->want_seq)
+			return false;
+		s->submitted_ns = tk_window_submitted_ns(s->win);
+		s->received_ns = tk_app_roundtrip(app);
+		if (!s->received_ns)
 			return false;
 		while (!s->got && !s->discarded) {
 			if (s->closed || app_quit || tk_now_ns() >= deadline)
@@ -233,11 +240,15 @@ int main(int argc, char **argv)
 			tk_trace("resize",
 			         "\"run\":%ld,\"step\":%d,\"width\":%d,\"height\":%d,\"got_width\":%d,"
 			         "\"got_height\":%d,\"latency_ns\":%llu,\"mode\":\"%s\",\"backend\":\"%s\","
-			         "\"engine\":\"%s\",\"presentation\":\"%s\",\"path\":\"%s\"%s",
+			         "\"engine\":\"%s\",\"presentation\":\"%s\",\"path\":\"%s\"%s,"
+			         "\"timeline\":{\"requested\":%llu,\"submitted\":%llu,\"received\":%llu,"
+			         "\"presented\":%llu}",
 			         run + 1, step + 1, tw, th, s.info.width, s.info.height,
 			         (unsigned long long)(s.info.presented_ns - t0), mode,
 			         tk_app_backend_name(app), tk_app_engine_name(app),
-			         tk_app_presentation_name(app), tk_app_path_detail(app), proto);
+			         tk_app_presentation_name(app), tk_app_path_detail(app), proto,
+			         (unsigned long long)t0, (unsigned long long)s.submitted_ns,
+			         (unsigned long long)s.received_ns, (unsigned long long)s.info.presented_ns);
 		}
 	}
 	tk_trace("resize_done", "\"runs\":%ld,\"steps\":%ld,\"mode\":\"%s\",\"requested_mode\":\"%s\"",

@@ -188,6 +188,18 @@ int tk_app_dispatch(struct tk_app *app, int timeout_ms)
 	return app->backend->dispatch(app, timeout_ms);
 }
 
+uint64_t tk_app_connected_ns(const struct tk_app *app)
+{
+	return app->connected_ns;
+}
+
+uint64_t tk_app_roundtrip(struct tk_app *app)
+{
+	if (app->backend->roundtrip(app) < 0)
+		return 0;
+	return tk_now_ns();
+}
+
 bool tk_app_protocol_counts(struct tk_app *app, uint64_t *requests, uint64_t *events)
 {
 	if (!app->backend->protocol_counts)
@@ -375,9 +387,17 @@ uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns)
 		*flush_ns = t1 - t0;
 	if (r < 0)
 		return 0;
+	/* A backend whose post_commit flushes the connection moves this to
+	 * after its flush. */
+	win->submitted_ns = t1;
 	if (app->backend->frame_post_commit)
 		app->backend->frame_post_commit(win, seq);
 	return seq;
+}
+
+uint64_t tk_window_submitted_ns(const struct tk_window *win)
+{
+	return win->submitted_ns;
 }
 
 /* ------------------------------------------------------------ images, draw */

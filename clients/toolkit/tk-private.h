@@ -20,6 +20,7 @@ struct tk_backend {
 	int (*dispatch)(struct tk_app *app, int timeout_ms);
 	bool (*can_server_resize)(struct tk_app *app, const char **why);
 	bool (*protocol_counts)(struct tk_app *app, uint64_t *requests, uint64_t *events);
+	int (*roundtrip)(struct tk_app *app);
 
 	int (*window_create)(struct tk_window *win);
 	void (*window_destroy)(struct tk_window *win);
@@ -77,6 +78,7 @@ struct tk_app {
 	struct tk_egl egl;
 	bool egl_ready;
 	int egl_screen; /* X11 screen number for EGL_PLATFORM_XCB_SCREEN_EXT */
+	uint64_t connected_ns; /* set by the backend's connect */
 	struct tk_window *windows[8];
 	struct tk_pending_present pending[TK_MAX_PENDING];
 	int n_pending;
@@ -121,6 +123,7 @@ struct tk_window {
 	bool feedback;
 	bool in_frame;
 	uint64_t seq;
+	uint64_t submitted_ns; /* see tk_window_submitted_ns; backends set it after their flush */
 	int frame_width, frame_height; /* size of the frame being drawn */
 	/* GL engine */
 	EGLSurface egl_surface;

@@ -290,6 +290,7 @@ static int wl_connect(struct tk_app *app)
 		app->backend_data = NULL;
 		return -1;
 	}
+	app->connected_ns = tk_now_ns();
 	wa->registry = wl_display_get_registry(wa->display);
 	wl_registry_add_listener(wa->registry, &registry_listener, wa);
 	/* Globals, then the events of what was bound (seat caps, clock id). */
@@ -607,6 +608,12 @@ static void wl_frame_pre_commit(struct tk_window *win, uint64_t seq)
 static void wl_frame_post_commit(struct tk_window *win, uint64_t seq)
 {
 	wl_display_flush(app_data(win->app)->display);
+	win->submitted_ns = tk_now_ns();
+}
+
+static int wl_roundtrip(struct tk_app *app)
+{
+	return wl_display_roundtrip(app_data(app)->display) < 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ EGL glue */
@@ -647,6 +654,7 @@ const struct tk_backend tk_backend_wayland = {
 	.disconnect = wl_disconnect,
 	.dispatch = wl_dispatch,
 	.can_server_resize = wl_can_server_resize,
+	.roundtrip = wl_roundtrip,
 	.window_create = wl_window_create,
 	.window_destroy = wl_window_destroy,
 	.set_title = wl_set_title,

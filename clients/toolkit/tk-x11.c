@@ -109,6 +109,7 @@ static int x11_connect(struct tk_app *app)
 		free(xa);
 		return -1;
 	}
+	app->connected_ns = tk_now_ns();
 	app->backend_data = xa;
 	app->egl_screen = screen_num;
 	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(xa->conn));
@@ -396,6 +397,7 @@ static void x11_frame_post_commit(struct tk_window *win, uint64_t seq)
 			xw->counter++;
 		set_counter(xa, xw->extended, xw->counter);
 		xcb_flush(xa->conn);
+		win->submitted_ns = tk_now_ns();
 		if (!win->feedback)
 			return;
 		/* Remember the frame until _NET_WM_FRAME_DRAWN names its value;
@@ -414,6 +416,7 @@ static void x11_frame_post_commit(struct tk_window *win, uint64_t seq)
 		return;
 	}
 	xcb_flush(xa->conn);
+	win->submitted_ns = tk_now_ns();
 	if (!win->feedback)
 		return;
 	/* Fallback: once the server answers, it has processed the frame's
@@ -503,6 +506,15 @@ static bool x11_protocol_counts(struct tk_app *app, uint64_t *requests, uint64_t
 	return true;
 }
 
+static int x11_roundtrip(struct tk_app *app)
+{
+	xcb_connection_t *c = app_data(app)->conn;
+	/* GetInputFocus is the cheapest request with a reply (as XSync). */
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, xcb_get_input_focus(c), NULL);
+	free(r);
+	return r ? 0 : -1;
+}
+
 static void handle_event(struct tk_app *app, xcb_generic_event_t *ev)
 {
 	uint8_t type = ev->response_type & 0x7f;
@@ -580,6 +592,7 @@ const struct tk_backend tk_backend_x11 = {
 	.dispatch = x11_dispatch,
 	.can_server_resize = x11_can_server_resize,
 	.protocol_counts = x11_protocol_counts,
+	.roundtrip = x11_roundtrip,
 	.window_create = x11_window_create,
 	.window_destroy = x11_window_destroy,
 	.set_title = x11_set_title,

@@ -54,6 +54,16 @@ const char *tk_app_path_detail(const struct tk_app *app);
  * them. Returns 0, or -1 if the connection is lost. */
 int tk_app_dispatch(struct tk_app *app, int timeout_ms);
 
+/* CLOCK_MONOTONIC when the display connection came up (the socket
+ * connected and the server accepted us, before any request of ours). */
+uint64_t tk_app_connected_ns(const struct tk_app *app);
+/* One round trip (wl_display_sync / GetInputFocus): when it returns the
+ * server has read and handled every request sent before. Returns
+ * CLOCK_MONOTONIC at the reply, 0 if the connection is lost. Wayland
+ * events that arrive meanwhile are dispatched; X11 events are queued for
+ * the next tk_app_dispatch. */
+uint64_t tk_app_roundtrip(struct tk_app *app);
+
 /* X11 only: X requests sent on the app's connection so far (from XCB
  * sequence numbers, EGL's requests included, the probes themselves not)
  * and events received. False on Wayland, whose messages duet-compositor's
@@ -103,6 +113,10 @@ void tk_window_set_feedback(struct tk_window *win, bool on);
  * error). *flush_ns gets the time spent in the swap/commit call. */
 struct tk_draw *tk_window_begin_frame(struct tk_window *win);
 uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns);
+/* CLOCK_MONOTONIC when the last frame was handed over: its swap/commit
+ * returned and the connection was flushed (before the X11 round-trip
+ * fallback waits for the server). 0 before the first frame. */
+uint64_t tk_window_submitted_ns(const struct tk_window *win);
 
 /* ------------------------------------------------------------ drawing */
 /* Colours are straight (not premultiplied) RGBA in 0..1; the engines blend
