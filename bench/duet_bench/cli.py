@@ -41,7 +41,9 @@ class Options:
         self.launch_reps = reps or (3 if q else 5)
         self.render_reps = reps or (1 if q else 5)
         self.render_ms = 150 if q else 2000
-        self.render_count_ms = 100 if q else 500
+        # Render IPC per frame: two run lengths, so start-up cancels out.
+        self.render_count_ms = [100, 300] if q else [500, 1500]
+        self.render_engines = args.render_engines
         self.cpu_reps = reps or (1 if q else 3)
         self.cpu_ms = 400 if q else 2000
         self.cpu_interval = 0.05
@@ -64,12 +66,14 @@ class Options:
         return dict(vars(self))
 
 
-def parse_list(text, allowed, what):
+def parse_list(text, allowed, what, keep_order=False):
     items = [s.strip() for s in text.split(",") if s.strip()]
     bad = [s for s in items if s not in allowed]
     if bad or not items:
         raise argparse.ArgumentTypeError("unknown %s %s (choose from %s)"
                                          % (what, ",".join(bad) or "''", ",".join(allowed)))
+    if keep_order:
+        return list(dict.fromkeys(items))
     return [s for s in allowed if s in items]
 
 
@@ -110,6 +114,11 @@ def add_arguments(p):
                         "the render experiment (default 0: composite every frame the app "
                         "draws; 60 composites at most 60 times a second, as weston's "
                         "headless output always does)")
+    p.add_argument("--render-engines", default="sw,gl", metavar="LIST",
+                   type=lambda t: parse_list(t, ["sw", "gl"], "engine", keep_order=True),
+                   help="the app engines of the render experiment and its counting runs, "
+                        "the first one the headline (default sw,gl: shared memory on both "
+                        "window systems first, then GLES2 on EGL)")
     p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
     p.add_argument("--no-report", action="store_true", help="results.json and summary.csv only")
 
@@ -156,7 +165,8 @@ class Bench:
                 n += o.total(e) if e != "resize" else 2 * sum(
                     1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
-                n += 2 + ("render" in self.args.experiments) + ("resize" in self.args.experiments)
+                n += 2 + ("resize" in self.args.experiments) + (
+                    len(o.render_engines) if "render" in self.args.experiments else 0)
         return n
 
     # ------------------------------------------------------------ faults (tests)
@@ -187,7 +197,8 @@ class Bench:
         cdir = None
         if counting:
             cdir = tempfile.mkdtemp(prefix="count-", dir=self.workdir)
-        st = stacks.Stack(name, self.workdir, self.base_env, refresh=refresh, counting=cdir)
+        env = dict(self.base_env, **ipc.counting_server_env(name)) if counting else self.base_env
+        st = stacks.Stack(name, self.workdir, env, refresh=refresh, counting=cdir)
         return st.start()
 
     def record_failure(self, rec, why, stack=None, app_log=None):
@@ -331,10 +342,16 @@ class Bench:
                             lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
         self.run_in_stack(name, 60, counted, counting=True)
         if "render" in exps:
-            self.run_in_stack(name, self.opts.render_refresh,
-                              [("render", ipc_rec.setdefault("render", {}),
-                                lambda st, r: self.count(r, ipc.render_counts, st, "render"))],
-                              counting=True)
+            # ipc.NAME.render is the headline engine's, render_ENGINE the others'.
+            self.run_in_stack(name, self.opts.render_refresh, [
+                (key, ipc_rec.setdefault(key, {}),
+                 lambda st, r, e=engine: self.count(
+                     r, lambda ctx, s: ipc.render_counts(ctx, s, e), st, "render " + e))
+                for key, engine in self.render_count_keys()], counting=True)
+
+    def render_count_keys(self):
+        e = self.opts.render_engines
+        return [("render", e[0])] + [("render_" + x, x) for x in e[1:]]
 
     def count(self, rec, fn, st, what):
         self.progress.step("ipc " + what, st.name, 1, 1)

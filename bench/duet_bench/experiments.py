@@ -58,40 +58,122 @@ def launch(ctx, stack, rec):
         time.sleep(0.2)
 
 
+def with_engine(argv, engine):
+    """app_argv's command with its --engine replaced."""
+    argv = list(argv)
+    argv[argv.index("--engine") + 1] = engine
+    return argv
+
+
+def transport(kind, engine, path):
+    """How the app's pixels reach the window system, by name. sw: shared
+    memory on both (wl_shm; MIT-SHM, or PutImage when the X server lacks
+    it). gl: Mesa's EGL on llvmpipe hands wl_shm buffers to a Wayland
+    server, and on Xvfb (no DRI3) makes a GetGeometry round trip and a
+    full-window PutImage per swap."""
+    if kind == "wayland":
+        return "wl_shm"
+    if engine == "gl":
+        return "x11-putimage"
+    return "x11-putimage" if path == "put-image" else "mit-shm"
+
+
+class SceneCpu:
+    """CPU time of every stack process and of the app, read each time the
+    app reports a finished scene (the trace is polled every 5 ms). The
+    interval from the first scene's end to the last reading that still
+    found the app alive gives CPU per frame without the app's start-up."""
+
+    def __init__(self, stack, app_pid):
+        self.meters = {r: procs.CpuMeter(p) for r, p in stack.pids().items()}
+        self.meters["app"] = procs.CpuMeter(app_pid)
+        self.marks = []  # (scenes seen, monotonic ns, {role: cpu ns})
+
+    def __call__(self, events):
+        n = sum(1 for e in events if e.get("name") == "scene")
+        if n and (not self.marks or self.marks[-1][0] != n):
+            cpu = {r: m.read() for r, m in self.meters.items()}
+            if all(v is not None for v in cpu.values()):
+                self.marks.append((n, time.monotonic_ns(), cpu))
+        # Done once the app says so (it exits right after).
+        return any(e.get("name") == "render_done" for e in events)
+
+    def per_frame(self, scenes):
+        if len(self.marks) < 2:
+            return None
+        (n0, t0, c0), (n1, t1, c1) = self.marks[0], self.marks[-1]
+        frames = sum(s["frames"] for s in scenes[n0:n1])
+        if frames <= 0:
+            return None
+        per = {r: round((c1[r] - c0[r]) / frames / 1e6, 4) for r in c1}
+        per["window_system"] = round(sum(v for r, v in per.items() if r != "app"), 4)
+        return {"ms_per_frame": per, "frames": frames, "wall_ms": round((t1 - t0) / 1e6, 1),
+                "percent": {r: round(100.0 * (c1[r] - c0[r]) / (t1 - t0), 1) for r in c1},
+                "interval": "end of scene %d -> end of scene %d (as the harness saw them)"
+                            % (n0, n1)}
+
+
 def render(ctx, stack, rec):
-    """The duet-render scenes unthrottled: fps and flush time per scene."""
+    """The duet-render scenes unthrottled with every engine of
+    --render-engines in turn (sw first: the headline): fps, flush time and
+    CPU per frame."""
     o = ctx.opts
+    rec["engines"] = list(o.render_engines)
+    rec["headline_engine"] = o.render_engines[0]
+    rec["cores"] = procs.cores()
     for i in runs(ctx, "render", stack):
-        argv = app_argv(ctx, stack, "render", "--duration-ms", str(o.render_ms))
-        rec["command"] = " ".join(argv)
-        before = stack_ctx(stack)
-        run = AppRun(ctx, stack, argv)
-        try:
-            run.wait(timeout=30 + 8 * o.render_ms / 1000.0, experiment="render")
-            after = stack_ctx(stack)
-            done = run.named("render_done")
-            if not done:
-                raise AppFailed("duet-render %s without results:\n%s"
-                                % (run.exit_status(), run.log_tail()))
-            scenes = run.named("scene")
-        finally:
-            run.stop()
-        rec["samples"].append({
-            "run": i + 1, "score_fps": done[0]["score_fps"],
-            "scenes": {s["scene"]: {"fps": s["fps"], "frames": s["frames"],
-                                    "flush_ms": s["flush_mean_ns"] / 1e6,
-                                    "flush_max_ms": s["flush_max_ns"] / 1e6,
-                                    "presented": s.get("presented"),
-                                    "discarded": s.get("discarded")} for s in scenes},
-            "presentation": scenes[0].get("presentation") if scenes else None,
-            "path": scenes[0].get("path") if scenes else None,
-            "ctx_switches": {r: procs.ctx_diff(before[r], after.get(r)) for r in before}})
+        for engine in o.render_engines:
+            argv = with_engine(app_argv(ctx, stack, "render", "--duration-ms",
+                                        str(o.render_ms)), engine)
+            rec.setdefault("commands", {})[engine] = " ".join(argv)
+            before = stack_ctx(stack)
+            run = AppRun(ctx, stack, argv)
+            watch = SceneCpu(stack, run.pid)
+            try:
+                run.wait(watch, timeout=30 + 8 * o.render_ms / 1000.0, experiment="render")
+                after = stack_ctx(stack)
+                done = run.named("render_done")
+                if not done:
+                    raise AppFailed("duet-render --engine %s %s without results:\n%s"
+                                    % (engine, run.exit_status(), run.log_tail()))
+                scenes = run.named("scene")
+            finally:
+                run.stop()
+            path = scenes[0].get("path") if scenes else None
+            rec["samples"].append({
+                "run": i + 1, "engine": engine, "transport": transport(stack.kind, engine, path),
+                "score_fps": done[0]["score_fps"],
+                "scenes": {s["scene"]: {"fps": s["fps"], "frames": s["frames"],
+                                        "flush_ms": s["flush_mean_ns"] / 1e6,
+                                        "flush_max_ms": s["flush_max_ns"] / 1e6,
+                                        "presented": s.get("presented"),
+                                        "discarded": s.get("discarded")} for s in scenes},
+                "presentation": scenes[0].get("presentation") if scenes else None,
+                "path": path, "cpu_per_frame": watch.per_frame(scenes),
+                "ctx_switches": {r: procs.ctx_diff(before[r], after.get(r)) for r in before}})
+
+
+def p95(vals):
+    """The 95th percentile (nearest rank) of a non-empty list."""
+    v = sorted(vals)
+    return v[max(0, -(-95 * len(v) // 100) - 1)]
+
+
+def spread(vals):
+    """peak, p95 and mean of per-sample CPU percentages."""
+    if not vals:
+        return {"peak": None, "p95": None, "mean": None}
+    return {"peak": max(vals), "p95": p95(vals), "mean": round(statistics.mean(vals), 2)}
 
 
 def cpu(ctx, stack, rec):
-    """CPU use of every window-system process and the app, sampled from
-    /proc over the app's whole life."""
+    """CPU use of every window-system process and the app (the study's
+    measure), sampled over the app's whole life with the scheduler's
+    nanosecond accounting (procs.CpuSampler)."""
     o = ctx.opts
+    rec["cores"] = procs.cores()
+    rec["accounting"] = "ns on CPU from /proc/PID/task/*/schedstat, every %d ms" % (
+        o.cpu_interval * 1000)
     for i in runs(ctx, "cpu", stack):
         argv = app_argv(ctx, stack, "render", "--duration-ms", str(o.cpu_ms), "--scenes",
                         "image_blend_smooth_scaled,text_glyphs")
@@ -109,18 +191,24 @@ def cpu(ctx, stack, rec):
             run.stop()
         timeline = sampler.timeline
         roles = sorted({r for _, p in timeline for r in p})
-        per = {}
-        for r in roles:
-            vals = [p[r] for _, p in timeline if r in p]
-            per[r] = {"peak": max(vals), "mean": round(statistics.mean(vals), 1)}
-        sums = [round(sum(p.values()), 1) for _, p in timeline]
-        ws = [round(sum(v for k, v in p.items() if k != "app"), 1) for _, p in timeline]
+        per = {r: spread([p[r] for _, p in timeline if r in p]) for r in roles}
+        totals = sampler.totals()
+        for r in per:
+            per[r]["cpu_ms"] = round(totals.get(r, 0) / 1e6, 3)
+        # Sums per sample: only the samples where every process was read,
+        # so a sum never leaves out a process that was running.
+        full = [p for _, p in timeline if all(r in p for r in roles)]
+        sums = [round(sum(p.values()), 2) for p in full]
+        ws = [round(sum(v for k, v in p.items() if k != "app"), 2) for p in full]
+        s_all, s_ws = spread(sums), spread(ws)
         rec["samples"].append({
             "run": i + 1, "interval_ms": o.cpu_interval * 1000, "per_process": per,
-            "sum_peak": max(sums) if sums else None,
-            "sum_mean": round(statistics.mean(sums), 1) if sums else None,
-            "window_system_peak": max(ws) if ws else None,
-            "window_system_mean": round(statistics.mean(ws), 1) if ws else None,
+            "sum_peak": s_all["peak"], "sum_p95": s_all["p95"], "sum_mean": s_all["mean"],
+            "window_system_peak": s_ws["peak"], "window_system_p95": s_ws["p95"],
+            "window_system_mean": s_ws["mean"],
+            "window_system_cpu_ms": round(sum(v for k, v in totals.items() if k != "app")
+                                          / 1e6, 3),
+            "app_cpu_ms": round(totals.get("app", 0) / 1e6, 3),
             "timeline": [{"t_ms": t, **p} for t, p in timeline]})
 
 

@@ -8,8 +8,13 @@ Three counters, each in its own run of the same scenario:
   - strace attached to the stack's processes and running the app, per
     syscall, per thread, with each Unix socket's peer found from
     /proc/PID/fd and strace's -yy inode pairs;
-  - protocol messages: duet-compositor's protocol log, and on any Wayland
-    server the app's own WAYLAND_DEBUG=client lines.
+  - protocol messages: duet-compositor's protocol log, duet-xwm's, weston's
+    libwayland debug output (WAYLAND_DEBUG=server, in the counting runs
+    only), the app's XCB sequence numbers on X, and the app's own
+    WAYLAND_DEBUG=client lines at launch.
+
+A dump that does not come (a counted process that does not answer the
+dump signal in time) fails the counting run: it is never read as zero.
 """
 import json
 import os
@@ -46,7 +51,7 @@ def dump_now(d, pid, timeout=1.5):
     try:
         os.kill(pid, DUMP_SIGNAL)
     except ProcessLookupError:
-        return old
+        return None  # its last dump is not now's
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         cur = read_dump(d, pid)
@@ -76,17 +81,30 @@ def diff_dump(a, b):
     return {"counts": counts, "peers": peers}
 
 
+SEND_CALLS = ["sendmsg", "send", "sendto", "writev", "write"]
+
+
 def summarize_counts(counts):
-    """Per syscall: all fds and Unix sockets only; the study's number."""
+    """Per syscall: all fds and Unix sockets only; the study's number; the
+    bytes those Unix-socket calls moved, sent and received apart."""
     per = {}
     for call, kinds in counts.items():
         per[call] = {"all": sum(v[0] for v in kinds.values()),
                      "unix": kinds.get("unix", [0, 0])[0],
                      "unix_bytes": kinds.get("unix", [0, 0])[1]}
-    ipc = sum(per[c]["unix"] for c in per if c in IPC_CALLS)
-    return {"per_call": per, "ipc_unix": ipc,
+    ipc = [c for c in per if c in IPC_CALLS]
+    return {"per_call": per, "ipc_unix": sum(per[c]["unix"] for c in ipc),
+            "ipc_unix_bytes": sum(per[c]["unix_bytes"] for c in ipc),
+            "sent_bytes": sum(per[c]["unix_bytes"] for c in ipc if c in SEND_CALLS),
+            "received_bytes": sum(per[c]["unix_bytes"] for c in ipc if c not in SEND_CALLS),
             "study_style": sum(per[c]["unix"] for c in per if c in STUDY_CALLS),
+            "study_style_bytes": sum(per[c]["unix_bytes"] for c in per if c in STUDY_CALLS),
             "waits": sum(per[c]["all"] for c in per if c in WAIT_CALLS)}
+
+
+class CountFailed(AppFailed):
+    """A counter did not deliver: the counting run fails rather than
+    report a count it does not have."""
 
 
 def role_of_pid(pids, pid):
@@ -111,17 +129,29 @@ class Counting:
         return env
 
     def baseline(self):
-        return {role: dump_now(self.dir, pid) for role, pid in self.stack.pids().items()}
+        out = {}
+        for role, pid in self.stack.pids().items():
+            out[role] = dump_now(self.dir, pid)
+            if out[role] is None:
+                raise CountFailed("no baseline count dump from the %s (pid %d) within 1.5 s: "
+                                  "without it the interval's counts are unknown" % (role, pid))
+        return out
 
-    def measure(self, base, app_pid, app_final=False):
+    def measure(self, base, app_pid, app_final=False, app_counted=True):
+        """Counts since base of every stack process and of the app (its
+        whole life: app_final reads the dump it left at exit). With
+        app_counted False the app only names its peers."""
         pids = dict(self.stack.pids(), app=app_pid)
         out = {}
         for role, pid in pids.items():
+            if role == "app" and not app_counted:
+                continue
             cur = read_dump(self.dir, pid) if (role == "app" and app_final) else \
                 dump_now(self.dir, pid)
             if cur is None:
-                out[role] = {"error": "no dump from %s (pid %d)" % (role, pid)}
-                continue
+                raise CountFailed("no count dump from the %s (pid %d)%s" % (
+                    role, pid, " at its exit" if role == "app" and app_final else
+                    " within 1.5 s of the dump signal"))
             d = diff_dump(base.get(role) if role != "app" else None, cur)
             s = summarize_counts(d["counts"])
             s["comm"] = cur.get("comm")
@@ -148,6 +178,51 @@ def wayland_debug_counts(log_path):
     except OSError:
         return None
     return {"requests": req, "events": ev, "source": "WAYLAND_DEBUG=client in the app"}
+
+
+# weston counts its protocol messages nowhere we can ask, so its counting
+# runs start it with WAYLAND_DEBUG=server: libwayland-server then prints
+# every request it receives and every event it sends to weston's stderr
+# (the stack's server log). The lines carry no client, so an interval's
+# count is every client's: with weston's desktop-shell helper idle that is
+# the app's.
+def counting_server_env(name):
+    """Extra environment for the stack processes of a counting run."""
+    return {"WAYLAND_DEBUG": "server"} if name == "weston" else {}
+
+
+def server_debug_mark(stack):
+    """Where the server's debug output stands now (weston only), or None."""
+    if stack.name != "weston":
+        return None
+    try:
+        return os.path.getsize(stack.procs["server"].log_path)
+    except (OSError, KeyError):
+        return None
+
+
+def server_debug_counts(stack, start, end=None):
+    """Requests received and events sent by weston between two marks."""
+    if start is None:
+        return None
+    pat = re.compile(rb"^\[\s*\d+\.\d+\]\s+(-> )?[\w]+@\d+\.\w+\(")
+    req = ev = 0
+    try:
+        with open(stack.procs["server"].log_path, "rb") as f:
+            f.seek(start)
+            data = f.read() if end is None else f.read(end - start)
+    except OSError:
+        return None
+    for line in data.split(b"\n"):
+        m = pat.match(line)
+        if m:
+            if m.group(1):
+                ev += 1
+            else:
+                req += 1
+    return {"requests": req, "events": ev,
+            "source": "weston's libwayland-server debug output (WAYLAND_DEBUG=server, server "
+                      "side, every client: no bytes)"}
 
 
 def protocol_log(stack, app_pid):
@@ -265,6 +340,7 @@ def launch_counts(ctx, stack):
     c = Counting(ctx, stack)
     base = c.baseline()
     wm_before = xwm_protocol_log(stack)
+    srv_mark = server_debug_mark(stack)
     run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
     try:
         if not run.wait(first_frame, timeout=30, experiment="ipc-launch"):
@@ -273,46 +349,122 @@ def launch_counts(ctx, stack):
     finally:
         run.stop()
     proto = wait_protocol_log(stack, run.pid) if stack.name == "wayland" else None
+    srv = server_debug_counts(stack, srv_mark)
     wd = wayland_debug_counts(run.log) if stack.kind == "wayland" else None
     xp = with_wm(x_counts(run.named("first_frame")), xwm_protocol_log(stack), wm_before)
-    res["protocol"] = proto or wd or xp or {
+    res["protocol"] = proto or srv or wd or xp or {
         "unavailable": "X protocol counts need the XCB sequence-number hook in duet-xwm "
                        "and the app, not landed yet (see docs/methodology.md)"}
-    if proto and wd:
+    if (proto or srv) and wd:
         res["protocol_client_side"] = wd
     res["interval"] = "fork of the app -> its first_frame line (servers); app: its whole life " \
                       "up to then. Protocol: the app's whole connection (it exits right after)."
     return res
 
 
-def render_counts(ctx, stack):
-    c = Counting(ctx, stack)
+def render_once(c, ctx, stack, engine, ms, scenes=None):
+    """One counted duet-render run of ms per scene: the counts of every
+    process over the app's whole life, its frames and its protocol
+    messages."""
+    from duet_bench.experiments import with_engine
     base = c.baseline()
     env = c.app_env()
-    env.pop("WAYLAND_DEBUG", None)  # thousands of frames: too slow to log
-    run = AppRun(ctx, stack, argv_for(ctx, stack, "render", "--duration-ms",
-                                      str(ctx.opts.render_count_ms)), extra_env=env)
+    env.pop("WAYLAND_DEBUG", None)  # thousands of frames: too slow to log in the app
+    wm_before = xwm_protocol_log(stack)
+    srv_mark = server_debug_mark(stack)
+    args = ["--duration-ms", str(ms)] + (["--scenes", scenes] if scenes else [])
+    run = AppRun(ctx, stack, with_engine(argv_for(ctx, stack, "render", *args), engine),
+                 extra_env=env)
     try:
-        run.wait(timeout=60, experiment="ipc-render")
-        scenes = run.named("scene")
+        run.wait(timeout=60 + 10 * ms / 1000.0, experiment="ipc-render")
+        shown = run.named("scene")
         if not run.named("render_done"):
-            raise AppFailed("duet-render %s:\n%s" % (run.exit_status(), run.log_tail()))
-        res = {"processes": c.measure(base, run.pid, app_final=True)}
+            raise AppFailed("duet-render --engine %s %s:\n%s"
+                            % (engine, run.exit_status(), run.log_tail()))
+        out = {"processes": c.measure(base, run.pid, app_final=True), "ms": ms,
+               "frames": sum(sc["frames"] for sc in shown), "scenes": len(shown),
+               "path": shown[0].get("path") if shown else None}
     finally:
         run.stop()
-    frames = sum(s["frames"] for s in scenes)
-    res["frames"] = frames
-    res["per_frame"] = {role: round(p["ipc_unix"] / frames, 2)
-                        for role, p in res["processes"].items() if "ipc_unix" in p and frames}
-    res["per_frame_study_style"] = {role: round(p["study_style"] / frames, 2)
-                                    for role, p in res["processes"].items()
-                                    if "study_style" in p and frames}
-    proto = wait_protocol_log(stack, run.pid) if stack.name == "wayland" else None
-    proto = proto or x_counts(scenes)
-    if proto and frames:
-        res["protocol_per_frame"] = round((proto["requests"] + proto["events"]) / frames, 2)
-        res["protocol_source"] = proto["source"]
-    res["interval"] = "the app's whole life (start-up included), divided by its frames"
+    if stack.name == "wayland":
+        p = wait_protocol_log(stack, run.pid)
+        if p is None:
+            raise CountFailed("duet-compositor's protocol log has no entry for the app "
+                              "(pid %d)" % run.pid)
+        out["protocol"] = p
+    elif stack.name == "weston":
+        out["protocol"] = server_debug_counts(stack, srv_mark)
+    else:
+        xp = x_counts(shown)
+        if xp:
+            # Replies are not counted by the app; requests + events are.
+            out["protocol"] = xp
+        wm = xwm_protocol_log(stack)
+        if wm and wm_before:
+            out["protocol_wm"] = with_wm(None, wm, wm_before)["wm"]
+    return out
+
+
+def per_frame_of(short, long, key):
+    """(long - short) / (frames_long - frames_short) of one number."""
+    frames = long["frames"] - short["frames"]
+    if frames <= 0 or short.get(key) is None or long.get(key) is None:
+        return None
+    return round((long[key] - short[key]) / frames, 3)
+
+
+def render_counts(ctx, stack, engine=None, lengths=None, scenes=None):
+    """IPC per rendered frame with start-up and teardown taken out: the
+    scenes run twice, for a short and a long time in every scene, and
+    per frame = (long - short) / (frames_long - frames_short)."""
+    engine = engine or ctx.opts.render_engines[0]
+    short_ms, long_ms = lengths or ctx.opts.render_count_ms
+    c = Counting(ctx, stack)
+    runs = [render_once(c, ctx, stack, engine, ms, scenes) for ms in (short_ms, long_ms)]
+    short, long = runs
+    if long["frames"] <= short["frames"]:
+        raise CountFailed("the %d ms run drew %d frames, the %d ms run %d: no difference to "
+                          "divide by" % (long_ms, long["frames"], short_ms, short["frames"]))
+    from duet_bench.experiments import transport
+    res = {"engine": engine, "transport": transport(stack.kind, engine, long["path"]),
+           "path": long["path"], "lengths_ms": [short_ms, long_ms],
+           "frames": long["frames"] - short["frames"],
+           "frames_per_run": [short["frames"], long["frames"]]}
+    keys = ("ipc_unix", "study_style", "ipc_unix_bytes", "study_style_bytes", "sent_bytes",
+            "received_bytes", "waits")
+    per = {}
+    for role, lp in long["processes"].items():
+        sp = short["processes"].get(role, {})
+        per[role] = {k: per_frame_of(dict(sp, frames=short["frames"]),
+                                     dict(lp, frames=long["frames"]), k) for k in keys}
+    res["per_frame_detail"] = per
+    res["per_frame"] = {r: v["ipc_unix"] for r, v in per.items()}
+    res["per_frame_study_style"] = {r: v["study_style"] for r, v in per.items()}
+    res["bytes_per_frame_study_style"] = {r: v["study_style_bytes"] for r, v in per.items()}
+    # The old figure, for comparison: the long run's whole life / its frames.
+    res["whole_run_per_frame_study_style"] = {
+        r: round(p["study_style"] / long["frames"], 3)
+        for r, p in long["processes"].items() if long["frames"]}
+    sp, lp = short.get("protocol"), long.get("protocol")
+    if sp and lp:
+        pf = {k: per_frame_of(dict(sp, frames=short["frames"]), dict(lp, frames=long["frames"]),
+                              k) for k in ("requests", "events", "request_bytes", "event_bytes")
+              if k in lp}
+        pf["messages"] = round(pf["requests"] + pf["events"], 3)
+        pf["source"] = lp["source"]
+        res["protocol_per_frame"] = pf
+    else:
+        res["protocol_per_frame"] = {"unavailable": "no protocol counts for this stack's app "
+                                                    "in the render runs"}
+    sw, lw = short.get("protocol_wm"), long.get("protocol_wm")
+    if sw and lw:
+        res["protocol_per_frame_wm"] = {
+            k: per_frame_of(dict(sw, frames=short["frames"]), dict(lw, frames=long["frames"]), k)
+            for k in ("requests", "replies", "events", "request_bytes", "event_bytes")}
+        res["protocol_per_frame_wm"]["source"] = lw["source"]
+    res["runs"] = runs
+    res["interval"] = ("(long run - short run) / (their frame difference): %d and %d ms per "
+                       "scene; start-up and teardown cancel out" % (short_ms, long_ms))
     return res
 
 
@@ -356,8 +508,11 @@ STRACE_LINE = re.compile(r"^(\d+\.\d+) (\w+)\((?:(\d+)(?:<([^\[>:]*)(?::\[(\d+)(
 RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
 
 
-def strace_launch(ctx, stack, strace):
-    """One launch with strace on every stack process and on the app."""
+def strace_launch(ctx, stack, strace, counting=None):
+    """One launch with strace on every stack process and on the app. With
+    counting (a Counting of a stack started with the counter), the
+    in-process counter counts the stack's processes over the same
+    interval, so the two can be compared call for call."""
     pids = stack.pids()
     prefix = os.path.join(stack.dir, "strace")
     argv = [strace, "-f", "-qq", "-yy", "-ttt", "-e", "trace=" + STRACE_CALLS, "-ff", "-o",
@@ -374,6 +529,7 @@ def strace_launch(ctx, stack, strace):
                                 % (tracer.status(), tracer.log_tail()))
             time.sleep(0.02)
         app_prefix = os.path.join(stack.dir, "strace-app")
+        base = counting.baseline() if counting else None
         t_start = time.time()
         run = AppRun(ctx, stack, [strace, "-f", "-qq", "-yy", "-ttt", "-e",
                                   "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
@@ -385,6 +541,7 @@ def strace_launch(ctx, stack, strace):
             t_end = time.time()
             kids = procs.descendants(run.pid)
             app_pid = kids[0] if kids else None
+            counted = counting.measure(base, app_pid, app_counted=False) if counting else None
             all_pids = dict(pids, app=app_pid)
             tid_owner = {}
             inode_owner = {}
@@ -434,5 +591,9 @@ def strace_launch(ctx, stack, strace):
         p["ipc_unix"] = sum(v["unix"] for c, v in p["per_call"].items() if c in IPC_CALLS)
         p["study_style"] = sum(v["unix"] for c, v in p["per_call"].items() if c in STUDY_CALLS)
         p["waits"] = sum(v["all"] for c, v in p["per_call"].items() if c in WAIT_CALLS)
-    return {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
-            "command": " ".join(argv)}
+    out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
+           "command": " ".join(argv)}
+    if counting:
+        out["counter"] = counted
+        out["app_pid"] = app_pid
+    return out

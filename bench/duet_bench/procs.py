@@ -164,14 +164,6 @@ def read_stat(pid):
         return None
 
 
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    st = read_stat(pid)
-    return st[2] / TICKS if st else None
-
-
 def ctx_switches(pid):
     """Voluntary and involuntary context switches summed over all threads
     (/proc/PID/status alone covers only the main thread)."""
@@ -240,34 +232,101 @@ def socket_inodes(pid):
     return out
 
 
+def thread_cpu_ns(pid):
+    """{tid: ns on CPU} of every live thread of pid, from
+    /proc/PID/task/TID/schedstat (first field: nanoseconds run, the
+    scheduler's own accounting, not 10 ms ticks). None when pid is gone."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                out[int(tid)] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # the thread ended between listdir and open
+    return out
+
+
+def cpu_ns(pid):
+    """ns on CPU summed over the live threads of pid, or None."""
+    t = thread_cpu_ns(pid)
+    return sum(t.values()) if t is not None else None
+
+
+def cores():
+    """CPUs this machine has and CPUs the bench (and what it starts) may run on."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = None
+    return {"online": os.cpu_count(), "usable": usable}
+
+
+class CpuMeter:
+    """CPU time of one process since the meter started, in ns, robust to
+    threads coming and going: every thread's growth since it was last seen
+    is added (a new thread counts from zero, since it began after the
+    previous reading or is the first reading's baseline). The time a
+    thread ran between its last reading and its exit is lost; the bench's
+    processes keep their threads for their whole life."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.last = thread_cpu_ns(pid) or {}
+        self.total = 0
+        self.alive = bool(self.last)
+
+    def read(self):
+        """Total ns since the start, or None once the process is gone."""
+        cur = thread_cpu_ns(self.pid)
+        if not cur:
+            self.alive = False
+            return None
+        for tid, ns in cur.items():
+            prev = self.last.get(tid, 0)
+            if ns > prev:
+                self.total += ns - prev
+        self.last = cur
+        return self.total
+
+
 class CpuSampler:
-    """Samples utime+stime of named processes every interval seconds; CPU
-    use is the share of one core in each interval, as top shows it."""
+    """Samples the CPU time of named processes every interval seconds (per
+    thread, in ns, see CpuMeter); CPU use is the share of one core in each
+    interval, as top shows it (200% = two cores busy)."""
 
     def __init__(self, procs, interval=0.05):
-        self.procs = dict(procs)  # role -> pid
         self.interval = interval
-        self.t0 = time.monotonic()
-        self.last = {r: (self.t0, cpu_seconds(p)) for r, p in self.procs.items()}
+        self.t0 = time.monotonic_ns()
+        self.meters = {}
+        self.last = {}  # role -> (t_ns, cpu_ns)
         self.timeline = []  # (t_ms, {role: percent})
-        self.next_t = self.t0 + interval
+        self.next_t = time.monotonic() + interval
+        for role, pid in dict(procs).items():
+            self.add(role, pid)
 
     def add(self, role, pid):
-        self.procs[role] = pid
-        self.last[role] = (time.monotonic(), cpu_seconds(pid))
+        self.meters[role] = CpuMeter(pid)
+        self.last[role] = (time.monotonic_ns(), 0)
+
+    def totals(self):
+        """{role: ns on CPU from its start to its last reading}."""
+        return {r: m.total for r, m in self.meters.items()}
 
     def poll(self):
-        now = time.monotonic()
-        if now < self.next_t:
+        if time.monotonic() < self.next_t:
             return
-        self.next_t = now + self.interval
+        self.next_t = time.monotonic() + self.interval
         point = {}
-        for role, pid in self.procs.items():
-            c = cpu_seconds(pid)
-            t_prev, c_prev = self.last.get(role, (None, None))
-            if c is not None and c_prev is not None and now > t_prev:
-                point[role] = round(100.0 * (c - c_prev) / (now - t_prev), 1)
-            if c is not None:
+        for role, meter in self.meters.items():
+            c = meter.read()
+            now = time.monotonic_ns()
+            t_prev, c_prev = self.last[role]
+            if c is not None and now > t_prev:
+                point[role] = round(100.0 * (c - c_prev) / (now - t_prev), 2)
                 self.last[role] = (now, c)
         if point:
-            self.timeline.append((round((now - self.t0) * 1000, 1), point))
+            self.timeline.append((round((time.monotonic_ns() - self.t0) / 1e6, 1), point))
