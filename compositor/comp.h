@@ -34,6 +34,7 @@ struct comp_options {
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" */
+	const char *vfb_path;  /* --vfb: headless frames copied into this file, or NULL */
 };
 
 struct comp_server {

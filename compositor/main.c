@@ -29,6 +29,14 @@ static const char usage[] =
 	"  --screenshot FILE    write the last presented frame to FILE (PNG) on exit;\n"
 	"                       SIGUSR1 writes it at once (to ./" DEFAULT_SCREENSHOT "\n"
 	"                       when this option is not given)\n"
+	"  --vfb FILE           also copy every frame's damage into FILE, a virtual\n"
+	"                       framebuffer other processes can map and read (off by\n"
+	"                       default; costs a read-back per frame): a 64-byte header\n"
+	"                       (\"DUETVFB1\", uint32 width, height, stride, format 0 =\n"
+	"                       XRGB8888 little-endian, uint64 frame counter stored\n"
+	"                       after the frame's pixels, uint64 CLOCK_MONOTONIC ns of\n"
+	"                       that frame), then the pixels, top row first; with it\n"
+	"                       frames are presented once their pixels are in FILE\n"
 	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
 	"                       listens; exit when it exits, with its exit status\n"
 	"                       (128+N if killed by signal N)\n"
@@ -94,6 +102,7 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "screenshot", required_argument, NULL, 'o' },
+		{ "vfb", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -126,6 +135,11 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			if (!*optarg)
 				return bad_usage("bad --screenshot '%s': empty path", optarg);
 			opt->screenshot_path = optarg;
+			break;
+		case 'F':
+			if (!*optarg)
+				return bad_usage("bad --vfb '%s': empty path", optarg);
+			opt->vfb_path = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
