@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""Tests of the framebuffer observer (bench/observe.c, duet_bench/observer.py).
+
+usage: test_observer.py functional|agrees
+  functional: duet-observe on a file that is not a framebuffer fails with a
+      clear error; started before Xvfb creates its -fbdir file, it waits for
+      it; on Xvfb + duet-xwm and on duet-compositor --vfb it says ready while
+      duet-launch's colour is absent, sees it once the app's window shows, and
+      stops on SIGTERM with its polls and CPU; started while the colour is
+      already on screen, it is not ready until the window has gone.
+  agrees: on duet-compositor --vfb and on Xvfb -fbdir + duet-xwm, 5 launches
+      of duet-launch, each with a fresh observer: the server's "composited"
+      trace time (contract 1) and the observer's "seen" agree within 2 ms in
+      the median, and the observer was ready before the app started. Prints
+      every difference and the observer's CPU per second of polling.
+Environment: DUET_BUILD_DIR (the build).
+"""
+import json
+import os
+import random
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from duet_bench import observer, procs, stacks  # noqa: E402
+
+LAUNCHES = 5
+AGREE_NS = 2_000_000
+SKIP = 77
+
+
+def fail(msg):
+    print("FAIL: " + msg, flush=True)
+    procs.cleanup()
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg, flush=True)
+
+
+def own(name, subdir):
+    path = stacks.find_own(name, subdir)
+    if not path:
+        fail("%s is not built (DUET_BUILD_DIR=%s)" % (name, os.environ.get("DUET_BUILD_DIR")))
+    return path
+
+
+def base_env(workdir):
+    runtime = os.path.join(workdir, "runtime")
+    os.makedirs(runtime, mode=0o700, exist_ok=True)
+    env = dict(os.environ, XDG_RUNTIME_DIR=runtime, GALLIUM_DRIVER="llvmpipe",
+               LIBGL_ALWAYS_SOFTWARE="1")
+    for k in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "DUET_TRACE"):
+        env.pop(k, None)
+    return env
+
+
+def read_trace(path):
+    events = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return events
+
+
+def wait_for(what, pred, timeout, procs_alive=()):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pred()
+        if value:
+            return value
+        for c in procs_alive:
+            if not c.alive():
+                fail("%s %s while waiting for %s; log:\n%s"
+                     % (c.role, c.status(), what, c.log_tail(1500)))
+        if time.monotonic() > deadline:
+            fail("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(0.01)
+
+
+# ------------------------------------------------------------------ stacks
+class Server:
+    """duet-compositor --vfb, or Xvfb -fbdir + duet-xwm, each with a trace."""
+
+    def __init__(self, kind, workdir):
+        self.kind = kind
+        self.dir = tempfile.mkdtemp(prefix=kind + "-", dir=workdir)
+        self.env = base_env(self.dir)
+        self.trace = os.path.join(self.dir, "server-trace.jsonl")
+        self.children = []
+        self.client_env = None
+        if kind == "wayland":
+            self.fb_path = os.path.join(self.dir, "vfb")
+        else:
+            self.fbdir = os.path.join(self.dir, "fb")
+            os.mkdir(self.fbdir)
+            self.fb_path = observer.xvfb_fb_path(self.fbdir)
+
+    def spawn(self, role, argv, env, **kw):
+        c = procs.Child(role, argv, env, log_path=os.path.join(self.dir, role + ".log"), **kw)
+        self.children.append(c)
+        return c
+
+    def start(self):
+        if self.kind == "wayland":
+            sock = "duet-observe-test"
+            c = self.spawn("duet-compositor", [own("duet-compositor", "compositor"), "--socket",
+                                               sock, "--size", "1920x1080", "--refresh", "60",
+                                               "--vfb", self.fb_path],
+                           dict(self.env, DUET_TRACE=self.trace))
+            wait_for("duet-compositor's socket",
+                     lambda: os.path.exists(os.path.join(self.env["XDG_RUNTIME_DIR"], sock)),
+                     20, [c])
+            self.client_env = dict(self.env, WAYLAND_DISPLAY=sock)
+        else:
+            self.start_xvfb()
+            xenv = dict(self.env, DISPLAY=self.display)
+            c = self.spawn("duet-xwm", [own("duet-xwm", "xwm"), "--display", self.display,
+                                        "--refresh", "60"], dict(xenv, DUET_TRACE=self.trace))
+            xprop = shutil.which("xprop")
+            if not xprop:
+                fail("xprop is missing (Debian package x11-utils)")
+
+            def managed():
+                r = subprocess.run([xprop, "-display", self.display, "-root",
+                                    "_NET_SUPPORTING_WM_CHECK"], env=xenv,
+                                   stdin=subprocess.DEVNULL, capture_output=True, text=True)
+                return r.returncode == 0 and "window id #" in r.stdout
+            wait_for("duet-xwm to manage " + self.display, managed, 20, [c])
+            self.client_env = xenv
+        return self
+
+    def start_xvfb(self):
+        xvfb = shutil.which("Xvfb")
+        if not xvfb:
+            fail("Xvfb is missing (Debian package xvfb)")
+        # As the bench starts it (stacks.py), plus -fbdir: a random display
+        # from 200 up, -displayfd to know when it is ready, -noreset.
+        for _ in range(5):
+            n = random.randint(200, 899)
+            if os.path.exists("/tmp/.X%d-lock" % n) or os.path.exists("/tmp/.X11-unix/X%d" % n):
+                continue
+            r, w = os.pipe()
+            try:
+                c = self.spawn("Xvfb", [xvfb, ":%d" % n, "-displayfd", str(w), "-screen", "0",
+                                        "1920x1080x24", "-nolisten", "tcp", "-noreset",
+                                        "-fbdir", self.fbdir], self.env, pass_fds=(w,))
+            finally:
+                os.close(w)
+            data = b""
+            deadline = time.monotonic() + 20
+            while not data.endswith(b"\n") and time.monotonic() < deadline:
+                ready, _, _ = select.select([r], [], [], 0.2)
+                if ready:
+                    chunk = os.read(r, 64)
+                    if not chunk:
+                        break
+                    data += chunk
+            os.close(r)
+            if data.endswith(b"\n"):
+                self.display = ":" + data.decode().strip()
+                return
+            c.stop()
+            self.children.remove(c)
+        fail("Xvfb did not start on 5 display numbers")
+
+    def backend(self):
+        return "wayland" if self.kind == "wayland" else "x11"
+
+    def stop(self):
+        for c in reversed(self.children):
+            c.stop()
+
+
+class Launch:
+    """duet-launch --stay with its own trace file."""
+
+    def __init__(self, server, name):
+        self.trace = os.path.join(server.dir, name + ".jsonl")
+        self.child = server.spawn(name, [own("duet-launch", "clients"), "--backend",
+                                          server.backend(), "--stay"],
+                                  dict(server.client_env, DUET_TRACE=self.trace))
+        self.pid = self.child.pid
+
+    def first_frame(self, timeout=20):
+        return wait_for("duet-launch's first frame",
+                        lambda: next((e for e in read_trace(self.trace)
+                                      if e.get("name") == "first_frame"), None),
+                        timeout, [self.child])
+
+    def stop(self):
+        self.child.stop()
+
+
+def server_times(server, launch, first_frame, seen):
+    """What the server's trace says of the app's first frame: its
+    "composited" time (contract 1: this app's window, first:true, or
+    client_pid 0 after the app ran), or None; and, to tell a wrong claim
+    from a late observer, the end of the last painted frame finished
+    before the observer saw the pixels (None if there is none)."""
+    events = read_trace(server.trace)
+    exec_ns = first_frame.get("timeline", {}).get("exec") or 0
+    composited = next((e["t_ns"] for e in events
+                       if e.get("name") == "composited" and e.get("first") and
+                       e.get("t_ns", 0) > exec_ns and e.get("client_pid") in (launch.pid, 0)),
+                      None)
+    done = [e.get("done_ns", e["ns"]) for e in events
+            if e.get("name") == "frame" and e.get("painted") and e.get("done_ns", e["ns"]) <= seen]
+    return composited, (max(done) if done else None)
+
+
+def wait_gone(server):
+    """The app's window has left the screen: a fresh observer says ready."""
+    obs = observer.Observer(server.fb_path, observer.LAUNCH_RGB, server.env).start()
+    obs.wait_ready(10)
+    obs.stop()
+
+
+# ------------------------------------------------------------------- tests
+def test_not_a_framebuffer(workdir):
+    path = os.path.join(workdir, "not-a-framebuffer")
+    with open(path, "wb") as f:
+        f.write(b"P6\n1920 1080\n255\n" + bytes(200))
+    r = subprocess.run([observer.find_observe(), "--fb", path, "--rgb", "237,237,242",
+                        "--timeout-ms", "2000"], capture_output=True, text=True, timeout=10)
+    check(r.returncode == 2 and "neither an XWD" in r.stderr,
+          "a file that is no framebuffer is refused with a clear error (status %d: %s)"
+          % (r.returncode, r.stderr.strip()))
+    r = subprocess.run([observer.find_observe(), "--fb", path, "--rgb", "237,237"],
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 2 and "--rgb" in r.stderr, "a bad --rgb is a usage error")
+
+
+def functional_on(kind, workdir):
+    server = Server(kind, workdir)
+    early = None
+    if kind == "x11":
+        # Watching before Xvfb exists: the file appears and grows under it.
+        early = observer.Observer(server.fb_path, observer.LAUNCH_RGB, server.env).start()
+    server.start()
+    obs = early or observer.Observer(server.fb_path, observer.LAUNCH_RGB, server.env).start()
+    ready = obs.wait_ready(20)
+    check(ready > 0, "%s: observer ready on %s (%s)" % (kind, server.fb_path,
+                                                         obs.ready.get("format")))
+    time.sleep(0.2)
+    check(obs.seen_ns() is None, "%s: nothing of the colour on the empty screen" % kind)
+    app = Launch(server, "launch-0")
+    ff = app.first_frame()
+    seen = obs.wait_seen(10)
+    check(seen is not None, "%s: observer saw the app's window" % kind)
+    ev = obs.seen
+    # duet-launch's window is 800x600; wherever it was placed, the run lies in it.
+    check(0 <= ev["x"] < 1920 and 0 <= ev["y"] < 1080, "%s: seen at %d,%d" % (kind, ev["x"], ev["y"]))
+    check(seen > ready and seen < ff["ns"] + 1_000_000_000,
+          "%s: seen %.1f ms after the app's first_frame line"
+          % (kind, (seen - ff["ns"]) / 1e6))
+    done = obs.stop()
+    check(done["polls"] > 0 and done["cpu_ns"] > 0 and done["seen"],
+          "%s: done line with %d polls and %.1f ms CPU" % (kind, done["polls"], done["cpu_ns"] / 1e6))
+
+    # The colour is on screen: a new observer must not call itself ready
+    # (it would report a stale window as new) until the window is gone.
+    late = observer.Observer(server.fb_path, observer.LAUNCH_RGB, server.env, keep=True).start()
+    time.sleep(0.5)
+    check(late.ready is None, "%s: not ready while the colour is already on screen" % kind)
+    app.stop()
+    late.wait_ready(10)
+    check(late.seen_ns() is None, "%s: ready once the window has gone, nothing seen" % kind)
+    done = late.stop()
+    check(not done["seen"] and done["polls"] > 100,
+          "%s: SIGTERM stops a --keep observer (%d polls)" % (kind, done["polls"]))
+    server.stop()
+
+
+def agree_on(kind, workdir):
+    server = Server(kind, workdir).start()
+    diffs, cpu_per_s = [], []
+    for i in range(LAUNCHES):
+        obs = observer.Observer(server.fb_path, observer.LAUNCH_RGB, server.env,
+                                timeout_ms=30000).start()
+        ready = obs.wait_ready(10)
+        app = Launch(server, "launch-%d" % i)
+        ff = app.first_frame()
+        seen = obs.wait_seen(10)
+        if seen is None:
+            fail("%s launch %d: observer never saw the window (%s)" % (kind, i, obs._why()))
+        # Nothing stale: ready before the app ran, seen after it handed
+        # its first frame over.
+        tl = ff.get("timeline", {})
+        exec_ns, submitted = tl.get("exec") or ff["ns"], tl.get("submitted") or ff["commit_ns"]
+        check(ready < exec_ns < submitted < seen,
+              "%s launch %d: observer ready %.1f ms before the app's exec, saw it %.1f ms "
+              "after its submit" % (kind, i, (exec_ns - ready) / 1e6, (seen - submitted) / 1e6))
+        done = obs.stop()
+        # The server writes its trace line just after the frame; give it
+        # a moment.
+        deadline = time.monotonic() + 2.0
+        comp, frame = server_times(server, app, ff, seen)
+        while not comp and time.monotonic() < deadline:
+            time.sleep(0.02)
+            comp, frame = server_times(server, app, ff, seen)
+        if not comp:
+            fail("%s launch %d: the server traced no \"composited\" event for the app "
+                 "(contract 1)" % (kind, i))
+        diffs.append(seen - comp)
+        cpu_per_s.append(done["cpu_ns"] / max(done["wall_ns"], 1))
+        note = ""
+        if comp < submitted:
+            note = (" [the server's composited came %.1f ms BEFORE the app submitted its "
+                    "first frame: it composited something else]" % ((submitted - comp) / 1e6))
+        print("%s launch %d: seen - composited = %+.3f ms; seen - last painted frame before "
+              "seen = %s (observer %d polls, %.2f ms CPU in %.0f ms)%s"
+              % (kind, i, (seen - comp) / 1e6,
+                 "%+.3f ms" % ((seen - frame) / 1e6) if frame else "n/a", done["polls"],
+                 done["cpu_ns"] / 1e6, done["wall_ns"] / 1e6, note), flush=True)
+        app.stop()
+        wait_gone(server)
+    server.stop()
+    med = statistics.median(diffs)
+    print("%s: differences (ms): %s; median %+.3f ms; observer CPU %.1f%% of a core"
+          % (kind, " ".join("%+.3f" % (d / 1e6) for d in diffs), med / 1e6,
+             100 * statistics.median(cpu_per_s)), flush=True)
+    check(abs(med) <= AGREE_NS, "%s: the server's composited and the observer agree within "
+          "2 ms in the median (%+.3f ms)" % (kind, med / 1e6))
+    return diffs, cpu_per_s
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ("functional", "agrees"):
+        print(__doc__)
+        return 2
+    procs.become_subreaper()
+    if not observer.find_observe():
+        fail("duet-observe is not built")
+    workdir = tempfile.mkdtemp(prefix="duet-observer-test-")
+    try:
+        if sys.argv[1] == "functional":
+            test_not_a_framebuffer(workdir)
+            for kind in ("x11", "wayland"):
+                functional_on(kind, workdir)
+        else:
+            for kind in ("wayland", "x11"):
+                agree_on(kind, workdir)
+    finally:
+        procs.cleanup()
+    if os.environ.get("DUET_KEEP_TEST_DIR"):
+        print("kept " + workdir)
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
