@@ -6,7 +6,7 @@ and returns its samples; the caller records failures."""
 import statistics
 import time
 
-from duet_bench import procs
+from duet_bench import procs, timeline
 from duet_bench.apprun import AppFailed, AppRun
 
 SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 999),
@@ -31,31 +31,49 @@ def stack_ctx(stack):
 
 
 def launch(ctx, stack, rec):
-    """fork -> first presented frame, per run. The app stays until its
-    context switches are read, then is closed."""
-    for i in runs(ctx, "launch", stack):
-        argv = app_argv(ctx, stack, "launch", "--stay")
-        rec["command"] = " ".join(argv)
-        before = stack_ctx(stack)
-        run = AppRun(ctx, stack, argv, t0=True)
-        try:
-            ok = run.wait(lambda ev: any(e.get("name") == "first_frame" for e in ev),
-                          timeout=30, experiment="launch")
-            if not ok:
-                raise AppFailed("duet-launch %s without a first frame:\n%s"
-                                % (run.exit_status(), run.log_tail()))
-            ff = run.named("first_frame")[0]
-            after = stack_ctx(stack)
-            app_ctx = procs.ctx_switches(run.pid)
-        finally:
-            run.stop()
-        rec["samples"].append({
-            "run": i + 1, "ms": ff["since_t0_ns"] / 1e6, "t0": ff.get("t0"),
-            "presentation": ff.get("presentation"), "path": ff.get("path"),
-            "engine": ff.get("engine"),
-            "ctx_switches": dict({r: procs.ctx_diff(before[r], after.get(r)) for r in before},
-                                 app=app_ctx)})
+    """fork -> composited, with the launch's timeline (timeline.py), per
+    run. The first launch of every fresh stack instance is "cold" (run 0)
+    and is the warm series' discarded warm-up; the round's share of runs
+    follows, "warm". The app stays until its context switches are read,
+    then is closed."""
+    if ctx.opts.runs("launch", ctx.round):
+        rec["samples"].append(dict(launch_once(ctx, stack, rec), run=0, kind="cold"))
         time.sleep(0.2)
+    for i in runs(ctx, "launch", stack):
+        rec["samples"].append(dict(launch_once(ctx, stack, rec), run=i + 1, kind="warm"))
+        time.sleep(0.2)
+
+
+def launch_once(ctx, stack, rec):
+    argv = app_argv(ctx, stack, "launch", "--stay")
+    rec["command"] = " ".join(argv)
+    before = stack_ctx(stack)
+    witness = timeline.LaunchWitness(stack).start()
+    run = None
+    try:
+        run = AppRun(ctx, stack, argv, t0=True)
+        ok = run.wait(lambda ev: any(e.get("name") == "first_frame" for e in ev),
+                      timeout=30, experiment="launch")
+        if not ok:
+            raise AppFailed("duet-launch %s without a first frame:\n%s"
+                            % (run.exit_status(), run.log_tail()))
+        ff = run.named("first_frame")[0]
+        t, source, why = witness.composited(run.pid, run.t0_ns)
+        after = stack_ctx(stack)
+        app_ctx = procs.ctx_switches(run.pid)
+    finally:
+        if run:
+            run.stop()
+        seen = witness.close()
+    sample = {"t0": ff.get("t0"), "presentation": ff.get("presentation"),
+              "path": ff.get("path"), "engine": ff.get("engine"),
+              "ctx_switches": dict({r: procs.ctx_diff(before[r], after.get(r)) for r in before},
+                                   app=app_ctx)}
+    sample.update(timeline.launch_points(ff, run.t0_ns, t, source, why))
+    if seen:
+        sample["observer"] = {"polls": seen.get("polls"), "cpu_ns": seen.get("cpu_ns"),
+                              "wall_ns": seen.get("wall_ns")}
+    return sample
 
 
 def with_engine(argv, engine):
@@ -237,11 +255,16 @@ def resize(ctx, stack, rec):
                 "server-initiated resize unsupported (%s): ran client-initiated"
                 % fallback[0].get("reason"))
         for s in steps:
-            rec["samples"].append({
+            tl, missing, source = timeline.resize_points(stack, s, run.pid)
+            sample = {
                 "mode": s["mode"], "requested_mode": mode, "run": mine.start + s["run"], "step": s["step"],
                 "width": s["width"], "height": s["height"], "got_width": s["got_width"],
                 "got_height": s["got_height"], "ms": s["latency_ns"] / 1e6,
-                "presentation": s.get("presentation"), "path": s.get("path")})
+                "presentation": s.get("presentation"), "path": s.get("path"),
+                "timeline": tl, "timeline_missing": missing, "timeline_source": source}
+            if "composited" in tl:
+                sample["composited_ms"] = tl["composited"] / 1e6
+            rec["samples"].append(sample)
 
 
 TIMING = {"launch": launch, "render": render, "cpu": cpu, "resize": resize}

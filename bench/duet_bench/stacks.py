@@ -8,6 +8,12 @@
 Each instance gets its own socket / display and XDG_RUNTIME_DIR, so stacks
 never meet. counting=True preloads the IPC counter into every process of
 the stack (and turns on duet-compositor's protocol log).
+
+Every stack is started so that it can say when it composited (timeline.py):
+duet-compositor and duet-xwm write their trace (DUET_TRACE) to
+<dir>/<role>-trace.jsonl, weston its "timeline" log scope to <dir>/weston.log,
+and Xvfb keeps its framebuffer in a file (-fbdir) for the observer. A stack
+is ready only once a probe duet-launch's first frame has been composited.
 """
 import os
 import random
@@ -18,9 +24,10 @@ import subprocess
 import tempfile
 import time
 
-from duet_bench import procs
+from duet_bench import procs, timeline
 
 START_TIMEOUT = 20.0
+PROBE_SIZE = "96x96"  # duet-launch's clear colour under its 48-pixel bar: a 96-pixel run
 DUMP_SIGNAL = 40  # SIGRTMIN+6 with glibc; none of the measured programs uses it
 ORDER = ["wayland", "x11", "weston", "openbox"]
 KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11"}
@@ -91,6 +98,11 @@ class Stack:
         self.notes = []
         self.protocol_log = None
         self.programs = {n: p for n, (p, _) in needs(name).items()}
+        self.composited_log = None  # timeline.JsonLines of the server's trace / weston's log
+        self.fb_path = None         # Xvfb's framebuffer file (-fbdir)
+        self.fbdir = None
+        self.weston_log = None
+        self.probe = None           # how the readiness probe went
 
     # -------------------------------------------------------------- helpers
     def server_env(self):
@@ -120,10 +132,105 @@ class Stack:
     def start(self):
         try:
             getattr(self, "_start_" + self.name)()
+            self._probe()
         except (StackError, OSError) as e:
             self.stop()
-            raise StackError(str(e), self.logs())
+            logs = self.logs()
+            self._drop_fb()  # in /dev/shm: the stack dir's cleanup would miss it
+            raise StackError(str(e), logs)
         return self
+
+    def trace_env(self, env, role):
+        """duet's servers write their trace, with the contract's
+        "composited" events, to <dir>/<role>-trace.jsonl."""
+        path = os.path.join(self.dir, role + "-trace.jsonl")
+        self.composited_log = timeline.JsonLines(path)
+        return dict(env, DUET_TRACE=path)
+
+    # -------------------------------------------------------------- ready
+    def _probe(self):
+        """Ready means a client's first frame was composited: a small
+        duet-launch (a different window size from the measured launches)
+        runs until its first frame is composited, then closes. Its window
+        is the first one this stack instance shows, so the bench's first
+        launch is the first after ready, not after start."""
+        exe = find_own("duet-launch", "clients")
+        if not exe:
+            self.notes.append("no readiness probe: duet-launch is not built")
+            return
+        why, took = None, None
+        for attempt in range(3):
+            why, took = self._probe_once(exe, attempt)
+            if why is None:
+                break
+            if self.dead():
+                break
+        if why:
+            raise StackError("the readiness probe failed: %s" % why)
+        self.probe = {"ms": took, "attempts": attempt + 1,
+                      "source": timeline.SOURCE[self.name]}
+        note = ("ready = a probe duet-launch (%s) had its first frame composited (%s)"
+                % (PROBE_SIZE, timeline.SOURCE[self.name]))
+        if took is not None and note not in self.notes:
+            self.notes.append(note)
+
+    def _probe_once(self, exe, attempt):
+        """None, or why the probe failed; and fork -> composited in ms."""
+        from duet_bench import observer  # it imports this module
+        obs = None
+        trace = os.path.join(self.dir, "probe-%d.jsonl" % attempt)
+        env = dict(self.env, DUET_TRACE=trace)
+        if self.name == "openbox":
+            try:
+                obs = observer.Observer(self.fb_path, observer.LAUNCH_RGB, self.base_env).start()
+                obs.wait_ready(5)
+            except observer.ObserverError as e:
+                if obs:
+                    obs.child.stop()
+                return "observer: %s" % e, None
+        t0 = time.monotonic_ns()
+        child = procs.Child("probe", [exe, "--backend", self.kind, "--size", PROBE_SIZE,
+                                      "--stay", "--timeout-ms", "10000"], env,
+                            log_path=os.path.join(self.dir, "probe.log"))
+        lines = timeline.JsonLines(trace)
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while not any(e.get("name") == "first_frame" for e in lines.read()):
+                if not child.alive():
+                    return "duet-launch %s: %s" % (child.status(),
+                                                   child.log_tail(300).strip()), None
+                if self.dead():
+                    dead = self.dead()
+                    return "%s %s" % (dead.role, dead.status()), None
+                if time.monotonic() > deadline:
+                    return "no first frame within %.0f s" % START_TIMEOUT, None
+                time.sleep(0.01)
+            if obs:
+                t = obs.wait_seen(5)
+                why = None if t else "the observer never saw the probe's window"
+            else:
+                t, why = timeline.server_composited(self, child.pid, "duet-launch", t0,
+                                                    timeout=5)
+                if t is None and self.name in ("wayland", "x11") and not any(
+                        e.get("name") == "composited" for e in self.composited_log.read()):
+                    # A server build without the "composited" trace events:
+                    # presented is all there is, and the samples will say so.
+                    note = ("%s wrote no \"composited\" trace events: ready = the probe's "
+                            "first frame presented" % os.path.basename(
+                                self.commands["wm" if self.name == "x11" else "server"][0]))
+                    if note not in self.notes:
+                        self.notes.append(note)
+                    return None, None
+            if t is None:
+                return why, None
+            return None, round((t - t0) / 1e6, 3)
+        finally:
+            child.stop(grace=1.0)
+            if obs:
+                try:
+                    obs.stop()
+                except observer.ObserverError:
+                    pass
 
     def _wait_socket(self, name):
         path = os.path.join(self.runtime, name)
@@ -135,6 +242,7 @@ class Stack:
         if self.counting:
             self.protocol_log = os.path.join(self.counting, "protocol.json")
             env["DUET_PROTOCOL_LOG"] = self.protocol_log
+        env = self.trace_env(env, "server")
         self.spawn("server", [self.programs["duet-compositor"], "--socket", sock, "--size",
                               self.size, "--refresh", str(self.refresh)], env)
         self._wait_socket(sock)
@@ -145,14 +253,55 @@ class Stack:
     def _start_weston(self):
         sock = "weston-bench-0"
         w, h = self.size.split("x")
+        ini = self._weston_config()
+        # Its plain log and its "timeline" scope (JSON lines, CLOCK_MONOTONIC)
+        # go to one file; timeline.py skips the plain lines.
+        self.weston_log = os.path.join(self.dir, "weston.log")
+        self.composited_log = timeline.JsonLines(self.weston_log)
         self.spawn("server", [self.programs["weston"], "--backend=headless-backend.so", "--use-gl",
                               "--idle-time=0", "--socket=" + sock, "--width=" + w,
-                              "--height=" + h], self.server_env())
+                              "--height=" + h, "--config=" + ini,
+                              "--logger-scopes=log,timeline", "--log=" + self.weston_log],
+                   self.server_env())
         self._wait_socket(sock)
         self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
         if self.refresh != 60:
             self.notes.append("weston's headless output composites at a fixed 60 Hz "
                               "(no switch for %d)" % self.refresh)
+
+    def _weston_config(self):
+        """weston without its desktop helper clients. --no-config is not
+        enough: weston 10's desktop shell still starts weston-desktop-shell
+        (panel, background) and weston-keyboard, and quits if its shell
+        client dies in the first 30 s. So: a minimal weston.ini whose shell
+        client only holds its connection (a sleep), no input method, no
+        start-up fade (which waits for the shell client's desktop_ready)."""
+        stub = os.path.join(self.dir, "weston-shell-stub")
+        with open(stub, "w") as f:
+            f.write("#!/bin/sh\n# duet bench: holds the desktop shell's connection, draws nothing\n"
+                    "exec sleep 1000000\n")
+        os.chmod(stub, 0o755)
+        ini = os.path.join(self.dir, "weston.ini")
+        text = ("[shell]\nclient=%s\nstartup-animation=none\n"
+                "[input-method]\npath=\n" % stub)
+        with open(ini, "w") as f:
+            f.write(text)
+        note = ("weston.ini: [shell] client=<a stub that sleeps: no panel or background>, "
+                "startup-animation=none; [input-method] path= (no weston-keyboard)")
+        if note not in self.notes:
+            self.notes.append(note)
+        return ini
+
+    def _fbdir(self):
+        """Where Xvfb keeps its framebuffer file: tmpfs, so the writes of
+        every frame cost no disk writeback; the stack dir otherwise."""
+        if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+            self.fbdir = tempfile.mkdtemp(prefix="duet-fb-", dir="/dev/shm")
+        else:
+            self.fbdir = os.path.join(self.dir, "fb")
+            os.makedirs(self.fbdir, exist_ok=True)
+        self.fb_path = os.path.join(self.fbdir, "Xvfb_screen0")
+        return self.fbdir
 
     def _start_xvfb(self):
         """Xvfb on a random free display number from 200 up: other users of
@@ -177,8 +326,10 @@ class Stack:
         # connecting during the reset is refused ("cannot open display").
         r, w = os.pipe()
         try:
+            fbdir = self.fbdir or self._fbdir()
             self.spawn("server", [self.programs["Xvfb"], ":%d" % n, "-displayfd", str(w),
-                                  "-screen", "0", self.size + "x24", "-nolisten", "tcp", "-noreset"],
+                                  "-screen", "0", self.size + "x24", "-nolisten", "tcp", "-noreset",
+                                  "-fbdir", fbdir],
                        self.server_env(), pass_fds=(w,))
         finally:
             os.close(w)
@@ -215,6 +366,7 @@ class Stack:
             # duet-xwm's own X traffic (xwm/protolog.c), read by ipc.py.
             self.protocol_log = os.path.join(self.counting, "protocol.json")
             env["DUET_PROTOCOL_LOG"] = self.protocol_log
+        env = self.trace_env(env, "wm")
         self.spawn("wm", [self.programs["duet-xwm"], "--display", self.display, "--refresh",
                           str(self.refresh)], env)
         self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)
@@ -228,8 +380,8 @@ class Stack:
         self.wait("openbox to manage %s" % self.display, self._wm_ready)
         self.spawn("compositor", [self.programs["xcompmgr"], "-c"], env)
         # openbox and xcompmgr finish starting after the WM check is set
-        # (tests/integration saw windows mapped meanwhile go missing).
-        time.sleep(1.0)
+        # (tests/integration saw windows mapped meanwhile go missing): the
+        # readiness probe, seen on screen through xcompmgr, covers that.
         if not self.procs["compositor"].alive():
             raise StackError("xcompmgr %s at start" % self.procs["compositor"].status())
         self.notes.append("xcompmgr has no frame clock: it composites on every damage event")
@@ -246,7 +398,13 @@ class Stack:
         return {role: c.pid for role, c in self.procs.items()}
 
     def logs(self):
-        return {role: c.log_tail() for role, c in self.procs.items()}
+        logs = {role: c.log_tail() for role, c in self.procs.items()}
+        if self.weston_log and "server" in logs:
+            # weston logs to its file; its timeline's JSON lines are noise here.
+            text = procs.read_tail(self.weston_log, 200000)
+            plain = [l for l in text.splitlines() if not l.startswith("{")]
+            logs["server"] = (logs["server"] + "\n".join(plain))[-4000:]
+        return logs
 
     def command_lines(self):
         return {role: " ".join(argv) for role, argv in self.commands.items()}
@@ -257,6 +415,11 @@ class Stack:
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+        self._drop_fb()
+
+    def _drop_fb(self):
+        if self.fbdir:
+            shutil.rmtree(self.fbdir, ignore_errors=True)
 
 
 def counting_env(dump_dir):

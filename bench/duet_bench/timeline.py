@@ -1,0 +1,257 @@
+"""The "composited" point of a launch or a resize, from whoever can tell it
+on each stack (docs/methodology.md, "Timeline"):
+
+    wayland  duet-compositor's trace: "composited" events (t_ns: the output
+             frame holding the window's new content finished)
+    x11      duet-xwm's trace: the same event, once the frame's pixels were
+             sent and flushed to Xvfb
+    weston   weston's own "timeline" log scope: core_repaint_posted of the
+             first output repaint that flushed the app surface's damage
+    openbox  nobody: xcompmgr tells no one; the bench's observer watching
+             Xvfb's framebuffer file supplies it (experiments.py)
+
+Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
+"""
+import json
+import time
+
+SOURCE = {"wayland": "duet-compositor trace", "x11": "duet-xwm trace",
+          "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)"}
+
+
+class JsonLines:
+    """A file another process appends JSON lines to, read incrementally.
+    Lines that are not JSON objects (weston's plain log lines share the
+    file with its timeline) are skipped."""
+
+    def __init__(self, path):
+        self.path = path
+        self.items = []
+        self._offset = 0
+        self._partial = b""
+
+    def read(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self._offset)
+                data = f.read()
+        except OSError:
+            return self.items
+        self._offset += len(data)
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if not line.startswith(b"{"):
+                continue
+            try:
+                self.items.append(json.loads(line))
+            except ValueError:
+                pass
+        return self.items
+
+
+def duet_composited(events, pid, since_ns, first, width=None, height=None):
+    """t_ns of the first contract "composited" event for client pid at or
+    after since_ns (first: the window's first content; else a new size,
+    width x height)."""
+    for e in events:
+        if e.get("name") != "composited" or e.get("client_pid") != pid:
+            continue
+        if bool(e.get("first")) != first:
+            continue
+        t = e.get("t_ns")
+        if not isinstance(t, int) or t < since_ns:
+            continue
+        if width is not None and (e.get("width"), e.get("height")) != (width, height):
+            continue
+        return t
+    return None
+
+
+def _ns(t):
+    return t[0] * 1000000000 + t[1]
+
+
+def weston_composited(items, app_id, since_ns):
+    """weston 10's timeline scope (libweston/timeline.c) writes objects
+    {"id":N,"type":"weston_surface","desc":"top-level window 'T' of APP_ID"}
+    when a surface first appears in it, and points {"T":[s,ns],"N":name,
+    "ws":surface,"wo":output} stamped with CLOCK_MONOTONIC. For the first
+    surface of app_id that commits damage at or after since_ns: the end
+    (core_repaint_posted: the renderer drew and the backend took the frame)
+    of the first output repaint that flushed that surface's damage.
+    Returns (ns, None) or (None, why)."""
+    names = {}
+    surface = commit = flush = output = None
+    for o in items:
+        if o.get("type") == "weston_surface" and "id" in o:
+            names[o["id"]] = o.get("desc") or ""
+            continue
+        n, t = o.get("N"), o.get("T")
+        if not n or not isinstance(t, list) or len(t) != 2:
+            continue
+        t = _ns(t)
+        if surface is None:
+            ws = o.get("ws")
+            if n == "core_commit_damage" and t >= since_ns and \
+                    (app_id in names.get(ws, "") or names.get(ws) == ""):
+                surface, commit = ws, t
+        elif flush is None:
+            if n == "core_flush_damage" and o.get("ws") == surface and t >= commit:
+                flush, output = t, o.get("wo")
+        elif n == "core_repaint_posted" and o.get("wo") == output and t >= flush:
+            return t, None
+    if surface is None:
+        return None, "no surface of %s committed damage in weston's timeline" % app_id
+    if flush is None:
+        return None, "weston's timeline shows no repaint flushing %s's damage" % app_id
+    return None, "weston's timeline shows no posted repaint after %s's damage" % app_id
+
+
+def server_composited(stack, pid, app_id, since_ns, first=True, width=None, height=None,
+                      timeout=1.0):
+    """The stack server's own composited time for app pid (duet's servers,
+    weston). Waits up to timeout s for the server to write it. Returns
+    (ns, None) or (None, why)."""
+    reader = getattr(stack, "composited_log", None)
+    if reader is None:
+        return None, "%s reports no composited time" % stack.name
+    deadline = time.monotonic() + timeout
+    while True:
+        items = reader.read()
+        if stack.name == "weston":
+            t, why = weston_composited(items, app_id, since_ns)
+        else:
+            t = duet_composited(items, pid, since_ns, first, width, height)
+            why = ("no \"composited\" event for pid %d%s in %s (%d events)"
+                   % (pid, "" if first else " at %sx%s" % (width, height),
+                      reader.path.rsplit("/", 1)[-1],
+                      sum(1 for e in items if e.get("name") == "composited")))
+        if t is not None or time.monotonic() >= deadline:
+            return t, why
+        time.sleep(0.01)
+
+
+# ------------------------------------------------------------ launch samples
+APP_SOURCE = "duet-launch"
+LAUNCH_APP_POINTS = ("exec", "connected", "submitted", "received", "presented")
+
+
+class LaunchWitness:
+    """Who tells a launch's composited point. On openbox that is the
+    observer on Xvfb's framebuffer file, which must be polling (and see no
+    launch colour yet) before the fork: start() before the AppRun, then
+    composited() once the app reported its first frame, then close()."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.obs = None
+        self.why = None
+        self.done = None
+
+    def start(self):
+        if self.stack.name != "openbox":
+            return self
+        from duet_bench import observer  # it imports stacks, which imports us
+        if not self.stack.fb_path:
+            self.why = "Xvfb has no framebuffer file (-fbdir) to observe"
+            return self
+        try:
+            self.obs = observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB,
+                                         self.stack.base_env).start()
+            self.obs.wait_ready(5)
+        except observer.ObserverError as e:
+            self.why = "the observer failed: %s" % e
+            self.close()
+        return self
+
+    def composited(self, pid, t0):
+        """(ns, source, None) or (None, None, why)."""
+        if self.stack.name == "openbox":
+            if self.obs is None:
+                return None, None, self.why
+            t = self.obs.wait_seen(3)
+            if t is None:
+                return None, None, "the observer did not see duet-launch's colour within 3 s"
+            return t, SOURCE["openbox"], None
+        t, why = server_composited(self.stack, pid, "duet-launch", t0)
+        return (t, SOURCE[self.stack.name], None) if t is not None else (None, None, why)
+
+    def close(self):
+        """The observer's done line (polls, cpu_ns), or None."""
+        if self.obs is not None:
+            from duet_bench import observer
+            try:
+                self.done = self.obs.stop()
+            except observer.ObserverError as e:
+                self.why = self.why or str(e)
+            self.obs = None
+        return self.done
+
+
+def launch_points(ff, t0, composited, composited_source, composited_why):
+    """Contract 4's members of a launch sample from duet-launch's
+    first_frame line (absolute ns) and the composited point: timeline
+    (ns since the fork), timeline_missing, timeline_source, ms (fork ->
+    composited, else fork -> presented with a note), submitted_ms."""
+    app = ff.get("timeline") or {}
+    tl, missing, source = {"fork": 0}, {}, {"fork": "bench (CLOCK_MONOTONIC before fork)"}
+    for p in LAUNCH_APP_POINTS:
+        v = app.get(p)
+        if isinstance(v, int) and v >= t0:
+            tl[p] = v - t0
+            source[p] = ff.get("presentation") if p == "presented" else APP_SOURCE
+        else:
+            missing[p] = ("duet-launch reported no %s point (an older build?)" % p
+                          if v is None else "duet-launch's %s point precedes the fork" % p)
+    if "presented" not in tl and isinstance(ff.get("since_t0_ns"), int):
+        tl["presented"] = ff["since_t0_ns"]
+        source["presented"] = ff.get("presentation")
+        missing.pop("presented", None)
+    if composited is not None:
+        tl["composited"] = composited - t0
+        source["composited"] = composited_source
+    else:
+        missing["composited"] = composited_why or "unknown"
+    out = {"timeline": tl, "timeline_missing": missing, "timeline_source": source}
+    if "composited" in tl:
+        out["ms"] = tl["composited"] / 1e6
+    else:
+        out["ms"] = tl["presented"] / 1e6
+        out["note"] = "ms is fork -> presented: composited unknown (%s)" % missing["composited"]
+    if "submitted" in tl:
+        out["submitted_ms"] = tl["submitted"] / 1e6
+    return out
+
+
+def resize_points(stack, step, pid, app_id="duet-resize"):
+    """The resize sample's timeline in ns since the request: requested (0),
+    submitted, received and presented from duet-resize, composited from
+    the server (duet's: the "composited" event of the new size; weston: the
+    first repaint flushing the surface's damage committed after the
+    request). Returns (timeline, missing, source)."""
+    app = step.get("timeline") or {}
+    t0 = app.get("requested")
+    if not isinstance(t0, int):
+        return {}, {"requested": "duet-resize reported no timeline (an older build?)"}, {}
+    tl, missing, source = {"requested": 0}, {}, {"requested": "duet-resize"}
+    for p in ("submitted", "received", "presented"):
+        v = app.get(p)
+        if isinstance(v, int) and v >= t0:
+            tl[p] = v - t0
+            source[p] = step.get("presentation") if p == "presented" else "duet-resize"
+        else:
+            missing[p] = "duet-resize reported no %s point" % p
+    if stack.name == "openbox":
+        missing["composited"] = ("xcompmgr reports nothing, and the observer watches launches "
+                                 "only (a resize shows no new colour to look for)")
+        return tl, missing, source
+    t, why = server_composited(stack, pid, app_id, t0, first=False,
+                               width=step.get("got_width"), height=step.get("got_height"),
+                               timeout=0.5)
+    if t is not None:
+        tl["composited"] = t - t0
+        source["composited"] = SOURCE[stack.name]
+    else:
+        missing["composited"] = why
+    return tl, missing, source
