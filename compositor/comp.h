@@ -95,17 +95,15 @@ struct comp_output {
 	void *backend_data;
 	struct render_target *target;
 	struct render_scene *scene;
-	struct render_frame_clock clock;
+	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
 
 	struct wl_event_source *repaint_timer;
-	bool repaint_scheduled;
 
 	struct wl_signal frame_presented; /* data: struct comp_frame_info * */
 
 	struct wl_list resources;         /* wl_output resources (wl_resource links) */
 	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
 	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
-	uint64_t repaint_tick_ns;         /* clock tick the scheduled repaint belongs to */
 };
 
 struct comp_output *comp_output_create(struct comp_server *server,
@@ -251,6 +249,11 @@ struct comp_window {
 	int min_width, min_height, max_width, max_height; /* 0 = unbounded */
 	bool mapped, maximized, fullscreen, minimized, activated;
 	int saved_x, saved_y, saved_width, saved_height; /* before maximize/fullscreen */
+	/* Buffer size in the last painted frame that showed the window, for
+	 * the "composited" trace event (output.c); composited: shown since
+	 * it was last mapped. */
+	bool composited;
+	int composited_width, composited_height;
 };
 
 void comp_xdg_shell_create(struct comp_server *server);

@@ -1,12 +1,14 @@
-/* The output: one scene, one render target, one frame clock, the wl_output
- * global, and the repaint cycle.
+/* The output: one scene, one render target, one frame scheduler, the
+ * wl_output global, and the repaint cycle.
  *
- * A repaint happens only when asked for (comp_output_schedule_repaint: new
- * damage or frame callbacks waiting). It waits for the next tick of the
- * frame clock (a timerfd, so 60 Hz is 16.67 ms and not a rounded 16 or 17),
- * or, unthrottled or after an idle period, runs from an idle source as soon
- * as the event loop has handled what is queued. An idle desktop therefore
- * has no timer armed at all.
+ * render/'s frame scheduler decides when to repaint (frame-sched.c): only
+ * when asked (comp_output_schedule_repaint: new damage, or frame callbacks
+ * and presentation feedback waiting), on the next tick of a refresh grid
+ * anchored when the output starts (a timerfd, so 60 Hz is 16.67 ms and not
+ * a rounded 16 or 17), or, unthrottled, from an idle source as soon as the
+ * event loop has handled what is queued. An idle desktop therefore has no
+ * timer armed at all. A repaint with no damage paints nothing and only
+ * tells clients that a frame went by.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,24 +27,57 @@
 
 /* --------------------------------------------------------------- repaint */
 
+/* The "composited" trace event (docs/methodology.md): the first painted
+ * frame that shows a toplevel's content, and the first that shows each new
+ * buffer size of it, finished at done_ns. */
+static void trace_composited(struct comp_output *output, uint64_t seq, uint64_t done_ns)
+{
+	struct comp_window *window;
+	wl_list_for_each(window, &output->server->windows, link) {
+		struct comp_surface *surface = window->surface;
+		if (!window->mapped || !surface || !surface->mapped || !surface->texture) {
+			window->composited = false;
+			continue;
+		}
+		bool first = !window->composited;
+		if (!first && window->composited_width == surface->buffer_width &&
+		    window->composited_height == surface->buffer_height)
+			continue;
+		window->composited = true;
+		window->composited_width = surface->buffer_width;
+		window->composited_height = surface->buffer_height;
+		pid_t pid = 0;
+		wl_client_get_credentials(wl_resource_get_client(surface->resource), &pid, NULL, NULL);
+		render_trace("composited",
+		             "\"t_ns\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client_pid\":%d,"
+		             "\"width\":%d,\"height\":%d,\"first\":%s",
+		             done_ns, seq, (int)pid, surface->buffer_width, surface->buffer_height,
+		             first ? "true" : "false");
+	}
+}
+
 static void output_repaint(struct comp_output *output)
 {
 	struct comp_server *server = output->server;
-	output->repaint_scheduled = false;
+	struct render_frame frame;
 
+	if (!render_frame_sched_start(&output->sched, render_now_ns(), &frame))
+		return;
 	pixman_region32_t repainted;
 	pixman_region32_init(&repainted);
+	/* The scene's own damage decides (render_scene_paint does no GL
+	 * work without it), so nothing changed by a path that forgot to say
+	 * so is lost; frame.paint is false exactly when nothing was. */
 	bool painted = render_scene_paint(output->scene, output->target, &repainted);
-	uint64_t t_ns = painted ? output->backend->present(output, &repainted) : render_now_ns();
-	/* The clock advances on its own grid (the tick this frame was due),
-	 * not on the finish time, or every frame would drift by the time
-	 * painting takes. Clients are told when the pixels really existed. */
-	render_frame_clock_presented(&output->clock, output->repaint_tick_ns);
+	uint64_t done_ns = painted ? output->backend->present(output, &repainted) : render_now_ns();
+	/* Clients are told the tick the frame was for (on the grid); the
+	 * trace has when its pixels really existed. */
+	uint64_t t_ns = render_frame_sched_finish(&output->sched, &frame, done_ns);
 
 	struct comp_frame_info info = {
 		.t_ns = t_ns,
-		.seq = output->clock.seq,
-		.refresh_ns = (uint32_t)output->clock.refresh_ns,
+		.seq = frame.seq,
+		.refresh_ns = (uint32_t)frame.refresh_ns,
 		.painted = painted,
 	};
 	if (render_trace_enabled()) {
@@ -51,8 +86,11 @@ static void output_repaint(struct comp_output *output)
 		const pixman_box32_t *b = pixman_region32_rectangles(&repainted, &n);
 		for (int i = 0; i < n; i++)
 			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
-		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64,
-		             info.seq, painted ? "true" : "false", area);
+		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
+		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
+		             info.seq, painted ? "true" : "false", area, t_ns, done_ns);
+		if (painted)
+			trace_composited(output, frame.seq, done_ns);
 	}
 	pixman_region32_fini(&repainted);
 
@@ -82,20 +120,20 @@ static int timer_repaint(int fd, uint32_t mask, void *data)
 	uint64_t expirations;
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		comp_log("repaint timer: read: %s", strerror(errno));
-	if (output->repaint_scheduled && !output->idle_repaint)
+	if (!output->idle_repaint)
 		output_repaint(output);
 	return 0;
 }
 
 void comp_output_schedule_repaint(struct comp_output *output)
 {
-	if (!output || output->repaint_scheduled)
+	if (!output)
 		return;
-	output->repaint_scheduled = true;
-
 	uint64_t now = render_now_ns();
-	uint64_t next = render_frame_clock_next(&output->clock, now);
-	output->repaint_tick_ns = next;
+	if (!render_frame_sched_request(&output->sched, now, render_scene_has_damage(output->scene)))
+		return;
+
+	uint64_t next = output->sched.deadline_ns;
 	if (next > now && output->timer_fd >= 0) {
 		struct itimerspec its = {
 			.it_value = { .tv_sec = (time_t)(next / 1000000000u),
@@ -108,7 +146,8 @@ void comp_output_schedule_repaint(struct comp_output *output)
 	output->idle_repaint = wl_event_loop_add_idle(output->server->loop, idle_repaint, output);
 	if (!output->idle_repaint) {
 		comp_log("cannot schedule a repaint");
-		output->repaint_scheduled = false;
+		/* Asked again by the next change. */
+		output->sched.scheduled = false;
 	}
 }
 
@@ -202,7 +241,7 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	output->timer_fd = -1;
 	wl_list_init(&output->resources);
 	wl_signal_init(&output->frame_presented);
-	render_frame_clock_init(&output->clock, output->refresh_mhz);
+	render_frame_sched_init(&output->sched, output->refresh_mhz, render_now_ns());
 
 	output->target = backend->create_target(output);
 	if (!output->target) {

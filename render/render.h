@@ -191,23 +191,51 @@ bool render_scene_has_damage(const struct render_scene *s);
 bool render_scene_paint(struct render_scene *s, struct render_target *t,
                         pixman_region32_t *repainted);
 
-/* ---------------------------------------------------------- frame clock */
+/* ------------------------------------------------------ frame scheduler */
 
 uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
 
-/* A fixed-rate clock standing in for vblank on outputs that have none
- * (headless, Xvfb). refresh_mhz 0 means "no clock": present as soon as
- * there is damage (benchmark mode). */
-struct render_frame_clock {
-	uint64_t refresh_ns;   /* 0 = unthrottled */
-	uint64_t last_ns;      /* time of the last presentation */
-	uint64_t seq;          /* presentations so far (MSC-like counter) */
+/* When duet-compositor's output and duet-xwm's overlay repaint
+ * (frame-sched.c): a refresh grid standing in for vblank on outputs that
+ * have none (headless, Xvfb), anchored once at start and never moved by
+ * idle periods. refresh_mhz 0 means no grid: a frame is painted as soon as
+ * it is asked for (benchmark mode). Times are arguments (CLOCK_MONOTONIC
+ * ns), never read inside, so tests can drive it with a fake clock. */
+struct render_frame_sched {
+	uint64_t period_ns;   /* 0 = no grid */
+	uint64_t anchor_ns;   /* tick 0 */
+	uint64_t next_seq;    /* lowest tick a new frame may be for */
+	uint64_t frames;      /* frames started (the seq without a grid) */
+	bool scheduled;       /* a repaint is asked for */
+	bool damage, due;     /* what for: new damage / only callbacks or answers */
+	uint64_t target_seq;  /* tick of the scheduled repaint */
+	uint64_t deadline_ns; /* when to start it: the caller's timer */
 };
-void render_frame_clock_init(struct render_frame_clock *c, int refresh_mhz);
-/* Earliest time a frame may be presented after now: the next tick of the
- * refresh grid, or now when unthrottled or when a tick was missed. */
-uint64_t render_frame_clock_next(const struct render_frame_clock *c, uint64_t now_ns);
-void render_frame_clock_presented(struct render_frame_clock *c, uint64_t t_ns);
+
+/* One repaint, as render_frame_sched_start hands it out. */
+struct render_frame {
+	bool paint;           /* new damage was reported: paint and present it;
+	                       * false: nothing new, only callbacks/answers due */
+	uint64_t seq;         /* grid periods since the anchor (MSC); frames
+	                       * without a grid */
+	uint64_t tick_ns;     /* the tick the frame is for: its presentation time */
+	uint64_t refresh_ns;  /* the period, 0 without a grid */
+};
+
+void render_frame_sched_init(struct render_frame_sched *s, int refresh_mhz, uint64_t now_ns);
+/* New damage (damage true) or something due at the next frame (frame
+ * callbacks, sync answers). Returns true when a repaint was not yet
+ * scheduled: the caller arms its timer for s->deadline_ns (at once when
+ * that is not after now_ns). */
+bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, bool damage);
+/* The timer fired: true, with *frame, when the scheduled repaint is due at
+ * now_ns; false when nothing is scheduled or it is too early. */
+bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
+                              struct render_frame *frame);
+/* The frame is finished (pixels drawn and handed over) at done_ns; returns
+ * its presentation time: its tick, or done_ns without a grid. */
+uint64_t render_frame_sched_finish(const struct render_frame_sched *s,
+                                   struct render_frame *frame, uint64_t done_ns);
 
 /* ---------------------------------------------------------------- trace */
 

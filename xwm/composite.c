@@ -42,6 +42,7 @@
  * (fd passing) plain GetImage replies are uploaded from the reply buffer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ int xwm_composite_start(struct xwm *xwm)
 		return -1;
 	if (xwm_output_start(xwm, sw, sh) < 0)
 		return -1;
-	render_frame_clock_init(&xwm->clock, xwm->options.refresh_mhz);
+	render_frame_sched_init(&xwm->sched, xwm->options.refresh_mhz, render_now_ns());
 
 	bool image_pixmap = render_egl_has_extension(xwm->egl, "EGL_KHR_image_pixmap");
 	xwm->content_path = "shm-copy";
@@ -268,6 +269,15 @@ static bool window_composited(const struct xwm_window *w)
 	return w->node && (w->depth == 24 || w->depth == 32);
 }
 
+static void create_damage(struct xwm_window *w)
+{
+	if (w->damage)
+		return;
+	w->damage = xcb_generate_id(w->xwm->conn);
+	xcb_damage_create(w->xwm->conn, w->damage, w->id,
+	                  XCB_DAMAGE_REPORT_LEVEL_DELTA_RECTANGLES);
+}
+
 void xwm_composite_window_created(struct xwm_window *w)
 {
 	if (w->node)
@@ -282,6 +292,11 @@ void xwm_composite_window_created(struct xwm_window *w)
 		return;
 	render_node_set_position(w->node, w->x, w->y);
 	xwm_composite_window_restacked(w);
+	/* Damage from creation on, so that it reports all drawing after the
+	 * map: our MapWindow of a managed window is sent after this, so even
+	 * a client that draws at once on its first Expose is seen. */
+	if (window_composited(w))
+		create_damage(w);
 }
 
 void xwm_composite_window_restacked(struct xwm_window *w)
@@ -299,7 +314,26 @@ void xwm_composite_window_restacked(struct xwm_window *w)
 	render_node_lower_to_bottom(w->node);
 }
 
-void xwm_composite_window_mapped(struct xwm_window *w)
+/* A window we map holds nothing its client drew yet (the server just
+ * allocated its pixmap): showing it would put the parent's pixels or
+ * garbage on screen and claim a frame the client has not drawn. It waits
+ * for its client's first drawing. The server itself reports the whole
+ * window damaged while it maps and places it; a DamageSubtract behind
+ * our requests of the map (MapWindow, ConfigureWindow...) empties that,
+ * so every DamageNotify with a later sequence number is drawing done
+ * after the map. (The client cannot draw in between: it first needs the
+ * Expose that the map sends it, and the server runs our requests of one
+ * write back to back; wm.c awaits no reply between them.) */
+void xwm_composite_window_mapping(struct xwm_window *w)
+{
+	if (!w->damage || !window_composited(w))
+		return;
+	w->map_damage_seq = xcb_damage_subtract(w->xwm->conn, w->damage, XCB_NONE,
+	                                        XCB_NONE).sequence;
+	w->awaiting_content = true;
+}
+
+void xwm_composite_window_mapped(struct xwm_window *w, bool has_content)
 {
 	struct xwm *xwm = w->xwm;
 
@@ -311,14 +345,20 @@ void xwm_composite_window_mapped(struct xwm_window *w)
 		w->unsupported_logged = true;
 		return;
 	}
-	if (!w->damage) {
-		w->damage = xcb_generate_id(xwm->conn);
-		xcb_damage_create(xwm->conn, w->damage, w->id,
-		                  XCB_DAMAGE_REPORT_LEVEL_DELTA_RECTANGLES);
-	}
+	/* Only windows we mapped ourselves wait (mapping() below); an
+	 * override-redirect window maps itself, maybe before our
+	 * DamageCreate of its CreateNotify reached the server, so its first
+	 * drawing may have gone unreported: it is fetched at once. */
+	bool wait = !has_content && w->awaiting_content && w->damage;
+	create_damage(w);
 	w->needs_rename = true;
 	w->full_damage = true;
-	xwm_schedule_repaint(xwm);
+	w->composited = false;
+	w->awaiting_content = wait;
+	render_trace("window_mapped", "\"window\":%u,\"awaiting_content\":%s", w->id,
+	             wait ? "true" : "false");
+	if (!wait)
+		xwm_schedule_repaint(xwm);
 }
 
 static void release_pixmap(struct xwm_window *w)
@@ -335,10 +375,12 @@ void xwm_composite_window_unmapped(struct xwm_window *w)
 		return;
 	render_node_set_visible(w->node, false);
 	release_pixmap(w);
+	/* The Damage stays for the next map; emptying the server's region
+	 * makes it report everything drawn from then on. */
 	if (w->damage)
-		xcb_damage_destroy(w->xwm->conn, w->damage);
-	w->damage = XCB_NONE;
+		xcb_damage_subtract(w->xwm->conn, w->damage, XCB_NONE, XCB_NONE);
 	w->damaged = w->full_damage = w->needs_rename = false;
+	w->awaiting_content = w->composited = false;
 	pixman_region32_clear(&w->damage_region);
 	if (w->texture)
 		render_texture_destroy(w->texture);
@@ -384,6 +426,10 @@ void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev)
 	xwm->last_time = ev->timestamp;
 	if (!w || !w->damage || ev->damage != w->damage)
 		return;
+	/* The server's own damage of the map, not the client's drawing. */
+	uint32_t seq = ((xcb_generic_event_t *)ev)->full_sequence;
+	if (w->awaiting_content && (int32_t)(seq - w->map_damage_seq) < 0)
+		return;
 	/* Window-relative; the pixmap includes the border. */
 	pixman_region32_union_rect(&w->damage_region, &w->damage_region,
 	                           ev->area.x + w->border, ev->area.y + w->border,
@@ -396,7 +442,14 @@ void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev)
 		pixman_region32_reset(&w->damage_region, &ext);
 	}
 	w->damaged = true;
-	xwm_schedule_repaint(xwm);
+	if (w->awaiting_content) {
+		w->awaiting_content = false;
+		render_trace("first_damage", "\"window\":%u,\"x\":%d,\"y\":%d,\"width\":%u,"
+		             "\"height\":%u", w->id, ev->area.x, ev->area.y, ev->area.width,
+		             ev->area.height);
+	}
+	if (w->viewable)
+		xwm_schedule_repaint(xwm);
 }
 
 /* ----------------------------------------------------------- contents */
@@ -713,7 +766,7 @@ void xwm_composite_update_contents(struct xwm *xwm)
 
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (!w->viewable || !window_composited(w) || !w->damage)
+		if (!w->viewable || !window_composited(w) || !w->damage || w->awaiting_content)
 			continue;
 		if (!(w->damaged || w->full_damage || w->needs_rename) ||
 		    !xwm_sync_content_ready(w))
@@ -739,4 +792,24 @@ void xwm_composite_update_contents(struct xwm *xwm)
 		          (double)(render_now_ns() - t0) / 1e6);
 	free(b.fetch);
 	free(b.windows);
+}
+
+void xwm_composite_trace_shown(struct xwm *xwm, uint64_t seq, uint64_t done_ns)
+{
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (!w->managed || !w->presented_update)
+			continue;
+		int width = w->pixmap_width - 2 * w->border, height = w->pixmap_height - 2 * w->border;
+		bool first = !w->composited;
+		if (!first && width == w->composited_width && height == w->composited_height)
+			continue;
+		w->composited = true;
+		w->composited_width = width;
+		w->composited_height = height;
+		render_trace("composited",
+		             "\"t_ns\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client_pid\":%u,"
+		             "\"width\":%d,\"height\":%d,\"first\":%s,\"window\":%u",
+		             done_ns, seq, w->pid, width, height, first ? "true" : "false", w->id);
+	}
 }

@@ -1,9 +1,10 @@
 /* duet-xwm's command line, signals, event loop and repaint cycle.
  *
- * The loop drains X events, repaints when a repaint is due (the frame
- * clock's next tick, a timerfd, as duet-compositor's output does; an idle
- * screen arms no timer), then sleeps in poll on the X connection, the
- * timer and a signalfd (SIGINT/SIGTERM: exit cleanly, SIGUSR1: screenshot).
+ * The loop drains X events, repaints when render/'s frame scheduler says a
+ * repaint is due (its next tick, a timerfd, as duet-compositor's output
+ * does; an idle screen arms no timer), then sleeps in poll on the X
+ * connection, the repaint timer, the sync-timeout timer and a signalfd
+ * (SIGINT/SIGTERM: exit cleanly, SIGUSR1: screenshot).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -106,57 +107,97 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 
 /* ------------------------------------------------------------- repaint */
 
-static void repaint(struct xwm *xwm)
+/* Fetches what windows drew and paints it; the pixels are on their way to
+ * the X server (not yet flushed). Returns whether anything was painted. */
+static bool paint(struct xwm *xwm)
 {
 	pixman_region32_t repainted;
 
-	xwm->repaint_scheduled = false;
-	if (!xwm->scene)
-		return;
 	xwm_composite_update_contents(xwm);
 	pixman_region32_init(&repainted);
 	bool painted = render_scene_paint(xwm->scene, xwm->target, &repainted);
 	if (painted)
 		xwm_output_present(xwm, &repainted);
-	uint64_t t_ns = render_now_ns();
-	render_frame_clock_presented(&xwm->clock, t_ns);
-	if (render_trace_enabled()) {
-		uint64_t area = 0;
-		int n;
-		const pixman_box32_t *b = pixman_region32_rectangles(&repainted, &n);
-		for (int i = 0; i < n; i++)
-			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
-		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64,
-		             xwm->clock.seq, painted ? "true" : "false", area);
-	}
+	xwm->last_paint_area = 0;
+	int n;
+	const pixman_box32_t *b = pixman_region32_rectangles(&repainted, &n);
+	for (int i = 0; i < n; i++)
+		xwm->last_paint_area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
 	pixman_region32_fini(&repainted);
-	xwm_sync_frame_presented(xwm, t_ns);
+	return painted;
+}
+
+/* One frame of the scheduler: new contents painted and sent (nothing when
+ * only frame-timing messages were due), then those messages. */
+static void repaint(struct xwm *xwm)
+{
+	struct render_frame frame;
+
+	if (!xwm->scene || !render_frame_sched_start(&xwm->sched, render_now_ns(), &frame))
+		return;
+	bool painted = paint(xwm);
+	/* "Drawn" is when the pixels have left for the X server, not when
+	 * they were read back: the flush is part of the frame's cost. */
+	xcb_flush(xwm->conn);
+	uint64_t done_ns = render_now_ns();
+	uint64_t tick_ns = render_frame_sched_finish(&xwm->sched, &frame, done_ns);
+	if (render_trace_enabled()) {
+		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
+		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
+		             frame.seq, painted ? "true" : "false", painted ? xwm->last_paint_area : 0,
+		             tick_ns, done_ns);
+		xwm_composite_trace_shown(xwm, frame.seq, done_ns);
+	}
+	xwm_sync_frame_presented(xwm, done_ns);
 	xcb_flush(xwm->conn);
 }
 
 void xwm_repaint_now(struct xwm *xwm)
 {
-	repaint(xwm);
+	/* Off the grid, for screenshots: the frame bookkeeping (timing
+	 * messages, trace) stays with the scheduled repaint. */
+	if (xwm->scene && paint(xwm))
+		xcb_flush(xwm->conn);
+}
+
+static void arm_timer(struct xwm *xwm, int fd, uint64_t at)
+{
+	uint64_t now = render_now_ns();
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t)(at / 1000000000u),
+		              .tv_nsec = (long)(at % 1000000000u) },
+	};
+	/* A time already passed (or "now") fires at once. */
+	if (at <= now)
+		its.it_value = (struct timespec){ .tv_sec = 0, .tv_nsec = 1 };
+	if (timerfd_settime(fd, at <= now ? 0 : TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		xwm_log("timer: %s", strerror(errno));
+}
+
+static void request_repaint(struct xwm *xwm, bool damage)
+{
+	if (!xwm->scene)
+		return;
+	if (render_frame_sched_request(&xwm->sched, render_now_ns(), damage))
+		arm_timer(xwm, xwm->timer_fd, xwm->sched.deadline_ns);
 }
 
 void xwm_schedule_repaint(struct xwm *xwm)
 {
-	if (xwm->repaint_scheduled || !xwm->scene)
-		return;
-	xwm->repaint_scheduled = true;
-	uint64_t now = render_now_ns();
-	uint64_t next = render_frame_clock_next(&xwm->clock, now);
-	struct itimerspec its = {
-		.it_value = { .tv_sec = (time_t)(next / 1000000000u),
-		              .tv_nsec = (long)(next % 1000000000u) },
-	};
-	/* A time already passed (or "now") fires at once. */
-	if (next <= now)
-		its.it_value = (struct timespec){ .tv_sec = 0, .tv_nsec = 1 };
-	if (timerfd_settime(xwm->timer_fd, next <= now ? 0 : TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-		xwm_log("repaint timer: %s", strerror(errno));
-		xwm->repaint_scheduled = false;
-	}
+	request_repaint(xwm, true);
+}
+
+void xwm_schedule_frame_due(struct xwm *xwm)
+{
+	request_repaint(xwm, false);
+}
+
+void xwm_arm_sync_timer(struct xwm *xwm, uint64_t at)
+{
+	if (at)
+		arm_timer(xwm, xwm->sync_timer_fd, at);
+	else
+		timerfd_settime(xwm->sync_timer_fd, 0, &(struct itimerspec){ 0 }, NULL);
 }
 
 /* ---------------------------------------------------------- event loop */
@@ -203,12 +244,13 @@ static int run(struct xwm *xwm, int signal_fd)
 		}
 		xcb_flush(xwm->conn);
 
-		struct pollfd fds[3] = {
+		struct pollfd fds[4] = {
 			{ .fd = xcb_get_file_descriptor(xwm->conn), .events = POLLIN },
 			{ .fd = xwm->timer_fd, .events = POLLIN },
 			{ .fd = signal_fd, .events = POLLIN },
+			{ .fd = xwm->sync_timer_fd, .events = POLLIN },
 		};
-		if (poll(fds, 3, -1) < 0) {
+		if (poll(fds, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			xwm_log("poll: %s", strerror(errno));
@@ -216,6 +258,13 @@ static int run(struct xwm *xwm, int signal_fd)
 		}
 		if (fds[2].revents & POLLIN)
 			handle_signal(xwm, signal_fd);
+		if (fds[3].revents & POLLIN) {
+			uint64_t expirations;
+			if (read(xwm->sync_timer_fd, &expirations, sizeof(expirations)) < 0 &&
+			    errno != EAGAIN)
+				xwm_log("sync timer: read: %s", strerror(errno));
+			xwm_sync_timeout(xwm);
+		}
 		if (fds[1].revents & POLLIN) {
 			uint64_t expirations;
 			if (read(xwm->timer_fd, &expirations, sizeof(expirations)) < 0 &&
@@ -225,8 +274,7 @@ static int run(struct xwm *xwm, int signal_fd)
 			while ((ev = xcb_poll_for_event(xwm->conn)))
 				handle_event(xwm, ev);
 			xwm_wm_flush_configures(xwm);
-			if (xwm->repaint_scheduled)
-				repaint(xwm);
+			repaint(xwm);
 		}
 	}
 	return 0;
@@ -283,7 +331,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	xwm_list_init(&xwm.stack);
-	xwm.timer_fd = -1;
+	xwm.timer_fd = xwm.sync_timer_fd = -1;
 	const char *env_debug = getenv("DUET_XWM_DEBUG");
 	xwm.debug = env_debug && env_debug[0] && strcmp(env_debug, "0") != 0;
 	ret = parse_options(argc, argv, &xwm);
@@ -293,7 +341,8 @@ int main(int argc, char **argv)
 	render_trace_open(NULL);
 	int signal_fd = setup_signals();
 	xwm.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (signal_fd < 0 || xwm.timer_fd < 0) {
+	xwm.sync_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (signal_fd < 0 || xwm.timer_fd < 0 || xwm.sync_timer_fd < 0) {
 		xwm_log("signalfd/timerfd: %s", strerror(errno));
 		return 1;
 	}
@@ -308,6 +357,9 @@ int main(int argc, char **argv)
 		goto out;
 	render_trace("xwm_start", "\"width\":%d,\"height\":%d", xwm.screen->width_in_pixels,
 	             xwm.screen->height_in_pixels);
+	/* The renderer and the output are up: from now on a window that
+	 * draws is composited, so tools may take us as ready. */
+	xwm_props_announce(&xwm);
 	xwm_schedule_repaint(&xwm);
 	xcb_flush(xwm.conn);
 
@@ -325,6 +377,7 @@ out:
 		XCloseDisplay(xwm.xlib_display);
 	}
 	close(xwm.timer_fd);
+	close(xwm.sync_timer_fd);
 	close(signal_fd);
 	render_trace_close();
 	return ret;

@@ -31,7 +31,7 @@ void xwm_props_init_root(struct xwm *xwm)
 	xcb_create_window(c, XCB_COPY_FROM_PARENT, xwm->check_window, xwm->root, -1, -1, 1, 1,
 	                  0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
 	                  XCB_CW_OVERRIDE_REDIRECT, &override);
-	xcb_ewmh_set_supporting_wm_check(e, xwm->root, xwm->check_window);
+	/* The root's _NET_SUPPORTING_WM_CHECK comes later (announce). */
 	xcb_ewmh_set_supporting_wm_check(e, xwm->check_window, xwm->check_window);
 	xcb_ewmh_set_wm_name(e, xwm->check_window, strlen("duet-xwm"), "duet-xwm");
 
@@ -48,6 +48,11 @@ void xwm_props_init_root(struct xwm *xwm)
 	};
 	xcb_ewmh_set_supported(e, 0, sizeof(supported) / sizeof(supported[0]), supported);
 	xcb_ewmh_set_active_window(e, 0, XCB_NONE);
+}
+
+void xwm_props_announce(struct xwm *xwm)
+{
+	xcb_ewmh_set_supporting_wm_check(&xwm->ewmh, xwm->root, xwm->check_window);
 }
 
 /* ------------------------------------------------------------- reading */
@@ -114,6 +119,11 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 			               xwm_hints_atom_list_has(data, n, format,
 			                                       e->_NET_WM_STATE_MAXIMIZED_HORZ);
 		}
+	} else if (atom == e->_NET_WM_PID) {
+		/* Only for the trace: whose window a frame showed. */
+		w->pid = 0;
+		if (format == 32 && n >= 1)
+			memcpy(&w->pid, data, 4);
 	} else if (atom == e->_NET_WM_SYNC_REQUEST_COUNTER) {
 		uint32_t basic, extended;
 		xwm_hints_parse_sync_counters(data, n, format, &basic, &extended);
@@ -132,7 +142,7 @@ static xcb_atom_t watched_atom(struct xwm_window *w, int i)
 	const xcb_atom_t atoms[] = {
 		xwm->atoms.WM_NAME, e->_NET_WM_NAME, xwm->atoms.WM_CLASS, xwm->atoms.WM_HINTS,
 		xwm->atoms.WM_NORMAL_HINTS, xwm->atoms.WM_PROTOCOLS, e->_NET_WM_WINDOW_TYPE,
-		e->_NET_WM_STATE, e->_NET_WM_SYNC_REQUEST_COUNTER,
+		e->_NET_WM_STATE, e->_NET_WM_SYNC_REQUEST_COUNTER, e->_NET_WM_PID,
 	};
 	return i < (int)(sizeof(atoms) / sizeof(atoms[0])) ? atoms[i] : XCB_NONE;
 }

@@ -79,6 +79,25 @@ void xwm_sync_window_counters_changed(struct xwm_window *w)
 	          w->ext_counter);
 }
 
+/* The sync timer fires when the earliest unanswered request times out:
+ * a timer of its own, so waiting never repaints or moves the frame grid. */
+static void rearm_timeout(struct xwm *xwm)
+{
+	uint64_t first = 0;
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (w->sync_waiting && (!first || w->sync_sent_ns + SYNC_TIMEOUT_NS < first))
+			first = w->sync_sent_ns + SYNC_TIMEOUT_NS;
+	}
+	xwm_arm_sync_timer(xwm, first);
+}
+
+/* Content held back while waiting, to show now. */
+static bool content_pending(const struct xwm_window *w)
+{
+	return w->damaged || w->full_damage || w->needs_rename;
+}
+
 void xwm_sync_request(struct xwm_window *w)
 {
 	struct xwm *xwm = w->xwm;
@@ -107,21 +126,39 @@ void xwm_sync_request(struct xwm_window *w)
 	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
 	w->sync_waiting = true;
 	w->sync_sent_ns = render_now_ns();
+	rearm_timeout(xwm);
 }
 
 bool xwm_sync_content_ready(struct xwm_window *w)
 {
 	if (!w->sync_waiting)
 		return true;
-	if (render_now_ns() - w->sync_sent_ns > SYNC_TIMEOUT_NS) {
+	if (render_now_ns() - w->sync_sent_ns >= SYNC_TIMEOUT_NS) {
 		xwm_debug(w->xwm, "0x%x: no answer to _NET_WM_SYNC_REQUEST %lld, showing anyway",
 		          w->id, (long long)w->sync_serial);
 		w->sync_waiting = false;
 		return true;
 	}
-	/* Come back once the timeout has passed. */
-	xwm_schedule_repaint(w->xwm);
+	/* The sync timer or the answer schedules the repaint that shows it. */
 	return false;
+}
+
+void xwm_sync_timeout(struct xwm *xwm)
+{
+	uint64_t now = render_now_ns();
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (!w->sync_waiting || now - w->sync_sent_ns < SYNC_TIMEOUT_NS)
+			continue;
+		xwm_debug(xwm, "0x%x: no answer to _NET_WM_SYNC_REQUEST %lld, showing anyway",
+		          w->id, (long long)w->sync_serial);
+		w->sync_waiting = false;
+		if (content_pending(w))
+			xwm_schedule_repaint(xwm);
+		else if (w->frame_pending)
+			xwm_schedule_frame_due(xwm);
+	}
+	rearm_timeout(xwm);
 }
 
 void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
@@ -131,14 +168,25 @@ void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
 		if (w->ext_alarm != ev->alarm)
 			continue;
 		int64_t value = value_of(ev->counter_value);
-		if (w->sync_waiting && value >= w->sync_serial && (!w->ext_counter || !(value & 1)))
+		bool answered = false;
+		if (w->sync_waiting && value >= w->sync_serial && (!w->ext_counter || !(value & 1))) {
 			w->sync_waiting = false;
+			answered = true;
+			rearm_timeout(xwm);
+		}
 		if (w->ext_counter && !(value & 1)) {
 			/* A finished frame: FRAME_DRAWN after we show it. */
 			w->frame_serial = value;
 			w->frame_pending = true;
 		}
-		xwm_schedule_repaint(xwm);
+		/* A frame started (odd value) needs nothing yet. The content
+		 * of a finished frame came with its DamageNotify, which
+		 * precedes this event and asked for its repaint; one held back
+		 * for this answer is asked for now. */
+		if (answered && content_pending(w))
+			xwm_schedule_repaint(xwm);
+		else if (w->frame_pending)
+			xwm_schedule_frame_due(xwm);
 		return;
 	}
 }
@@ -157,10 +205,10 @@ static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
 	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
 }
 
-void xwm_sync_frame_presented(struct xwm *xwm, uint64_t t_ns)
+void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
 {
-	uint64_t t_us = t_ns / 1000;
-	uint32_t refresh_us = (uint32_t)(xwm->clock.refresh_ns / 1000);
+	uint64_t t_us = drawn_ns / 1000;
+	uint32_t refresh_us = (uint32_t)(xwm->sched.period_ns / 1000);
 
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
@@ -177,8 +225,10 @@ void xwm_sync_frame_presented(struct xwm *xwm, uint64_t t_ns)
 			(uint32_t)t_us, (uint32_t)(t_us >> 32), 0,
 		};
 		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
-		/* Presentation is the swap we just finished, so the offset is
-		 * ~0; GTK reads 0 as "unknown", hence at least 1 us. */
+		/* Drawn is when the frame's pixels were flushed to the X
+		 * server, which shows them at once: the offset to presentation
+		 * is ~0 (the grid tick the frame was for is earlier still);
+		 * GTK reads 0 as "unknown", hence 1 us. */
 		uint32_t timings[5] = {
 			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
 			1, refresh_us, 0,
@@ -190,4 +240,8 @@ void xwm_sync_frame_presented(struct xwm *xwm, uint64_t t_ns)
 void xwm_sync_window_destroyed(struct xwm_window *w)
 {
 	destroy_alarm(w);
+	if (w->sync_waiting) {
+		w->sync_waiting = false;
+		rearm_timeout(w->xwm);
+	}
 }

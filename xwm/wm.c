@@ -190,6 +190,8 @@ void xwm_window_set_hidden(struct xwm_window *w, bool hidden)
 		xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
 	}
 	xwm_props_update_net_state(w);
+	if (!hidden)
+		xwm_composite_window_mapping(w);
 }
 
 void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
@@ -286,6 +288,9 @@ static void show(struct xwm_window *w)
 	xwm_policy_window_mapped(w);
 	xwm_props_update_net_state(w);
 	xwm_props_update_client_lists(w->xwm);
+	/* After every request of ours about the map (placing the mapped
+	 * window damages it too), with no reply awaited since MapWindow. */
+	xwm_composite_window_mapping(w);
 }
 
 /* The client withdrew the window (unmap or destroy): it is no longer ours
@@ -382,7 +387,7 @@ static void handle_map_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 	if (!w || ev->event != xwm->root)
 		return;
 	w->viewable = true;
-	xwm_composite_window_mapped(w);
+	xwm_composite_window_mapped(w, false);
 }
 
 static void handle_unmap_notify(struct xwm *xwm, xcb_generic_event_t *generic)
@@ -707,7 +712,7 @@ int xwm_wm_start(struct xwm *xwm)
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
 		xwm_composite_window_created(w);
 		if (w->viewable)
-			xwm_composite_window_mapped(w);
+			xwm_composite_window_mapped(w, true);
 	}
 	struct xwm_window *top_mapped = NULL;
 	for (struct xwm_list *l = xwm->stack.next, *next; l != &xwm->stack; l = next) {

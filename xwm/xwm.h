@@ -98,6 +98,16 @@ struct xwm_window {
 	struct render_texture *texture;
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
+	/* Mapped by us and not drawn by its client since: not fetched, not
+	 * shown until its client's first drawing (composite.c). Damage
+	 * reported before map_damage_seq is the server's own at the map. */
+	bool awaiting_content;
+	uint32_t map_damage_seq;
+	/* Size last shown, for the "composited" trace event; composited:
+	 * shown since it was last mapped. */
+	bool composited;
+	int composited_width, composited_height;
+	uint32_t pid;           /* _NET_WM_PID, 0 if unset */
 
 	/* Frame timing (sync.c). */
 	xcb_sync_counter_t sync_counter, ext_counter;
@@ -157,8 +167,7 @@ struct xwm {
 	struct renderer *renderer;
 	struct render_target *target;
 	struct render_scene *scene;
-	struct render_frame_clock clock;
-	bool frame_drawn;            /* at least one frame presented */
+	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
 	const char *content_path;    /* "shm-copy" or "zero-copy" */
 	const char *output_path;     /* "shm-put" or "egl-swap" (output.c) */
 	const char *output_repaint;  /* the target's repaint path, for the trace */
@@ -183,8 +192,9 @@ struct xwm {
 	void *shm_data;
 	size_t shm_size;
 
-	int timer_fd;
-	bool repaint_scheduled;
+	int timer_fd;                /* the scheduler's repaint deadline */
+	int sync_timer_fd;           /* the earliest _NET_WM_SYNC_REQUEST timeout */
+	uint64_t last_paint_area;    /* pixels repainted by the last paint, for the trace */
 	bool quit;
 	bool debug;
 };
@@ -214,6 +224,9 @@ bool xwm_window_visible(const struct xwm_window *w);
 /* ------------------------------------------------------------ props.c */
 int xwm_props_intern_atoms(struct xwm *xwm);
 void xwm_props_init_root(struct xwm *xwm);   /* _NET_SUPPORTED, check window */
+/* Sets _NET_SUPPORTING_WM_CHECK on the root: tools and the bench read it
+ * as "the WM is ready", so only once it can composite. */
+void xwm_props_announce(struct xwm *xwm);
 void xwm_props_read_all(struct xwm_window *w);
 /* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE). */
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
@@ -251,7 +264,12 @@ void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height);
 int xwm_composite_start(struct xwm *xwm);
 void xwm_composite_finish(struct xwm *xwm);
 void xwm_composite_window_created(struct xwm_window *w);
-void xwm_composite_window_mapped(struct xwm_window *w);
+/* Right after our MapWindow of a managed window: it is shown once its
+ * client draws (see composite.c). */
+void xwm_composite_window_mapping(struct xwm_window *w);
+/* MapNotify; has_content: the window was drawn before we saw it mapped
+ * (adopted at start). */
+void xwm_composite_window_mapped(struct xwm_window *w, bool has_content);
 void xwm_composite_window_unmapped(struct xwm_window *w);
 void xwm_composite_window_configured(struct xwm_window *w, bool resized);
 void xwm_composite_window_restacked(struct xwm_window *w);
@@ -259,8 +277,17 @@ void xwm_composite_window_destroyed(struct xwm_window *w);
 void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev);
 /* Fetches damaged contents of all windows into their textures. */
 void xwm_composite_update_contents(struct xwm *xwm);
-void xwm_schedule_repaint(struct xwm *xwm);  /* main.c */
-void xwm_repaint_now(struct xwm *xwm);       /* main.c: paint pending damage */
+/* main.c: a repaint on the frame scheduler's next tick, for new damage or
+ * (frame_due) only for frame-timing messages that are due. */
+void xwm_schedule_repaint(struct xwm *xwm);
+void xwm_schedule_frame_due(struct xwm *xwm);
+/* Paints pending contents at once, off the grid (screenshots). */
+void xwm_repaint_now(struct xwm *xwm);
+/* Arms xwm->sync_timer_fd for at (0 disarms it). */
+void xwm_arm_sync_timer(struct xwm *xwm, uint64_t at);
+/* Emits the "composited" trace event for windows whose first content or
+ * new size this frame (finished at done_ns) showed. */
+void xwm_composite_trace_shown(struct xwm *xwm, uint64_t seq, uint64_t done_ns);
 
 /* Damage rectangles to transfer: region's boxes merged while that wastes
  * little (composite.c); fills out[XWM_MAX_RECTS], returns how many. */
@@ -287,11 +314,15 @@ void xwm_sync_window_counters_changed(struct xwm_window *w);
 /* Before a WM-initiated configure of w. */
 void xwm_sync_request(struct xwm_window *w);
 void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev);
-/* After each presented frame (t_ns = presentation time). */
-void xwm_sync_frame_presented(struct xwm *xwm, uint64_t t_ns);
+/* After each frame; drawn_ns: when its pixels were flushed to the X
+ * server (the _NET_WM_FRAME_DRAWN time). */
+void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns);
 void xwm_sync_window_destroyed(struct xwm_window *w);
 /* Whether w's content may be shown now (false while a resize awaits the
  * client's redraw, for at most a short timeout). */
 bool xwm_sync_content_ready(struct xwm_window *w);
+/* xwm->sync_timer_fd fired: windows whose client did not answer in time
+ * are shown anyway. */
+void xwm_sync_timeout(struct xwm *xwm);
 
 #endif

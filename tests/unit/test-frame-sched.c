@@ -1,0 +1,138 @@
+/* The frame scheduler (render/frame-sched.c) driven by a fake clock: the
+ * grid is anchored once and idle periods do not move it, seq counts the
+ * periods that passed, a repaint asked only for due callbacks paints
+ * nothing, one frame per tick, and refresh 0 repaints at once. */
+#include "unit.h"
+
+#define P 16666666ull /* 60 Hz */
+
+/* Runs the repaint the scheduler asked for, as a server does when its
+ * timer fires at the deadline: start, then finish after paint_ns. */
+static struct render_frame fire(struct render_frame_sched *s, uint64_t paint_ns,
+                                uint64_t *presented)
+{
+	struct render_frame f = { 0 };
+	uint64_t at = s->deadline_ns;
+	CHECK(render_frame_sched_start(s, at, &f), "no repaint due at its deadline %llu",
+	      (unsigned long long)at);
+	*presented = render_frame_sched_finish(s, &f, at + paint_ns);
+	return f;
+}
+
+int main(void)
+{
+	struct render_frame_sched s;
+	struct render_frame f;
+	const uint64_t t0 = 5000000000ull; /* the anchor */
+	uint64_t presented;
+
+	unit_say("60 Hz (60000 mHz) is a 16666666 ns period; 59.94 Hz is 16683350 ns");
+	render_frame_sched_init(&s, 60000, t0);
+	CHECK(s.period_ns == P, "period %llu", (unsigned long long)s.period_ns);
+	render_frame_sched_init(&s, 59940, t0);
+	CHECK(s.period_ns == 16683350, "period %llu", (unsigned long long)s.period_ns);
+
+	unit_say("nothing asked, nothing to do: an idle output arms no timer");
+	render_frame_sched_init(&s, 60000, t0);
+	CHECK(!render_frame_sched_start(&s, t0 + 10 * P, &f), "repaint without a request");
+
+	unit_say("the first frame, asked at the anchor, is for tick 0 and starts at once");
+	CHECK(render_frame_sched_request(&s, t0, true), "first request must arm the timer");
+	CHECK(s.deadline_ns == t0, "deadline %llu", (unsigned long long)s.deadline_ns);
+	f = fire(&s, 3000000, &presented);
+	CHECK(f.paint, "damage must be painted");
+	CHECK(f.seq == 0 && presented == t0, "seq %llu presented %llu", (unsigned long long)f.seq,
+	      (unsigned long long)presented);
+	CHECK(f.refresh_ns == P, "refresh %llu", (unsigned long long)f.refresh_ns);
+
+	unit_say("damage during a frame's period waits for the next tick, and later "
+	         "requests join the scheduled repaint");
+	CHECK(render_frame_sched_request(&s, t0 + 1000, true), "arm");
+	CHECK(s.deadline_ns == t0 + P, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(!render_frame_sched_request(&s, t0 + 2000, false), "second request re-armed");
+	CHECK(!render_frame_sched_start(&s, t0 + P - 1, &f), "started before its tick");
+	f = fire(&s, 1000000, &presented);
+	CHECK(f.seq == 1 && presented == t0 + P, "seq %llu presented %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented);
+
+	unit_say("one frame per tick: asked on the tick just used, the next frame waits");
+	CHECK(render_frame_sched_request(&s, t0 + P, true), "arm");
+	CHECK(s.deadline_ns == t0 + 2 * P, "deadline %llu", (unsigned long long)s.deadline_ns);
+	f = fire(&s, 0, &presented);
+	CHECK(f.seq == 2, "seq %llu", (unsigned long long)f.seq);
+
+	unit_say("idle does not reset the grid: after 10.5 idle periods the next frame is "
+	         "on the old grid, not at the request time");
+	uint64_t later = t0 + 12 * P + P / 2;
+	CHECK(render_frame_sched_request(&s, later, true), "arm");
+	CHECK(s.deadline_ns == t0 + 13 * P, "deadline %llu, grid tick %llu",
+	      (unsigned long long)s.deadline_ns, (unsigned long long)(t0 + 13 * P));
+	f = fire(&s, 2000000, &presented);
+	unit_say("seq advances by the elapsed periods (2 -> 13), the time is the tick");
+	CHECK(f.seq == 13, "seq %llu after 11 periods", (unsigned long long)f.seq);
+	CHECK(presented == t0 + 13 * P, "presented %llu off the grid",
+	      (unsigned long long)presented);
+	CHECK((presented - t0) % P == 0, "presented %llu off the grid",
+	      (unsigned long long)presented);
+
+	unit_say("a long idle (an hour) keeps the grid too");
+	later = t0 + 3600ull * 1000000000ull + 123;
+	render_frame_sched_request(&s, later, true);
+	CHECK((s.deadline_ns - t0) % P == 0 && s.deadline_ns >= later &&
+	      s.deadline_ns < later + P, "deadline %llu", (unsigned long long)s.deadline_ns);
+	f = fire(&s, 0, &presented);
+	CHECK(f.seq == (s.deadline_ns - t0) / P, "seq %llu", (unsigned long long)f.seq);
+
+	unit_say("a repaint with no new damage (frame callbacks or sync answers due) "
+	         "paints nothing, still on the grid");
+	uint64_t base = f.tick_ns;
+	CHECK(render_frame_sched_request(&s, base + 5, false), "arm");
+	f = fire(&s, 0, &presented);
+	CHECK(!f.paint, "painting asked with no damage");
+	CHECK(presented == base + P && f.seq == (base + P - t0) / P, "seq %llu presented %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented);
+	unit_say("damage reported after a due-only request makes that repaint paint");
+	render_frame_sched_request(&s, base + P + 5, false);
+	render_frame_sched_request(&s, base + P + 6, true);
+	f = fire(&s, 0, &presented);
+	CHECK(f.paint, "damage lost");
+	unit_say("the next repaint after a painted one does not paint again without damage");
+	render_frame_sched_request(&s, base + 2 * P + 5, false);
+	f = fire(&s, 0, &presented);
+	CHECK(!f.paint, "damage painted twice");
+
+	unit_say("a repaint started late (busy loop) belongs to the last tick passed, and "
+	         "the next one to a later tick");
+	render_frame_sched_request(&s, base + 3 * P + 5, true);
+	CHECK(s.deadline_ns == base + 4 * P, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(render_frame_sched_start(&s, base + 6 * P + 7, &f), "late start refused");
+	CHECK(f.tick_ns == base + 6 * P, "tick %llu", (unsigned long long)f.tick_ns);
+	render_frame_sched_request(&s, base + 6 * P + 8, true);
+	CHECK(s.deadline_ns == base + 7 * P, "deadline %llu", (unsigned long long)s.deadline_ns);
+	f = fire(&s, 0, &presented);
+
+	unit_say("refresh 0: no grid, a repaint at once, presented when finished, seq "
+	         "counts frames");
+	render_frame_sched_init(&s, 0, t0);
+	CHECK(s.period_ns == 0, "period %llu", (unsigned long long)s.period_ns);
+	for (uint64_t i = 1; i <= 3; i++) {
+		uint64_t now = t0 + i * 1234567;
+		CHECK(render_frame_sched_request(&s, now, true), "arm");
+		CHECK(s.deadline_ns == now, "deadline %llu, now %llu",
+		      (unsigned long long)s.deadline_ns, (unsigned long long)now);
+		f = fire(&s, 500, &presented);
+		CHECK(f.seq == i, "seq %llu", (unsigned long long)f.seq);
+		CHECK(presented == now + 500, "presented %llu", (unsigned long long)presented);
+		CHECK(f.refresh_ns == 0, "refresh %llu", (unsigned long long)f.refresh_ns);
+	}
+	render_frame_sched_request(&s, t0 + 9000000, false);
+	f = fire(&s, 0, &presented);
+	CHECK(!f.paint, "painting asked with no damage");
+
+	unit_say("render_now_ns is monotonic and in nanoseconds");
+	uint64_t a = render_now_ns(), b = render_now_ns();
+	CHECK(b >= a, "clock went back");
+	CHECK(a > 0, "zero clock");
+
+	return unit_finish("test-frame-sched");
+}
