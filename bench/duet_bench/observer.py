@@ -16,8 +16,10 @@ with the servers' own "composited" trace events where they do.
     done = obs.stop()        # {"name": "observer_done", "polls":, "cpu_ns":, ...}
 """
 import json
+import os
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -29,6 +31,17 @@ LAUNCH_RGB = (237, 237, 242)
 
 class ObserverError(Exception):
     pass
+
+
+def make_fb_dir(prefix="duet-fb-"):
+    """A new directory for framebuffer files (Xvfb -fbdir, duet-compositor
+    --vfb), in memory (/dev/shm) where there is one: a framebuffer file on
+    a disk makes the kernel write the screen back to it every few seconds,
+    I/O that the measured servers would pay for. The caller removes it."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        return tempfile.mkdtemp(prefix=prefix, dir=shm)
+    return tempfile.mkdtemp(prefix=prefix)
 
 
 def xvfb_fb_path(fbdir):

@@ -32,12 +32,18 @@ from duet_bench import observer, procs, stacks  # noqa: E402
 
 LAUNCHES = 5
 AGREE_NS = 2_000_000
-SKIP = 77
+FB_DIRS = []  # framebuffer directories in /dev/shm, removed however the test ends
+
+
+def cleanup():
+    procs.cleanup()
+    for d in FB_DIRS:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def fail(msg):
     print("FAIL: " + msg, flush=True)
-    procs.cleanup()
+    cleanup()
     sys.exit(1)
 
 
@@ -104,11 +110,11 @@ class Server:
         self.trace = os.path.join(self.dir, "server-trace.jsonl")
         self.children = []
         self.client_env = None
+        self.fbdir = observer.make_fb_dir()
+        FB_DIRS.append(self.fbdir)
         if kind == "wayland":
-            self.fb_path = os.path.join(self.dir, "vfb")
+            self.fb_path = os.path.join(self.fbdir, "vfb")
         else:
-            self.fbdir = os.path.join(self.dir, "fb")
-            os.mkdir(self.fbdir)
             self.fb_path = observer.xvfb_fb_path(self.fbdir)
 
     def spawn(self, role, argv, env, **kw):
@@ -185,6 +191,7 @@ class Server:
     def stop(self):
         for c in reversed(self.children):
             c.stop()
+        shutil.rmtree(self.fbdir, ignore_errors=True)
 
 
 class Launch:
@@ -357,7 +364,7 @@ def main():
             for kind in ("wayland", "x11"):
                 agree_on(kind, workdir)
     finally:
-        procs.cleanup()
+        cleanup()
     if os.environ.get("DUET_KEEP_TEST_DIR"):
         print("kept " + workdir)
     else:
