@@ -43,6 +43,7 @@ class Options:
         self.render_ms = 150 if q else 2000
         # Render IPC per frame: two run lengths, so start-up cancels out.
         self.render_count_ms = [100, 300] if q else [500, 1500]
+        self.render_count_repeat = 1 if q else 2
         self.render_engines = args.render_engines
         self.cpu_reps = reps or (1 if q else 3)
         self.cpu_ms = 400 if q else 2000

@@ -413,58 +413,78 @@ def per_frame_of(short, long, key):
     return round((long[key] - short[key]) / frames, 3)
 
 
-def render_counts(ctx, stack, engine=None, lengths=None, scenes=None):
+COUNT_KEYS = ("ipc_unix", "study_style", "ipc_unix_bytes", "study_style_bytes", "sent_bytes",
+              "received_bytes", "waits")
+PROTO_KEYS = ("requests", "replies", "events", "request_bytes", "event_bytes")
+
+
+def pool(runs):
+    """Sums of the counts, frames and protocol messages of several runs of
+    one length (a protocol source missing from any run is left out)."""
+    out = {"frames": sum(r["frames"] for r in runs), "path": runs[-1]["path"],
+           "processes": {}}
+    for role in runs[-1]["processes"]:
+        out["processes"][role] = {k: sum(r["processes"][role][k] for r in runs)
+                                  for k in COUNT_KEYS}
+    for src in ("protocol", "protocol_wm"):
+        if all(r.get(src) for r in runs):
+            out[src] = {k: sum(r[src][k] for r in runs) for k in PROTO_KEYS
+                        if k in runs[-1][src]}
+            out[src]["source"] = runs[-1][src]["source"]
+    return out
+
+
+def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=None):
     """IPC per rendered frame with start-up and teardown taken out: the
-    scenes run twice, for a short and a long time in every scene, and
-    per frame = (long - short) / (frames_long - frames_short)."""
+    scenes run for a short and a long time in every scene (repeat times,
+    alternating, pooled), and per frame = (long - short) / (frames_long -
+    frames_short)."""
     engine = engine or ctx.opts.render_engines[0]
     short_ms, long_ms = lengths or ctx.opts.render_count_ms
+    repeat = repeat or getattr(ctx.opts, "render_count_repeat", 1)
     c = Counting(ctx, stack)
-    runs = [render_once(c, ctx, stack, engine, ms, scenes) for ms in (short_ms, long_ms)]
-    short, long = runs
+    runs = []
+    for _ in range(repeat):
+        runs += [render_once(c, ctx, stack, engine, ms, scenes) for ms in (short_ms, long_ms)]
+    short, long = pool(runs[0::2]), pool(runs[1::2])
     if long["frames"] <= short["frames"]:
-        raise CountFailed("the %d ms run drew %d frames, the %d ms run %d: no difference to "
-                          "divide by" % (long_ms, long["frames"], short_ms, short["frames"]))
+        raise CountFailed("the %d ms runs drew %d frames, the %d ms runs %d: no difference "
+                          "to divide by" % (long_ms, long["frames"], short_ms, short["frames"]))
     from duet_bench.experiments import transport
     res = {"engine": engine, "transport": transport(stack.kind, engine, long["path"]),
-           "path": long["path"], "lengths_ms": [short_ms, long_ms],
+           "path": long["path"], "lengths_ms": [short_ms, long_ms], "repeat": repeat,
            "frames": long["frames"] - short["frames"],
-           "frames_per_run": [short["frames"], long["frames"]]}
-    keys = ("ipc_unix", "study_style", "ipc_unix_bytes", "study_style_bytes", "sent_bytes",
-            "received_bytes", "waits")
+           "frames_per_run": [r["frames"] for r in runs]}
     per = {}
     for role, lp in long["processes"].items():
         sp = short["processes"].get(role, {})
         per[role] = {k: per_frame_of(dict(sp, frames=short["frames"]),
-                                     dict(lp, frames=long["frames"]), k) for k in keys}
+                                     dict(lp, frames=long["frames"]), k) for k in COUNT_KEYS}
     res["per_frame_detail"] = per
     res["per_frame"] = {r: v["ipc_unix"] for r, v in per.items()}
     res["per_frame_study_style"] = {r: v["study_style"] for r, v in per.items()}
     res["bytes_per_frame_study_style"] = {r: v["study_style_bytes"] for r, v in per.items()}
-    # The old figure, for comparison: the long run's whole life / its frames.
+    # The old figure, for comparison: the long runs' whole life / their frames.
     res["whole_run_per_frame_study_style"] = {
-        r: round(p["study_style"] / long["frames"], 3)
-        for r, p in long["processes"].items() if long["frames"]}
-    sp, lp = short.get("protocol"), long.get("protocol")
-    if sp and lp:
+        r: round(p["study_style"] / long["frames"], 3) for r, p in long["processes"].items()}
+    for src, key in (("protocol", "protocol_per_frame"),
+                     ("protocol_wm", "protocol_per_frame_wm")):
+        sp, lp = short.get(src), long.get(src)
+        if not (sp and lp):
+            continue
         pf = {k: per_frame_of(dict(sp, frames=short["frames"]), dict(lp, frames=long["frames"]),
-                              k) for k in ("requests", "events", "request_bytes", "event_bytes")
-              if k in lp}
-        pf["messages"] = round(pf["requests"] + pf["events"], 3)
+                              k) for k in PROTO_KEYS if k in lp}
+        pf["messages"] = round(sum(pf.get(k) or 0 for k in ("requests", "replies", "events")),
+                               3)
         pf["source"] = lp["source"]
-        res["protocol_per_frame"] = pf
-    else:
+        res[key] = pf
+    if "protocol_per_frame" not in res:
         res["protocol_per_frame"] = {"unavailable": "no protocol counts for this stack's app "
                                                     "in the render runs"}
-    sw, lw = short.get("protocol_wm"), long.get("protocol_wm")
-    if sw and lw:
-        res["protocol_per_frame_wm"] = {
-            k: per_frame_of(dict(sw, frames=short["frames"]), dict(lw, frames=long["frames"]), k)
-            for k in ("requests", "replies", "events", "request_bytes", "event_bytes")}
-        res["protocol_per_frame_wm"]["source"] = lw["source"]
     res["runs"] = runs
-    res["interval"] = ("(long run - short run) / (their frame difference): %d and %d ms per "
-                       "scene; start-up and teardown cancel out" % (short_ms, long_ms))
+    res["interval"] = ("(long runs - short runs) / (their frame difference): %d and %d ms per "
+                       "scene, %d time(s) each, alternating; start-up and teardown cancel out"
+                       % (short_ms, long_ms, repeat))
     return res
 
 

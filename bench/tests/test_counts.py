@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Checks that the bench's IPC counts hold up, against real stacks.
+
+usage: test_counts.py agree|lengths
+  agree:   one duet-launch on duet-compositor (and on Xvfb + duet-xwm) with
+           strace attached to the stack AND the in-process counter preloaded
+           into it, over the same interval: the server's syscall counts
+           agree within 5%, and the protocol messages the server logged for
+           the app are at least the server's syscalls with the app.
+  lengths: render IPC per frame on the server (two run lengths, start-up
+           subtracted) made from 150 + 450 ms and from 300 + 900 ms per scene
+           agree within 10% (median of 5) on duet-compositor and on Xvfb +
+           duet-xwm.
+Environment: DUET_BUILD_DIR (the build).
+"""
+import atexit
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import types
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from duet_bench import ipc, procs, stacks  # noqa: E402
+
+SCENES = "image_blend_smooth_scaled,rect_blend,text_glyphs"
+
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg)
+
+
+class Ctx:
+    """What the bench's experiment functions need of the bench."""
+
+    def __init__(self, workdir):
+        self.apps = {n: stacks.find_own("duet-" + n, "clients")
+                     for n in ("launch", "render", "resize")}
+        self.opts = types.SimpleNamespace(engine="sw", render_engines=["sw"],
+                                          render_count_ms=[100, 300])
+        self.workdir = workdir
+        self.base_env = dict(os.environ, GALLIUM_DRIVER="llvmpipe", LIBGL_ALWAYS_SOFTWARE="1")
+        for k in ("LD_PRELOAD", "DUET_TRACE", "DUET_PROTOCOL_LOG", "DUET_IPC_COUNT_DIR",
+                  "WAYLAND_DEBUG"):
+            self.base_env.pop(k, None)
+
+    def fault_hook(self, *args):
+        pass
+
+    def stack(self, name, refresh=60):
+        cdir = tempfile.mkdtemp(prefix="count-", dir=self.workdir)
+        env = dict(self.base_env, **ipc.counting_server_env(name))
+        return stacks.Stack(name, self.workdir, env, refresh=refresh, counting=cdir).start()
+
+
+def within(a, b, tol):
+    return abs(a - b) <= tol * max(a, b)
+
+
+def test_agree(ctx):
+    strace = shutil.which("strace")
+    check(strace is not None, "strace is installed")
+    check(stacks.find_ipc_lib() is not None, "libduet-ipc-count.so is built")
+    for name in ("wayland", "x11"):
+        st = ctx.stack(name)
+        try:
+            res = ipc.strace_launch(ctx, st, strace, counting=ipc.Counting(ctx, st))
+            proto = ipc.wait_protocol_log(st, res["app_pid"]) if name == "wayland" else None
+        finally:
+            st.stop()
+        srv_s = res["processes"].get("server", {})
+        srv_c = res["counter"]["server"]
+        print("%s: server calls on Unix sockets, strace / counter:" % name)
+        for call in sorted(set(srv_s.get("per_call", {})) | set(srv_c["per_call"])):
+            print("  %-12s %6s / %6s" % (call, srv_s.get("per_call", {}).get(call, {})
+                                         .get("unix"), srv_c["per_call"].get(call, {})
+                                         .get("unix")))
+        for key in ("study_style", "ipc_unix"):
+            a, b = srv_s.get(key, 0), srv_c[key]
+            check(b > 0 and within(a, b, 0.05),
+                  "%s: server %s by strace %d and by the counter %d agree within 5%%"
+                  % (name, key, a, b))
+        if name == "wayland":
+            check(proto is not None, "wayland: duet-compositor logged the app's messages")
+            msgs = proto["requests"] + proto["events"]
+            calls = srv_c["peers"].get("app", 0)
+            check(calls > 0 and msgs >= calls,
+                  "wayland: %d protocol messages (%d requests + %d events) >= the server's "
+                  "%d calls with the app" % (msgs, proto["requests"], proto["events"], calls))
+        else:
+            wm = res["counter"]["wm"]
+            check(wm["ipc_unix"] > 0, "x11: the counter saw duet-xwm's X traffic (%d calls)"
+                  % wm["ipc_unix"])
+
+
+def test_lengths(ctx):
+    """Per frame does not depend on run length: five interleaved rounds of
+    both pairs of lengths, compared by their medians (a single run moves
+    with the machine's load: an unthrottled app's frames batch differently
+    when the servers fall behind)."""
+    for name in ("wayland", "x11"):
+        st = ctx.stack(name, refresh=0)
+        a, b = [], []
+        try:
+            for _ in range(5):
+                a.append(ipc.render_counts(ctx, st, "sw", lengths=(150, 450), scenes=SCENES))
+                b.append(ipc.render_counts(ctx, st, "sw", lengths=(300, 900), scenes=SCENES))
+        finally:
+            st.stop()
+        med = lambda runs, key: statistics.median(r[key]["server"] for r in runs)
+        pa, pb = med(a, "per_frame_study_style"), med(b, "per_frame_study_style")
+        print("%s server, per frame, 150+450 ms: %s; 300+900 ms: %s" % (
+            name, [r["per_frame_study_style"]["server"] for r in a],
+            [r["per_frame_study_style"]["server"] for r in b]))
+        print("%s server, whole-run figures (start-up included), 450 ms: %s; 900 ms: %s" % (
+            name, [r["whole_run_per_frame_study_style"]["server"] for r in a],
+            [r["whole_run_per_frame_study_style"]["server"] for r in b]))
+        check(pa > 0 and within(pa, pb, 0.10),
+              "%s: server IPC per frame from two run lengths within 10%% (medians %.3f, %.3f)"
+              % (name, pa, pb))
+        ba, bb = med(a, "bytes_per_frame_study_style"), med(b, "bytes_per_frame_study_style")
+        check(ba > 0 and bb > 0, "%s: server bytes per frame recorded (%.0f, %.0f)"
+              % (name, ba, bb))
+
+
+def main():
+    procs.become_subreaper()
+    atexit.register(procs.cleanup)
+    workdir = tempfile.mkdtemp(prefix="duet-counts-test-")
+    try:
+        ctx = Ctx(workdir)
+        {"agree": test_agree, "lengths": test_lengths}[sys.argv[1]](ctx)
+    finally:
+        procs.cleanup()
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
