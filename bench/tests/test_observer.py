@@ -3,7 +3,8 @@
 
 usage: test_observer.py functional|agrees
   functional: duet-observe on a file that is not a framebuffer fails with a
-      clear error; started before Xvfb creates its -fbdir file, it waits for
+      clear error; a framebuffer truncated and rewritten under it is mapped
+      anew; started before Xvfb creates its -fbdir file, it waits for
       it; on Xvfb + duet-xwm and on duet-compositor --vfb it says ready while
       duet-launch's colour is absent, sees it once the app's window shows, and
       stops on SIGTERM with its polls and CPU; started while the colour is
@@ -21,6 +22,7 @@ import random
 import select
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -253,6 +255,41 @@ def test_not_a_framebuffer(workdir):
     check(r.returncode == 2 and "--rgb" in r.stderr, "a bad --rgb is a usage error")
 
 
+def write_vfb(path, width, height, frame, run_at=None, mode="wb"):
+    """A DUETVFB1 file as duet-compositor --vfb writes it, black, with
+    duet-launch's colour in a 100-pixel run at run_at=(x, y)."""
+    px = bytearray(width * height * 4)
+    if run_at:
+        x0, y0 = run_at
+        r, g, b = observer.LAUNCH_RGB
+        for x in range(x0, x0 + 100):
+            o = (y0 * width + x) * 4
+            px[o:o + 4] = bytes((b, g, r, 0))
+    header = b"DUETVFB1" + struct.pack("=IIIIQQ", width, height, width * 4, 0, frame, 0)
+    with open(path, mode) as f:
+        f.write(header.ljust(64, b"\0") + px)
+
+
+def test_truncated_file(workdir):
+    path = os.path.join(workdir, "vfb")
+    write_vfb(path, 640, 480, 1)
+    obs = observer.Observer(path, observer.LAUNCH_RGB, os.environ, timeout_ms=10000).start()
+    obs.wait_ready(5)
+    # Cut under the observer's mapping, then written again in place (same
+    # file) with the colour: it must map the file anew, not die of SIGBUS.
+    os.truncate(path, 100)
+    time.sleep(0.05)
+    os.truncate(path, 0)
+    time.sleep(0.05)
+    write_vfb(path, 640, 480, 2, run_at=(100, 200), mode="r+b")
+    seen = obs.wait_seen(5)
+    done = obs.stop()
+    check(seen is not None and (obs.seen["x"], obs.seen["y"]) == (100, 200),
+          "a framebuffer truncated and rewritten under the observer: seen at %s"
+          % (((obs.seen["x"], obs.seen["y"]),) if obs.seen else (None,)))
+    check(done["seen"], "it then stops by itself (%d polls)" % done["polls"])
+
+
 def functional_on(kind, workdir):
     server = Server(kind, workdir)
     early = None
@@ -358,6 +395,7 @@ def main():
     try:
         if sys.argv[1] == "functional":
             test_not_a_framebuffer(workdir)
+            test_truncated_file(workdir)
             for kind in ("x11", "wayland"):
                 functional_on(kind, workdir)
         else:
