@@ -20,6 +20,7 @@ DUET_BENCH_PACKAGES="
 DUET_TEST_PACKAGES="
 	wayland-utils foot glmark2-es2-wayland glmark2-es2-x11 xterm
 	libelementary-bin libevas1-engines-wayland libevas1-engines-x fonts-dejavu-core
+	python3-jsonschema
 "
 
 # duet_ensure_packages WHO PACKAGES...: installs what is missing with apt-get

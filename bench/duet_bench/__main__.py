@@ -1,5 +1,11 @@
+"""python3 -m duet_bench [bench] ARGS | python3 -m duet_bench report DIR..."""
 import sys
 
-from duet_bench import cli
+from duet_bench import cli, report_cmd
 
-sys.exit(cli.main(sys.argv[1:]))
+argv = sys.argv[1:]
+if argv[:1] == ["report"]:
+    sys.exit(report_cmd.main(argv[1:]))
+if argv[:1] == ["bench"]:
+    argv = argv[1:]
+sys.exit(cli.main(argv))

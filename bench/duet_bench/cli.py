@@ -160,14 +160,15 @@ class Bench:
 
     def plan_units(self):
         o, n = self.opts, 0
-        for _ in self.args.stacks:
+        for name in self.args.stacks:
             for e in self.args.experiments:
                 # resize steps once per mode in every round that has runs
                 n += o.total(e) if e != "resize" else 2 * sum(
                     1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
                 n += 2 + ("resize" in self.args.experiments) + (
-                    len(o.render_engines) if "render" in self.args.experiments else 0)
+                    len(o.render_engines) if "render" in self.args.experiments else 0) + (
+                    name == "openbox")
         return n
 
     # ------------------------------------------------------------ faults (tests)
@@ -194,12 +195,13 @@ class Bench:
             json.dump(self.results, f, indent=1)
         os.replace(tmp, os.path.join(self.out, "results.json"))
 
-    def start_stack(self, name, refresh, counting=False):
+    def start_stack(self, name, refresh, counting=False, stack_class=None):
         cdir = None
         if counting:
             cdir = tempfile.mkdtemp(prefix="count-", dir=self.workdir)
         env = dict(self.base_env, **ipc.counting_server_env(name)) if counting else self.base_env
-        st = stacks.Stack(name, self.workdir, env, refresh=refresh, counting=cdir)
+        st = (stack_class or stacks.Stack)(name, self.workdir, env, refresh=refresh,
+                                           counting=cdir)
         return st.start()
 
     def record_failure(self, rec, why, stack=None, app_log=None):
@@ -211,7 +213,7 @@ class Bench:
         rec["logs"] = logs
         self.progress.say("FAILED: %s" % why.splitlines()[0] if why else "FAILED")
 
-    def run_in_stack(self, name, refresh, what, counting=False):
+    def run_in_stack(self, name, refresh, what, counting=False, stack_class=None):
         """Starts a stack, runs what(stack) for each (key, fn) in what,
         restarting the stack after a failure. Returns nothing: records."""
         st = None
@@ -225,7 +227,7 @@ class Bench:
                     st, err = None, None
                     for attempt in range(3):  # retries: a start can lose a race
                         try:
-                            st = self.start_stack(name, refresh, counting)
+                            st = self.start_stack(name, refresh, counting, stack_class)
                             break
                         except stacks.StackError as e:
                             err = e
@@ -349,6 +351,17 @@ class Bench:
                  lambda st, r, e=engine: self.count(
                      r, lambda ctx, s: ipc.render_counts(ctx, s, e), st, "render " + e))
                 for key, engine in self.render_count_keys()], counting=True)
+        if name == "openbox":
+            # openbox's and xcompmgr's own X protocol, through xtrace proxies.
+            if shutil.which("xtrace"):
+                self.run_in_stack(name, 60, [("xtrace", ipc_rec.setdefault("xtrace", {}),
+                                              lambda st, r: self.count(r, ipc.xtrace_run, st,
+                                                                       "xtrace"))],
+                                  stack_class=ipc.XtraceStack)
+            else:
+                ipc_rec["xtrace"] = {"status": "skipped", "reason": "xtrace is not installed "
+                                     "(Debian package xtrace): no X protocol counts of "
+                                     "openbox and xcompmgr"}
 
     def render_count_keys(self):
         e = self.opts.render_engines

@@ -18,12 +18,14 @@ dump signal in time) fails the counting run: it is never read as zero.
 """
 import json
 import os
+import random
 import re
+import shutil
 import signal
 import subprocess
 import time
 
-from duet_bench import procs
+from duet_bench import procs, stacks
 from duet_bench.apprun import AppFailed, AppRun
 
 from duet_bench.stacks import DUMP_SIGNAL, counting_env
@@ -481,6 +483,14 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
     if "protocol_per_frame" not in res:
         res["protocol_per_frame"] = {"unavailable": "no protocol counts for this stack's app "
                                                     "in the render runs"}
+    neg = sorted("%s %s" % (r, k) for r, v in per.items() for k, x in v.items()
+                 if x is not None and x < 0)
+    if neg:
+        # Start-up differed between the runs by more than the extra frames
+        # added: the per-frame figure is noise around a small value.
+        res["warnings"] = ["below zero per frame (start-up varied between runs more than "
+                           "the extra frames added; longer runs or more repeats reduce "
+                           "it): " + ", ".join(neg)]
     res["runs"] = runs
     res["interval"] = ("(long runs - short runs) / (their frame difference): %d and %d ms per "
                        "scene, %d time(s) each, alternating; start-up and teardown cancel out"
@@ -617,3 +627,151 @@ def strace_launch(ctx, stack, strace, counting=None):
         out["counter"] = counted
         out["app_pid"] = app_pid
     return out
+
+
+# ------------------------------------------------------------ xtrace
+# openbox and xcompmgr count nothing themselves: their X protocol is read
+# by Debian's xtrace, a proxy X server that forwards a client's connection
+# to the real one and prints every request, reply, event and error. Each
+# of the two gets its own proxy (so every line belongs to one process), in
+# a run of its own: the proxy adds a hop to every message and so changes
+# the timing, and it is not part of the stack being measured.
+XTRACE_LINE = re.compile(rb"^\d+:([<>]):[0-9a-f]+:\s*(?:(\d+):\s*)?"
+                         rb"(\S*Request\(|Reply to |Event |Error)")
+
+
+def xtrace_counts(path, start=0, end=None):
+    """Requests (with their bytes), replies (with theirs), events and
+    errors of one xtrace log between two offsets."""
+    out = {"requests": 0, "request_bytes": 0, "replies": 0, "reply_bytes": 0, "events": 0,
+           "errors": 0, "unparsed_warnings": 0}
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read() if end is None else f.read(max(0, end - start))
+    except OSError:
+        return None
+    for line in data.split(b"\n"):
+        m = XTRACE_LINE.match(line)
+        if not m:
+            # xtrace says so when a message outgrew its buffer (a large
+            # PutImage): that message is forwarded but not printed.
+            if b"Warning: buffer filled" in line:
+                out["unparsed_warnings"] += 1
+            continue
+        what, size = m.group(3), int(m.group(2) or 0)
+        if what.endswith(b"Request("):
+            out["requests"] += 1
+            out["request_bytes"] += size
+        elif what == b"Reply to ":
+            out["replies"] += 1
+            out["reply_bytes"] += size
+        elif what == b"Event ":
+            out["events"] += 1
+        else:
+            out["errors"] += 1
+    out["messages"] = out["requests"] + out["replies"] + out["events"] + out["errors"]
+    return out
+
+
+class XtraceStack(stacks.Stack):
+    """A stack whose WM and compositing manager reach the X server through
+    an xtrace proxy each (the openbox stack: openbox and xcompmgr)."""
+    TRACED = ("wm", "compositor")
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.xtrace_logs = {}  # role -> the proxy's protocol log
+
+    def spawn(self, role, argv, env, **kw):
+        if role in self.TRACED and self.kind == "x11":
+            env = dict(env, DISPLAY=self.proxy(role))
+        return super().spawn(role, argv, env, **kw)
+
+    def proxy(self, role):
+        xtrace = shutil.which("xtrace")
+        if not xtrace:
+            raise stacks.StackError("xtrace is not installed (Debian package xtrace)")
+        log = os.path.join(self.dir, "xtrace-%s.txt" % role)
+        env = {k: v for k, v in self.base_env.items() if k != "LD_PRELOAD"}
+        for _ in range(5):
+            n = random.randint(900, 999)
+            sock = "/tmp/.X11-unix/X%d" % n
+            if os.path.exists(sock) or os.path.exists("/tmp/.X%d-lock" % n):
+                continue
+            # -n: Xvfb here has no authorisation to copy; -k: a client's
+            # reconnection must find the proxy still there.
+            child = procs.Child("xtrace-" + role, [xtrace, "-d", self.display, "-D", ":%d" % n,
+                                                   "-n", "-k", "-o", log], env,
+                                log_path=os.path.join(self.dir, "xtrace-%s.log" % role))
+            self.procs["xtrace-" + role] = child
+            self.commands["xtrace-" + role] = child.argv
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and child.alive() and not os.path.exists(sock):
+                time.sleep(0.02)
+            if os.path.exists(sock) and child.alive():
+                self.xtrace_logs[role] = log
+                return ":%d" % n
+            child.stop()
+            del self.procs["xtrace-" + role]
+        raise stacks.StackError("xtrace did not start a proxy display for the %s" % role)
+
+    def marks(self):
+        out = {}
+        for role, path in self.xtrace_logs.items():
+            try:
+                out[role] = os.path.getsize(path)
+            except OSError:
+                out[role] = 0
+        return out
+
+    def counts_since(self, marks, end=None):
+        return {role: xtrace_counts(path, marks.get(role, 0), (end or {}).get(role))
+                for role, path in self.xtrace_logs.items()}
+
+
+def xtrace_run(ctx, stack):
+    """The X protocol of the processes we did not write (openbox and
+    xcompmgr), through xtrace: during a launch (fork -> first frame) and
+    per rendered frame (two run lengths, every engine)."""
+    from duet_bench.experiments import with_engine
+    res = {"source": "xtrace proxies between Xvfb and each of %s (separate run)"
+                     % ", ".join(sorted(stack.xtrace_logs))}
+    m = stack.marks()
+    run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"))
+    try:
+        if not run.wait(first_frame, timeout=30, experiment="xtrace-launch"):
+            raise AppFailed("duet-launch %s:\n%s" % (run.exit_status(), run.log_tail()))
+        res["launch"] = stack.counts_since(m)
+    finally:
+        run.stop()
+    res["render"] = {}
+    short_ms, long_ms = ctx.opts.render_count_ms
+    for engine in ctx.opts.render_engines:
+        got = []
+        for ms in (short_ms, long_ms):
+            m = stack.marks()
+            run = AppRun(ctx, stack, with_engine(argv_for(ctx, stack, "render", "--duration-ms",
+                                                          str(ms)), engine))
+            try:
+                run.wait(timeout=60 + 10 * ms / 1000.0, experiment="xtrace-render")
+                if not run.named("render_done"):
+                    raise AppFailed("duet-render --engine %s %s:\n%s"
+                                    % (engine, run.exit_status(), run.log_tail()))
+                frames = sum(s["frames"] for s in run.named("scene"))
+            finally:
+                run.stop()
+            got.append((frames, stack.counts_since(m)))
+        (fs, cs), (fl, cl) = got
+        if fl <= fs:
+            raise CountFailed("xtrace run: the %d ms run drew no more frames (%d) than the "
+                              "%d ms run (%d)" % (long_ms, fl, short_ms, fs))
+        res["render"][engine] = {
+            role: {k: round((cl[role][k] - cs[role][k]) / (fl - fs), 3)
+                   for k in cl[role] if k != "unparsed_warnings"}
+            for role in cl if cl[role] and cs[role]}
+        res["render"][engine]["frames"] = fl - fs
+        res["render"][engine]["lengths_ms"] = [short_ms, long_ms]
+    res["interval"] = ("launch: fork of the app -> its first_frame line; render: (long run - "
+                       "short run) / their frame difference, per role")
+    return res

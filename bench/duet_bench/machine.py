@@ -1,9 +1,14 @@
-"""What every result carries: machine, versions, CPU governor."""
+"""What every result carries: machine, versions, CPU governor and
+frequencies, load and steal, and whether it ran in a VM or under an
+emulator (where figures are not timings)."""
+import glob
 import os
 import platform
 import re
 import shutil
+import struct
 import subprocess
+import sys
 
 
 def _run(argv):
@@ -36,19 +41,212 @@ def machine():
             mem = int(f.readline().split()[1]) // 1024
     except (OSError, ValueError, IndexError):
         pass
+    virt = virtualization()
     return {"cpu_model": model or platform.processor() or "unknown",
             "cores": os.cpu_count(), "kernel": platform.release(),
             "arch": platform.machine(), "mem_mib": mem,
-            "virtualization": _run(["systemd-detect-virt"]) or "unknown"}
+            "virtualization": virt["summary"], "virt": virt,
+            "emulation": virt["emulation"], "cpufreq": cpufreq(),
+            "loadavg": loadavg(), "steal": steal_since_boot()}
 
 
-def governor():
-    path = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+def _read(path):
     try:
         with open(path) as f:
             return f.read().strip()
     except OSError:
-        return "unavailable"
+        return None
+
+
+def _int(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def governor():
+    """cpu0's governor, or "unavailable"; every CPU's is in cpufreq()."""
+    return _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") or "unavailable"
+
+
+def cpufreq():
+    """Governor and current/min/max kHz of every CPU from sysfs; where the
+    kernel exposes no cpufreq (VMs, containers), "unavailable" and the
+    MHz /proc/cpuinfo shows, which is then the host's nominal figure."""
+    cpus = []
+    for d in sorted(glob.glob("/sys/devices/system/cpu/cpu[0-9]*"),
+                    key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0)):
+        f = os.path.join(d, "cpufreq")
+        if not os.path.isdir(f):
+            continue
+        cpus.append({"cpu": os.path.basename(d),
+                     "governor": _read(os.path.join(f, "scaling_governor")),
+                     "cur_khz": _int(_read(os.path.join(f, "scaling_cur_freq"))),
+                     "min_khz": _int(_read(os.path.join(f, "scaling_min_freq"))),
+                     "max_khz": _int(_read(os.path.join(f, "scaling_max_freq"))),
+                     "hw_min_khz": _int(_read(os.path.join(f, "cpuinfo_min_freq"))),
+                     "hw_max_khz": _int(_read(os.path.join(f, "cpuinfo_max_freq")))})
+    if cpus:
+        return {"status": "ok", "cpus": cpus}
+    mhz = []
+    for line in (_read("/proc/cpuinfo") or "").splitlines():
+        if line.lower().startswith("cpu mhz"):
+            try:
+                mhz.append(float(line.split(":", 1)[1]))
+            except ValueError:
+                pass
+    return {"status": "unavailable", "why": "no /sys/devices/system/cpu/cpu*/cpufreq",
+            "cpuinfo_mhz": mhz}
+
+
+def loadavg():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def cpu_ticks():
+    """(steal, total) jiffies of all CPUs from /proc/stat, or None."""
+    line = (_read("/proc/stat") or "").split("\n", 1)[0].split()
+    if not line or line[0] != "cpu":
+        return None
+    vals = [int(x) for x in line[1:9]]  # user..steal; guest is inside user
+    while len(vals) < 8:
+        vals.append(0)
+    return vals[7], sum(vals)
+
+
+def steal_pct(before, after):
+    """Share of CPU time the hypervisor took between two cpu_ticks()."""
+    if not before or not after or after[1] <= before[1]:
+        return None
+    return round(100.0 * (after[0] - before[0]) / (after[1] - before[1]), 3)
+
+
+def steal_since_boot():
+    t = cpu_ticks()
+    return {"pct": steal_pct((0, 0), t), "ticks": t[0] if t else None} if t else None
+
+
+# ------------------------------------------------------------ VMs and emulators
+def _elf_header(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(64)
+    except OSError:
+        return b""
+
+
+def binfmt_emulator(exe=None):
+    """The binfmt_misc interpreter (qemu-user and the like) whose magic
+    matches our own interpreter's ELF header: the kernel then runs this
+    process through it. None when no enabled entry matches."""
+    head = _elf_header(exe or os.path.realpath(sys.executable))
+    if len(head) < 20:
+        return None
+    for entry in glob.glob("/proc/sys/fs/binfmt_misc/*"):
+        if os.path.basename(entry) in ("register", "status"):
+            continue
+        text = _read(entry) or ""
+        if not text.startswith("enabled"):
+            continue
+        fields = dict(line.split(" ", 1) for line in text.splitlines()[1:] if " " in line)
+        try:
+            magic = bytes.fromhex(fields.get("magic", ""))
+            mask = bytes.fromhex(fields.get("mask", "")) or b"\xff" * len(magic)
+            off = int(fields.get("offset", "0"))
+        except ValueError:
+            continue
+        if not magic or len(head) < off + len(magic):
+            continue
+        if all((head[off + i] & mask[i]) == (magic[i] & mask[i]) for i in range(len(magic))):
+            return fields.get("interpreter", os.path.basename(entry))
+    return None
+
+
+def auxv_platform():
+    """AT_PLATFORM from /proc/self/auxv as the kernel (or qemu-user, which
+    writes its own) gives it, with AT_SYSINFO_EHDR's presence: the vDSO a
+    native kernel maps for every process on x86 and arm64, which qemu-user
+    leaves out for most guests."""
+    data = b""
+    try:
+        with open("/proc/self/auxv", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    word = struct.calcsize("P")
+    fmt = "=" + ("Q" if word == 8 else "I") * 2
+    keys = {}
+    for i in range(0, len(data) - 2 * word + 1, 2 * word):
+        k, v = struct.unpack_from(fmt, data, i)
+        if k == 0:
+            break
+        keys[k] = v
+    return {"has_vdso": 33 in keys, "entries": len(keys)}
+
+
+def virtualization():
+    """VM / container / emulator, from every source there is; summary is
+    one line for the report."""
+    out = {}
+    if shutil.which("systemd-detect-virt"):
+        out["systemd_detect_virt_vm"] = _run(["systemd-detect-virt", "--vm"]) or None
+        out["systemd_detect_virt_container"] = _run(["systemd-detect-virt",
+                                                     "--container"]) or None
+    dmi = {}
+    for k in ("sys_vendor", "product_name", "board_vendor", "bios_vendor"):
+        v = _read("/sys/class/dmi/id/" + k)
+        if v:
+            dmi[k] = v
+    out["dmi"] = dmi or "unavailable"
+    cpuinfo = _read("/proc/cpuinfo") or ""
+    out["cpuinfo_hypervisor_flag"] = bool(re.search(r"^flags\s*:.*\bhypervisor\b", cpuinfo,
+                                                    re.M))
+    out["binfmt_interpreter"] = binfmt_emulator()
+    out["auxv"] = auxv_platform()
+    vm = out.get("systemd_detect_virt_vm")
+    if vm == "none":
+        vm = None
+    dmi_text = " ".join(dmi.values()).lower() if dmi else ""
+    if not vm:
+        for needle, name in (("qemu", "qemu"), ("kvm", "kvm"), ("vmware", "vmware"),
+                             ("virtualbox", "oracle"), ("microsoft", "microsoft"),
+                             ("xen", "xen"), ("amazon ec2", "amazon")):
+            if needle in dmi_text:
+                vm = name
+                break
+    if not vm and out["cpuinfo_hypervisor_flag"]:
+        vm = "unknown hypervisor (cpuinfo flag)"
+    container = out.get("systemd_detect_virt_container")
+    if container == "none":
+        container = None
+    emulation = None
+    if out["binfmt_interpreter"]:
+        emulation = "user-mode emulator: %s" % out["binfmt_interpreter"]
+    elif out["auxv"] and not out["auxv"]["has_vdso"] and platform.machine() in (
+            "x86_64", "aarch64"):
+        # binfmt_misc is often not visible inside a container whose host
+        # runs it through qemu-user; the missing vDSO still shows.
+        emulation = "probably user-mode emulation (no vDSO in /proc/self/auxv)"
+    elif vm == "qemu" or "qemu virtual cpu" in cpuinfo.lower() and vm != "kvm":
+        # systemd-detect-virt says "kvm" when qemu runs with KVM and "qemu"
+        # when it translates every instruction (TCG).
+        emulation = "qemu system emulation (TCG, no KVM)"
+    out["vm"] = vm
+    out["container"] = container
+    out["emulation"] = emulation
+    parts = []
+    if vm:
+        parts.append("VM: " + vm)
+    if container:
+        parts.append("container: " + container)
+    if emulation:
+        parts.append("EMULATED: " + emulation)
+    out["summary"] = ", ".join(parts) or "none detected"
+    return out
 
 
 def versions():

@@ -1,267 +1,28 @@
 """summary.csv, report.md and a self-contained report.html (SVG plots made
-by gnuplot, inlined) from results.json. Each figure of the study gets our
-numbers for every stack (min/median/max over runs) and the study's Odroid U3
-numbers beside them."""
+by gnuplot, inlined), from results.json alone (`duet report DIR` rebuilds
+them offline). The report opens with the verdict on each of the study's
+claims, then the ratios between stacks with their intervals, where the
+launch time goes, and the absolute figures beside the study's Odroid U3
+numbers."""
 import csv
-import html
 import os
-import shutil
-import statistics
-import subprocess
 
+from duet_bench import metrics, plots, stats
+from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
-COLORS = {"wayland": 0x3a7bd5, "x11": 0xd5533a, "weston": 0x7fb0f0, "openbox": 0xf0a07f,
-          "study-wayland": 0x1d3d6b, "study-x11": 0x6b291d}
-STUDY_SIDE = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11"}
 SIZES = ["100x100", "1000x240", "850x900", "400x1000", "1800x500", "999x999", "333x999",
          "1920x1080"]
+PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
+              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston"}
+# Short names of the claims for plot tick labels.
+SHORT = {"launch_ms": "launch", "launch_submitted_ms": "launch (submitted)",
+         "launch_ipc": "IPC launch", "render_fps": "render fps", "flush_ms": "flush",
+         "render_ipc_per_frame": "IPC/frame", "cpu_peak": "CPU peak", "resize_ms": "resize",
+         "resize_ipc": "IPC/resize"}
+EMULATION_WARNING = "figures under emulation are not timings"
 
 
-def mmm(vals):
-    vals = [v for v in vals if v is not None]
-    if not vals:
-        return None
-    return (min(vals), statistics.median(vals), max(vals), len(vals))
-
-
-def exp(results, e, stack):
-    return results.get("experiments", {}).get(e, {}).get(stack)
-
-
-def stacks_of(results):
-    return list(results.get("stacks", {}).keys())
-
-
-# ------------------------------------------------------------ metrics
-def metrics(results):
-    """[(figure key, stack, (min, median, max, n) or None, status text)]"""
-    out = []
-    for st in stacks_of(results):
-        def add(key, vals, rec):
-            out.append((key, st, mmm(vals), status_of(rec)))
-        r = exp(results, "launch", st)
-        if r is not None:
-            add("launch_ms", [s["ms"] for s in r["samples"]], r)
-        r = exp(results, "render", st)
-        if r is not None:
-            add("render_fps", [s["score_fps"] for s in r["samples"]], r)
-            add("flush_ms", [s["scenes"].get("image_blend_smooth_scaled", {}).get("flush_ms")
-                             for s in r["samples"]], r)
-        r = exp(results, "cpu", st)
-        if r is not None:
-            add("cpu_peak", [s["window_system_peak"] for s in r["samples"]], r)
-            # The peak is one 50 ms sample and moves with scheduling; the
-            # mean over the app's life is the steadier figure.
-            add("cpu_mean", [s.get("window_system_mean") for s in r["samples"]], r)
-        r = exp(results, "resize", st)
-        if r is not None:
-            add("resize_ms", [s["ms"] for s in r["samples"]], r)
-        ipc = results.get("ipc", {}).get(st, {})
-        la = ipc.get("launch", {})
-        srv = la.get("processes", {}).get("server", {})
-        add("launch_ipc", [srv.get("study_style")] if "study_style" in srv else [], la)
-        rr = ipc.get("render", {})
-        add("render_ipc_per_frame",
-            [rr.get("per_frame_study_style", {}).get("server")], rr)
-        rz = ipc.get("resize", {})
-        add("resize_ipc", [rz.get("per_resize", {}).get("server", {}).get("study_style")], rz)
-    return out
-
-
-def status_of(rec):
-    if not rec:
-        return "not run"
-    st = rec.get("status", "ok" if rec else "not run")
-    if st in ("failed", "skipped"):
-        return "%s: %s" % (st, (rec.get("reason") or "").splitlines()[0][:160])
-    return st
-
-
-TITLES = {
-    "launch_ms": ("App launch time (fork -> first presented frame)", "ms"),
-    "launch_ipc": ("IPC at launch, server side (sendmsg+writev+recvmsg on Unix sockets)", "calls"),
-    "render_fps": ("Rendering score (mean fps over the duet-render scenes, unthrottled)", "fps"),
-    "flush_ms": ("Flush/swap time per frame, image_blend_smooth_scaled", "ms"),
-    "render_ipc_per_frame": ("IPC per rendered frame, server side", "calls/frame"),
-    "cpu_peak": ("CPU peak of the window-system processes (server + WM + compositor)",
-                 "% of one core"),
-    "cpu_mean": ("CPU mean of the window-system processes over the app's life (no study "
-                 "figure)", "% of one core"),
-    "resize_ipc": ("IPC per resize, server side", "calls/resize"),
-    "resize_ms": ("Resize latency, all sizes and modes", "ms"),
-}
-
-
-def write_csv(results, out):
-    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["metric", "stack", "n", "min", "median", "max", "status",
-                    "study_x11", "study_wayland", "unit"])
-        for key, st, m, status in metrics(results):
-            s = STUDY.get(key, {})
-            w.writerow([key, st] + ([m[3], r4(m[0]), r4(m[1]), r4(m[2])] if m else
-                                    [0, "", "", ""])
-                       + [status, s.get("x11", ""), s.get("wayland", ""), TITLES[key][1]])
-        for st in stacks_of(results):
-            r = exp(results, "resize", st)
-            if not r:
-                continue
-            for mode in ("client", "server"):
-                for i, size in enumerate(SIZES):
-                    vals = [s["ms"] for s in r["samples"]
-                            if s["requested_mode"] == mode and s["step"] == i + 1]
-                    m = mmm(vals)
-                    if m:
-                        w.writerow(["resize_ms_%s_%s" % (mode, size), st, m[3], r4(m[0]),
-                                    r4(m[1]), r4(m[2]), "ok", "", "", "ms"])
-
-
-def r4(v):
-    return round(v, 4) if isinstance(v, float) else v
-
-
-# ------------------------------------------------------------ plots
-def gnuplot(script, path):
-    if not shutil.which("gnuplot"):
-        return None
-    r = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True, timeout=60)
-    if r.returncode != 0 or not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return f.read()
-
-
-def qs(s):
-    return '"%s"' % s.replace('"', "'")
-
-
-def bar_plot(out, name, title, ylabel, rows):
-    """rows: (label, median, min, max, color); study rows have min = max."""
-    if not rows:
-        return None
-    data = os.path.join(out, "plots", name + ".dat")
-    with open(data, "w") as f:
-        for i, (label, med, lo, hi, color) in enumerate(rows):
-            f.write("%d %g %g %g %s %d\n" % (i, med, lo, hi, qs(label), color))
-    svg = os.path.join(out, "plots", name + ".svg")
-    script = """set terminal svg size 760,380 dynamic font 'sans,11' background '#ffffff'
-set output %s
-set title %s
-set ylabel %s
-set style fill solid 0.85 border -1
-set boxwidth 0.7
-set xtics rotate by -25 nomirror
-set grid ytics
-set yrange [0:*]
-set xrange [-0.6:%g]
-plot %s using 1:2:6:xtic(5) with boxes lc rgb variable notitle, \\
-     '' using 1:2:3:4 with yerrorbars lc rgb '#000000' pt -1 notitle, \\
-     '' using 1:2:(sprintf('%%.3g', $2)) with labels offset 0,0.7 notitle
-""" % (qs(svg), qs(title), qs(ylabel), len(rows) - 0.4, qs(data))
-    return gnuplot(script, svg)
-
-
-def figure_rows(results, key):
-    rows = []
-    for k, st, m, _ in metrics(results):
-        if k == key and m:
-            rows.append(("%s (here)" % st, m[1], m[0], m[2], COLORS.get(st, 0x888888)))
-    s = STUDY.get(key)
-    if s:
-        rows.append(("X11 (study, U3)", s["x11"], s["x11"], s["x11"], COLORS["study-x11"]))
-        rows.append(("Wayland (study, U3)", s["wayland"], s["wayland"], s["wayland"],
-                     COLORS["study-wayland"]))
-    return rows
-
-
-def resize_plot(results, out):
-    data = os.path.join(out, "plots", "resize_sizes.dat")
-    series = []
-    with open(data, "w") as f:
-        for st in stacks_of(results):
-            r = exp(results, "resize", st)
-            if not r or not r["samples"]:
-                continue
-            for mode in ("client", "server"):
-                pts = []
-                for i in range(len(SIZES)):
-                    m = mmm([s["ms"] for s in r["samples"]
-                             if s["requested_mode"] == mode and s["step"] == i + 1])
-                    if m:
-                        pts.append("%d %g %g %g %s" % (i, m[1], m[0], m[2], qs(SIZES[i])))
-                if pts:
-                    f.write("\n".join(pts) + "\n\n\n")
-                    ran = {s["mode"] for s in r["samples"] if s["requested_mode"] == mode}
-                    label = "%s %s" % (st, mode)
-                    if ran and ran != {mode}:
-                        label += " (ran as %s)" % ",".join(sorted(ran))
-                    series.append((label, COLORS.get(st, 0x888888),
-                                   "dt 2" if mode == "server" else "dt 1"))
-    if not series:
-        return None
-    svg = os.path.join(out, "plots", "resize_sizes.svg")
-    plots = []
-    for i, (label, color, dt) in enumerate(series):
-        # Each series is shifted a little so the bars do not hide each other;
-        # the tics are set once below, not per series.
-        plots.append("%s index %d using ($1+%g):2:3:4 with yerrorlines lc rgb '#%06x' "
-                     "%s title %s" % (qs(data), i, (i - len(series) / 2) * 0.03, color, dt,
-                                      qs(label)))
-    script = """set terminal svg size 760,400 dynamic font 'sans,11' background '#ffffff'
-set output %s
-set title %s
-set ylabel 'ms (median, bars: min..max)'
-set xtics (%s) rotate by -25 nomirror
-set xrange [-0.5:%g]
-set grid ytics
-set key outside right
-set yrange [0:*]
-plot %s
-""" % (qs(svg), qs("Resize latency per size (solid: client-initiated, dashed: server-initiated)\\n"
-                   "study: no per-size values in its text; Wayland faster by >=20% at every size"),
-       ", ".join("%s %d" % (qs(sz), i) for i, sz in enumerate(SIZES)), len(SIZES) - 0.5,
-       ", \\\n     ".join(plots))
-    return gnuplot(script, svg)
-
-
-def cpu_timeline_plot(results, out):
-    data = os.path.join(out, "plots", "cpu_timeline.dat")
-    series = []
-    with open(data, "w") as f:
-        for st in stacks_of(results):
-            r = exp(results, "cpu", st)
-            if not r or not r["samples"]:
-                continue
-            tl = r["samples"][0]["timeline"]
-            for t in tl:
-                ws = sum(v for k, v in t.items() if k not in ("t_ms", "app"))
-                f.write("%g %g %g\n" % (t["t_ms"], ws, t.get("app", 0)))
-            f.write("\n\n")
-            series.append((st, COLORS.get(st, 0x888888)))
-    if not series:
-        return None
-    svg = os.path.join(out, "plots", "cpu_timeline.svg")
-    plots = []
-    for i, (st, color) in enumerate(series):
-        plots.append("%s index %d using 1:2 with lines lw 2 lc rgb '#%06x' title %s"
-                     % (qs(data), i, color, qs(st + " window system")))
-        plots.append("%s index %d using 1:3 with lines dt 3 lc rgb '#%06x' title %s"
-                     % (qs(data), i, color, qs(st + " app")))
-    script = """set terminal svg size 760,380 dynamic font 'sans,11' background '#ffffff'
-set output %s
-set title 'CPU use over the app life (run 1; study peak: X11 97.6%%, Wayland 66.7%%)'
-set xlabel 'ms since the app started'
-set ylabel '%% of one core'
-set grid
-set key outside right
-set yrange [0:*]
-plot %s
-""" % (qs(svg), ", \\\n     ".join(plots))
-    return gnuplot(script, svg)
-
-
-# ------------------------------------------------------------ report
 def fmt(v):
     if v is None:
         return "-"
@@ -270,11 +31,335 @@ def fmt(v):
     return str(v)
 
 
+def r4(v):
+    return round(v, 4) if isinstance(v, float) else v
+
+
+def ratio_text(res):
+    """"1.23 [1.10, 1.40]", or the ratio with why there is no interval."""
+    if not res or res.get("ratio") is None:
+        return "-"
+    if res.get("ci_low") is not None:
+        return "%.3g [%.3g, %.3g]" % (res["ratio"], res["ci_low"], res["ci_high"])
+    return "%.3g" % res["ratio"]
+
+
+def study_text(m):
+    sr = metrics.study_ratio(m)
+    if sr is None:
+        return "-"
+    s = STUDY.get(m.study, {})
+    if s.get("at_least"):
+        return ">= %.3g" % sr
+    return "%.3g (%s / %s)" % (sr, fmt(s.get("x11")), fmt(s.get("wayland")))
+
+
+# ------------------------------------------------------------ summary.csv
+CSV_COLUMNS = ["metric", "row", "stack", "n", "min", "median", "max", "cv", "ratio", "ci_low",
+               "ci_high", "rounds", "verdict", "study_ratio", "status", "study_x11",
+               "study_wayland", "unit"]
+
+
+def write_csv(results, out, table=None, order=None, pairs=None):
+    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_COLUMNS)
+        w.writerows(csv_rows(results, table, order, pairs))
+
+
+def csv_rows(results, table=None, order=None, pairs=None):
+    """One row per metric and stack (row "stack": n, min, median, max,
+    cv) and one per metric and pair of stacks (row "ratio": ratio of
+    medians, ci_low, ci_high, verdict); then resize per size and mode."""
+    if table is None:
+        table, order = metrics.cells(results)
+        pairs = metrics.ratios(results, table, order)
+    rows = []
+    for m in order:
+        s = STUDY.get(m.study, {})
+        for st, c in table[m.key].items():
+            rows.append([m.key, "stack", st, c.n, r4(c.min), r4(c.median), r4(c.max),
+                         r4(c.cv), "", "", "", len(c.rounds), "", "", c.status,
+                         s.get("x11", ""), s.get("wayland", ""), m.unit])
+        for pm, (a, b), res in pairs:
+            if pm is not m:
+                continue
+            rows.append([m.key, "ratio", PAIR_LABEL[(a, b)], "%d/%d" % (res["n_a"], res["n_b"]),
+                         "", "", "", "", r4(res["ratio"]), r4(res["ci_low"]),
+                         r4(res["ci_high"]), res["rounds"], res["verdict"],
+                         r4(res["study_ratio"]) if res["study_ratio"] else "",
+                         res["why"] or "ok", "", "", "ratio"])
+    for st in metrics.stacks_of(results):
+        r = metrics.exp(results, "resize", st)
+        if not r:
+            continue
+        for mode in ("client", "server"):
+            for i, size in enumerate(SIZES):
+                vals = [s["ms"] for s in r.get("samples", [])
+                        if s.get("requested_mode") == mode and s.get("step") == i + 1]
+                if vals:
+                    rows.append(["resize_ms_%s_%s" % (mode, size), "stack", st, len(vals),
+                                 r4(min(vals)), r4(stats.median(vals)), r4(max(vals)),
+                                 r4(stats.cv(vals)), "", "", "", "", "", "", "ok", "", "",
+                                 "ms"])
+    return rows
+
+
+# ------------------------------------------------------------ header
+def machine_rows(results):
+    m = results.get("machine") or {}
+    v = results.get("versions") or {}
+    opts = results.get("options") or {}
+    freq = m.get("cpufreq")
+    if isinstance(freq, dict) and freq.get("status") == "ok":
+        ftext = "; ".join("%s %s %s..%s kHz (now %s)" % (
+            c.get("cpu"), c.get("governor"), c.get("min_khz"), c.get("max_khz"),
+            c.get("cur_khz")) for c in freq.get("cpus", []))
+    elif isinstance(freq, dict):
+        ftext = "unavailable (%s); /proc/cpuinfo MHz: %s" % (
+            freq.get("why"), ", ".join(fmt(x) for x in freq.get("cpuinfo_mhz", [])) or "-")
+    else:
+        ftext = "not recorded"
+    orders = results.get("round_orders") or []
+    return [
+        ["machine", "%s, %s cores, kernel %s (%s), %s MiB" % (
+            m.get("cpu_model"), m.get("cores"), m.get("kernel"), m.get("arch"),
+            m.get("mem_mib")), BOARD],
+        ["virtualization", "%s%s" % (m.get("virtualization"), (
+            "; " + EMULATION_WARNING.upper()) if m.get("emulation") else ""), "none"],
+        ["CPU governor / frequency", "%s; %s" % (results.get("governor"), ftext), "-"],
+        ["load and steal", load_text(results), "-"],
+        ["versions", ", ".join("%s %s" % (k, x) for k, x in v.items() if x), "Tizen 3.0"],
+        ["rendering", "Mesa (%s); env %s; app engine %s (launch, cpu, resize), render "
+         "experiment: %s" % (v.get("mesa"), results.get("render_env"), opts.get("engine"),
+                             ", ".join(opts.get("render_engines") or [opts.get("engine")])),
+         "Mali-400 GLES2 driver"],
+        ["order", "%s round(s), the stacks in a random order in each round (seed %s): %s" % (
+            opts.get("rounds", 1), results.get("seed"), " | ".join(", ".join(o) for o in orders))
+         if orders else "%s round(s), the stacks in a fixed order in each round (a run from "
+         "before the random order)" % opts.get("rounds", 1), "-"],
+        ["compositor frame clock", "60 Hz; render experiment: %s (duet-compositor, duet-xwm; "
+         "weston fixed 60 Hz, xcompmgr on every damage)" % refresh_text(
+             opts.get("render_refresh", 0)), "display rate"],
+    ]
+
+
+def load_text(results):
+    m = results.get("machine") or {}
+    loads, steals = [], []
+    for per in (results.get("experiments") or {}).values():
+        for rec in per.values():
+            for s in rec.get("samples", []):
+                if isinstance(s.get("loadavg"), list) and s["loadavg"]:
+                    loads.append(s["loadavg"][0])
+                if isinstance(s.get("steal_pct"), (int, float)):
+                    steals.append(s["steal_pct"])
+    text = "at start: load %s, steal since boot %s%%" % (
+        " ".join(fmt(x) for x in m.get("loadavg") or []) or "-",
+        fmt((m.get("steal") or {}).get("pct")))
+    if loads:
+        text += "; per sample: 1-min load median %s (max %s)" % (fmt(stats.median(loads)),
+                                                                 fmt(max(loads)))
+    if steals:
+        text += ", steal median %s%% (max %s%%)" % (fmt(stats.median(steals)), fmt(max(steals)))
+    return text
+
+
+def refresh_text(hz):
+    return "%d Hz" % hz if hz else "unthrottled (repaint on every damage)"
+
+
+# ------------------------------------------------------------ verdicts and ratios
+def verdict_rows(order, pairs):
+    rows = []
+    for m in order:
+        if not m.claim:
+            continue
+        got = {p: res for pm, p, res in pairs if pm is m}
+        xw, ow = got.get(("x11", "wayland")), got.get(("openbox", "weston"))
+        rows.append([m.claim, study_text(m), ratio_text(xw), xw["verdict"] if xw else "-",
+                     ratio_text(ow), ow["verdict"] if ow else "-"])
+    return rows
+
+
+def ratio_plot(out, order, pairs):
+    claims = [m for m in order if m.claim]
+    series = []
+    for pair, pt in ((("x11", "wayland"), 7), (("openbox", "weston"), 5)):
+        vals = []
+        for m in claims:
+            res = next((r for pm, p, r in pairs if pm is m and p == pair), None)
+            vals.append((res["ratio"], res["ci_low"], res["ci_high"])
+                        if res and res["ratio"] else None)
+        series.append((PAIR_LABEL[pair] + " (here)", plots.COLORS[PAIR_LABEL[pair]], vals, pt))
+    series.append(("X11/Wayland (study, U3)", plots.COLORS["study"],
+                   [(metrics.study_ratio(m), None, None) if metrics.study_ratio(m) else None
+                    for m in claims], 9))
+    return plots.ratios(out, "ratios", "X/W ratios of medians: above 1, X11 is higher",
+                        [SHORT.get(m.key, m.key) for m in claims], series)
+
+
+def ratio_table_rows(order, pairs, table):
+    rows = []
+    for m in order:
+        got = [(p, res) for pm, p, res in pairs if pm is m]
+        if not got:
+            continue
+        cvs = ", ".join("%s %.0f%%" % (st, 100 * c.cv) for st, c in table[m.key].items()
+                        if c.cv is not None) or "-"
+        got = dict(got)
+        rows.append([m.key] + [ratio_text(got.get(p)) + (
+            " " + got[p]["verdict"] if p in got and not got[p]["verdict"].startswith(
+                "no interval") else "") for p in stats.PAIRS] + [cvs])
+    return rows
+
+
+# ------------------------------------------------------------ launch timeline
+def timeline_segments(points):
+    """[(from, to, from ms, to ms)] between the known points in time
+    order (a stack whose "presented" comes before "composited" shows so)."""
+    known = sorted(((ms, p) for p, ms in points.items()), key=lambda x: x[0])
+    return [(a, b, ta, tb) for (ta, a), (tb, b) in zip(known, known[1:]) if tb >= ta]
+
+
+def timeline_blocks(results, out):
+    rows, trows, notes = [], [], []
+    for st in metrics.stacks_of(results):
+        r = metrics.exp(results, "launch", st) or {}
+        kinds = sorted({s.get("kind") for s in r.get("samples", []) if s.get("kind")})
+        for kind in (["warm", "cold"] if kinds else [None]):
+            if kinds and kind not in kinds:
+                continue
+            tl = metrics.launch_timeline(results, st, kind)
+            label = "%s %s" % (st, kind) if kind else st
+            if len(tl["points"]) > 1:
+                rows.append((label, timeline_segments(tl["points"])))
+            trows.append([label, str(tl["n"])] + [fmt(tl["points"].get(p))
+                                                  for p in metrics.LAUNCH_POINTS])
+            for p, why in sorted(tl["missing"].items()):
+                notes.append("%s: no %s (%s)" % (label, p, why))
+            if tl["sources"].get("composited"):
+                notes.append("%s: composited from %s" % (label, tl["sources"]["composited"]))
+    blocks = [("h2", "Where the launch time goes (fork -> composited)")]
+    if not rows:
+        blocks.append(("p", "No launch sample of this run carries a timeline (launch samples "
+                       "gain `timeline` with issue 8); only the end points are known."))
+    else:
+        blocks.append(("svg", "launch_timeline", plots.timeline(
+            out, "launch_timeline", "Launch timeline per stack (medians, ms since fork)",
+            rows)))
+    if trows:
+        blocks.append(("table", ["stack", "n"] + metrics.LAUNCH_POINTS, trows))
+    if notes:
+        blocks.append(("p", "; ".join(notes) + "."))
+    blocks.append(("p", "Points: exec = the app's main() entered; connected = its display "
+                   "connection up; submitted = first frame handed over (commit flushed / swap "
+                   "returned); received = a round trip after that; composited = the output "
+                   "frame holding the app's first pixels finished (server trace, weston's "
+                   "timeline, or the framebuffer observer); presented = the stack's own "
+                   "presentation time. Which process ran when is not shown."))
+    return blocks
+
+
+# ------------------------------------------------------------ absolute figures
+FIGURES = [("launch_ms", "Fig. 4: launch time"),
+           ("launch_submitted_ms", "Fig. 4: launch time to submitted"),
+           ("launch_cold_ms", "Launch time, cold (first launch on a fresh stack)"),
+           ("launch_ipc", "Fig. 5: IPC at launch"),
+           ("render_fps", "Fig. 6: rendering score"), ("flush_ms", "Fig. 6: flush time"),
+           ("render_ipc_per_frame", "Fig. 6: IPC per frame"),
+           ("render_cpu_ms_per_frame", "CPU per rendered frame"),
+           ("cpu_peak", "Fig. 7: CPU peak")]
+
+
+def figure_rows(m, cellmap):
+    rows = []
+    for st, c in cellmap.items():
+        if c.n:
+            rows.append(("%s" % st, c.median, c.min, c.max, plots.COLORS.get(st, 0x888888)))
+    s = STUDY.get(m.study, {})
+    if m.study == m.key and s.get("x11") is not None:
+        rows.append(("study X11", s["x11"], s["x11"], s["x11"], plots.COLORS["study-x11"]))
+        rows.append(("study Wayland", s["wayland"], s["wayland"], s["wayland"],
+                     plots.COLORS["study-wayland"]))
+    return rows
+
+
+def cell_rows(cellmap):
+    return [[st, c.status] + ([fmt(c.min), fmt(c.median), fmt(c.max), str(c.n),
+                               "%.0f%%" % (100 * c.cv) if c.cv is not None else "-"]
+                              if c.n else ["-", "-", "-", "0", "-"])
+            for st, c in cellmap.items()]
+
+
+def resize_blocks(results, out, table, order):
+    blocks = [("h2", "Fig. 8/9: resize time per size (Table 2 sizes)")]
+    series, rows = [], []
+    for st in metrics.stacks_of(results):
+        r = metrics.exp(results, "resize", st)
+        if not r:
+            continue
+        for mode in ("client", "server"):
+            pts, cells = [], []
+            for i in range(len(SIZES)):
+                vals = [s["ms"] for s in r.get("samples", [])
+                        if s.get("requested_mode") == mode and s.get("step") == i + 1]
+                if vals:
+                    pts.append((i, stats.median(vals), min(vals), max(vals)))
+                cells.append("%s (%s..%s)" % (fmt(stats.median(vals)), fmt(min(vals)),
+                                              fmt(max(vals))) if vals else "-")
+            ran = {s.get("mode") for s in r.get("samples", []) if s.get("requested_mode") == mode}
+            label = "%s %s" % (st, mode)
+            if ran and ran != {mode}:
+                label += " (ran as %s)" % ",".join(sorted(x for x in ran if x))
+            series.append((label, plots.COLORS.get(st, 0x888888), mode == "server", pts))
+            rows.append([st, mode] + cells)
+        for n in r.get("notes", []):
+            rows.append([st, "note", n] + [""] * 7)
+        if r.get("status") not in ("ok", None):
+            rows.append([st, r.get("status"), (r.get("reason") or "")[:200]] + [""] * 7)
+    blocks.append(("svg", "resize_sizes", plots.resize_sizes(
+        out, "resize_sizes", "Resize latency per size (solid: client-initiated, dashed: "
+        "server-initiated)\nstudy: no per-size values in its text; Wayland faster by >=20% "
+        "at every size", SIZES, series)))
+    blocks.append(("table", ["stack", "mode"] + SIZES, rows))
+    blocks.append(("p", "Study: " + STUDY["resize_note"] + "."))
+    blocks.append(("h2", "Fig. 9: IPC per resize"))
+    m = next(x for x in order if x.key == "resize_ipc")
+    blocks.append(("svg", "resize_ipc", plots.bars(out, "resize_ipc", m.title, m.unit,
+                                                   figure_rows(m, table["resize_ipc"]))))
+    blocks.append(("table", ["stack", "status", "min", "median", "max", "n", "cv"],
+                   cell_rows(table["resize_ipc"])))
+    return blocks
+
+
+def cpu_blocks(results, out):
+    blocks = [("h3", "CPU timeline")]
+    series, prow = [], []
+    for st in metrics.stacks_of(results):
+        r = metrics.exp(results, "cpu", st) or {}
+        for smp in r.get("samples", [])[:1]:
+            pts = []
+            for t in smp.get("timeline", []):
+                ws = sum(v for k, v in t.items() if k not in ("t_ms", "app"))
+                pts.append((t["t_ms"], ws, t.get("app", 0)))
+            series.append((st, plots.COLORS.get(st, 0x888888), pts))
+            for role, pv in (smp.get("per_process") or {}).items():
+                prow.append([st, role, fmt(pv.get("peak")), fmt(pv.get("p95")),
+                             fmt(pv.get("mean")), fmt(pv.get("cpu_ms"))])
+    blocks.append(("svg", "cpu_timeline", plots.cpu_timeline(
+        out, "cpu_timeline", "CPU use over the app life (run 1; study peak: X11 97.6%, "
+        "Wayland 66.7%)", series)))
+    blocks.append(("table", ["stack", "process (run 1)", "peak %", "p95 %", "mean %",
+                             "CPU ms"], prow))
+    return blocks
+
+
 def ipc_table(results, st):
     """Per process and syscall: strace and in-process counts, one launch."""
-    ipc = results.get("ipc", {}).get(st, {})
-    s = ipc.get("strace_launch", {}).get("processes", {})
-    p = ipc.get("launch", {}).get("processes", {})
+    ipc = (results.get("ipc") or {}).get(st, {})
+    s = (ipc.get("strace_launch") or {}).get("processes", {})
+    p = (ipc.get("launch") or {}).get("processes", {})
     rows = []
     for role in ("server", "wm", "compositor", "app"):
         sp, pp = s.get(role, {}), p.get(role, {})
@@ -294,47 +379,53 @@ def ipc_table(results, st):
     return rows
 
 
-def refresh_text(hz):
-    return "%d Hz" % hz if hz else "unthrottled (repaint on every damage)"
+def ipc_blocks(results):
+    blocks = [("h2", "IPC breakdown for one launch: strace and the in-process counter"),
+              ("p", "Two separate launches of duet-launch in each stack: one with strace "
+               "attached to every process, one with libduet-ipc-count.so preloaded. "
+               "'all' counts calls on any fd, 'unix' those on Unix sockets (the IPC).")]
+    for st in metrics.stacks_of(results):
+        rows = ipc_table(results, st)
+        if not rows:
+            continue
+        blocks.append(("h3", st))
+        blocks.append(("table", ["process", "syscall", "strace all", "strace unix",
+                                 "in-process all", "in-process unix", "unix bytes"], rows))
+        proto = ((results.get("ipc") or {}).get(st, {}).get("launch") or {}).get("protocol")
+        if isinstance(proto, dict):
+            if "unavailable" in proto:
+                blocks.append(("p", "Protocol messages: unavailable: %s" % proto["unavailable"]))
+            else:
+                blocks.append(("p", "Protocol messages (%s): %s requests, %s events%s." % (
+                    proto.get("source"), proto.get("requests"), proto.get("events"),
+                    (", %s request bytes, %s event bytes" % (proto["request_bytes"],
+                                                             proto["event_bytes"]))
+                    if "request_bytes" in proto and "event_bytes" in proto else "")))
+    return blocks
 
 
-def write_all(results, out):
-    os.makedirs(os.path.join(out, "plots"), exist_ok=True)
-    write_csv(results, out)
-    blocks = []
-    m = results["machine"]
-    v = results["versions"]
-    blocks.append(("h1", "duet bench report"))
-    blocks.append(("p", "Command: `%s`. Started %s, finished %s%s." % (
-        results["command"], results["started"], results["finished"],
-        " (INTERRUPTED: partial results)" if results.get("interrupted") else "")))
-    blocks.append(("table", ["", "here", "study"], [
-        ["machine", "%s, %s cores, kernel %s (%s), virtualization %s" % (
-            m["cpu_model"], m["cores"], m["kernel"], m["arch"], m.get("virtualization")), BOARD],
-        ["CPU governor", results["governor"], "-"],
-        ["versions", ", ".join("%s %s" % (k, x) for k, x in v.items() if x), "Tizen 3.0"],
-        ["rendering", "Mesa (%s); env %s; app engine %s" % (
-            v.get("mesa"), results.get("render_env"), results["options"]["engine"]),
-         "Mali-400 GLES2 driver"],
-        ["order", "%s round(s); each runs every stack once with its share of the runs, so "
-         "the stacks take turns through the whole run" % results["options"].get("rounds", 1),
-         "-"],
-        ["compositor frame clock", "60 Hz; render experiment: %s (duet-compositor, duet-xwm; "
-         "weston fixed 60 Hz, xcompmgr on every damage)" % refresh_text(
-             results["options"].get("render_refresh", 0)), "display rate"],
-    ]))
-    blocks.append(("p", "Our numbers: min / median / max over runs. The study's numbers were "
-                   "measured on a different machine, software and apps: compare the ratios "
-                   "between stacks, not the absolute values. Timing runs carry no counters or "
-                   "tracers; IPC counts come from separate runs (tracing distorts time). "
-                   "glmark2 is not used here; where it is, note that its Wayland build does a "
-                   "round trip per frame and its X11 build does not."))
-    # stacks
+def failure_rows(results):
+    fails = []
+    for e, per in (results.get("experiments") or {}).items():
+        for st, r in per.items():
+            if r.get("status") in ("failed", "skipped", "interrupted"):
+                fails.append([e, st, r["status"], (r.get("reason") or "")[:300],
+                              ", ".join(sorted(r.get("logs", {})))])
+    for st, per in (results.get("ipc") or {}).items():
+        for e, r in per.items():
+            if isinstance(r, dict) and r.get("status") in ("failed", "skipped"):
+                fails.append(["ipc " + e, st, r["status"], (r.get("reason") or "")[:300],
+                              ", ".join(sorted(r.get("logs", {}))) if isinstance(
+                                  r.get("logs"), dict) else ""])
+    return fails
+
+
+def stack_rows(results):
     rows = []
-    for st, rec in results.get("stacks", {}).items():
+    for st, rec in (results.get("stacks") or {}).items():
         paths = set()
         for e in ("launch", "render", "resize"):
-            r = exp(results, e, st) or {}
+            r = metrics.exp(results, e, st) or {}
             for s in r.get("samples", []):
                 if s.get("path"):
                     paths.add("%s/%s" % (s.get("presentation"), s.get("path")))
@@ -344,177 +435,107 @@ def write_all(results, out):
                      "; ".join(rec.get("notes", [])) or "-",
                      "<br>".join("%s: `%s`" % kv for kv in sorted(rec.get("commands", {})
                                                                    .items()))])
+    return rows
+
+
+# ------------------------------------------------------------ the report
+def blocks_of(results, out, table, order, pairs):
+    m = results.get("machine") or {}
+    blocks = [("h1", "duet bench report")]
+    if m.get("emulation"):
+        blocks.append(("p", "**WARNING: this run was under emulation (%s): %s.** Ratios "
+                       "between stacks may still say something about the work done; the "
+                       "times do not." % (m["emulation"], EMULATION_WARNING)))
+    blocks.append(("p", "Command: `%s`. Started %s, finished %s%s." % (
+        results.get("command"), results.get("started"), results.get("finished"),
+        " (INTERRUPTED: partial results)" if results.get("interrupted") else "")))
+    blocks.append(("h2", "Verdict on the study's claims"))
+    blocks.append(("table", ["claim", "study X/W (U3)", "x11/wayland here [95% CI]", "verdict",
+                             "openbox/weston here [95% CI]", "verdict"],
+                   verdict_rows(order, pairs)))
+    rounds = (results.get("options") or {}).get("rounds", 1)
+    blocks.append(("p", "Ratio = median of the X stack / median of the Wayland stack over the "
+                   "same rounds; the interval is a %d%% percentile bootstrap over paired "
+                   "rounds (%d resamples, seeded). \"reproduced\": the interval lies on the "
+                   "study's side of 1; \"not reproduced\": on the other side; \"no "
+                   "difference\": it includes 1. IPC counts come from one counting run per "
+                   "stack: a count ratio within %.2fx of 1 reads \"no difference\". %s" % (
+                       round(100 * stats.CONFIDENCE), stats.BOOTSTRAP_RESAMPLES,
+                       stats.COUNT_TOLERANCE,
+                       "This run has %d round(s): timings need %d paired rounds for an "
+                       "interval, so they get none here rather than an invented one."
+                       % (rounds, stats.MIN_ROUNDS) if rounds < stats.MIN_ROUNDS else "")))
+    blocks.append(("svg", "ratios", ratio_plot(out, order, pairs)))
+    blocks.append(("h2", "Every metric, every pair"))
+    blocks.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS] +
+                   ["coefficient of variation per stack"],
+                   ratio_table_rows(order, pairs, table)))
+    blocks.extend(timeline_blocks(results, out))
+    blocks.append(("h2", "Machine and run"))
+    blocks.append(("table", ["", "here", "study"], machine_rows(results)))
+    blocks.append(("p", "Our numbers: min / median / max over runs. The study's numbers were "
+                   "measured on a different machine, software and apps: compare the ratios "
+                   "between stacks, not the absolute values. Timing runs carry no counters or "
+                   "tracers; IPC counts come from separate runs (tracing distorts time). "
+                   "glmark2 is not used here; where it is, note that its Wayland build does a "
+                   "round trip per frame and its X11 build does not."))
     blocks.append(("h2", "Stacks"))
     blocks.append(("table", ["stack", "status", "presentation/drawing path (app)",
-                             "window content path (compositor)", "notes", "commands"], rows))
-    # figures
-    figs = [("launch_ms", "Fig. 4: launch time"), ("launch_ipc", "Fig. 5: IPC at launch"),
-            ("render_fps", "Fig. 6: rendering score"), ("flush_ms", "Fig. 6: flush time"),
-            ("render_ipc_per_frame", "Fig. 6: IPC per frame"), ("cpu_peak", "Fig. 7: CPU peak")]
-    allm = metrics(results)
-    for key, label in figs:
-        title, unit = TITLES[key]
-        blocks.append(("h2", "%s: %s" % (label, title)))
-        svg = bar_plot(out, key, title, unit, figure_rows(results, key))
-        blocks.append(("svg", key, svg))
-        rows = [[st, status] + ([fmt(x) for x in mm[:3]] + [str(mm[3])] if mm else
-                                ["-", "-", "-", "0"])
-                for k, st, mm, status in allm if k == key]
-        s = STUDY.get(key, {})
-        rows.append(["study X11 / Wayland (U3)", UNITS.get(key, ""), "", "%s / %s" % (
-            s.get("x11"), s.get("wayland")), "", ""])
-        blocks.append(("table", ["stack", "status", "min", "median", "max", "n"], rows))
+                             "window content path (compositor)", "notes", "commands"],
+                   stack_rows(results)))
+    keys = {x.key: x for x in order}
+    for key, label in FIGURES:
+        mm = keys.get(key)
+        if not mm or not any(c.n for c in table[key].values()):
+            continue
+        blocks.append(("h2", "%s: %s" % (label, mm.title)))
+        blocks.append(("svg", key, plots.bars(out, key, mm.title, mm.unit,
+                                              figure_rows(mm, table[key]))))
+        rows = cell_rows(table[key])
+        s = STUDY.get(mm.study, {})
+        if s.get("x11") is not None:
+            rows.append(["study X11 / Wayland (U3)", UNITS.get(mm.study, ""), "",
+                         "%s / %s" % (s.get("x11"), s.get("wayland")), "", "", ""])
+        blocks.append(("table", ["stack", "status", "min", "median", "max", "n", "cv"], rows))
         if key == "cpu_peak":
-            blocks.append(("h3", "CPU timeline"))
-            blocks.append(("svg", "cpu_timeline", cpu_timeline_plot(results, out)))
-            prow = []
-            for st in stacks_of(results):
-                r = exp(results, "cpu", st) or {}
-                for smp in r.get("samples", [])[:1]:
-                    for role, pv in smp["per_process"].items():
-                        prow.append([st, role, fmt(pv["peak"]), fmt(pv["mean"])])
-            blocks.append(("table", ["stack", "process (run 1)", "peak %", "mean %"], prow))
-    blocks.append(("h2", "Fig. 8/9: resize time per size (Table 2 sizes)"))
-    blocks.append(("svg", "resize_sizes", resize_plot(results, out)))
-    rows = []
-    for st in stacks_of(results):
-        r = exp(results, "resize", st)
-        if not r:
-            continue
-        for mode in ("client", "server"):
-            cells = []
-            for i in range(len(SIZES)):
-                mm = mmm([s["ms"] for s in r["samples"]
-                          if s["requested_mode"] == mode and s["step"] == i + 1])
-                cells.append("%s (%s..%s)" % (fmt(mm[1]), fmt(mm[0]), fmt(mm[2])) if mm else "-")
-            rows.append([st, mode] + cells)
-        for n in r.get("notes", []):
-            rows.append([st, "note", n] + [""] * 7)
-        if r.get("status") not in ("ok", None):
-            rows.append([st, r.get("status"), (r.get("reason") or "")[:200]] + [""] * 7)
-    blocks.append(("table", ["stack", "mode"] + SIZES, rows))
-    blocks.append(("p", "Study: " + STUDY["resize_note"] + "."))
-    blocks.append(("h2", "Fig. 9: IPC per resize"))
-    blocks.append(("svg", "resize_ipc", bar_plot(out, "resize_ipc", TITLES["resize_ipc"][0],
-                                                 "calls/resize",
-                                                 figure_rows(results, "resize_ipc"))))
-    blocks.append(("table", ["stack", "status", "min", "median", "max", "n"],
-                   [[st, status] + ([fmt(x) for x in mm[:3]] + [str(mm[3])] if mm else
-                                    ["-", "-", "-", "0"])
-                    for k, st, mm, status in allm if k == "resize_ipc"]))
-    # IPC breakdown for one launch
-    blocks.append(("h2", "IPC breakdown for one launch: strace and the in-process counter"))
-    blocks.append(("p", "Two separate launches of duet-launch in each stack: one with strace "
-                   "attached to every process, one with libduet-ipc-count.so preloaded. "
-                   "'all' counts calls on any fd, 'unix' those on Unix sockets (the IPC)."))
-    for st in stacks_of(results):
-        rows = ipc_table(results, st)
-        if not rows:
-            continue
-        blocks.append(("h3", st))
-        blocks.append(("table", ["process", "syscall", "strace all", "strace unix",
-                                 "in-process all", "in-process unix", "unix bytes"], rows))
-        la = results["ipc"][st].get("launch", {})
-        proto = la.get("protocol")
-        if proto:
-            if "unavailable" in proto:
-                blocks.append(("p", "Protocol messages: unavailable: " + proto["unavailable"]))
-            else:
-                blocks.append(("p", "Protocol messages (%s): %s requests, %s events%s." % (
-                    proto.get("source"), proto.get("requests"), proto.get("events"),
-                    (", %s request bytes, %s event bytes" % (proto["request_bytes"],
-                                                             proto["event_bytes"]))
-                    if "request_bytes" in proto else "")))
+            blocks.extend(cpu_blocks(results, out))
+    blocks.extend(resize_blocks(results, out, table, order))
+    blocks.extend(ipc_blocks(results))
     blocks.append(("h2", "Failures"))
-    fails = []
-    for e, per in results.get("experiments", {}).items():
-        for st, r in per.items():
-            if r.get("status") in ("failed", "skipped"):
-                fails.append([e, st, r["status"], (r.get("reason") or "")[:300],
-                              ", ".join(sorted(r.get("logs", {})))])
-    for st, per in results.get("ipc", {}).items():
-        for e, r in per.items():
-            if r.get("status") in ("failed", "skipped"):
-                fails.append(["ipc " + e, st, r["status"], (r.get("reason") or "")[:300],
-                              ", ".join(sorted(r.get("logs", {})))])
     blocks.append(("table", ["experiment", "stack", "status", "reason", "logs in results.json"],
-                   fails or [["-", "-", "none", "", ""]]))
+                   failure_rows(results) or [["-", "-", "none", "", ""]]))
     blocks.append(("p", "Method: docs/methodology.md in the duet source tree."))
+    return blocks
+
+
+def write_all(results, out):
+    os.makedirs(os.path.join(out, "plots"), exist_ok=True)
+    table, order = metrics.cells(results)
+    pairs = metrics.ratios(results, table, order)
+    write_csv(results, out, table, order, pairs)
+    blocks = blocks_of(results, out, table, order, pairs)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(to_md(blocks))
     with open(os.path.join(out, "report.html"), "w") as f:
-        f.write(to_html(blocks))
-
-
-def cell_md(c):
-    return str(c).replace("|", "\\|").replace("\n", " ")
-
-
-def to_md(blocks):
-    out = []
-    for b in blocks:
-        if b[0] in ("h1", "h2", "h3"):
-            out.append("%s %s\n" % ("#" * int(b[0][1]), b[1]))
-        elif b[0] == "p":
-            out.append(b[1] + "\n")
-        elif b[0] == "table":
-            out.append("| " + " | ".join(cell_md(h) for h in b[1]) + " |")
-            out.append("|" + "---|" * len(b[1]))
-            for r in b[2]:
-                out.append("| " + " | ".join(cell_md(c) for c in r) + " |")
-            out.append("")
-        elif b[0] == "svg":
-            out.append("![%s](plots/%s.svg)\n" % (b[1], b[1]) if b[2] else
-                       "(plot %s unavailable: gnuplot missing or failed)\n" % b[1])
-    return "\n".join(out) + "\n"
-
-
-def inline_md(text):
-    """`code` and **bold** for the HTML version; everything else escaped."""
-    parts = html.escape(text).split("`")
-    s = "".join(("<code>%s</code>" % p) if i % 2 else p for i, p in enumerate(parts))
-    parts = s.split("**")
-    s = "".join(("<b>%s</b>" % p) if i % 2 else p for i, p in enumerate(parts))
-    return s.replace("&lt;br&gt;", "<br>")
-
-
-def to_html(blocks):
-    out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>duet bench report</title>",
-           "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-           "table{border-collapse:collapse;margin:1em 0;font-size:13px}"
-           "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}"
-           "th{background:#f0f0f0}code{font-size:12px}</style></head><body>"]
-    for b in blocks:
-        if b[0] in ("h1", "h2", "h3"):
-            out.append("<%s>%s</%s>" % (b[0], html.escape(b[1]), b[0]))
-        elif b[0] == "p":
-            out.append("<p>%s</p>" % inline_md(b[1]))
-        elif b[0] == "table":
-            out.append("<table><tr>%s</tr>" % "".join("<th>%s</th>" % inline_md(str(h))
-                                                      for h in b[1]))
-            for r in b[2]:
-                out.append("<tr>%s</tr>" % "".join("<td>%s</td>" % inline_md(str(c)) for c in r))
-            out.append("</table>")
-        elif b[0] == "svg":
-            if b[2]:
-                svg = b[2]
-                i = svg.find("<svg")
-                out.append("<div>%s</div>" % (svg[i:] if i >= 0 else svg))
-            else:
-                out.append("<p>(plot %s unavailable: gnuplot missing or failed)</p>" % b[1])
-    out.append("</body></html>")
-    return "\n".join(out)
+        f.write(to_html(blocks, "duet bench report"))
 
 
 def summary_table(results):
-    lines = ["%-22s %-9s %12s %12s %12s  %s" % ("metric", "stack", "min", "median", "max",
-                                                 "study X11/Wayland")]
-    for key, st, m, status in metrics(results):
-        s = STUDY.get(key, {})
-        study = "%s / %s" % (s.get("x11"), s.get("wayland")) if s else ""
-        if m:
-            lines.append("%-22s %-9s %12s %12s %12s  %s" % (key, st, fmt(m[0]), fmt(m[1]),
-                                                          fmt(m[2]), study))
-        else:
-            lines.append("%-22s %-9s %38s  %s" % (key, st, status[:38], study))
+    """The terminal summary: the verdicts, then every cell."""
+    table, order = metrics.cells(results)
+    pairs = metrics.ratios(results, table, order)
+    lines = ["%-26s %-22s %-28s %s" % ("claim", "study X/W", "x11/wayland here", "verdict")]
+    for row in verdict_rows(order, pairs):
+        lines.append("%-26s %-22s %-28s %s" % (row[0], row[1], row[2], row[3]))
+    lines.append("")
+    lines.append("%-24s %-9s %12s %12s %12s %6s" % ("metric", "stack", "min", "median", "max",
+                                                    "cv"))
+    for m in order:
+        for st, c in table[m.key].items():
+            if c.n:
+                lines.append("%-24s %-9s %12s %12s %12s %6s" % (
+                    m.key, st, fmt(c.min), fmt(c.median), fmt(c.max),
+                    "%.0f%%" % (100 * c.cv) if c.cv is not None else "-"))
+            elif not c.status.startswith("ok"):
+                lines.append("%-24s %-9s %s" % (m.key, st, c.status[:60]))
     return "\n".join(lines)

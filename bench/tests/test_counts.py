@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the bench's IPC counts hold up, against real stacks.
 
-usage: test_counts.py agree|lengths
+usage: test_counts.py agree|lengths|xtrace
   agree:   one duet-launch on duet-compositor (and on Xvfb + duet-xwm) with
            strace attached to the stack AND the in-process counter preloaded
            into it, over the same interval: the server's syscall counts
@@ -11,6 +11,8 @@ usage: test_counts.py agree|lengths
            subtracted) made from 150 + 450 ms and from 300 + 900 ms per scene
            agree within 10% (median of 5) on duet-compositor and on Xvfb +
            duet-xwm.
+  xtrace:  openbox and xcompmgr behind xtrace proxies: their X protocol is
+           counted at launch and per rendered frame.
 Environment: DUET_BUILD_DIR (the build).
 """
 import atexit
@@ -47,7 +49,7 @@ class Ctx:
         self.apps = {n: stacks.find_own("duet-" + n, "clients")
                      for n in ("launch", "render", "resize")}
         self.opts = types.SimpleNamespace(engine="sw", render_engines=["sw"],
-                                          render_count_ms=[100, 300])
+                                          render_count_ms=[100, 300], render_count_repeat=1)
         self.workdir = workdir
         self.base_env = dict(os.environ, GALLIUM_DRIVER="llvmpipe", LIBGL_ALWAYS_SOFTWARE="1")
         for k in ("LD_PRELOAD", "DUET_TRACE", "DUET_PROTOCOL_LOG", "DUET_IPC_COUNT_DIR",
@@ -133,13 +135,33 @@ def test_lengths(ctx):
               % (name, ba, bb))
 
 
+def test_xtrace(ctx):
+    """openbox's and xcompmgr's X protocol through xtrace proxies: both
+    show traffic at launch, and xcompmgr composites every rendered frame."""
+    check(shutil.which("xtrace") is not None, "xtrace is installed")
+    st = ipc.XtraceStack("openbox", ctx.workdir, ctx.base_env, refresh=60).start()
+    try:
+        res = ipc.xtrace_run(ctx, st)
+    finally:
+        st.stop()
+    for role, who in (("wm", "openbox"), ("compositor", "xcompmgr")):
+        la = res["launch"][role]
+        check(la["requests"] > 0 and la["events"] > 0,
+              "%s at launch: %d requests (%d bytes), %d replies, %d events, %d errors"
+              % (who, la["requests"], la["request_bytes"], la["replies"], la["events"],
+                 la["errors"]))
+    comp = res["render"]["sw"]["compositor"]
+    check(comp["requests"] >= 1, "xcompmgr: %.2f requests per rendered frame"
+          % comp["requests"])
+
+
 def main():
     procs.become_subreaper()
     atexit.register(procs.cleanup)
     workdir = tempfile.mkdtemp(prefix="duet-counts-test-")
     try:
         ctx = Ctx(workdir)
-        {"agree": test_agree, "lengths": test_lengths}[sys.argv[1]](ctx)
+        {"agree": test_agree, "lengths": test_lengths, "xtrace": test_xtrace}[sys.argv[1]](ctx)
     finally:
         procs.cleanup()
         shutil.rmtree(workdir, ignore_errors=True)

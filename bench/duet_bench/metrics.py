@@ -1,0 +1,322 @@
+"""Every figure the report shows, read from results.json alone: per stack
+the samples of each metric grouped by round (timings) or the one count of
+the counting run (IPC), and for every pair of stacks the ratio of medians
+with its interval and verdict (stats.py).
+
+Results of older runs (schema 1: no seed, no kind, no timeline) read as
+well: a missing field is a missing value, never an error."""
+from duet_bench import stats
+from duet_bench.study import STUDY
+
+LAUNCH_POINTS = ["fork", "exec", "connected", "submitted", "received", "composited",
+                 "presented"]
+
+
+class Metric:
+    def __init__(self, key, title, unit, claim=None, count=False, study=None, record=None):
+        self.key = key
+        self.title = title
+        self.unit = unit
+        self.claim = claim      # the study's claim it tests (verdict table), or None
+        self.count = count      # one counting run: no rounds, no interval
+        self.study = study or key  # key into STUDY
+        # Whose status the metric's cells carry: an experiment, or
+        # ("ipc", key) for a counting run.
+        self.record = record or key.split("_")[0].replace("flush", "render")
+
+    def variant(self, key, title, record=None):
+        return Metric(key, title, self.unit, None, self.count, self.study,
+                      record or self.record)
+
+
+def exp(results, e, stack):
+    return (results.get("experiments") or {}).get(e, {}).get(stack)
+
+
+def stacks_of(results):
+    return list((results.get("stacks") or {}).keys())
+
+
+def seed_of(results):
+    s = results.get("seed", (results.get("options") or {}).get("seed"))
+    return s if isinstance(s, int) else 0
+
+
+def launch_kind(results, stack):
+    """"warm" when the stack's launches record warm ones (the headline:
+    the study launched apps on a running system), else every launch."""
+    r = exp(results, "launch", stack) or {}
+    kinds = {s.get("kind") for s in r.get("samples", [])}
+    return "warm" if "warm" in kinds else None
+
+
+def render_engines(results, stack):
+    """(headline engine, [other engines]) of the render experiment; a
+    result without engines per sample has one unnamed engine."""
+    r = exp(results, "render", stack) or {}
+    engines = r.get("engines") or []
+    head = r.get("headline_engine") or (engines[0] if engines else None)
+    return head, [e for e in engines if e != head]
+
+
+def _get(d, *path):
+    for p in path:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(p)
+    return d
+
+
+# ------------------------------------------------------------ the catalogue
+def _launch(field, kind):
+    def pick(results, stack):
+        r = exp(results, "launch", stack) or {}
+        want = kind if kind != "headline" else launch_kind(results, stack)
+        return [(s, s.get(field)) for s in r.get("samples", [])
+                if want is None or s.get("kind") == want]
+    return pick
+
+
+def _render(fn, engine):
+    def pick(results, stack):
+        r = exp(results, "render", stack) or {}
+        head, _ = render_engines(results, stack)
+        want = head if engine == "headline" else engine
+        return [(s, fn(s)) for s in r.get("samples", [])
+                if want is None or s.get("engine", want) == want]
+    return pick
+
+
+def _flush(s):
+    return _get(s, "scenes", "image_blend_smooth_scaled", "flush_ms")
+
+
+def _cpu_per_frame(s):
+    per = _get(s, "cpu_per_frame", "ms_per_frame")
+    return sum(per[r] for r in per if r != "window_system") if per else None
+
+
+def _cpu(field):
+    def pick(results, stack):
+        r = exp(results, "cpu", stack) or {}
+        return [(s, s.get(field)) for s in r.get("samples", [])]
+    return pick
+
+
+def _resize(mode):
+    def pick(results, stack):
+        r = exp(results, "resize", stack) or {}
+        return [(s, s.get("ms")) for s in r.get("samples", [])
+                if mode is None or s.get("requested_mode") == mode]
+    return pick
+
+
+def _ipc(*path):
+    def pick(results, stack):
+        v = _get((results.get("ipc") or {}).get(stack, {}), *path)
+        return v if isinstance(v, (int, float)) else None
+    return pick
+
+
+TIMINGS = [
+    (Metric("launch_ms", "App launch, fork -> composited (warm launches)", "ms",
+            claim="launch: fork -> composited"), _launch("ms", "headline")),
+    (Metric("launch_submitted_ms", "App launch, fork -> submitted (the study's 'rendering "
+            "complete'; warm launches)", "ms", claim="launch: fork -> submitted",
+            study="launch_ms"), _launch("submitted_ms", "headline")),
+    (Metric("launch_cold_ms", "App launch, fork -> composited, first launch on a fresh stack "
+            "(cold)", "ms"), _launch("ms", "cold")),
+    (Metric("render_fps", "Rendering score, headline engine (mean fps over the duet-render "
+            "scenes, unthrottled)", "fps", claim="render fps"), _render(
+                lambda s: s.get("score_fps"), "headline")),
+    (Metric("flush_ms", "Flush/swap time per frame, image_blend_smooth_scaled, headline "
+            "engine", "ms", claim="flush"), _render(_flush, "headline")),
+    (Metric("render_cpu_ms_per_frame", "CPU per rendered frame, window system + app, headline "
+            "engine", "ms/frame"), _render(_cpu_per_frame, "headline")),
+    (Metric("cpu_peak", "CPU peak, window-system processes + app (the study's measure)",
+            "% of one core", claim="CPU"), _cpu("sum_peak")),
+    (Metric("cpu_ws_peak", "CPU peak, window-system processes only", "% of one core",
+            study="cpu_peak"), _cpu("window_system_peak")),
+    (Metric("cpu_p95", "CPU p95, window-system processes + app", "% of one core"),
+     _cpu("sum_p95")),
+    (Metric("cpu_mean", "CPU mean, window-system processes + app, over the app's life",
+            "% of one core"), _cpu("sum_mean")),
+    (Metric("cpu_ws_mean", "CPU mean, window-system processes only", "% of one core"),
+     _cpu("window_system_mean")),
+    (Metric("resize_ms", "Resize latency, all sizes and modes", "ms", claim="resize"),
+     _resize(None)),
+    (Metric("resize_client_ms", "Resize latency, client-initiated, all sizes", "ms"),
+     _resize("client")),
+    (Metric("resize_server_ms", "Resize latency, server-initiated, all sizes", "ms"),
+     _resize("server")),
+]
+
+COUNTS = [
+    (Metric("launch_ipc", "IPC at launch, server side (sendmsg+writev+recvmsg on Unix "
+            "sockets)", "calls", claim="IPC at launch", count=True,
+            record=("ipc", "launch")),
+     _ipc("launch", "processes", "server", "study_style")),
+    (Metric("render_ipc_per_frame", "IPC per rendered frame, server side, start-up "
+            "subtracted, headline engine", "calls/frame", claim="IPC per frame", count=True,
+            record=("ipc", "render")),
+     _ipc("render", "per_frame_study_style", "server")),
+    (Metric("render_ipc_bytes_per_frame", "IPC bytes per rendered frame, server side, "
+            "headline engine", "bytes/frame", count=True, record=("ipc", "render")),
+     _ipc("render", "bytes_per_frame_study_style", "server")),
+    (Metric("resize_ipc", "IPC per resize, server side", "calls/resize",
+            claim="IPC per resize", count=True, record=("ipc", "resize")),
+     _ipc("resize", "per_resize", "server", "study_style")),
+]
+
+# Render metrics of the engines other than the headline one, added per run
+# (the counting run of engine E is ipc.STACK.render_E).
+EXTRA_ENGINE = [("render_fps", lambda s: s.get("score_fps")), ("flush_ms", _flush),
+                ("render_cpu_ms_per_frame", _cpu_per_frame)]
+EXTRA_ENGINE_COUNTS = [("render_ipc_per_frame", ("per_frame_study_style", "server")),
+                       ("render_ipc_bytes_per_frame", ("bytes_per_frame_study_style",
+                                                       "server"))]
+
+
+def catalogue(results):
+    """[(Metric, picker)] for this result: the fixed list with the headline
+    engine named, plus the render metrics of every other engine any stack
+    ran."""
+    heads, others = set(), []
+    for st in stacks_of(results):
+        head, rest = render_engines(results, st)
+        heads.add(head)
+        for e in rest:
+            if e not in others:
+                others.append(e)
+    head = heads.pop() if len(heads) == 1 and None not in heads else None
+    out = []
+    for m, fn in TIMINGS + COUNTS:
+        if head and "headline engine" in m.title:
+            m = Metric(m.key, m.title.replace("headline engine", "engine %s (headline)"
+                                              % head), m.unit,
+                       m.claim and "%s (%s)" % (m.claim, head), m.count, m.study, m.record)
+        out.append((m, fn))
+    base = {m.key: m for m, _ in TIMINGS + COUNTS}
+    for e in others:
+        for key, fn in EXTRA_ENGINE:
+            m = base[key].variant("%s_%s" % (key, e), base[key].title.replace(
+                "headline engine", "engine " + e))
+            out.append((m, _render(fn, e)))
+        for key, path in EXTRA_ENGINE_COUNTS:
+            m = base[key].variant("%s_%s" % (key, e), base[key].title.replace(
+                "headline engine", "engine " + e), ("ipc", "render_" + e))
+            out.append((m, _ipc("render_" + e, *path)))
+    return out
+
+
+# ------------------------------------------------------------ per stack
+def status_of(rec):
+    if not rec:
+        return "not run"
+    st = rec.get("status", "ok")
+    if st in ("failed", "skipped"):
+        return "%s: %s" % (st, ((rec.get("reason") or "").splitlines() or [""])[0][:160])
+    return st
+
+
+def record_of(results, metric, stack):
+    """The record whose status a metric's cell carries."""
+    if isinstance(metric.record, tuple):
+        return _get(results.get("ipc") or {}, stack, metric.record[1])
+    return exp(results, metric.record, stack)
+
+
+class Cell:
+    """One metric on one stack."""
+
+    def __init__(self, metric, stack, vals, rounds, status):
+        self.metric = metric
+        self.stack = stack
+        self.vals = vals
+        self.rounds = rounds
+        self.status = status
+        self.n = len(vals)
+        self.min = min(vals) if vals else None
+        self.max = max(vals) if vals else None
+        self.median = stats.median(vals)
+        self.cv = stats.cv(vals)
+
+
+def cells(results):
+    """{metric key: {stack: Cell}} and the ordered [Metric]."""
+    out, order = {}, []
+    for m, pick in catalogue(results):
+        order.append(m)
+        per = out.setdefault(m.key, {})
+        for st in stacks_of(results):
+            status = status_of(record_of(results, m, st))
+            if m.count:
+                v = pick(results, st)
+                vals = [v] if v is not None else []
+                per[st] = Cell(m, st, vals, {1: vals} if vals else {}, status)
+            else:
+                pairs = pick(results, st)
+                per[st] = Cell(m, st, [v for _, v in pairs if v is not None],
+                               stats.by_round(pairs), status)
+    return out, order
+
+
+# ------------------------------------------------------------ pairs
+def study_ratio(metric):
+    s = STUDY.get(metric.study)
+    if not s:
+        return None
+    if "ratio" in s:
+        return s["ratio"]
+    if s.get("x11") and s.get("wayland"):
+        return s["x11"] / s["wayland"]
+    return None
+
+
+def ratios(results, table=None, order=None):
+    """[(Metric, (a, b), result dict with "verdict")] for every metric and
+    every pair of stacks both of which have values."""
+    if table is None:
+        table, order = cells(results)
+    seed = seed_of(results)
+    out = []
+    for m in order:
+        per = table[m.key]
+        for a, b in stats.PAIRS:
+            ca, cb = per.get(a), per.get(b)
+            if not ca or not cb or not ca.vals or not cb.vals:
+                continue
+            if m.count:
+                res = stats.count_ratio(ca.vals[0], cb.vals[0])
+            else:
+                res = stats.paired_ratio(ca.rounds, cb.rounds, seed)
+            sr = study_ratio(m) if (a, b) in stats.STUDY_PAIRS else None
+            res["study_ratio"] = sr
+            res["verdict"] = stats.verdict(res, sr, count=m.count)
+            out.append((m, (a, b), res))
+    return out
+
+
+# ------------------------------------------------------------ launch timeline
+def launch_timeline(results, stack, kind):
+    """{point: median ms since fork} over the launch samples of kind
+    (None: all), with n and the reasons points are missing."""
+    r = exp(results, "launch", stack) or {}
+    samples = [s for s in r.get("samples", []) if kind is None or s.get("kind") == kind]
+    pts, missing, sources = {}, {}, {}
+    for p in LAUNCH_POINTS:
+        vals = [s["timeline"][p] / 1e6 for s in samples
+                if isinstance(s.get("timeline"), dict)
+                and isinstance(s["timeline"].get(p), (int, float))]
+        if vals:
+            pts[p] = stats.median(vals)
+        else:
+            why = [(s.get("timeline_missing") or {}).get(p) for s in samples]
+            why = [w for w in why if w]
+            if why:
+                missing[p] = why[0]
+        src = [(s.get("timeline_source") or {}).get(p) for s in samples]
+        src = [x for x in src if x]
+        if src:
+            sources[p] = src[0]
+    return {"points": pts, "missing": missing, "sources": sources, "n": len(samples)}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Tests of the bench's statistics, report, schema and exit status.
+
+usage: test_report.py stats|report
+  stats:  the bootstrap and verdicts on synthetic data whose answer is
+          known; the seeded stack order. No stack is started.
+  report: one real `duet bench --quick` run (wayland, x11; launch, render;
+          3 rounds so there are intervals) validated against
+          bench/results.schema.json; its summary.csv has ratio rows with
+          intervals, its report opens with the verdict table; `duet report
+          DIR` rebuilds the report with no stack program reachable, `duet
+          report A B` puts two runs side by side; a run whose server is
+          killed exits 1 and still writes its report.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import csv
+import difflib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from duet_bench import stats  # noqa: E402
+
+SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok: " + msg)
+
+
+# ------------------------------------------------------------ stats
+def rounds_of(rng, n_rounds, per_round, centre, spread, drift=None):
+    """{round: [values]}: values around centre, each round shifted by its
+    drift (the machine's load of that moment, shared by the pair)."""
+    return {r + 1: [centre * (drift[r] if drift else 1) + rng.gauss(0, spread)
+                    for _ in range(per_round)] for r in range(n_rounds)}
+
+
+def test_stats():
+    rng = random.Random(12345)
+    drift = [1 + 0.2 * rng.random() for _ in range(8)]
+    a = rounds_of(rng, 8, 3, 20.0, 0.5, drift)
+    b = rounds_of(rng, 8, 3, 10.0, 0.5, drift)
+    res = stats.paired_ratio(a, b, seed=1)
+    check(res["ci_low"] is not None and res["ci_low"] <= 2.0 <= res["ci_high"],
+          "clearly different data (true ratio 2): the interval [%.3f, %.3f] holds 2"
+          % (res["ci_low"], res["ci_high"]))
+    check(res["ci_low"] > 1, "... and excludes 1")
+    check(stats.verdict(res, study_ratio=1.5) == "reproduced",
+          "a study ratio on the same side of 1 is reproduced")
+    check(stats.verdict(res, study_ratio=0.7) == "not reproduced",
+          "a study ratio on the other side of 1 is not reproduced")
+    check(stats.verdict(res) == "higher", "a pair without a study figure reads 'higher'")
+    check(stats.paired_ratio(a, b, seed=1) == res, "the same seed gives the same interval")
+
+    same_a = rounds_of(rng, 8, 3, 10.0, 1.0, drift)
+    same_b = rounds_of(rng, 8, 3, 10.0, 1.0, drift)
+    res = stats.paired_ratio(same_a, same_b, seed=2)
+    check(res["ci_low"] <= 1 <= res["ci_high"],
+          "identical distributions: the interval [%.3f, %.3f] includes 1"
+          % (res["ci_low"], res["ci_high"]))
+    check(stats.verdict(res, study_ratio=1.36) == "no difference", "... and reads no difference")
+
+    # Pairing: a drift that moves both stacks together must not widen the
+    # interval the way unpaired resampling would.
+    big = [1 + 2.0 * rng.random() for _ in range(8)]
+    pa = {r: [20.0 * big[r - 1]] for r in range(1, 9)}
+    pb = {r: [10.0 * big[r - 1]] for r in range(1, 9)}
+    res = stats.paired_ratio(pa, pb, seed=3)
+    check(1.9 < res["ci_low"] <= res["ci_high"] < 2.1,
+          "rounds are paired: a 3x drift shared by both gives [%.3f, %.3f] around 2"
+          % (res["ci_low"], res["ci_high"]))
+
+    one = stats.paired_ratio({1: [20.0, 21.0, 19.0]}, {1: [10.0, 11.0, 9.0]}, seed=4)
+    check(one["ratio"] == 2.0 and one["ci_low"] is None and one["ci_high"] is None,
+          "one round: the ratio (%s) and no interval" % one["ratio"])
+    check(stats.verdict(one, study_ratio=1.5).startswith("no interval"),
+          "one round: the verdict says there is no interval: %r"
+          % stats.verdict(one, study_ratio=1.5))
+    two = stats.paired_ratio({1: [2.0], 2: [2.0]}, {1: [1.0], 2: [1.0]}, seed=4)
+    check(two["ci_low"] is None, "two rounds are too few for an interval too")
+    check(stats.paired_ratio({1: [1.0], 3: [1.0]}, {2: [1.0]}, seed=5)["ratio"] is None,
+          "no round in common: no ratio")
+
+    c = stats.count_ratio(945, 55)
+    check(stats.verdict(c, study_ratio=17.2, count=True) == "reproduced",
+          "counts: 945 vs 55 reproduce a study ratio of 17")
+    check(stats.verdict(stats.count_ratio(100, 95), study_ratio=17.2, count=True)
+          == "no difference", "counts within 10% read no difference")
+
+    check(stats.cv([10.0, 10.0, 10.0]) == 0 and stats.cv([1.0]) is None
+          and abs(stats.cv([9.0, 11.0]) - 0.1414) < 1e-3, "coefficient of variation")
+
+    names = ["wayland", "x11", "weston", "openbox"]
+    o1 = stats.stack_order(names, 6, 42)
+    check(o1 == stats.stack_order(names, 6, 42), "the same seed gives the same stack order")
+    check(all(sorted(o) == sorted(names) for o in o1), "every round runs every stack once")
+    check(len({tuple(o) for o in o1}) > 1, "the order changes between rounds: %s" % o1)
+    check(o1 != stats.stack_order(names, 6, 43), "another seed gives another order")
+
+
+# ------------------------------------------------------------ report (real run)
+def bench(out, args, extra_env=None, timeout=400):
+    env = dict(os.environ, **(extra_env or {}))
+    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out] + args,
+                       env=env, capture_output=True, text=True, timeout=timeout)
+    print(r.stdout[-2500:])
+    print(r.stderr[-2500:])
+    return r
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def no_stack_env(tmp):
+    """PATH with python3 and gnuplot only, and a build dir with nothing in
+    it: `duet report` must not need a stack program."""
+    bindir = os.path.join(tmp, "bin")
+    os.makedirs(bindir)
+    for prog in ("gnuplot",):
+        path = shutil.which(prog)
+        if path:
+            os.symlink(path, os.path.join(bindir, prog))
+    empty = os.path.join(tmp, "empty-build")
+    os.makedirs(empty)
+    return dict(os.environ, PATH=bindir, DUET_BUILD_DIR=empty)
+
+
+def test_report():
+    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
+    tmp = tempfile.mkdtemp(prefix="duet-report-test-")
+    a = os.path.join(tmp, "a")
+    r = bench(a, ["--quick", "--stacks", "wayland,x11", "--experiments", "launch,render",
+                  "--rounds", "3", "--reps", "3", "--seed", "7"])
+    check(r.returncode == 0, "duet bench --quick exits 0 (status %d)" % r.returncode)
+    with open(os.path.join(a, "results.json")) as f:
+        res = json.load(f)
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(res))
+    check(not errors, "results.json validates against bench/results.schema.json%s"
+          % "".join("\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+    broken = dict(res)
+    del broken["seed"]
+    broken["experiments"] = {"launch": {"wayland": {"status": "failed", "samples": []}}}
+    check(len(list(jsonschema.Draft202012Validator(schema).iter_errors(broken))) >= 2,
+          "the schema refuses a result without its seed and a failure without a reason")
+
+    check(res["schema"] == 2 and res["seed"] == 7, "schema 2, the seed recorded")
+    check(res["round_orders"] == stats.stack_order(["wayland", "x11"], 3, 7),
+          "the rounds ran in the seeded order: %s" % res["round_orders"])
+    samples = [s for e in res["experiments"].values() for rec in e.values()
+               for s in rec["samples"]]
+    check(samples and all(len(s["loadavg"]) == 3 and "steal_pct" in s for s in samples),
+          "every sample has its load average and steal (%d samples)" % len(samples))
+    check(res["machine"]["cpufreq"]["status"] in ("ok", "unavailable")
+          and "emulation" in res["machine"], "the machine record has cpufreq and emulation")
+
+    rows = read_csv(os.path.join(a, "summary.csv"))
+    for col in ("ratio", "ci_low", "ci_high", "verdict"):
+        check(col in rows[0], "summary.csv has a %s column" % col)
+    metrics_with_both = {row["metric"] for row in rows if row["row"] == "stack"
+                         and row["stack"] == "x11" and row["n"] not in ("", "0")} & \
+        {row["metric"] for row in rows if row["row"] == "stack" and row["stack"] == "wayland"
+         and row["n"] not in ("", "0")}
+    ratio_rows = {row["metric"]: row for row in rows if row["row"] == "ratio"
+                  and row["stack"] == "x11/wayland"}
+    missing = sorted(m for m in metrics_with_both if m not in ratio_rows
+                     and not m.startswith("resize_ms_"))
+    check(not missing, "every metric measured on both stacks has an x11/wayland ratio row "
+          "(missing: %s)" % missing)
+    la = ratio_rows.get("launch_ms")
+    check(la and la["ci_low"] and la["ci_high"]
+          and float(la["ci_low"]) <= float(la["ratio"]) <= float(la["ci_high"]),
+          "launch_ms: ratio %s within its interval [%s, %s] over 3 rounds"
+          % (la and la["ratio"], la and la["ci_low"], la and la["ci_high"]))
+    check(la["verdict"] in ("reproduced", "not reproduced", "no difference"),
+          "launch_ms has a verdict: %s" % la["verdict"])
+
+    with open(os.path.join(a, "report.md")) as f:
+        md = f.read()
+    first_h2 = [line for line in md.splitlines() if line.startswith("## ")][0]
+    check(first_h2 == "## Verdict on the study's claims", "the report opens with the verdict "
+          "table (%r)" % first_h2)
+    check("| launch: fork -> composited |" in md, "the verdict table has the launch claim")
+    with open(os.path.join(a, "report.html")) as f:
+        page = f.read()
+    check("<svg" in page and "ratio of medians" in page, "report.html has the ratio plot")
+
+    # Rebuilt offline from results.json alone, with no stack program reachable.
+    saved = {n: open(os.path.join(a, n)).read() for n in ("report.md", "summary.csv")}
+    for n in ("report.md", "report.html", "summary.csv"):
+        os.unlink(os.path.join(a, n))
+    shutil.rmtree(os.path.join(a, "plots"))
+    env = no_stack_env(tmp)
+    rr = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "report", a], env=env,
+                        capture_output=True, text=True, timeout=120)
+    print(rr.stdout[-1500:], rr.stderr[-1500:])
+    check(rr.returncode == 0, "duet report DIR exits 0 with no stack program on PATH")
+    for n in ("report.md", "report.html", "summary.csv"):
+        check(os.path.getsize(os.path.join(a, n)) > 0, "duet report DIR rewrote " + n)
+    for n, text in saved.items():
+        with open(os.path.join(a, n)) as f:
+            new = f.read()
+        if new != text:
+            print("".join(list(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
+                                                    n, n + " rebuilt"))[:40]))
+        check(new == text, "the rebuilt %s is the bench's own, byte for byte" % n)
+
+    # Side by side: a second result directory from another "machine".
+    b = os.path.join(tmp, "b")
+    os.makedirs(b)
+    other = json.loads(json.dumps(res))
+    other["machine"]["cpu_model"] = "Other Board CPU"
+    other["governor"] = "performance"
+    with open(os.path.join(b, "results.json"), "w") as f:
+        json.dump(other, f)
+    cmp_dir = os.path.join(tmp, "cmp")
+    rr = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "report", a, b, "--out",
+                         cmp_dir], env=env, capture_output=True, text=True, timeout=120)
+    print(rr.stdout[-1500:], rr.stderr[-1500:])
+    check(rr.returncode == 0, "duet report A B exits 0")
+    with open(os.path.join(cmp_dir, "compare.md")) as f:
+        cmp_md = f.read()
+    check(res["machine"]["cpu_model"] in cmp_md and "Other Board CPU" in cmp_md
+          and "performance" in cmp_md, "compare.md shows both machines and governors")
+    header = [line for line in cmp_md.splitlines() if line.startswith("|  |")][0]
+    check(header.count("|") == 4, "one column per run: %s" % header)
+    check(os.path.getsize(os.path.join(cmp_dir, "compare.html")) > 0
+          and len(read_csv(os.path.join(cmp_dir, "compare.csv"))) == 2 * len(rows),
+          "compare.html written; compare.csv holds both runs' rows")
+    bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "report",
+                          os.path.join(tmp, "nothing-here")], env=env, capture_output=True,
+                         text=True, timeout=60)
+    check(bad.returncode == 1 and "nothing-here" in bad.stderr,
+          "a directory without results.json is an error (status %d)" % bad.returncode)
+
+    # An experiment that fails makes the bench exit 1, report written.
+    c = os.path.join(tmp, "c")
+    r = bench(c, ["--stacks", "wayland", "--experiments", "launch", "--reps", "1",
+                  "--no-ipc"], {"DUET_BENCH_TEST_KILL_SERVER": "wayland:launch:30"},
+              timeout=200)
+    check(r.returncode == 1, "a run whose server was killed exits 1 (status %d)"
+          % r.returncode)
+    check(os.path.getsize(os.path.join(c, "report.html")) > 0, "... and writes its report")
+    shutil.rmtree(tmp, ignore_errors=True)  # kept only when a check failed
+
+
+if __name__ == "__main__":
+    {"stats": test_stats, "report": test_report}[sys.argv[1]]()
+    print("PASS")
