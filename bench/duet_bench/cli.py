@@ -2,11 +2,13 @@
 
     duet bench [--quick] [--experiments launch,render,cpu,resize]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
-               [--render-refresh HZ] [--out DIR]
+               [--render-refresh HZ] [--seed N] [--out DIR]
 
 Results go to DIR (default bench-results/DATE): results.json (every raw
 sample, rewritten after each experiment so an interrupted run keeps what
-finished), summary.csv, report.md, report.html.
+finished), summary.csv, report.md, report.html. Exit status: 0, 1 when
+any experiment failed (the report is still written), 2 for bad usage, 130
+when interrupted.
 """
 import argparse
 import atexit
@@ -20,12 +22,13 @@ import sys
 import tempfile
 import time
 
-from duet_bench import experiments, ipc, machine, procs, report, stacks
+from duet_bench import experiments, ipc, machine, procs, report, stacks, stats
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
 EXPERIMENTS = ["launch", "render", "cpu", "resize"]
 EXIT_USAGE = 2
+EXIT_FAILED = 1
 
 
 class Interrupted(Exception):
@@ -52,6 +55,7 @@ class Options:
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
+        self.seed = args.seed if args.seed is not None else stats.new_seed()
 
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
@@ -120,6 +124,9 @@ def add_arguments(p):
                    help="the app engines of the render experiment and its counting runs, "
                         "the first one the headline (default sw,gl: shared memory on both "
                         "window systems first, then GLES2 on EGL)")
+    p.add_argument("--seed", type=int_arg(0, (1 << 32) - 1, "seed must be 0..4294967295"),
+                   metavar="N", help="seed of the stacks' random order in each round and of "
+                   "the bootstrap intervals (default: a random one; recorded either way)")
     p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
     p.add_argument("--no-report", action="store_true", help="results.json and summary.csv only")
 
@@ -147,10 +154,11 @@ class Bench:
         for k in ("LD_PRELOAD", "DUET_TRACE", "DUET_PROTOCOL_LOG", "DUET_IPC_COUNT_DIR"):
             self.base_env.pop(k, None)
         self.results = {
-            "schema": 1, "tool": "duet bench",
+            "schema": 2, "tool": "duet bench",
             "command": " ".join(["duet", "bench"] + argv),
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "finished": None, "interrupted": False, "options": self.opts.as_dict(),
+            "seed": self.opts.seed, "round_orders": [],
             "machine": machine.machine(), "governor": machine.governor(),
             "versions": machine.versions(),
             "render_env": {k: self.base_env.get(k) for k in machine.render_env()},
@@ -257,6 +265,7 @@ class Bench:
                 failed_before = rec.get("status") == "failed"
                 rec["status"] = "running"
                 rec["stack_refresh"] = refresh
+                ticks = machine.cpu_ticks()
                 try:
                     fn(st, rec)
                     rec["status"] = "failed" if failed_before else "ok"
@@ -266,8 +275,16 @@ class Bench:
                 except AppFailed as e:
                     self.record_failure(rec, self.round_label() + str(e), st)
                 finally:
+                    # The samples this job added share its load and steal:
+                    # the job is the finest grain the machine's counters
+                    # are read at without touching the timed runs.
+                    load, steal = machine.loadavg(), machine.steal_pct(ticks,
+                                                                       machine.cpu_ticks())
                     for sample in rec.get("samples", []):
                         sample.setdefault("round", self.round + 1)
+                        if "loadavg" not in sample:
+                            sample["loadavg"] = load
+                            sample["steal_pct"] = steal
                     # Still "running" here means an interruption is on its way out.
                     if rec.get("status") == "running":
                         rec["status"] = "interrupted"
@@ -297,10 +314,22 @@ class Bench:
             srec["status"] = "ok"
             srec["programs"] = {n: p for n, (p, _) in stacks.needs(name).items()}
             live.append(name)
+        # A fixed order would give the same stack the same neighbour and
+        # the same moment of every round; a drawn one spreads both.
+        orders = stats.stack_order(live, self.opts.rounds, self.opts.seed)
         for self.round in range(self.opts.rounds):
-            for name in live:
+            self.results["round_orders"].append(orders[self.round])
+            for name in orders[self.round]:
                 self.run_stack(name)
         self.save()
+
+    def failures(self):
+        """["experiment x stack", ...] of every record that failed."""
+        out = ["%s x %s" % (e, st) for e, per in self.results["experiments"].items()
+               for st, r in per.items() if r.get("status") == "failed"]
+        out += ["ipc %s x %s" % (e, st) for st, per in self.results["ipc"].items()
+                for e, r in per.items() if isinstance(r, dict) and r.get("status") == "failed"]
+        return out
 
     def timing_job(self, exp, name):
         rec = self.results["experiments"][exp].setdefault(name, {"status": "pending",
@@ -454,6 +483,10 @@ def run(args, argv):
     print("results: %s" % os.path.join(bench.out, "results.json"))
     if not args.no_report:
         print("report:  %s" % os.path.join(bench.out, "report.html"))
+    failed = bench.failures()
+    if failed and not status:
+        print("duet bench: failed: %s" % ", ".join(failed), file=sys.stderr)
+        status = EXIT_FAILED
     return status
 
 
