@@ -56,6 +56,8 @@ static const char usage[] =
 #define XWD_HEADER_MIN 100
 #define XWD_COLOR_SIZE 12
 #define VFB_HEADER_SIZE 64
+/* How long a header may stay unreadable before that is an error. */
+#define BAD_HEADER_NS 1000000000u
 
 struct options {
 	const char *path;
@@ -171,9 +173,25 @@ static int set_colour(struct fb *fb, const struct options *o, uint32_t rmask, ui
 	return 0;
 }
 
+/* Why the file's header is not one we can read, kept until the problem has
+ * lasted long enough to be more than a header being written. */
+static char bad_header[256];
+
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(bad_header, sizeof(bad_header), fmt, ap);
+	va_end(ap);
+	return -2;
+}
+
 /* Returns 0 when the header describes a framebuffer the file holds whole,
- * 1 when the file is not ready yet (being created or growing), -1 (with a
- * message) when it is not something we can read. */
+ * 1 when the file is not ready yet (being created or growing), -2 (with
+ * bad_header set) when the header is not one we can read: Xvfb fills and
+ * byte-swaps its header in place after creating the file, so that may
+ * still change, and only a lasting -2 is an error. */
 static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p, size_t size)
 {
 	if (size < 8)
@@ -184,9 +202,7 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 		uint32_t v[4];
 		memcpy(v, p + 8, sizeof(v));
 		if (v[3] != 0) {
-			fprintf(stderr, "duet-observe: %s: DUETVFB1 format %u is unknown\n", o->path,
-			        v[3]);
-			return -1;
+			return bad("%s: DUETVFB1 format %u is unknown", o->path, v[3]);
 		}
 		fb->kind = "duetvfb";
 		fb->width = v[0];
@@ -195,7 +211,7 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 		fb->pixel_offset = VFB_HEADER_SIZE;
 		fb->frame = (const uint64_t *)(const void *)(p + 24);
 		if (set_colour(fb, o, 0xff0000, 0xff00, 0xff, true) != 0)
-			return -1;
+			return bad("%s: cannot place the colour in XRGB8888", o->path);
 	} else {
 		if (size < XWD_HEADER_MIN)
 			return 1;
@@ -207,9 +223,7 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 			static const uint8_t zero[8];
 			if (memcmp(p, zero, 8) == 0)
 				return 1;
-			fprintf(stderr, "duet-observe: %s is neither an XWD (version 7) nor a "
-			        "DUETVFB1 file\n", o->path);
-			return -1;
+			return bad("%s is neither an XWD (version 7) nor a DUETVFB1 file", o->path);
 		}
 		uint32_t header_size = rd(p + 0), format = rd(p + 8), depth = rd(p + 12);
 		uint32_t byte_order = rd(p + 28), bpp = rd(p + 44);
@@ -218,26 +232,27 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 		fb->width = rd(p + 16);
 		fb->height = rd(p + 20);
 		fb->stride = rd(p + 48);
+		/* Xvfb writes the visual's masks only when it installs the
+		 * default colormap, a moment after the rest of the header. */
+		if (!rmask || !gmask || !bmask)
+			return 1;
 		if (format != 2 /* ZPixmap */ || bpp != 32 || depth < 24 || header_size < XWD_HEADER_MIN) {
-			fprintf(stderr, "duet-observe: %s: XWD of format %u, depth %u, %u bits per "
-			        "pixel: only 32-bit ZPixmap (Xvfb -screen 0 WxHx24) is supported\n",
-			        o->path, format, depth, bpp);
-			return -1;
+			return bad("%s: XWD of format %u, depth %u, %u bits per pixel: only 32-bit "
+			           "ZPixmap (Xvfb -screen 0 WxHx24) is supported", o->path, format, depth,
+			           bpp);
 		}
 		fb->kind = "xwd";
 		fb->pixel_offset = (size_t)header_size + (size_t)ncolors * XWD_COLOR_SIZE;
 		fb->frame = NULL;
 		if (set_colour(fb, o, rmask, gmask, bmask, byte_order == 0 /* LSBFirst */) != 0) {
-			fprintf(stderr, "duet-observe: %s: unusable colour masks %#x %#x %#x\n",
-			        o->path, rmask, gmask, bmask);
-			return -1;
+			return bad("%s: unusable colour masks %#x %#x %#x", o->path, rmask, gmask,
+			           bmask);
 		}
 	}
 	if (fb->width == 0 || fb->height == 0 || fb->stride < fb->width * 4 ||
 	    fb->width > 65536 || fb->height > 65536) {
-		fprintf(stderr, "duet-observe: %s: bad geometry %ux%u, stride %u\n", o->path,
-		        fb->width, fb->height, fb->stride);
-		return -1;
+		return bad("%s: bad geometry %ux%u, stride %u", o->path, fb->width, fb->height,
+		           fb->stride);
 	}
 	if (size < fb->pixel_offset + (size_t)fb->stride * fb->height)
 		return 1; /* still growing */
@@ -255,7 +270,8 @@ static void fb_detach(struct fb *fb)
 	fb->fd = -1;
 }
 
-/* Maps the file as it is now. Same return values as parse_header. */
+/* Maps the file as it is now. Same return values as parse_header, and -1
+ * (with a message) when the file cannot be opened or mapped at all. */
 static int fb_attach(struct fb *fb, const struct options *o)
 {
 	fb->fd = open(o->path, O_RDONLY | O_CLOEXEC);
@@ -479,15 +495,17 @@ int main(int argc, char **argv)
 	const uint64_t start = now_ns();
 	const uint64_t deadline = o.timeout_ms ? start + (uint64_t)o.timeout_ms * 1000000u : 0;
 	uint64_t polls = 0, next = start, scanned_frame = UINT64_MAX;
+	uint64_t bad_since = 0; /* when the header first could not be read, 0: it can */
 	bool ready = false, present = false, seen = false, waiting_reported = false;
 	int exit_status = 0;
 
 	while (!stop_signal) {
 		uint64_t poll_ns = now_ns();
 		if (deadline && poll_ns >= deadline && !seen) {
-			fprintf(stderr, "duet-observe: %s: colour %u,%u,%u %s after %ld ms\n", o.path,
-			        o.r, o.g, o.b, !fb.map ? "(framebuffer never readable)"
-			        : ready ? "not seen" : "never absent", o.timeout_ms);
+			fprintf(stderr, "duet-observe: %s: colour %u,%u,%u %s after %ld ms%s%s\n",
+			        o.path, o.r, o.g, o.b, !fb.map ? "(framebuffer never readable)"
+			        : ready ? "not seen" : "never absent", o.timeout_ms,
+			        bad_since ? ": " : "", bad_since ? bad_header : "");
 			exit_status = 1;
 			break;
 		}
@@ -498,11 +516,20 @@ int main(int argc, char **argv)
 		}
 		if (!fb.map) {
 			int r = fb_attach(&fb, &o);
-			if (r < 0) {
+			if (r == -1) {
 				exit_status = 2;
 				break;
 			}
-			if (r > 0 && !waiting_reported) {
+			if (r == -2 && !bad_since)
+				bad_since = poll_ns;
+			else if (r != -2)
+				bad_since = 0;
+			if (r == -2 && poll_ns - bad_since >= BAD_HEADER_NS) {
+				fprintf(stderr, "duet-observe: %s\n", bad_header);
+				exit_status = 2;
+				break;
+			}
+			if (r != 0 && !waiting_reported) {
 				fprintf(stderr, "duet-observe: waiting for %s to become a framebuffer\n",
 				        o.path);
 				waiting_reported = true;
