@@ -296,7 +296,7 @@ class Stack:
         """Where Xvfb keeps its framebuffer file: tmpfs, so the writes of
         every frame cost no disk writeback; the stack dir otherwise."""
         if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
-            self.fbdir = tempfile.mkdtemp(prefix="duet-fb-", dir="/dev/shm")
+            self.fbdir = tempfile.mkdtemp(prefix="duet-bench-fb-", dir="/dev/shm")
         else:
             self.fbdir = os.path.join(self.dir, "fb")
             os.makedirs(self.fbdir, exist_ok=True)
