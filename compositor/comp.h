@@ -104,6 +104,12 @@ struct comp_output {
 	struct wl_list resources;         /* wl_output resources (wl_resource links) */
 	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
 	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
+	/* A painted frame waiting for its tick (output.c): what it shows
+	 * clients once there, and the frame callbacks and feedback it owes. */
+	bool presenting;
+	struct comp_frame_info presenting_info;
+	struct wl_list presenting_feedbacks; /* wl_resource links */
+	struct wl_list presenting_callbacks; /* wl_resource links */
 };
 
 struct comp_output *comp_output_create(struct comp_server *server,
@@ -200,8 +206,6 @@ void comp_surface_set_position(struct comp_surface *surface, int x, int y);
  * sx, sy get surface-local coordinates. */
 struct comp_surface *comp_surface_at(struct comp_server *server, double x, double y,
                                      double *sx, double *sy);
-/* Called by the output after each presentation for every mapped surface. */
-void comp_surface_send_frame_done(struct comp_surface *surface, uint32_t time_ms);
 
 /* Double-buffered state helpers (surface.c), shared with subsurface.c's
  * cache of synchronized commits. */
@@ -318,9 +322,10 @@ void comp_data_device_set_focus(struct comp_server *server, struct wl_client *cl
 /* --------------------------------------------- presentation, viewporter */
 
 void comp_presentation_create(struct comp_server *server);
-/* Content of the surface's current state was shown in this frame. */
-void comp_presentation_surface_presented(struct comp_surface *surface,
-                                         const struct comp_frame_info *frame);
+/* Sends presented (with sync_output) for every feedback in the list, the
+ * content they belong to having been shown in this frame, and empties it. */
+void comp_presentation_send_presented(struct comp_output *output, struct wl_list *feedbacks,
+                                      const struct comp_frame_info *frame);
 /* Sends discarded for every feedback in the list and empties it. */
 void comp_presentation_discard(struct wl_list *feedbacks);
 

@@ -3,12 +3,17 @@
  *
  * render/'s frame scheduler decides when to repaint (frame-sched.c): only
  * when asked (comp_output_schedule_repaint: new damage, or frame callbacks
- * and presentation feedback waiting), on the next tick of a refresh grid
- * anchored when the output starts (a timerfd, so 60 Hz is 16.67 ms and not
- * a rounded 16 or 17), or, unthrottled, from an idle source as soon as the
- * event loop has handled what is queued. An idle desktop therefore has no
- * timer armed at all. A repaint with no damage paints nothing and only
- * tells clients that a frame went by.
+ * and presentation feedback waiting), a repaint window before the next
+ * tick of a refresh grid anchored when the output starts (a timerfd, so
+ * 60 Hz is 16.67 ms and not a rounded 16 or 17), or, unthrottled, from an
+ * idle source as soon as the event loop has handled what is queued. An
+ * idle desktop therefore has no timer armed at all. A repaint with no
+ * damage paints nothing and only tells clients that a frame went by.
+ *
+ * A painted frame is "flipped" on its tick: the frame callbacks and
+ * presentation feedback of what it shows are held until then (the timer
+ * again) and sent with the tick's time, as a display server sends them on
+ * a page flip's completion; unthrottled they go at once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -56,12 +61,60 @@ static void trace_composited(struct comp_output *output, uint64_t seq, uint64_t 
 	}
 }
 
+static void arm_timer(struct comp_output *output, uint64_t at)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t)(at / 1000000000u), .tv_nsec = (long)(at % 1000000000u) },
+	};
+	if (timerfd_settime(output->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		comp_log("repaint timer: timerfd_settime: %s", strerror(errno));
+}
+
+static void idle_repaint(void *data);
+
+/* The scheduled repaint: on the timer, or from an idle source when its
+ * deadline has come (or there is no timer: unthrottled). */
+static void arm_repaint(struct comp_output *output)
+{
+	uint64_t next = output->sched.deadline_ns;
+	if (next > render_now_ns() && output->timer_fd >= 0) {
+		arm_timer(output, next);
+		return;
+	}
+	if (output->idle_repaint)
+		return;
+	output->idle_repaint = wl_event_loop_add_idle(output->server->loop, idle_repaint, output);
+	if (!output->idle_repaint) {
+		comp_log("cannot schedule a repaint");
+		/* Asked again by the next change. */
+		output->sched.scheduled = false;
+	}
+}
+
+/* The frame is on screen: its frame callbacks and presentation feedback. */
+static void output_deliver(struct comp_output *output)
+{
+	struct comp_frame_info info = output->presenting_info;
+	output->presenting = false;
+	comp_presentation_send_presented(output, &output->presenting_feedbacks, &info);
+	uint32_t time_ms = (uint32_t)(info.t_ns / 1000000);
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, &output->presenting_callbacks) {
+		wl_callback_send_done(cb, time_ms);
+		wl_resource_destroy(cb);
+	}
+	wl_signal_emit_mutable(&output->frame_presented, &info);
+	/* A repaint asked for meanwhile waited for this flip. */
+	if (output->sched.scheduled)
+		arm_repaint(output);
+}
+
 static void output_repaint(struct comp_output *output)
 {
 	struct comp_server *server = output->server;
 	struct render_frame frame;
 
-	if (!render_frame_sched_start(&output->sched, render_now_ns(), &frame))
+	if (output->presenting || !render_frame_sched_start(&output->sched, render_now_ns(), &frame))
 		return;
 	pixman_region32_t repainted;
 	pixman_region32_init(&repainted);
@@ -70,11 +123,11 @@ static void output_repaint(struct comp_output *output)
 	 * so is lost; frame.paint is false exactly when nothing was. */
 	bool painted = render_scene_paint(output->scene, output->target, &repainted);
 	uint64_t done_ns = painted ? output->backend->present(output, &repainted) : render_now_ns();
-	/* Clients are told the tick the frame was for (on the grid); the
-	 * trace has when its pixels really existed. */
+	/* Clients are told the tick the frame is shown on; the trace also
+	 * has when its pixels really existed. */
 	uint64_t t_ns = render_frame_sched_finish(&output->sched, &frame, done_ns);
 
-	struct comp_frame_info info = {
+	output->presenting_info = (struct comp_frame_info){
 		.t_ns = t_ns,
 		.seq = frame.seq,
 		.refresh_ns = (uint32_t)frame.refresh_ns,
@@ -88,23 +141,30 @@ static void output_repaint(struct comp_output *output)
 			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
 		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
-		             info.seq, painted ? "true" : "false", area, t_ns, done_ns);
+		             frame.seq, painted ? "true" : "false", area, t_ns, done_ns);
 		if (painted)
 			trace_composited(output, frame.seq, done_ns);
 	}
 	pixman_region32_fini(&repainted);
 
-	/* Everything mapped was on screen in this frame (or unchanged on it). */
-	uint32_t time_ms = (uint32_t)(t_ns / 1000000);
+	/* Everything mapped is on screen in this frame (or unchanged on it):
+	 * what its clients asked to hear about belongs to this frame, not to
+	 * commits that come before the flip. */
 	struct comp_surface *surface;
 	wl_list_for_each(surface, &server->surfaces, link) {
 		if (!surface->mapped)
 			continue;
-		if (!wl_list_empty(&surface->current.feedbacks))
-			comp_presentation_surface_presented(surface, &info);
-		comp_surface_send_frame_done(surface, time_ms);
+		wl_list_insert_list(output->presenting_feedbacks.prev, &surface->current.feedbacks);
+		wl_list_init(&surface->current.feedbacks);
+		wl_list_insert_list(output->presenting_callbacks.prev,
+		                    &surface->current.frame_callbacks);
+		wl_list_init(&surface->current.frame_callbacks);
 	}
-	wl_signal_emit_mutable(&output->frame_presented, &info);
+	output->presenting = true;
+	if (t_ns > render_now_ns() && output->timer_fd >= 0)
+		arm_timer(output, t_ns);
+	else
+		output_deliver(output);
 }
 
 static void idle_repaint(void *data)
@@ -120,7 +180,9 @@ static int timer_repaint(int fd, uint32_t mask, void *data)
 	uint64_t expirations;
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		comp_log("repaint timer: read: %s", strerror(errno));
-	if (!output->idle_repaint)
+	if (output->presenting)
+		output_deliver(output);
+	else if (!output->idle_repaint)
 		output_repaint(output);
 	return 0;
 }
@@ -129,26 +191,12 @@ void comp_output_schedule_repaint(struct comp_output *output)
 {
 	if (!output)
 		return;
-	uint64_t now = render_now_ns();
-	if (!render_frame_sched_request(&output->sched, now, render_scene_has_damage(output->scene)))
-		return;
-
-	uint64_t next = output->sched.deadline_ns;
-	if (next > now && output->timer_fd >= 0) {
-		struct itimerspec its = {
-			.it_value = { .tv_sec = (time_t)(next / 1000000000u),
-			              .tv_nsec = (long)(next % 1000000000u) },
-		};
-		if (timerfd_settime(output->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
-			return;
-		comp_log("repaint timer: timerfd_settime: %s", strerror(errno));
-	}
-	output->idle_repaint = wl_event_loop_add_idle(output->server->loop, idle_repaint, output);
-	if (!output->idle_repaint) {
-		comp_log("cannot schedule a repaint");
-		/* Asked again by the next change. */
-		output->sched.scheduled = false;
-	}
+	/* While a frame waits for its flip the timer is the flip's; the
+	 * flip arms the repaint. */
+	if (render_frame_sched_request(&output->sched, render_now_ns(),
+	                               render_scene_has_damage(output->scene)) &&
+	    !output->presenting)
+		arm_repaint(output);
 }
 
 /* ------------------------------------------------------------ wl_output */
@@ -240,6 +288,8 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	output->refresh_mhz = server->options.refresh_mhz;
 	output->timer_fd = -1;
 	wl_list_init(&output->resources);
+	wl_list_init(&output->presenting_feedbacks);
+	wl_list_init(&output->presenting_callbacks);
 	wl_signal_init(&output->frame_presented);
 	render_frame_sched_init(&output->sched, output->refresh_mhz, render_now_ns());
 
@@ -290,6 +340,14 @@ void comp_output_destroy(struct comp_output *output)
 	wl_resource_for_each_safe(resource, tmp, &output->resources) {
 		wl_list_remove(wl_resource_get_link(resource));
 		wl_list_init(wl_resource_get_link(resource));
+	}
+	/* Clients still hold these; their destructors unlink them later. */
+	struct wl_list *held[] = { &output->presenting_feedbacks, &output->presenting_callbacks };
+	for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++) {
+		wl_resource_for_each_safe(resource, tmp, held[i]) {
+			wl_list_remove(wl_resource_get_link(resource));
+			wl_list_init(wl_resource_get_link(resource));
+		}
 	}
 	if (output->global)
 		wl_global_destroy(output->global);

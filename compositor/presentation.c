@@ -1,15 +1,18 @@
 /* wp_presentation: tells clients when their content became visible.
  *
  * A feedback resource lives in a surface's pending.feedbacks list until the
- * core moves it to current.feedbacks on commit; the output then reports it
- * presented (comp_presentation_surface_presented) or the core discards it
+ * core moves it to current.feedbacks on commit; the output takes it into
+ * the frame that shows that content and reports it presented on the
+ * frame's tick (comp_presentation_send_presented), or the core discards it
  * (comp_presentation_discard) when the content was replaced before being
  * shown or the surface went away. Either way the resource is destroyed, as
  * the protocol says; a client that disconnects first just unlinks it.
  *
  * Flags claim only what is true. The headless output's clock is a timer,
  * not a display's vblank, so there is no VSYNC, no HW_CLOCK/HW_COMPLETION,
- * and shm contents are copied, so no ZERO_COPY.
+ * and shm contents are copied, so no ZERO_COPY. The time is the tick of
+ * render/'s frame grid the frame is shown on (never before its pixels
+ * exist), seq counts the grid's periods, refresh is the period.
  */
 #include <time.h>
 
@@ -76,22 +79,19 @@ void comp_presentation_create(struct comp_server *server)
 		comp_log("presentation: cannot create the wp_presentation global");
 }
 
-void comp_presentation_surface_presented(struct comp_surface *surface,
-                                         const struct comp_frame_info *frame)
+void comp_presentation_send_presented(struct comp_output *output, struct wl_list *feedbacks,
+                                      const struct comp_frame_info *frame)
 {
 	struct wl_resource *feedback, *tmp;
 	uint64_t sec = frame->t_ns / 1000000000ull;
 	uint32_t nsec = (uint32_t)(frame->t_ns % 1000000000ull);
-	struct comp_output *output = surface->server->output;
 
-	wl_resource_for_each_safe(feedback, tmp, &surface->current.feedbacks) {
+	wl_resource_for_each_safe(feedback, tmp, feedbacks) {
 		struct wl_client *client = wl_resource_get_client(feedback);
-		if (output) {
-			struct wl_resource *res;
-			wl_resource_for_each(res, &output->resources) {
-				if (wl_resource_get_client(res) == client)
-					wp_presentation_feedback_send_sync_output(feedback, res);
-			}
+		struct wl_resource *res;
+		wl_resource_for_each(res, &output->resources) {
+			if (wl_resource_get_client(res) == client)
+				wp_presentation_feedback_send_sync_output(feedback, res);
 		}
 		wp_presentation_feedback_send_presented(feedback, (uint32_t)(sec >> 32), (uint32_t)sec,
 		                                        nsec, frame->refresh_ns,

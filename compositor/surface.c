@@ -726,12 +726,3 @@ struct comp_surface *comp_surface_at(struct comp_server *server, double x, doubl
 	}
 	return hit.found;
 }
-
-void comp_surface_send_frame_done(struct comp_surface *surface, uint32_t time_ms)
-{
-	struct wl_resource *cb, *tmp;
-	wl_resource_for_each_safe(cb, tmp, &surface->current.frame_callbacks) {
-		wl_callback_send_done(cb, time_ms);
-		wl_resource_destroy(cb);
-	}
-}

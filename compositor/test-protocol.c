@@ -83,7 +83,7 @@ static void sync_idle(void *data)
 	struct test_state *state = data;
 	state->idle = NULL;
 	struct comp_output *output = state->server->output;
-	if (!output || !output->sched.scheduled) {
+	if (!output || !(output->sched.scheduled || output->presenting)) {
 		callbacks_done(&state->deciding);
 		return;
 	}

@@ -203,8 +203,9 @@ uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
  * ns), never read inside, so tests can drive it with a fake clock. */
 struct render_frame_sched {
 	uint64_t period_ns;   /* 0 = no grid */
+	uint64_t window_ns;   /* a repaint starts this long before its tick */
 	uint64_t anchor_ns;   /* tick 0 */
-	uint64_t next_seq;    /* lowest tick a new frame may be for */
+	uint64_t next_seq;    /* lowest tick a new frame may be presented on */
 	uint64_t frames;      /* frames started (the seq without a grid) */
 	bool scheduled;       /* a repaint is asked for */
 	bool damage, due;     /* what for: new damage / only callbacks or answers */
@@ -218,7 +219,8 @@ struct render_frame {
 	                       * false: nothing new, only callbacks/answers due */
 	uint64_t seq;         /* grid periods since the anchor (MSC); frames
 	                       * without a grid */
-	uint64_t tick_ns;     /* the tick the frame is for: its presentation time */
+	uint64_t tick_ns;     /* the tick the frame is for (after finish: the one
+	                       * it is presented on) */
 	uint64_t refresh_ns;  /* the period, 0 without a grid */
 };
 
@@ -233,9 +235,11 @@ bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, b
 bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
                               struct render_frame *frame);
 /* The frame is finished (pixels drawn and handed over) at done_ns; returns
- * its presentation time: its tick, or done_ns without a grid. */
-uint64_t render_frame_sched_finish(const struct render_frame_sched *s,
-                                   struct render_frame *frame, uint64_t done_ns);
+ * its presentation time: its tick, or the first tick after done_ns if it
+ * missed it (frame->seq and tick_ns follow), or done_ns without a grid.
+ * Never earlier than done_ns. */
+uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_frame *frame,
+                                   uint64_t done_ns);
 
 /* ---------------------------------------------------------------- trace */
 

@@ -1,10 +1,13 @@
 /* The frame scheduler (render/frame-sched.c) driven by a fake clock: the
  * grid is anchored once and idle periods do not move it, seq counts the
- * periods that passed, a repaint asked only for due callbacks paints
- * nothing, one frame per tick, and refresh 0 repaints at once. */
+ * periods that passed, a repaint starts a repaint window before its tick
+ * and is presented on the tick (the next one if it missed it, never before
+ * it was finished), a repaint asked only for due callbacks paints nothing,
+ * one frame per tick, and refresh 0 repaints at once. */
 #include "unit.h"
 
 #define P 16666666ull /* 60 Hz */
+#define W 7000000ull  /* repaint window at 60 Hz: min(P / 2, 7 ms) */
 
 /* Runs the repaint the scheduler asked for, as a server does when its
  * timer fires at the deadline: start, then finish after paint_ns. */
@@ -16,6 +19,10 @@ static struct render_frame fire(struct render_frame_sched *s, uint64_t paint_ns,
 	CHECK(render_frame_sched_start(s, at, &f), "no repaint due at its deadline %llu",
 	      (unsigned long long)at);
 	*presented = render_frame_sched_finish(s, &f, at + paint_ns);
+	CHECK(*presented >= at + paint_ns, "presented %llu before the frame was finished %llu",
+	      (unsigned long long)*presented, (unsigned long long)(at + paint_ns));
+	CHECK(*presented == f.tick_ns, "presented %llu, frame tick %llu",
+	      (unsigned long long)*presented, (unsigned long long)f.tick_ns);
 	return f;
 }
 
@@ -29,63 +36,86 @@ int main(void)
 	unit_say("60 Hz (60000 mHz) is a 16666666 ns period; 59.94 Hz is 16683350 ns");
 	render_frame_sched_init(&s, 60000, t0);
 	CHECK(s.period_ns == P, "period %llu", (unsigned long long)s.period_ns);
+	CHECK(s.window_ns == W, "repaint window %llu", (unsigned long long)s.window_ns);
 	render_frame_sched_init(&s, 59940, t0);
 	CHECK(s.period_ns == 16683350, "period %llu", (unsigned long long)s.period_ns);
+	render_frame_sched_init(&s, 144000, t0);
+	CHECK(s.window_ns == s.period_ns / 2, "window at 144 Hz %llu",
+	      (unsigned long long)s.window_ns);
 
 	unit_say("nothing asked, nothing to do: an idle output arms no timer");
 	render_frame_sched_init(&s, 60000, t0);
 	CHECK(!render_frame_sched_start(&s, t0 + 10 * P, &f), "repaint without a request");
 
-	unit_say("the first frame, asked at the anchor, is for tick 0 and starts at once");
+	unit_say("the first frame is for tick 1, started one repaint window before it");
 	CHECK(render_frame_sched_request(&s, t0, true), "first request must arm the timer");
-	CHECK(s.deadline_ns == t0, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(s.deadline_ns == t0 + P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
 	f = fire(&s, 3000000, &presented);
 	CHECK(f.paint, "damage must be painted");
-	CHECK(f.seq == 0 && presented == t0, "seq %llu presented %llu", (unsigned long long)f.seq,
-	      (unsigned long long)presented);
-	CHECK(f.refresh_ns == P, "refresh %llu", (unsigned long long)f.refresh_ns);
-
-	unit_say("damage during a frame's period waits for the next tick, and later "
-	         "requests join the scheduled repaint");
-	CHECK(render_frame_sched_request(&s, t0 + 1000, true), "arm");
-	CHECK(s.deadline_ns == t0 + P, "deadline %llu", (unsigned long long)s.deadline_ns);
-	CHECK(!render_frame_sched_request(&s, t0 + 2000, false), "second request re-armed");
-	CHECK(!render_frame_sched_start(&s, t0 + P - 1, &f), "started before its tick");
-	f = fire(&s, 1000000, &presented);
 	CHECK(f.seq == 1 && presented == t0 + P, "seq %llu presented %llu",
 	      (unsigned long long)f.seq, (unsigned long long)presented);
+	CHECK(f.refresh_ns == P, "refresh %llu", (unsigned long long)f.refresh_ns);
 
-	unit_say("one frame per tick: asked on the tick just used, the next frame waits");
-	CHECK(render_frame_sched_request(&s, t0 + P, true), "arm");
-	CHECK(s.deadline_ns == t0 + 2 * P, "deadline %llu", (unsigned long long)s.deadline_ns);
+	unit_say("damage after a tick waits for the next one, and later requests join the "
+	         "scheduled repaint");
+	CHECK(render_frame_sched_request(&s, t0 + P + 1000, true), "arm");
+	CHECK(s.deadline_ns == t0 + 2 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(!render_frame_sched_request(&s, t0 + P + 2000, false), "second request re-armed");
+	CHECK(!render_frame_sched_start(&s, s.deadline_ns - 1, &f), "started before its deadline");
+	f = fire(&s, 1000000, &presented);
+	CHECK(f.seq == 2 && presented == t0 + 2 * P, "seq %llu presented %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented);
+
+	unit_say("damage inside a tick's repaint window starts at once, for that tick");
+	uint64_t now = t0 + 3 * P - 1000000;
+	CHECK(render_frame_sched_request(&s, now, true), "arm");
+	CHECK(s.deadline_ns == now, "deadline %llu, now %llu", (unsigned long long)s.deadline_ns,
+	      (unsigned long long)now);
+	f = fire(&s, 500000, &presented);
+	CHECK(f.seq == 3 && presented == t0 + 3 * P, "seq %llu presented %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented);
+
+	unit_say("one frame per tick: asked again before that tick, the next frame is for "
+	         "the following one");
+	CHECK(render_frame_sched_request(&s, now + 600000, true), "arm");
+	CHECK(s.deadline_ns == t0 + 4 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
 	f = fire(&s, 0, &presented);
-	CHECK(f.seq == 2, "seq %llu", (unsigned long long)f.seq);
+	CHECK(f.seq == 4, "seq %llu", (unsigned long long)f.seq);
 
-	unit_say("idle does not reset the grid: after 10.5 idle periods the next frame is "
+	unit_say("idle does not reset the grid: after 8.5 idle periods the next frame is "
 	         "on the old grid, not at the request time");
 	uint64_t later = t0 + 12 * P + P / 2;
 	CHECK(render_frame_sched_request(&s, later, true), "arm");
-	CHECK(s.deadline_ns == t0 + 13 * P, "deadline %llu, grid tick %llu",
+	CHECK(s.deadline_ns == t0 + 13 * P - W, "deadline %llu, grid tick %llu",
 	      (unsigned long long)s.deadline_ns, (unsigned long long)(t0 + 13 * P));
 	f = fire(&s, 2000000, &presented);
-	unit_say("seq advances by the elapsed periods (2 -> 13), the time is the tick");
-	CHECK(f.seq == 13, "seq %llu after 11 periods", (unsigned long long)f.seq);
+	unit_say("seq advances by the elapsed periods (4 -> 13), the time is the tick");
+	CHECK(f.seq == 13, "seq %llu after 9 periods", (unsigned long long)f.seq);
 	CHECK(presented == t0 + 13 * P, "presented %llu off the grid",
 	      (unsigned long long)presented);
-	CHECK((presented - t0) % P == 0, "presented %llu off the grid",
-	      (unsigned long long)presented);
+
+	unit_say("a frame that misses its tick is presented on the next one, which the next "
+	         "frame may not claim");
+	render_frame_sched_request(&s, t0 + 13 * P + 10, true);
+	f = fire(&s, W + 2000000, &presented);
+	CHECK(f.seq == 15 && presented == t0 + 15 * P, "seq %llu presented %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented);
+	render_frame_sched_request(&s, t0 + 14 * P + W + 2000001, true);
+	CHECK(s.deadline_ns == t0 + 16 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
+	f = fire(&s, 0, &presented);
+	CHECK(f.seq == 16, "seq %llu", (unsigned long long)f.seq);
 
 	unit_say("a long idle (an hour) keeps the grid too");
 	later = t0 + 3600ull * 1000000000ull + 123;
 	render_frame_sched_request(&s, later, true);
-	CHECK((s.deadline_ns - t0) % P == 0 && s.deadline_ns >= later &&
-	      s.deadline_ns < later + P, "deadline %llu", (unsigned long long)s.deadline_ns);
 	f = fire(&s, 0, &presented);
-	CHECK(f.seq == (s.deadline_ns - t0) / P, "seq %llu", (unsigned long long)f.seq);
+	CHECK((presented - t0) % P == 0 && presented > later && presented <= later + P,
+	      "presented %llu", (unsigned long long)presented);
+	CHECK(f.seq == (presented - t0) / P, "seq %llu", (unsigned long long)f.seq);
 
 	unit_say("a repaint with no new damage (frame callbacks or sync answers due) "
 	         "paints nothing, still on the grid");
-	uint64_t base = f.tick_ns;
+	uint64_t base = presented;
 	CHECK(render_frame_sched_request(&s, base + 5, false), "arm");
 	f = fire(&s, 0, &presented);
 	CHECK(!f.paint, "painting asked with no damage");
@@ -101,22 +131,12 @@ int main(void)
 	f = fire(&s, 0, &presented);
 	CHECK(!f.paint, "damage painted twice");
 
-	unit_say("a repaint started late (busy loop) belongs to the last tick passed, and "
-	         "the next one to a later tick");
-	render_frame_sched_request(&s, base + 3 * P + 5, true);
-	CHECK(s.deadline_ns == base + 4 * P, "deadline %llu", (unsigned long long)s.deadline_ns);
-	CHECK(render_frame_sched_start(&s, base + 6 * P + 7, &f), "late start refused");
-	CHECK(f.tick_ns == base + 6 * P, "tick %llu", (unsigned long long)f.tick_ns);
-	render_frame_sched_request(&s, base + 6 * P + 8, true);
-	CHECK(s.deadline_ns == base + 7 * P, "deadline %llu", (unsigned long long)s.deadline_ns);
-	f = fire(&s, 0, &presented);
-
 	unit_say("refresh 0: no grid, a repaint at once, presented when finished, seq "
 	         "counts frames");
 	render_frame_sched_init(&s, 0, t0);
 	CHECK(s.period_ns == 0, "period %llu", (unsigned long long)s.period_ns);
 	for (uint64_t i = 1; i <= 3; i++) {
-		uint64_t now = t0 + i * 1234567;
+		now = t0 + i * 1234567;
 		CHECK(render_frame_sched_request(&s, now, true), "arm");
 		CHECK(s.deadline_ns == now, "deadline %llu, now %llu",
 		      (unsigned long long)s.deadline_ns, (unsigned long long)now);
