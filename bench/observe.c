@@ -496,6 +496,7 @@ int main(int argc, char **argv)
 	const uint64_t deadline = o.timeout_ms ? start + (uint64_t)o.timeout_ms * 1000000u : 0;
 	uint64_t polls = 0, next = start, scanned_frame = UINT64_MAX;
 	uint64_t bad_since = 0; /* when the header first could not be read, 0: it can */
+	uint64_t absent_ns = 0; /* the last time a poll found the colour absent */
 	bool ready = false, present = false, seen = false, waiting_reported = false;
 	int exit_status = 0;
 
@@ -540,6 +541,8 @@ int main(int argc, char **argv)
 			 * since the last scan; unchanged pixels need no new look. */
 			uint64_t frame = fb.frame ? __atomic_load_n(fb.frame, __ATOMIC_ACQUIRE)
 			                          : UINT64_MAX - 1;
+			if (fb.frame && frame == scanned_frame && !present)
+				absent_ns = poll_ns; /* same pixels as the last scan: still absent */
 			if (!fb.frame || frame != scanned_frame) {
 				uint32_t x = 0, y = 0;
 				int r = guarded_scan(&fb, o.run, &x, &y);
@@ -550,6 +553,8 @@ int main(int argc, char **argv)
 					scanned_frame = UINT64_MAX;
 				}
 				uint64_t t = now_ns();
+				if (fb.map && !found)
+					absent_ns = t;
 				if (fb.map && !ready && !found) {
 					ready = true;
 					emit("{\"name\":\"observer_ready\",\"ns\":%" PRIu64 ",\"format\":\"%s\","
@@ -558,13 +563,15 @@ int main(int argc, char **argv)
 				} else if (fb.map && ready && found != present) {
 					present = found;
 					if (found) {
-						/* poll_ns..ns brackets the moment it was seen. */
+						/* The pixels appeared after absent_ns (the
+						 * last poll without them) and by ns. */
 						char extra[48] = "";
 						if (fb.frame)
 							snprintf(extra, sizeof(extra), ",\"frame\":%" PRIu64, frame);
 						emit("{\"name\":\"seen\",\"ns\":%" PRIu64 ",\"x\":%u,\"y\":%u,"
-						     "\"poll_ns\":%" PRIu64 ",\"polls\":%" PRIu64 "%s}",
-						     t, x, y, poll_ns, polls, extra);
+						     "\"absent_ns\":%" PRIu64 ",\"poll_ns\":%" PRIu64 ","
+						     "\"polls\":%" PRIu64 "%s}",
+						     t, x, y, absent_ns, poll_ns, polls, extra);
 						seen = true;
 						if (!o.keep)
 							break;

@@ -343,13 +343,16 @@ def agree_on(kind, workdir):
         seen = obs.wait_seen(10)
         if seen is None:
             fail("%s launch %d: observer never saw the window (%s)" % (kind, i, obs._why()))
-        # Nothing stale: ready before the app ran, seen after it handed
-        # its first frame over.
+        # Nothing stale: the colour was absent before the app ran. (Not
+        # "seen after submitted": an app descheduled between handing its
+        # frame over and reading the clock reads it after the pixels show.)
         tl = ff.get("timeline", {})
         exec_ns, submitted = tl.get("exec") or ff["ns"], tl.get("submitted") or ff["commit_ns"]
-        check(ready < exec_ns < submitted < seen,
+        check(ready < exec_ns < seen,
               "%s launch %d: observer ready %.1f ms before the app's exec, saw it %.1f ms "
-              "after its submit" % (kind, i, (exec_ns - ready) / 1e6, (seen - submitted) / 1e6))
+              "after exec, %+.1f ms after the app's submitted"
+              % (kind, i, (exec_ns - ready) / 1e6, (seen - exec_ns) / 1e6,
+                 (seen - submitted) / 1e6))
         done = obs.stop()
         # The server writes its trace line just after the frame; give it
         # a moment.
@@ -363,15 +366,16 @@ def agree_on(kind, workdir):
                  "(contract 1)" % (kind, i))
         diffs.append(seen - comp)
         cpu_per_s.append(done["cpu_ns"] / max(done["wall_ns"], 1))
-        note = ""
-        if comp < submitted:
-            note = (" [the server's composited came %.1f ms BEFORE the app submitted its "
-                    "first frame: it composited something else]" % ((submitted - comp) / 1e6))
-        print("%s launch %d: seen - composited = %+.3f ms; seen - last painted frame before "
-              "seen = %s (observer %d polls, %.2f ms CPU in %.0f ms)%s"
-              % (kind, i, (seen - comp) / 1e6,
+        # A composited time long before the app's submitted one means the
+        # server took something else (say the window's background at map)
+        # for the app's first frame; the agreement check below fails then.
+        absent = obs.seen.get("absent_ns") or 0
+        print("%s launch %d: seen - composited = %+.3f ms (last poll without it %+.3f ms); "
+              "composited - app's submitted = %+.3f ms; seen - last painted frame before seen "
+              "= %s (observer %d polls, %.2f ms CPU in %.0f ms)"
+              % (kind, i, (seen - comp) / 1e6, (absent - comp) / 1e6, (comp - submitted) / 1e6,
                  "%+.3f ms" % ((seen - frame) / 1e6) if frame else "n/a", done["polls"],
-                 done["cpu_ns"] / 1e6, done["wall_ns"] / 1e6, note), flush=True)
+                 done["cpu_ns"] / 1e6, done["wall_ns"] / 1e6), flush=True)
         app.stop()
         wait_gone(server)
     server.stop()
