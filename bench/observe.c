@@ -11,7 +11,8 @@
  *
  * Output, JSON lines on stdout (CLOCK_MONOTONIC ns, as render/trace.c):
  *   {"name":"observer_ready","ns":..}  polling, and the colour is absent
- *   {"name":"seen","ns":..,"x":..,"y":..}  first poll that found it
+ *   {"name":"seen","ns":..,"x":..,"y":..,"absent_ns":..}  first poll that
+ *       found it (by ns), and the last poll that did not (absent_ns)
  *   {"name":"observer_done","ns":..,"polls":N,"cpu_ns":..}
  * done comes after seen (unless --keep) or on SIGTERM/SIGINT; exit 0. */
 #include <errno.h>
