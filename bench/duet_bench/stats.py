@@ -107,10 +107,14 @@ def paired_ratio(a_rounds, b_rounds, seed, resamples=BOOTSTRAP_RESAMPLES,
 
 
 def count_ratio(a, b):
-    """Ratio of two counts from one counting run each (no interval)."""
-    return {"ratio": ratio(a, b), "ci_low": None, "ci_high": None, "rounds": 1,
-            "n_a": 0 if a is None else 1, "n_b": 0 if b is None else 1,
-            "why": "one count each" if a is not None and b is not None else "no count"}
+    """Ratio of two counts from one counting run each (no interval). A
+    per-unit count below zero (start-up subtracted, noise larger than the
+    effect) has no meaningful ratio."""
+    bad = a is None or b is None or a < 0 or b < 0
+    return {"ratio": None if bad else ratio(a, b), "ci_low": None, "ci_high": None,
+            "rounds": 1, "n_a": 0 if a is None else 1, "n_b": 0 if b is None else 1,
+            "why": "no count" if a is None or b is None else
+            "a count below zero" if bad else "one count each"}
 
 
 def side(r, lo=None, hi=None, tolerance=None):

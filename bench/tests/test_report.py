@@ -100,6 +100,8 @@ def test_stats():
           "counts: 945 vs 55 reproduce a study ratio of 17")
     check(stats.verdict(stats.count_ratio(100, 95), study_ratio=17.2, count=True)
           == "no difference", "counts within 10% read no difference")
+    check(stats.count_ratio(-0.5, 3.0)["ratio"] is None,
+          "a per-frame count below zero gives no ratio")
 
     check(stats.cv([10.0, 10.0, 10.0]) == 0 and stats.cv([1.0]) is None
           and abs(stats.cv([9.0, 11.0]) - 0.1414) < 1e-3, "coefficient of variation")
