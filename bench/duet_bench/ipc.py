@@ -500,11 +500,13 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
 
 def resize_counts(ctx, stack):
     """IPC per resize: (counts of 3 runs of the 8 sizes - counts of 1 run) / 16,
-    which removes start-up and teardown."""
-    totals = {}
+    which removes start-up and teardown; protocol messages the same way
+    where the server logs them (duet-compositor, weston)."""
+    totals, protos = {}, {}
     for runs in (1, 3):
         c = Counting(ctx, stack)
         base = c.baseline()
+        srv_mark = server_debug_mark(stack)
         run = AppRun(ctx, stack, argv_for(ctx, stack, "resize", "--runs", str(runs)),
                      extra_env=dict(c.app_env(), WAYLAND_DEBUG=""))
         try:
@@ -515,14 +517,25 @@ def resize_counts(ctx, stack):
             xp = x_counts(run.named("resize"))
         finally:
             run.stop()
+        if stack.name == "wayland":
+            protos[runs] = wait_protocol_log(stack, run.pid)
+        elif stack.name == "weston":
+            protos[runs] = server_debug_counts(stack, srv_mark)
     per = {}
     for role in totals[3]:
         a, b = totals[1].get(role, {}), totals[3][role]
         if "ipc_unix" in a and "ipc_unix" in b:
-            per[role] = {"ipc_unix": round((b["ipc_unix"] - a["ipc_unix"]) / 16.0, 2),
-                         "study_style": round((b["study_style"] - a["study_style"]) / 16.0, 2)}
+            per[role] = {k: round((b[k] - a[k]) / 16.0, 2)
+                         for k in ("ipc_unix", "study_style", "study_style_bytes")}
     out = {"per_resize": per, "mode": "client"}
-    if xp:
+    if protos.get(1) and protos.get(3):
+        p1, p3 = protos[1], protos[3]
+        out["protocol_per_resize_detail"] = {
+            k: round((p3[k] - p1[k]) / 16.0, 2) for k in PROTO_KEYS if k in p3}
+        out["protocol_per_resize"] = round(sum(
+            out["protocol_per_resize_detail"].get(k, 0) for k in ("requests", "events")), 2)
+        out["protocol_source"] = p3["source"]
+    elif xp:
         n = 8 * 3
         out["protocol_per_resize"] = round((xp["requests"] + xp["events"]) / n, 2)
         out["protocol_source"] = xp["source"]
