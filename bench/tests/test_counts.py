@@ -2,11 +2,13 @@
 """Checks that the bench's IPC counts hold up, against real stacks.
 
 usage: test_counts.py agree|lengths|xtrace
-  agree:   one duet-launch on duet-compositor (and on Xvfb + duet-xwm) with
+  agree:   one duet-launch on duet-compositor, weston and Xvfb + duet-xwm with
            strace attached to the stack AND the in-process counter preloaded
            into it, over the same interval: the server's syscall counts
            agree within 5%, and the protocol messages the server logged for
-           the app are at least the server's syscalls with the app.
+           the app (duet-compositor's log, weston's WAYLAND_DEBUG=server) are
+           at least the server's syscalls with the app; and a dump that never
+           comes fails the counting.
   lengths: render IPC per frame on the server (two run lengths, start-up
            subtracted) made from 150 + 450 ms and from 300 + 900 ms per scene
            agree within 10% (median of 5) on duet-compositor and on Xvfb +
@@ -73,11 +75,30 @@ def test_agree(ctx):
     strace = shutil.which("strace")
     check(strace is not None, "strace is installed")
     check(stacks.find_ipc_lib() is not None, "libduet-ipc-count.so is built")
-    for name in ("wayland", "x11"):
+    for name in ("wayland", "weston", "x11"):
+        if stacks.missing(name):
+            print("info: %s skipped: %s" % (name, stacks.missing(name)))
+            continue
         st = ctx.stack(name)
         try:
+            mark = ipc.server_debug_mark(st)
             res = ipc.strace_launch(ctx, st, strace, counting=ipc.Counting(ctx, st))
-            proto = ipc.wait_protocol_log(st, res["app_pid"]) if name == "wayland" else None
+            if name == "wayland":
+                proto = ipc.wait_protocol_log(st, res["app_pid"])
+            else:
+                proto = ipc.server_debug_counts(st, mark)
+            if name == "wayland":
+                # A dump that never comes (here: looked for where the
+                # counter does not write) fails the run, never reads as 0.
+                lost = ipc.Counting(ctx, st)
+                lost.dir = tempfile.mkdtemp(prefix="nowhere-", dir=ctx.workdir)
+                try:
+                    lost.baseline()
+                    failed = None
+                except ipc.CountFailed as e:
+                    failed = str(e)
+                check(failed and "no baseline count dump" in failed,
+                      "a missing baseline dump is an error: %s" % failed)
         finally:
             st.stop()
         srv_s = res["processes"].get("server", {})
@@ -92,13 +113,14 @@ def test_agree(ctx):
             check(b > 0 and within(a, b, 0.05),
                   "%s: server %s by strace %d and by the counter %d agree within 5%%"
                   % (name, key, a, b))
-        if name == "wayland":
-            check(proto is not None, "wayland: duet-compositor logged the app's messages")
+        if name in ("wayland", "weston"):
+            check(proto is not None, "%s: the server's protocol messages were counted" % name)
             msgs = proto["requests"] + proto["events"]
             calls = srv_c["peers"].get("app", 0)
             check(calls > 0 and msgs >= calls,
-                  "wayland: %d protocol messages (%d requests + %d events) >= the server's "
-                  "%d calls with the app" % (msgs, proto["requests"], proto["events"], calls))
+                  "%s: %d protocol messages (%d requests + %d events; %s) >= the server's "
+                  "%d calls with the app" % (name, msgs, proto["requests"], proto["events"],
+                                             proto["source"], calls))
         else:
             wm = res["counter"]["wm"]
             check(wm["ipc_unix"] > 0, "x11: the counter saw duet-xwm's X traffic (%d calls)"
