@@ -17,13 +17,18 @@ static struct sw_draw *sw(struct tk_draw *d)
 	return (struct sw_draw *)d;
 }
 
+/* pixman takes 16-bit channels and keeps the high byte for 8-bit
+ * targets, which rounds 0.93 (237.15 of 255) up to 238. Rounding to 8 bits
+ * first and widening exactly (x * 257) gives the value GL writes
+ * (round(v * 255)), so both engines draw the same pixels and the bench's
+ * observer finds the same colour. */
 static uint16_t chan(float v)
 {
 	if (v <= 0.0f)
 		return 0;
 	if (v >= 1.0f)
 		return 0xffff;
-	return (uint16_t)lrintf(v * 65535.0f);
+	return (uint16_t)(lrintf(v * 255.0f) * 257);
 }
 
 static pixman_color_t premul(struct tk_color c)
