@@ -524,7 +524,11 @@ def summary_table(results):
     """The terminal summary: the verdicts, then every cell."""
     table, order = metrics.cells(results)
     pairs = metrics.ratios(results, table, order)
-    lines = ["%-26s %-22s %-28s %s" % ("claim", "study X/W", "x11/wayland here", "verdict")]
+    lines = []
+    emulation = (results.get("machine") or {}).get("emulation")
+    if emulation:
+        lines.append("WARNING: run under emulation (%s): %s" % (emulation, EMULATION_WARNING))
+    lines.append("%-26s %-22s %-28s %s" % ("claim", "study X/W", "x11/wayland here", "verdict"))
     for row in verdict_rows(order, pairs):
         lines.append("%-26s %-22s %-28s %s" % (row[0], row[1], row[2], row[3]))
     lines.append("")

@@ -231,6 +231,7 @@ def test_report():
     other = json.loads(json.dumps(res))
     other["machine"]["cpu_model"] = "Other Board CPU"
     other["governor"] = "performance"
+    other["machine"]["emulation"] = "user-mode emulator: /usr/libexec/qemu-binfmt/aarch64"
     with open(os.path.join(b, "results.json"), "w") as f:
         json.dump(other, f)
     cmp_dir = os.path.join(tmp, "cmp")
@@ -242,6 +243,14 @@ def test_report():
         cmp_md = f.read()
     check(res["machine"]["cpu_model"] in cmp_md and "Other Board CPU" in cmp_md
           and "performance" in cmp_md, "compare.md shows both machines and governors")
+    check("ran under emulation" in cmp_md and "figures under emulation are not timings"
+          in cmp_md, "compare.md warns that run b was emulated")
+    rr = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "report", b], env=env,
+                        capture_output=True, text=True, timeout=120)
+    with open(os.path.join(b, "report.md")) as f:
+        head = f.read()[:600]
+    check(rr.returncode == 0 and "figures under emulation are not timings" in head,
+          "an emulated run's report says so in its header")
     header = [line for line in cmp_md.splitlines() if line.startswith("|  |")][0]
     check(header.count("|") == 4, "one column per run: %s" % header)
     check(os.path.getsize(os.path.join(cmp_dir, "compare.html")) > 0
