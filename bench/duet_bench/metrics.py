@@ -188,7 +188,8 @@ def catalogue(results):
         for e in rest:
             if e not in others:
                 others.append(e)
-    head = heads.pop() if len(heads) == 1 and None not in heads else None
+    heads.discard(None)  # stacks that did not render
+    head = heads.pop() if len(heads) == 1 else None
     out = []
     for m, fn in TIMINGS + COUNTS:
         if head and "headline engine" in m.title:
