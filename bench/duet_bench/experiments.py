@@ -219,8 +219,11 @@ def cpu(ctx, stack, rec):
         sums = [round(sum(p.values()), 2) for p in full]
         ws = [round(sum(v for k, v in p.items() if k != "app"), 2) for p in full]
         s_all, s_ws = spread(sums), spread(ws)
+        scenes = run.named("scene")
+        path = scenes[0].get("path") if scenes else None
         rec["samples"].append({
-            "run": i + 1, "interval_ms": o.cpu_interval * 1000, "per_process": per,
+            "run": i + 1, "engine": o.engine, "transport": transport(stack.kind, o.engine, path),
+            "interval_ms": o.cpu_interval * 1000, "per_process": per,
             "sum_peak": s_all["peak"], "sum_p95": s_all["p95"], "sum_mean": s_all["mean"],
             "window_system_peak": s_ws["peak"], "window_system_p95": s_ws["p95"],
             "window_system_mean": s_ws["mean"],
