@@ -135,9 +135,10 @@ class Stack:
             self._probe()
         except (StackError, OSError) as e:
             self.stop()
-            logs = self.logs()
-            self._drop_fb()  # in /dev/shm: the stack dir's cleanup would miss it
-            raise StackError(str(e), logs)
+            raise StackError(str(e), self.logs())
+        except BaseException:
+            self.stop()  # Ctrl-C mid-start: the caller never gets this stack to stop
+            raise
         return self
 
     def trace_env(self, env, role):
@@ -413,6 +414,9 @@ class Stack:
     def stop(self):
         for c in reversed(list(self.procs.values())):
             c.stop()
+        # Xvfb is gone: its framebuffer file in /dev/shm (8 MB at 1080p)
+        # goes now, also for callers that never call cleanup().
+        self._drop_fb()
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
