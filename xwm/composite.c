@@ -317,20 +317,17 @@ void xwm_composite_window_restacked(struct xwm_window *w)
 /* A window we map holds nothing its client drew yet (the server just
  * allocated its pixmap): showing it would put the parent's pixels or
  * garbage on screen and claim a frame the client has not drawn. It waits
- * for its client's first drawing. The server itself reports the whole
- * window damaged while it maps and places it; a DamageSubtract behind
- * our requests of the map (MapWindow, ConfigureWindow...) empties that,
- * so every DamageNotify with a later sequence number is drawing done
- * after the map. (The client cannot draw in between: it first needs the
- * Expose that the map sends it, and the server runs our requests of one
- * write back to back; wm.c awaits no reply between them.) */
+ * for the first damage after our MapWindow, which is the client's drawing:
+ * the map paints nothing into a window without background (duet's
+ * toolkit, GTK; one with a background pixel is shown with it), and wm.c
+ * places and raises the window before mapping it, as moving a mapped one
+ * damages it. The window's Damage exists since its CreateNotify, and its
+ * region was emptied at its last unmap, so nothing drawn after the map
+ * goes unreported, however fast the client draws. */
 void xwm_composite_window_mapping(struct xwm_window *w)
 {
-	if (!w->damage || !window_composited(w))
-		return;
-	w->map_damage_seq = xcb_damage_subtract(w->xwm->conn, w->damage, XCB_NONE,
-	                                        XCB_NONE).sequence;
-	w->awaiting_content = true;
+	if (w->damage && window_composited(w))
+		w->awaiting_content = true;
 }
 
 void xwm_composite_window_mapped(struct xwm_window *w, bool has_content)
@@ -425,10 +422,6 @@ void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev)
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->drawable);
 	xwm->last_time = ev->timestamp;
 	if (!w || !w->damage || ev->damage != w->damage)
-		return;
-	/* The server's own damage of the map, not the client's drawing. */
-	uint32_t seq = ((xcb_generic_event_t *)ev)->full_sequence;
-	if (w->awaiting_content && (int32_t)(seq - w->map_damage_seq) < 0)
 		return;
 	/* Window-relative; the pixmap includes the border. */
 	pixman_region32_union_rect(&w->damage_region, &w->damage_region,

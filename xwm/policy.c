@@ -68,7 +68,7 @@ void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x,
 	*y = py < 0 ? 0 : py;
 }
 
-void xwm_policy_window_mapped(struct xwm_window *w)
+void xwm_policy_window_place(struct xwm_window *w)
 {
 	int sw, sh;
 	xwm_policy_screen_size(w->xwm, &sw, &sh);
@@ -83,6 +83,10 @@ void xwm_policy_window_mapped(struct xwm_window *w)
 		xwm_window_move_resize(w, x, y, w->width, w->height);
 	}
 	xwm_window_raise(w);
+}
+
+void xwm_policy_window_mapped(struct xwm_window *w)
+{
 	set_focus(w->xwm, w);
 }
 

@@ -186,12 +186,11 @@ void xwm_window_set_hidden(struct xwm_window *w, bool hidden)
 		xcb_unmap_window(w->xwm->conn, w->id);
 		xwm_props_set_wm_state(w, XWM_WM_STATE_ICONIC);
 	} else {
+		xwm_composite_window_mapping(w);
 		xcb_map_window(w->xwm->conn, w->id);
 		xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
 	}
 	xwm_props_update_net_state(w);
-	if (!hidden)
-		xwm_composite_window_mapping(w);
 }
 
 void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
@@ -283,14 +282,16 @@ static void show(struct xwm_window *w)
 {
 	w->mapped = true;
 	w->minimized = false;
+	/* Placed and raised while still unmapped: the client's first Expose
+	 * comes at its final place, and the server damages a mapped
+	 * window it moves, which must not pass for the client's drawing. */
+	xwm_policy_window_place(w);
+	xwm_composite_window_mapping(w);
 	xcb_map_window(w->xwm->conn, w->id);
 	xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
 	xwm_policy_window_mapped(w);
 	xwm_props_update_net_state(w);
 	xwm_props_update_client_lists(w->xwm);
-	/* After every request of ours about the map (placing the mapped
-	 * window damages it too), with no reply awaited since MapWindow. */
-	xwm_composite_window_mapping(w);
 }
 
 /* The client withdrew the window (unmap or destroy): it is no longer ours

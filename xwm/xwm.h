@@ -99,10 +99,8 @@ struct xwm_window {
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
 	/* Mapped by us and not drawn by its client since: not fetched, not
-	 * shown until its client's first drawing (composite.c). Damage
-	 * reported before map_damage_seq is the server's own at the map. */
+	 * shown until its client's first drawing (composite.c). */
 	bool awaiting_content;
-	uint32_t map_damage_seq;
 	/* Size last shown, for the "composited" trace event; composited:
 	 * shown since it was last mapped. */
 	bool composited;
@@ -247,7 +245,11 @@ int xwm_screenshot(struct xwm *xwm, const char *path);
 void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y);
 void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height);
 /* Decisions that act through the functions of wm.c above. */
-void xwm_policy_window_mapped(struct xwm_window *w);   /* place, raise, focus */
+/* Rule 1 and 2 in two steps: place and raise before the window is mapped
+ * (so that nothing of ours draws on it once mapped: composite.c waits for
+ * its client's first drawing), focus once mapped. */
+void xwm_policy_window_place(struct xwm_window *w);    /* place, raise */
+void xwm_policy_window_mapped(struct xwm_window *w);   /* focus */
 void xwm_policy_window_unmapped(struct xwm_window *w); /* refocus */
 void xwm_policy_activate(struct xwm_window *w);        /* raise + focus */
 void xwm_policy_close(struct xwm_window *w);
@@ -264,7 +266,7 @@ void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height);
 int xwm_composite_start(struct xwm *xwm);
 void xwm_composite_finish(struct xwm *xwm);
 void xwm_composite_window_created(struct xwm_window *w);
-/* Right after our MapWindow of a managed window: it is shown once its
+/* Right before our MapWindow of a managed window: it is shown once its
  * client draws (see composite.c). */
 void xwm_composite_window_mapping(struct xwm_window *w);
 /* MapNotify; has_content: the window was drawn before we saw it mapped

@@ -93,6 +93,7 @@ static struct xwm_window *top(void)
 static void map(struct xwm_window *w)
 {
 	w->mapped = true;
+	xwm_policy_window_place(w);
 	xwm_policy_window_mapped(w);
 }
 
