@@ -18,6 +18,7 @@
 usage: test_server_frames.py SCENARIO
 """
 
+import atexit
 import json
 import os
 import socket
@@ -27,6 +28,33 @@ import time
 
 import duet
 from duet import check
+
+
+# Trace files: kept (next to meson's log) when the scenario fails.
+TRACES = []
+PASSED = []
+
+
+def remove_traces():
+    if PASSED:
+        for path in TRACES:
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+atexit.register(remove_traces)
+
+
+def new_trace(name):
+    """A trace file for the servers this scenario starts: set in the
+    environment, which the sessions copy."""
+    trace = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or "/tmp",
+                         "duet-%s-%d.trace" % (name, os.getpid()))
+    if os.path.exists(trace):
+        os.unlink(trace)
+    os.environ["DUET_TRACE"] = trace
+    TRACES.append(trace)
+    return trace
 
 
 def read_trace(path, pid=None):
@@ -148,11 +176,7 @@ class RawX11:
 
 def xwm_session(name):
     # Before the session copies the environment: duet-xwm traces into it.
-    trace = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or "/tmp",
-                         "duet-%s-%d.trace" % (name, os.getpid()))
-    if os.path.exists(trace):
-        os.unlink(trace)
-    os.environ["DUET_TRACE"] = trace
+    trace = new_trace(name)
     return duet.XSession(name, wm="duet"), trace
 
 
@@ -244,11 +268,7 @@ def xwm_composited():
 
 
 def wayland_composited():
-    trace = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or "/tmp",
-                         "duet-wayland-composited-%d.trace" % os.getpid())
-    if os.path.exists(trace):
-        os.unlink(trace)
-    os.environ["DUET_TRACE"] = trace
+    trace = new_trace("wayland-composited")
     with duet.Session("wayland-composited") as s:
         t0 = time.monotonic_ns()
         p = s.client([duet.program("DUET_TEST_PATTERN"), "--size", "300x200",
@@ -316,4 +336,7 @@ if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    duet.main(SCENARIOS[sys.argv[1]])
+    def run():
+        SCENARIOS[sys.argv[1]]()
+        PASSED.append(True)
+    duet.main(run)
