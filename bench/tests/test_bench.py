@@ -20,17 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok: " + msg)
+from checks import check, fail  # noqa: E402
 
 
 def marked_processes(mark):

@@ -26,22 +26,12 @@ import tempfile
 import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from duet_bench import ipc, procs, stacks  # noqa: E402
+from checks import check, fail  # noqa: E402
 
 SCENES = "image_blend_smooth_scaled,rect_blend,text_glyphs"
-
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok: " + msg)
 
 
 class Ctx:

@@ -8,19 +8,11 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from checks import check, fail  # noqa: E402
 
 N = 7
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok: " + msg)
 
 
 def main():

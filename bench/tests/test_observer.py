@@ -31,6 +31,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from duet_bench import observer, procs, stacks  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, fail, on_fail  # noqa: E402
 
 LAUNCHES = 5
 AGREE_NS = 2_000_000
@@ -43,16 +45,7 @@ def cleanup():
         shutil.rmtree(d, ignore_errors=True)
 
 
-def fail(msg):
-    print("FAIL: " + msg, flush=True)
-    cleanup()
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok: " + msg, flush=True)
+on_fail(cleanup)
 
 
 def own(name, subdir):

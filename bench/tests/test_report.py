@@ -25,20 +25,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 from duet_bench import stats  # noqa: E402
+from checks import check, fail  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok: " + msg)
 
 
 # ------------------------------------------------------------ stats
