@@ -1,12 +1,12 @@
 """Running one app in a stack and watching it: its JSON-lines trace (the
 format of render/'s render_trace), its life, the stack's life, a deadline,
 and for tests a fault injected into the stack."""
-import json
 import os
 import signal
 import time
 
 from duet_bench import procs
+from duet_bench.timeline import JsonLines
 
 
 class AppFailed(Exception):
@@ -37,31 +37,18 @@ class AppRun:
             env["DUET_T0_NS"] = str(self.t0_ns)
         self.child = procs.Child(role, self.argv, env, log_path=self.log)
         self.started = time.monotonic()
-        self.events = []
-        self._offset = 0
-        self._partial = b""
+        self._lines = JsonLines(self.trace)
 
     @property
     def pid(self):
         return self.child.pid
 
+    @property
+    def events(self):
+        return self._lines.items
+
     def read_events(self):
-        try:
-            with open(self.trace, "rb") as f:
-                f.seek(self._offset)
-                data = f.read()
-        except OSError:
-            return self.events
-        self._offset += len(data)
-        data = self._partial + data
-        lines = data.split(b"\n")
-        self._partial = lines.pop()
-        for line in lines:
-            try:
-                self.events.append(json.loads(line))
-            except ValueError:
-                pass
-        return self.events
+        return self._lines.read()
 
     def named(self, name):
         return [e for e in self.read_events() if e.get("name") == name]
