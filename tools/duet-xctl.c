@@ -50,6 +50,7 @@ static const char *const atom_names[A_COUNT] = {
 struct ctl {
 	xcb_connection_t *conn;
 	xcb_screen_t *screen;
+	int screen_num;
 	xcb_atom_t atoms[A_COUNT];
 	xcb_window_t reply_window; /* receives the WM's answers; made on demand */
 	double timeout_s;
@@ -83,6 +84,9 @@ static void usage(FILE *out)
 	        "  wait-wm [TIMEOUT_S]       wait until a window manager runs (it set\n"
 	        "                            _NET_SUPPORTING_WM_CHECK and redirects the\n"
 	        "                            root's substructure); print its name\n"
+	        "  wait-cm [TIMEOUT_S]       wait until a compositing manager owns the\n"
+	        "                            screen's _NET_WM_CM_Sn selection; print the\n"
+	        "                            owner window (hex)\n"
 	        "  screenshot FILE.png       have duet-xwm write its last composited frame\n"
 	        "  grab FILE.png             read the root window back from the X server\n"
 	        "                            (GetImage; works with any WM)\n"
@@ -432,6 +436,43 @@ static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
 	return 1;
 }
 
+/* The EWMH says a compositing manager owns _NET_WM_CM_Sn once it runs
+ * (xcompmgr and duet-xwm take it before they redirect the windows). */
+static xcb_window_t cm_owner(struct ctl *ctl)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "_NET_WM_CM_S%d", ctl->screen_num);
+	xcb_intern_atom_reply_t *a = xcb_intern_atom_reply(
+		ctl->conn, xcb_intern_atom(ctl->conn, 0, (uint16_t)strlen(name), name), NULL);
+	if (!a)
+		return XCB_NONE;
+	xcb_get_selection_owner_reply_t *o = xcb_get_selection_owner_reply(
+		ctl->conn, xcb_get_selection_owner(ctl->conn, a->atom), NULL);
+	free(a);
+	xcb_window_t owner = o ? o->owner : XCB_NONE;
+	free(o);
+	return owner;
+}
+
+static int cmd_wait_cm(struct ctl *ctl, double timeout_s)
+{
+	double deadline = ctl_now_s() + timeout_s;
+	for (;;) {
+		xcb_window_t owner = cm_owner(ctl);
+		if (owner != XCB_NONE) {
+			printf("0x%x\n", (unsigned)owner);
+			return 0;
+		}
+		if (!connection_ok(ctl))
+			return 1;
+		if (ctl_now_s() >= deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
+	}
+	fprintf(stderr, "duet-xctl: no compositing manager after %g s\n", timeout_s);
+	return 1;
+}
+
 static int cmd_screenshot(struct ctl *ctl, const char *path)
 {
 	/* duet-xwm writes the file itself, from its own working directory. */
@@ -597,6 +638,14 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
 		return ctl ? cmd_wait_wm(ctl, t) : 0;
 	}
+	if (strcmp(cmd, "wait-cm") == 0) {
+		t = DEFAULT_WAIT_S;
+		if (argc != 1 && argc != 2)
+			return bad_usage("usage: duet-xctl %s", "wait-cm [TIMEOUT_S]");
+		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
+			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
+		return ctl ? cmd_wait_cm(ctl, t) : 0;
+	}
 	if (strcmp(cmd, "screenshot") == 0 || strcmp(cmd, "grab") == 0) {
 		bool shot = strcmp(cmd, "screenshot") == 0;
 		NEED_ARGS(1, shot ? "screenshot FILE.png" : "grab FILE.png");
@@ -710,6 +759,7 @@ int main(int argc, char **argv)
 	for (int s = 0; s < screen_num && it.rem; s++)
 		xcb_screen_next(&it);
 	ctl.screen = it.data;
+	ctl.screen_num = screen_num;
 	if (!ctl.screen || !intern_atoms(&ctl)) {
 		fprintf(stderr, "duet-xctl: X server setup failed\n");
 		ret = 1;

@@ -33,6 +33,17 @@ ORDER = ["wayland", "x11", "weston", "openbox"]
 KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11"}
 
 
+def memory_dir(prefix):
+    """A new directory in memory (/dev/shm) where there is one, else in the
+    temporary directory. The stacks' traces, logs and Xvfb's framebuffer
+    file go there: on a disk the kernel writes such files back every few
+    seconds, I/O that the measured processes would pay for."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        return tempfile.mkdtemp(prefix=prefix, dir=shm)
+    return tempfile.mkdtemp(prefix=prefix)
+
+
 class StackError(Exception):
     def __init__(self, msg, logs=None):
         super().__init__(msg)
@@ -69,7 +80,8 @@ def needs(stack):
         return {"weston": sysp("weston", "weston")}
     if stack == "openbox":
         return {"Xvfb": sysp("Xvfb", "xvfb"), "openbox": sysp("openbox", "openbox"),
-                "xcompmgr": sysp("xcompmgr", "xcompmgr"), "xprop": sysp("xprop", "x11-utils")}
+                "xcompmgr": sysp("xcompmgr", "xcompmgr"), "xprop": sysp("xprop", "x11-utils"),
+                "duet-xctl": own("duet-xctl", "tools")}
     raise KeyError(stack)
 
 
@@ -295,13 +307,8 @@ class Stack:
         return ini
 
     def _fbdir(self):
-        """Where Xvfb keeps its framebuffer file: tmpfs, so the writes of
-        every frame cost no disk writeback; the stack dir otherwise."""
-        if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
-            self.fbdir = tempfile.mkdtemp(prefix="duet-bench-fb-", dir="/dev/shm")
-        else:
-            self.fbdir = os.path.join(self.dir, "fb")
-            os.makedirs(self.fbdir, exist_ok=True)
+        """Where Xvfb keeps its framebuffer file: in memory (memory_dir)."""
+        self.fbdir = memory_dir("duet-bench-fb-")
         self.fb_path = os.path.join(self.fbdir, "Xvfb_screen0")
         return self.fbdir
 
@@ -373,6 +380,11 @@ class Stack:
                           str(self.refresh)], env)
         self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)
 
+    def _cm_ready(self):
+        r = subprocess.run([self.programs["duet-xctl"], "--display", self.display, "wait-cm",
+                            "0"], env=self.env, stdin=subprocess.DEVNULL, capture_output=True)
+        return r.returncode == 0
+
     def _start_openbox(self):
         self._start_xvfb()
         cfg = os.path.join(self.dir, "config")
@@ -381,11 +393,11 @@ class Stack:
         self.spawn("wm", [self.programs["openbox"], "--sm-disable"], env)
         self.wait("openbox to manage %s" % self.display, self._wm_ready)
         self.spawn("compositor", [self.programs["xcompmgr"], "-c"], env)
-        # openbox and xcompmgr finish starting after the WM check is set
-        # (tests/integration saw windows mapped meanwhile go missing): the
-        # readiness probe, seen on screen through xcompmgr, covers that.
-        if not self.procs["compositor"].alive():
-            raise StackError("xcompmgr %s at start" % self.procs["compositor"].status())
+        # xcompmgr takes the compositing-manager selection before it
+        # redirects the windows. Without this wait the readiness probe
+        # could map before that, be drawn by Xvfb itself and make the
+        # stack "ready" before anything composites.
+        self.wait("xcompmgr to own _NET_WM_CM_S0", self._cm_ready)
         self.notes.append("xcompmgr has no frame clock: it composites on every damage event")
 
     # -------------------------------------------------------------- state

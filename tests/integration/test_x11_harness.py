@@ -7,6 +7,7 @@ not hide) a bug in duet-xwm.
 usage: test_x11_harness.py pattern|xctl|bad-clients
 """
 
+import re
 import sys
 import time
 
@@ -95,6 +96,9 @@ def xctl(s):
     s.xctl("click", x, y)
     s.wait_window(app_id="second", pred=lambda w: w.focused == 1, timeout=5)
     s.xctl("key", 38)  # 'a' on the default keymap; only the request is checked
+    out = s.xctl("wait-cm", 2)
+    check(re.fullmatch(r"0x[0-9a-f]+\n", out) is not None,
+          "wait-cm under xcompmgr printed %r, want its selection window" % out)
     out = s.xctl("wait-window", "first", 2)
     check(out.startswith(hex(wa.id) + " "), "wait-window printed %r" % out)
     r = s.xctl("wait-window", "nobody", 0.3, check_status=False)
@@ -104,7 +108,8 @@ def xctl(s):
     r = s.xctl("--timeout", "0.5", "sync", check_status=False)
     check(r.returncode == 1 and time.monotonic() - t0 < 5,
           "sync without duet-xwm exited %d" % r.returncode)
-    for bad in (["resize", "1"], ["click", "x", "1"], ["key", "300"], ["frobnicate"], []):
+    for bad in (["resize", "1"], ["click", "x", "1"], ["key", "300"], ["frobnicate"], [],
+                ["wait-cm", "soon"]):
         r = s.run([duet.program("DUET_XCTL")] + bad)
         check(r.returncode == 2, "duet-xctl %s exited %d, want 2" % (bad, r.returncode))
     r = s.run([duet.program("DUET_XCTL"), "--display", ":9999", "windows"])
