@@ -107,8 +107,10 @@ def add_arguments(p):
     p.add_argument("--reps", type=int_arg(1, 10000, "reps must be 1..10000"), metavar="N",
                    help="repetitions of every experiment (resize: runs of the 8 sizes)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
-    p.add_argument("--engine", choices=["gl", "sw"], default="gl",
-                   help="the apps' drawing engine (default gl, as the study's GL engines)")
+    p.add_argument("--engine", choices=["gl", "sw"], default="sw",
+                   help="the apps' drawing engine in the launch, cpu and resize experiments "
+                        "(default sw: shared memory on both window systems; gl makes Mesa's "
+                        "software EGL on Xvfb send every frame in a full-window PutImage)")
     p.add_argument("--rounds", type=int_arg(1, 1000, "rounds must be 1..1000"), metavar="N",
                    help="interleave the stacks: every round runs every stack once with its "
                         "share of the runs, so slow drift of a shared machine's load falls "
@@ -138,7 +140,7 @@ class Bench:
         self.out = os.path.abspath(args.out or os.path.join(
             "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
         os.makedirs(self.out, exist_ok=True)
-        self.workdir = tempfile.mkdtemp(prefix="duet-bench-")
+        self.workdir = stacks.memory_dir("duet-bench-")
         self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
                      "render": stacks.find_own("duet-render", "clients"),
                      "resize": stacks.find_own("duet-resize", "clients")}
