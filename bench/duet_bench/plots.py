@@ -186,3 +186,49 @@ set yrange [0:*]
 plot %s
 """ % (qs(title), ", \\\n     ".join(plots))
     return run(script, svg)
+
+
+def bootchart(out, name, title, rows, marks, end_ms, cbmax=100):
+    """Which process ran when: one row per process, its time cut into the
+    sampler's slices, each slice coloured by the share of one core the
+    process used in it (white: idle; saturates at cbmax %); the launch's
+    points as vertical lines. rows: [(label, [(from ms, to ms, percent)])];
+    marks: [(point, ms)]."""
+    rows = [r for r in rows if r[1]]
+    if not rows or not end_ms:
+        return None
+    data, svg = paths(out, name)
+    n = len(rows)
+    plots = []
+    with open(data, "w") as f:
+        # 0: each row's sampled span (light grey), 1: the busy slices.
+        f.write("\n".join("%g %g %g 0.4" % ((s[0][0] + s[-1][1]) / 2.0, y,
+                                             (s[-1][1] - s[0][0]) / 2.0)
+                          for y, (_, s) in enumerate(rows)) + "\n\n\n")
+        busy = ["%g %g %g 0.4 %g" % ((a + b) / 2.0, y, (b - a) / 2.0, pct)
+                for y, (_, s) in enumerate(rows) for a, b, pct in s if pct > 0 and b > a]
+        f.write("\n".join(busy or ["0 0 0 0 0"]) + "\n\n\n")
+        plots.append("%s index 0 using 1:2:3:4 with boxxyerror fs solid 1.0 noborder "
+                     "fc rgb '#f2f2f2' notitle" % qs(data))
+        plots.append("%s index 1 using 1:2:3:4:5 with boxxyerror fs solid 1.0 noborder "
+                     "fc palette notitle" % qs(data))
+        for k, (point, ms) in enumerate(marks):
+            f.write("%g -0.6 0 %g\n\n\n" % (ms, n + 0.2))
+            plots.append("%s index %d using 1:2:3:4 with vectors nohead lw 1.5 dt 2 "
+                         "lc rgb '#%06x' title %s"
+                         % (qs(data), 2 + k, PHASE_COLORS.get(point, 0x444444),
+                            qs("%s %.1f ms" % (point, ms))))
+    script = HEAD % (880, 190 + 42 * n, qs(svg)) + """set title %s
+set xlabel 'ms since fork (one sampled launch)'
+set ytics (%s) nomirror
+set yrange [%g:-0.6]
+set xrange [0:%g]
+set grid xtics
+set key below horizontal
+set palette defined (0 '#ffffff', 1 '#fde0c5', 25 '#f8a25c', 60 '#d9531e', 100 '#7f1d00')
+set cbrange [0:%g]
+set cblabel '%% of one core in the slice'
+plot %s
+""" % (qs(title), ", ".join("%s %d" % (qs(label), y) for y, (label, _) in enumerate(rows)),
+       n - 0.4, end_ms, cbmax, ", \\\n     ".join(plots))
+    return run(script, svg)

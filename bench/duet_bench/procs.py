@@ -11,6 +11,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import threading
 import time
 
 RUN_MARK = "DUET_BENCH_RUN"  # set in every child's environment: find strays by it
@@ -273,15 +274,19 @@ class CpuMeter:
     thread ran between its last reading and its exit is lost; the bench's
     processes keep their threads for their whole life."""
 
-    def __init__(self, pid):
+    def __init__(self, pid, from_zero=False, reader=None):
+        """from_zero: the process began at the interval's start (an app
+        just forked), so everything it ran counts: no baseline. reader:
+        what reads {tid: ns} (default thread_cpu_ns(pid))."""
         self.pid = pid
-        self.last = thread_cpu_ns(pid) or {}
+        self.reader = reader or (lambda: thread_cpu_ns(pid))
+        self.last = {} if from_zero else (self.reader() or {})
         self.total = 0
-        self.alive = bool(self.last)
+        self.alive = from_zero or bool(self.last)
 
     def read(self):
         """Total ns since the start, or None once the process is gone."""
-        cur = thread_cpu_ns(self.pid)
+        cur = self.reader()
         if not cur:
             self.alive = False
             return None
@@ -330,3 +335,137 @@ class CpuSampler:
                 self.last[role] = (now, c)
         if point:
             self.timeline.append((round((time.monotonic_ns() - self.t0) / 1e6, 1), point))
+
+
+def process_cpu_ns(pid):
+    """ns on CPU of every thread pid ever had, ended ones included: the
+    process's CPU-time clock (what clock_getcpuclockid(pid) names:
+    MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)), the same scheduler sum
+    that schedstat shows per live thread. None where it cannot be read."""
+    try:
+        return time.clock_gettime_ns(((~pid) << 3) | 2)
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+class SchedstatFiles:
+    """thread_cpu_ns(pid) for frequent polling: each thread's schedstat
+    file stays open and is re-read with pread (a listdir per poll finds
+    the threads that came and went)."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.task = "/proc/%d/task" % pid
+        self.fds = {}
+
+    def __call__(self):
+        try:
+            tids = os.listdir(self.task)
+        except OSError:
+            self.close()
+            return None
+        out = {}
+        for tid in tids:
+            fd = self.fds.get(tid)
+            try:
+                if fd is None:
+                    fd = self.fds[tid] = os.open("%s/%s/schedstat" % (self.task, tid),
+                                                 os.O_RDONLY)
+                out[int(tid)] = int(os.pread(fd, 128, 0).split()[0])
+            except (OSError, ValueError, IndexError):
+                continue  # the thread ended
+        for tid in [t for t in self.fds if t not in tids]:
+            os.close(self.fds.pop(tid))
+        return out
+
+    def close(self):
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds.clear()
+
+
+class SliceSampler:
+    """Polls the CPU time of named processes (per thread, from schedstat,
+    see CpuMeter) every interval seconds from a thread of its own, for a
+    bootchart: which process ran when. Every reading closes a slice; a
+    process's slices are [(t_ns, cpu ns since its previous reading)], the
+    first since its baseline (its meter's start, or 0 for a process added
+    from_zero). The polling costs CPU (its own thread's is recorded): a
+    sampled interval is not a timing."""
+
+    def __init__(self, procs, interval=0.002):
+        self.interval = interval
+        self.meters = {}
+        self.slices = {}
+        self.base = {}  # role -> t_ns its slices start at
+        self.polls = 0
+        self.cpu_ns = 0  # the sampling thread's own CPU
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        for role, pid in dict(procs).items():
+            self.add(role, pid)
+
+    def add(self, role, pid, t_ns=None, from_zero=False):
+        """Samples pid as role from now (or from t_ns with from_zero: a
+        process forked at t_ns has run nothing before it)."""
+        meter = CpuMeter(pid, from_zero=from_zero, reader=SchedstatFiles(pid))
+        with self._lock:
+            self.meters[role] = meter
+            self.slices[role] = []
+            self.base[role] = t_ns if t_ns is not None else time.monotonic_ns()
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, name="slice-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self):
+        c0 = time.thread_time_ns()
+        next_t = time.monotonic() + self.interval
+        while not self._stop.is_set():
+            self.poll()
+            now = time.monotonic()
+            next_t = max(next_t + self.interval, now + self.interval / 4)
+            self._stop.wait(next_t - now)
+        self.poll()  # the slice up to the stop
+        self.cpu_ns = time.thread_time_ns() - c0
+
+    def poll(self):
+        with self._lock:
+            self.polls += 1
+            for role, meter in self.meters.items():
+                if not meter.alive:
+                    continue
+                before = meter.total
+                c = meter.read()
+                if c is not None:
+                    self.slices[role].append((time.monotonic_ns(), c - before))
+
+    def stop(self):
+        self._stop.set()
+        if self._thread:
+            self._thread.join(5)
+        with self._lock:
+            for meter in self.meters.values():
+                meter.reader.close()
+                meter.alive = False
+
+    def since(self, t0_ns, end_ns=None):
+        """{role: [[ms since t0_ns at the slice's end, ms on CPU in it]]}
+        up to the first slice ending at or after end_ns; slices that ended
+        before t0_ns (the baseline's) are merged into the first after it."""
+        out = {}
+        with self._lock:
+            for role, sl in self.slices.items():
+                pts, carry = [], 0
+                for t, ns in sl:
+                    if t < t0_ns:
+                        carry += ns
+                        continue
+                    pts.append([round((t - t0_ns) / 1e6, 3), round((ns + carry) / 1e6, 4)])
+                    carry = 0
+                    if end_ns is not None and t >= end_ns:
+                        break
+                out[role] = pts
+        return out

@@ -257,7 +257,110 @@ def timeline_blocks(results, out):
                    "returned); received = a round trip after that; composited = the output "
                    "frame holding the app's first pixels finished (server trace, weston's "
                    "timeline, or the framebuffer observer); presented = the stack's own "
-                   "presentation time. Which process ran when is not shown."))
+                   "presentation time."))
+    blocks.extend(launch_cpu_blocks(results, out))
+    return blocks
+
+
+ROLES = ["server", "wm", "compositor", "app"]
+BOOT_MARKS = ["exec", "connected", "submitted", "composited"]
+
+
+def launch_cpu_rows(results):
+    """Per stack: median cpu_ms per process over the warm launches (all
+    launches for a result without kinds), the median window-system sum
+    per launch, and when the counters were read. Stacks whose samples
+    have no cpu_ms (older results) have no row."""
+    rows = []
+    for st in metrics.stacks_of(results):
+        r = metrics.exp(results, "launch", st) or {}
+        kind = metrics.launch_kind(results, st)
+        samples = [s for s in r.get("samples", []) if (kind is None or s.get("kind") == kind)
+                   and isinstance(s.get("cpu_ms"), dict) and s["cpu_ms"]]
+        if not samples:
+            continue
+
+        def med(vals):
+            return stats.median(vals) if vals else None
+        per = [med([s["cpu_ms"][role] for s in samples
+                    if isinstance(s["cpu_ms"].get(role), (int, float))]) for role in ROLES]
+        ws = med([sum(v for k, v in s["cpu_ms"].items() if k != "app") for s in samples])
+        until = med([s["cpu_until_ms"] for s in samples
+                     if isinstance(s.get("cpu_until_ms"), (int, float))])
+        rows.append(["%s %s" % (st, kind) if kind else st, str(len(samples))] +
+                    [fmt(v) for v in per] + [fmt(ws), fmt(until)])
+    return rows
+
+
+def bootchart_rows(boot):
+    """[(label, [(from ms, to ms, % of one core)])] of a bootchart record:
+    a slice runs from the process's previous reading (the first from its
+    baseline) to its own."""
+    rows = []
+    procs = boot.get("processes") or {}
+    order = [r for r in ROLES if r != "app"] + sorted(
+        r for r in procs if r not in ROLES) + ["app"]
+    for role in order:
+        pts = procs.get(role)
+        if not pts:
+            continue
+        # The first slice begins at the process's baseline reading, just
+        # before the fork for the stack's processes; it is drawn from 0.
+        slices, prev = [], min(0.0, (boot.get("start_ms") or {}).get(role, 0.0))
+        for t, c in pts:
+            if t > prev:
+                slices.append((max(prev, 0.0), t, 100.0 * c / (t - prev)))
+            prev = t
+        total = sum(c for _, c in pts)
+        rows.append(("%s (%.1f ms CPU)" % (role, total), slices))
+    return rows
+
+
+def launch_cpu_blocks(results, out):
+    blocks = []
+    rows = launch_cpu_rows(results)
+    charts, notes = [], []
+    cores = (results.get("machine") or {}).get("cores")
+    cbmax = 100 * cores if isinstance(cores, int) and 1 <= cores <= 4 else 100
+    for st in metrics.stacks_of(results):
+        boot = (metrics.exp(results, "launch", st) or {}).get("bootchart")
+        if not isinstance(boot, dict):
+            continue
+        if boot.get("status") != "ok":
+            notes.append("%s: the sampled launch failed (%s)"
+                         % (st, (boot.get("reason") or "?").splitlines()[0][:200]))
+            continue
+        tl = boot.get("timeline") or {}
+        marks = [(p, tl[p] / 1e6) for p in BOOT_MARKS if isinstance(tl.get(p), (int, float))]
+        name = "bootchart_" + st
+        charts.append(("svg", name, plots.bootchart(
+            out, name, "%s: which process ran when (one sampled launch, %s ms slices; "
+            "fork -> composited %s ms)" % (st, fmt(boot.get("interval_ms")), fmt(boot.get("ms"))),
+            bootchart_rows(boot), marks, boot.get("end_ms"), cbmax)))
+        smp = boot.get("sampler") or {}
+        notes.append("%s: %s polls, the sampler's own CPU %s ms" % (
+            st, fmt(smp.get("polls")), fmt(smp.get("cpu_ms"))))
+    if not rows and not charts and not notes:
+        return blocks  # a result from before per-launch CPU
+    blocks.append(("h3", "Which process ran when"))
+    if rows:
+        blocks.append(("p", "CPU time of every process from the fork to the moment the "
+                       "composited point was known (the 'read at' column, ms since fork), "
+                       "in ms, from the scheduler's per-thread accounting "
+                       "(/proc/PID/task/*/schedstat) read right before the fork and right "
+                       "after; medians over the launches named in the first column."))
+        blocks.append(("table", ["stack", "n"] + ["%s ms" % r for r in ROLES] +
+                       ["window system ms", "read at ms"], rows))
+    if charts:
+        blocks.append(("p", "One extra launch per stack, after the timed ones in the first "
+                       "round, had the CPU time of every process polled every few ms from "
+                       "the fork to composited + 20 ms; each row shows per slice the share "
+                       "of one core the process used (white: idle). The polling costs CPU, "
+                       "so this launch is not one of the timed samples; its own points are "
+                       "the dashed lines."))
+        blocks.extend(charts)
+    if notes:
+        blocks.append(("p", "Sampled launches: " + "; ".join(notes) + "."))
     return blocks
 
 

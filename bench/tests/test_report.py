@@ -195,6 +195,15 @@ def test_report():
     with open(os.path.join(a, "report.html")) as f:
         page = f.read()
     check("<svg" in page and "ratio of medians" in page, "report.html has the ratio plot")
+    launches = [s for rec in res["experiments"]["launch"].values() for s in rec["samples"]]
+    check(all(s.get("cpu_ms", {}).get("server", 0) > 0 and s["cpu_ms"].get("app", 0) > 0
+              for s in launches), "every launch sample has cpu_ms, server and app > 0")
+    boots = {st: rec.get("bootchart") or {} for st, rec in res["experiments"]["launch"].items()}
+    check(all(b.get("status") == "ok" and b.get("round") == 1 and b.get("processes", {}).get(
+        "app") for b in boots.values()), "one sampled bootchart launch per stack, in round 1")
+    check(all("%s: which process ran when" % st in page for st in boots)
+          and "| window system ms | read at ms |" in md,
+          "the report has a bootchart per stack and the launch CPU table")
 
     # Rebuilt offline from results.json alone, with no stack program reachable.
     saved = {n: open(os.path.join(a, n)).read() for n in ("report.md", "summary.csv")}

@@ -3,6 +3,10 @@
 timeline with fork, submitted and composited on all four stacks, cold and
 warm launches are told apart, and the headline `ms` is fork -> composited;
 with either engine (the observer must find the sw engine's pixels too).
+Build 9's "which process ran when": every launch sample has cpu_ms of
+every stack process and the app, each stack has one sampled bootchart
+launch with slices for every process, and `duet report` on the run draws
+a bootchart per stack.
 
 usage: test_timeline.py
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
@@ -45,6 +49,7 @@ def main():
         check(r.returncode == 0, "%s: duet bench exits 0 (status %d)" % (engine, r.returncode))
         with open(os.path.join(out, "results.json")) as f:
             check_results(json.load(f), engine)
+    check_report(outs[0])
     if failed:
         print("results kept in %s" % " ".join(outs))
         sys.exit(1)
@@ -93,6 +98,63 @@ def check_results(res, engine):
             if stack == "openbox":
                 check((s.get("observer") or {}).get("cpu_ns", 0) > 0,
                       "%s: the observer's own CPU is recorded: %s" % (what, s.get("observer")))
+            cpu = s.get("cpu_ms") or {}
+            check(set(cpu) == set(ROLES[stack]) | {"app"} and cpu.get("server", 0) > 0
+                  and cpu.get("app", 0) > 0 and all(v >= 0 for v in cpu.values()),
+                  "%s: cpu_ms of every process, server and app > 0: %s" % (what, cpu))
+            check(s.get("cpu_until_ms", 0) >= tl["composited"] / 1e6,
+                  "%s: CPU read after composited (%s >= %.2f ms)"
+                  % (what, s.get("cpu_until_ms"), tl["composited"] / 1e6))
+        check_bootchart(rec.get("bootchart"), "%s %s" % (engine, stack), stack)
+
+
+ROLES = {"wayland": ["server"], "x11": ["server", "wm"], "weston": ["server"],
+         "openbox": ["server", "wm", "compositor"]}
+
+
+def check_bootchart(b, what, stack):
+    b = b or {}
+    check(b.get("status") == "ok" and b.get("sampled") is True,
+          "%s: one sampled bootchart launch, said to be sampled (%s %s)"
+          % (what, b.get("status"), (b.get("reason") or "")[:300]))
+    if b.get("status") != "ok":
+        return
+    procs = b.get("processes") or {}
+    want = set(ROLES[stack]) | {"app"} | ({"observer"} if stack == "openbox" else set())
+    check(set(procs) == want, "%s: the bootchart has every process: %s" % (what, sorted(procs)))
+    comp = b["timeline"].get("composited")
+    for role, pts in procs.items():
+        ts = [t for t, _ in pts]
+        check(len(pts) >= 5 and ts == sorted(ts) and all(c >= 0 for _, c in pts)
+              and comp is not None and ts[-1] >= comp / 1e6 + b["tail_ms"],
+              "%s: %s has %d slices in time order up to composited + %s ms (%s)"
+              % (what, role, len(pts), b.get("tail_ms"), ts[-1:] if ts else None))
+    busy = sum(c for _, c in procs.get("app", []))
+    check(busy > 0 and sum(c for _, c in procs.get("server", [])) > 0,
+          "%s: the app (%.2f ms) and the server ran in the sampled launch" % (what, busy))
+    gaps = [b2 - a for (a, _), (b2, _) in zip(procs["app"], procs["app"][1:])]
+    check(gaps and sorted(gaps)[len(gaps) // 2] < 4 * b["interval_ms"],
+          "%s: the app's slices are about %s ms apart (median %.2f ms)"
+          % (what, b["interval_ms"], sorted(gaps)[len(gaps) // 2] if gaps else -1))
+
+
+def check_report(out):
+    """`duet report` on a --no-report run draws a bootchart per stack and
+    the launch CPU table."""
+    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "report", out],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "duet report exits 0 (%s)" % r.stderr[-500:])
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    with open(os.path.join(out, "report.html")) as f:
+        page = f.read()
+    check("### Which process ran when" in md and "| window system ms | read at ms |" in md,
+          "report.md has the launch CPU section and table")
+    for stack in STACKS:
+        check("![bootchart_%s](plots/bootchart_%s.svg)" % (stack, stack) in md,
+              "report.md shows the %s bootchart" % stack)
+        check(("%s: which process ran when" % stack) in page,
+              "report.html inlines the %s bootchart" % stack)
 
 
 if __name__ == "__main__":
