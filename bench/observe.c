@@ -14,7 +14,22 @@
  *   {"name":"seen","ns":..,"x":..,"y":..,"absent_ns":..}  first poll that
  *       found it (by ns), and the last poll that did not (absent_ns)
  *   {"name":"observer_done","ns":..,"polls":N,"cpu_ns":..}
- * done comes after seen (unless --keep) or on SIGTERM/SIGINT; exit 0. */
+ * done comes after seen (unless --keep) or on SIGTERM/SIGINT; exit 0.
+ *
+ * Size mode (--sizes any|WxH,...) looks instead for duet-resize's size
+ * tag (clients/resize.c, "size tags"): at the top-left of its window a
+ * 32x8 block of magenta (255,0,255), then an 8x8 code cell whose colour is
+ * (W & 255, H & 255, (W >> 8) << 4 | H >> 8) and an 8x8 check cell of the
+ * complement (255 - each channel); at the bottom-right corner the code and
+ * check cells again. A tag is visible when its top-left part is on screen
+ * and valid and, if the window's bottom-right corner is on screen, the
+ * bottom-right cells say the same size (the whole window was drawn).
+ *   {"name":"observer_ready","ns":..,"mode":"sizes",..,"visible":N}
+ *   {"name":"seen","ns":..,"width":W,"height":H,"absent_ns":..,"x":..,"y":..,
+ *       "whole":true|false[,"clipped":"right|bottom|right,bottom"],..}
+ *       a tag of W x H that the previous poll did not see (any), or the
+ *       next size of the list when it so appears (the list repeats)
+ * It polls until SIGTERM/SIGINT (or --timeout-ms: exit 0 if it saw any). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,6 +50,7 @@
 
 static const char usage[] =
 	"Usage: duet-observe --fb PATH --rgb R,G,B [OPTIONS]\n"
+	"       duet-observe --fb PATH --sizes any|WxH,WxH,... [OPTIONS]\n"
 	"\n"
 	"Polls the framebuffer file PATH (Xvfb -fbdir's XWD file, or duet-compositor\n"
 	"--vfb's DUETVFB1 file) for a horizontal run of pixels of colour R,G,B\n"
@@ -48,6 +64,10 @@ static const char usage[] =
 	"  --interval-us U    poll period in microseconds (default 1000)\n"
 	"  --timeout-ms T     give up after T ms without seeing it (exit 1)\n"
 	"  --keep             keep polling after seen; report gone/seen changes\n"
+	"  --sizes any|WxH,.. size mode instead of a colour (no --rgb): report when\n"
+	"                     duet-resize's size tag of a new size appears (any), or\n"
+	"                     of each listed size in order, the list repeating; polls\n"
+	"                     until stopped (--timeout-ms: then exit 1 if none seen)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 seen or stopped by a signal, 1 timeout, 2 usage or a file\n"
@@ -60,6 +80,13 @@ static const char usage[] =
 /* How long a header may stay unreadable before that is an error. */
 #define BAD_HEADER_NS 1000000000u
 
+/* duet-resize's size tag (clients/resize.c): keep the two in step. */
+#define TAG_MAGIC_W 32  /* the magenta block: a run the sparse scan finds */
+#define TAG_CELL 8      /* code and check cells, and the tag's height */
+#define TAG_W (TAG_MAGIC_W + 2 * TAG_CELL)
+#define MAX_SIZES 64
+#define MAX_TAGS 16
+
 struct options {
 	const char *path;
 	uint8_t r, g, b;
@@ -67,6 +94,9 @@ struct options {
 	long interval_us;
 	long timeout_ms;
 	bool keep;
+	bool size_mode;            /* --sizes */
+	int n_sizes;               /* 0: any */
+	uint32_t sizes[MAX_SIZES][2];
 };
 
 /* A mapped framebuffer: pixels are 32-bit words compared under a mask. */
@@ -80,6 +110,8 @@ struct fb {
 	uint32_t width, height, stride;
 	size_t pixel_offset;
 	uint32_t want, mask;       /* a pixel word matches when (word & mask) == want */
+	uint32_t chan[3];          /* r, g, b masks of a pixel word read natively, */
+	bool swap;                 /* after swapping its bytes if set */
 	const uint64_t *frame;     /* DUETVFB1's frame counter, NULL for XWD */
 };
 
@@ -165,6 +197,10 @@ static int set_colour(struct fb *fb, const struct options *o, uint32_t rmask, ui
 		return -1;
 	uint32_t mask = rmask | gmask | bmask;
 	bool host_lsb = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	fb->chan[0] = rmask;
+	fb->chan[1] = gmask;
+	fb->chan[2] = bmask;
+	fb->swap = lsb_first != host_lsb;
 	if (lsb_first != host_lsb) {
 		want = __builtin_bswap32(want);
 		mask = __builtin_bswap32(mask);
@@ -376,6 +412,167 @@ static int guarded_scan(const struct fb *fb, int run, uint32_t *at_x, uint32_t *
 	return r;
 }
 
+/* ------------------------------------------------------- size tags */
+
+struct tag {
+	uint32_t x, y, width, height;
+	bool whole;       /* the bottom-right cells were checked too */
+	bool off_right, off_bottom;
+};
+
+static uint32_t pixel(const struct fb *fb, uint32_t x, uint32_t y)
+{
+	return ((const uint32_t *)(const void *)(fb->map + fb->pixel_offset +
+	                                         (size_t)y * fb->stride))[x];
+}
+
+static bool magic_at(const struct fb *fb, uint32_t x, uint32_t y)
+{
+	return (pixel(fb, x, y) & fb->mask) == fb->want;
+}
+
+/* The 8-bit channels of the pixel at x, y (channels of other widths are
+ * scaled to 8 bits). */
+static uint32_t rgb_at(const struct fb *fb, uint32_t x, uint32_t y)
+{
+	uint32_t word = pixel(fb, x, y), out = 0;
+	if (fb->swap)
+		word = __builtin_bswap32(word);
+	for (int i = 0; i < 3; i++) {
+		uint32_t m = fb->chan[i];
+		int shift = __builtin_ctz(m);
+		int width = 32 - __builtin_clz(m >> shift);
+		uint32_t v = (word & m) >> shift;
+		v = width >= 8 ? v >> (width - 8) : v << (8 - width);
+		out = out << 8 | (v & 0xff);
+	}
+	return out;
+}
+
+/* The size a code cell and its check cell (at x, y and x + TAG_CELL, their
+ * top-left corners) tell, read at the cells' centres; false if they are not
+ * a code and its complement. */
+static bool read_cells(const struct fb *fb, uint32_t x, uint32_t y, uint32_t *w, uint32_t *h)
+{
+	uint32_t code = rgb_at(fb, x + TAG_CELL / 2, y + TAG_CELL / 2);
+	uint32_t check = rgb_at(fb, x + TAG_CELL + TAG_CELL / 2, y + TAG_CELL / 2);
+	if ((code ^ check) != 0xffffff)
+		return false;
+	uint32_t r = code >> 16, g = (code >> 8) & 0xff, b = code & 0xff;
+	*w = r | (b >> 4) << 8;
+	*h = g | (b & 15) << 8;
+	return true;
+}
+
+/* A tag whose magenta block has a run of exactly TAG_MAGIC_W pixels from
+ * x = left on row y: its top-left corner is the block's, 8 rows tall. */
+static bool read_tag(const struct fb *fb, uint32_t left, uint32_t y, struct tag *t)
+{
+	uint32_t top = y, bottom = y;
+	while (top > 0 && y - top < TAG_CELL && magic_at(fb, left, top - 1))
+		top--;
+	while (bottom + 1 < fb->height && bottom - top < TAG_CELL && magic_at(fb, left, bottom + 1))
+		bottom++;
+	if (bottom - top + 1 != TAG_CELL || left + TAG_W > fb->width)
+		return false; /* clipped at the screen's top or right, or no tag */
+	if (!magic_at(fb, left + TAG_MAGIC_W - 1, top) || !magic_at(fb, left + TAG_MAGIC_W - 1, bottom))
+		return false;
+	uint32_t w, h;
+	if (!read_cells(fb, left + TAG_MAGIC_W, top, &w, &h) || w < TAG_W || h < 2 * TAG_CELL)
+		return false;
+	*t = (struct tag){ .x = left, .y = top, .width = w, .height = h };
+	t->off_right = (uint64_t)left + w > fb->width;
+	t->off_bottom = (uint64_t)top + h > fb->height;
+	if (!t->off_right && !t->off_bottom) {
+		/* The bottom-right cells: the window was drawn whole. */
+		uint32_t bw, bh;
+		if (!read_cells(fb, left + w - 2 * TAG_CELL, top + h - TAG_CELL, &bw, &bh) ||
+		    bw != w || bh != h)
+			return false;
+		t->whole = true;
+	}
+	return true;
+}
+
+/* Every visible tag, by the sparse scan of scan(): a tag's block is
+ * TAG_CELL rows tall and TAG_MAGIC_W wide, so one scanned row and one
+ * sample in it always fall in it. Returns how many (at most max). */
+static int scan_tags(const struct fb *fb, struct tag *out, int max)
+{
+	const uint32_t step = TAG_MAGIC_W;
+	int n = 0;
+	for (uint32_t y = 0; y < fb->height; y += ROW_STEP) {
+		const uint32_t *row = (const uint32_t *)(const void *)
+			(fb->map + fb->pixel_offset + (size_t)y * fb->stride);
+		for (uint32_t x = 0; x < fb->width; x += step) {
+			if ((row[x] & fb->mask) != fb->want)
+				continue;
+			uint32_t left = x, right = x + 1;
+			while (left > 0 && (row[left - 1] & fb->mask) == fb->want)
+				left--;
+			while (right < fb->width && (row[right] & fb->mask) == fb->want)
+				right++;
+			struct tag t;
+			if (right - left == TAG_MAGIC_W && n < max && read_tag(fb, left, y, &t)) {
+				bool dup = false;
+				for (int i = 0; i < n; i++)
+					dup |= out[i].x == t.x && out[i].y == t.y;
+				if (!dup)
+					out[n++] = t;
+			}
+			x = right - right % step;
+		}
+	}
+	return n;
+}
+
+/* scan_tags() that survives truncation: the count, or -1 (SIGBUS). */
+static int guarded_scan_tags(const struct fb *fb, struct tag *out, int max)
+{
+	int r;
+	bus_armed = 1;
+	if (sigsetjmp(bus_jump, 1) == 0)
+		r = scan_tags(fb, out, max);
+	else
+		r = -1;
+	bus_armed = 0;
+	return r;
+}
+
+/* The tags of this poll against the last poll's: reports each tag of a
+ * size the last poll did not see (any), or the next listed size when it
+ * so appears. absent_ns: the end of the last poll. Returns how many were
+ * reported. */
+static int report_tags(const struct options *o, const struct tag *cur, int n,
+                       const struct tag *prev, int n_prev, int *next_size, uint64_t t,
+                       uint64_t absent_ns, uint64_t poll_ns, uint64_t polls)
+{
+	int reported = 0;
+	for (int i = 0; i < n; i++) {
+		bool old = false;
+		for (int j = 0; j < n_prev; j++)
+			old |= prev[j].width == cur[i].width && prev[j].height == cur[i].height;
+		if (old)
+			continue;
+		if (o->n_sizes) {
+			if (cur[i].width != o->sizes[*next_size][0] ||
+			    cur[i].height != o->sizes[*next_size][1])
+				continue;
+			*next_size = (*next_size + 1) % o->n_sizes;
+		}
+		const struct tag *g = &cur[i];
+		emit("{\"name\":\"seen\",\"ns\":%" PRIu64 ",\"width\":%u,\"height\":%u,"
+		     "\"absent_ns\":%" PRIu64 ",\"x\":%u,\"y\":%u,\"whole\":%s%s%s%s%s,"
+		     "\"poll_ns\":%" PRIu64 ",\"polls\":%" PRIu64 "}",
+		     t, g->width, g->height, absent_ns, g->x, g->y, g->whole ? "true" : "false",
+		     g->whole ? "" : ",\"clipped\":\"", g->off_right ? "right" : "",
+		     g->off_right && g->off_bottom ? "," : "",
+		     g->whole ? "" : g->off_bottom ? "bottom\"" : "\"", poll_ns, polls);
+		reported++;
+	}
+	return reported;
+}
+
 /* --------------------------------------------------------------- main */
 
 static bool parse_long(const char *s, long min, long max, long *out)
@@ -411,6 +608,39 @@ static bool parse_rgb(const char *s, struct options *o)
 	return true;
 }
 
+/* "any", or "WxH,WxH,..." (1..65535 each, at most MAX_SIZES). */
+static bool parse_sizes(const char *s, struct options *o)
+{
+	o->size_mode = true;
+	o->n_sizes = 0;
+	if (strcmp(s, "any") == 0)
+		return true;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		errno = 0;
+		unsigned long w = strtoul(p, &end, 10);
+		if (end == p || *end != 'x' || errno || w < 1 || w > 65535 || *p == '-')
+			return false;
+		p = end + 1;
+		unsigned long h = strtoul(p, &end, 10);
+		if (end == p || errno || h < 1 || h > 65535 || *p == '-')
+			return false;
+		if (o->n_sizes == MAX_SIZES)
+			return false;
+		o->sizes[o->n_sizes][0] = (uint32_t)w;
+		o->sizes[o->n_sizes][1] = (uint32_t)h;
+		o->n_sizes++;
+		if (*end == ',' && end[1])
+			p = end + 1;
+		else if (*end)
+			return false;
+		else
+			p = end;
+	}
+	return o->n_sizes > 0;
+}
+
 static int bad_usage(const char *what, const char *arg)
 {
 	fprintf(stderr, "duet-observe: %s '%s'\nTry 'duet-observe --help'.\n", what, arg);
@@ -441,6 +671,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (!parse_rgb(v, o))
 				return bad_usage("bad --rgb (want R,G,B, each 0..255)", v);
 			have_rgb = true;
+		} else if (strcmp(a, "--sizes") == 0) {
+			if (!parse_sizes(v, o))
+				return bad_usage("bad --sizes (want any, or WxH,WxH,... at most 64)", v);
 		} else if (strcmp(a, "--run") == 0) {
 			if (!parse_long(v, 2, 65536, &n))
 				return bad_usage("bad --run (want 2..65536)", v);
@@ -457,10 +690,22 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return bad_usage("unknown option", a);
 		}
 	}
-	if (!o->path || !have_rgb) {
-		fprintf(stderr, "duet-observe: --fb and --rgb are required\n"
+	if (o->size_mode && have_rgb) {
+		fprintf(stderr, "duet-observe: --sizes and --rgb exclude each other\n"
 		        "Try 'duet-observe --help'.\n");
 		return 2;
+	}
+	if (!o->path || (!have_rgb && !o->size_mode)) {
+		fprintf(stderr, "duet-observe: --fb and --rgb (or --sizes) are required\n"
+		        "Try 'duet-observe --help'.\n");
+		return 2;
+	}
+	if (o->size_mode) {
+		/* The tag's block: the colour the sparse scan looks for. */
+		o->r = 255;
+		o->g = 0;
+		o->b = 255;
+		o->keep = true;
 	}
 	return -1;
 }
@@ -499,10 +744,21 @@ int main(int argc, char **argv)
 	uint64_t bad_since = 0; /* when the header first could not be read, 0: it can */
 	uint64_t absent_ns = 0; /* the last time a poll found the colour absent */
 	bool ready = false, present = false, seen = false, waiting_reported = false;
+	struct tag prev_tags[MAX_TAGS]; /* size mode: the tags of the last scan */
+	int n_prev = 0, next_size = 0;
+	uint64_t seen_count = 0;
 	int exit_status = 0;
 
 	while (!stop_signal) {
 		uint64_t poll_ns = now_ns();
+		if (deadline && poll_ns >= deadline && o.size_mode) {
+			if (!seen) {
+				fprintf(stderr, "duet-observe: %s: no size tag%s seen in %ld ms\n", o.path,
+				        o.n_sizes ? " of the listed sizes" : "", o.timeout_ms);
+				exit_status = 1;
+			}
+			break;
+		}
 		if (deadline && poll_ns >= deadline && !seen) {
 			fprintf(stderr, "duet-observe: %s: colour %u,%u,%u %s after %ld ms%s%s\n",
 			        o.path, o.r, o.g, o.b, !fb.map ? "(framebuffer never readable)"
@@ -542,9 +798,36 @@ int main(int argc, char **argv)
 			 * since the last scan; unchanged pixels need no new look. */
 			uint64_t frame = fb.frame ? __atomic_load_n(fb.frame, __ATOMIC_ACQUIRE)
 			                          : UINT64_MAX - 1;
-			if (fb.frame && frame == scanned_frame && !present)
+			if (!o.size_mode && fb.frame && frame == scanned_frame && !present)
 				absent_ns = poll_ns; /* same pixels as the last scan: still absent */
-			if (!fb.frame || frame != scanned_frame) {
+			if (o.size_mode && fb.frame && frame == scanned_frame)
+				absent_ns = poll_ns; /* unchanged: nothing new since the last scan */
+			if (o.size_mode && (!fb.frame || frame != scanned_frame)) {
+				struct tag cur[MAX_TAGS];
+				int n = guarded_scan_tags(&fb, cur, MAX_TAGS);
+				scanned_frame = frame;
+				uint64_t t = now_ns();
+				if (n < 0) {
+					fb_detach(&fb); /* truncated under us: map it again */
+					scanned_frame = UINT64_MAX;
+				} else {
+					if (!ready) {
+						ready = true;
+						emit("{\"name\":\"observer_ready\",\"ns\":%" PRIu64 ",\"mode\":"
+						     "\"sizes\",\"format\":\"%s\",\"width\":%u,\"height\":%u,"
+						     "\"interval_us\":%ld,\"visible\":%d}",
+						     t, fb.kind, fb.width, fb.height, o.interval_us, n);
+					} else {
+						seen_count += report_tags(&o, cur, n, prev_tags, n_prev,
+						                          &next_size, t, absent_ns, poll_ns,
+						                          polls);
+						seen = seen_count > 0;
+					}
+					memcpy(prev_tags, cur, sizeof(cur[0]) * (size_t)n);
+					n_prev = n;
+					absent_ns = t;
+				}
+			} else if (!o.size_mode && (!fb.frame || frame != scanned_frame)) {
 				uint32_t x = 0, y = 0;
 				int r = guarded_scan(&fb, o.run, &x, &y);
 				bool found = r > 0;
@@ -590,10 +873,14 @@ int main(int argc, char **argv)
 	}
 
 	uint64_t end = now_ns();
+	char sizes_extra[48] = "";
+	if (o.size_mode)
+		snprintf(sizes_extra, sizeof(sizes_extra), ",\"mode\":\"sizes\",\"reported\":%" PRIu64,
+		         seen_count);
 	emit("{\"name\":\"observer_done\",\"ns\":%" PRIu64 ",\"polls\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
-	     ",\"wall_ns\":%" PRIu64 ",\"seen\":%s,\"ready\":%s%s}",
+	     ",\"wall_ns\":%" PRIu64 ",\"seen\":%s,\"ready\":%s%s%s}",
 	     end, polls, cpu_ns(), end - start, seen ? "true" : "false", ready ? "true" : "false",
-	     exit_status == 1 ? ",\"timeout\":true" : "");
+	     exit_status == 1 ? ",\"timeout\":true" : "", sizes_extra);
 	fb_detach(&fb);
 	return exit_status;
 }

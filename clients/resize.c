@@ -3,7 +3,8 @@
  * Client mode: the app resizes itself (X11 ConfigureWindow, which the WM
  * intercepts; Wayland: a buffer of the new size). Server mode: the
  * compositor (duet_test resize_window) or WM (_DUET_RESIZE) sends the size;
- * on servers without either, client mode runs and the output says so. */
+ * on servers without either, client mode runs and the output says so.
+ * Every frame carries size tags (draw_size_tags) for the bench's observer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,10 @@ static const char usage[] =
 	"  --mode client|server   who initiates the resize (default client)\n"
 	"  --size WxH             initial window size (default 640x480)\n"
 	"  --timeout-ms MS        give up on a step after MS (default 10000)\n"
+	"  --settle-ms MS         handle events for MS before each request and after the\n"
+	"                         last step (default 0), so every request meets an idle\n"
+	"                         stack and each step's frame is composited even where\n"
+	"                         presented precedes the composite (openbox)\n"
 	"  --stay                 keep the window after the last step until closed\n"
 	"Output goes to $DUET_TRACE if set, else stdout.\n";
 
@@ -73,6 +78,37 @@ static const struct tk_window_listener listener = {
 	.close_requested = on_close,
 };
 
+/* Size tags, for the bench's framebuffer observer (bench/observe.c,
+ * --sizes): they tell from the screen alone which size of this window is
+ * shown. At the top-left corner a 32x8 block of magenta (255,0,255), then
+ * an 8x8 code cell, (w & 255, h & 255, (w >> 8) << 4 | h >> 8) as 8-bit
+ * RGB, and an 8x8 check cell of its complement; at the bottom-right corner
+ * the code and check cells again (the observer checks them when that
+ * corner is on screen: the whole window was drawn). 5 opaque rects, the
+ * same on every stack and engine (both write round(v * 255)). */
+#define TAG_MAGIC_W 32
+#define TAG_CELL 8
+
+static struct tk_color byte_rgb(unsigned r, unsigned g, unsigned b)
+{
+	return (struct tk_color){ (float)r / 255.0f, (float)g / 255.0f, (float)b / 255.0f, 1 };
+}
+
+static void draw_size_tags(struct tk_draw *d, int w, int h)
+{
+	if (w < TAG_MAGIC_W + 2 * TAG_CELL || h < 2 * TAG_CELL || w > 4095 || h > 4095)
+		return; /* too small (or too large) to carry a tag */
+	unsigned r = (unsigned)w & 255, g = (unsigned)h & 255;
+	unsigned b = ((unsigned)w >> 8) << 4 | ((unsigned)h >> 8);
+	struct tk_color code = byte_rgb(r, g, b), check = byte_rgb(255 - r, 255 - g, 255 - b);
+	const float c = TAG_CELL;
+	tk_draw_rect(d, 0, 0, TAG_MAGIC_W, c, byte_rgb(255, 0, 255));
+	tk_draw_rect(d, TAG_MAGIC_W, 0, c, c, code);
+	tk_draw_rect(d, TAG_MAGIC_W + c, 0, c, c, check);
+	tk_draw_rect(d, (float)w - 2 * c, (float)h - c, c, c, code);
+	tk_draw_rect(d, (float)w - c, (float)h - c, c, c, check);
+}
+
 static uint64_t draw_frame(struct state *s, int step)
 {
 	struct tk_draw *d = tk_window_begin_frame(s->win);
@@ -89,6 +125,7 @@ static uint64_t draw_frame(struct state *s, int step)
 		for (int x = 8; x + 80 < w; x += 88)
 			tk_draw_rect(d, (float)x, (float)y, 80, 24,
 			             (struct tk_color){ 0.6f + 0.05f * (float)(step % 4), 0.7f, 0.8f, 1 });
+	draw_size_tags(d, w, h);
 	return tk_window_end_frame(s->win, NULL);
 }
 
@@ -116,10 +153,24 @@ static bool present_at(struct tk_app *app, struct state *s, int step, uint64_t d
 	return true;
 }
 
+/* Handles events for ms (--settle-ms); false if the window or the
+ * connection went. */
+static bool settle(struct tk_app *app, struct state *s, long ms)
+{
+	uint64_t end = tk_now_ns() + (uint64_t)ms * 1000000ull;
+	for (uint64_t now = tk_now_ns(); now < end; now = tk_now_ns()) {
+		if (s->closed || app_quit)
+			return false;
+		if (tk_app_dispatch(app, (int)((end - now + 999999) / 1000000)) < 0)
+			return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct tk_options opts;
-	long runs = 10, timeout_ms = 10000;
+	long runs = 10, timeout_ms = 10000, settle_ms = 0;
 	int width = 640, height = 480;
 	bool server_mode = false, stay = false;
 
@@ -150,6 +201,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--size") == 0 && v) {
 			if (!app_parse_size(v, &width, &height)) {
 				fprintf(stderr, "duet-resize: impossible size '%s' (want WxH, 1..16384)\n", v);
+				return 2;
+			}
+			i++;
+		} else if (strcmp(a, "--settle-ms") == 0 && v) {
+			if (!app_parse_long(v, 0, 10000, &settle_ms)) {
+				fprintf(stderr, "duet-resize: --settle-ms wants 0..10000, got '%s'\n", v);
 				return 2;
 			}
 			i++;
@@ -204,6 +261,8 @@ int main(int argc, char **argv)
 		for (int step = 0; step < N_SIZES; step++) {
 			int tw = sizes[step][0], th = sizes[step][1];
 			int cw, ch;
+			if (!settle(app, &s, settle_ms))
+				goto out;
 			tk_window_get_size(s.win, &cw, &ch);
 			deadline = tk_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 			s.resized = false;
@@ -251,6 +310,8 @@ int main(int argc, char **argv)
 			         (unsigned long long)s.received_ns, (unsigned long long)s.info.presented_ns);
 		}
 	}
+	if (!settle(app, &s, settle_ms)) /* the last step's frame, too, is composited */
+		goto out;
 	tk_trace("resize_done", "\"runs\":%ld,\"steps\":%ld,\"mode\":\"%s\",\"requested_mode\":\"%s\"",
 	         runs, runs * N_SIZES, mode, why ? "server" : mode);
 	status = 0;

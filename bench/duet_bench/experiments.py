@@ -322,23 +322,42 @@ def cpu(ctx, stack, rec):
             "timeline": [{"t_ms": t, **p} for t, p in timeline]})
 
 
+# duet-resize --settle-ms: every request meets an idle stack, and on openbox
+# (presented before xcompmgr's composite) each step's frame is composited
+# before the next request replaces it.
+RESIZE_SETTLE_MS = 30
+
+
 def resize(ctx, stack, rec):
-    """The study's 8 sizes, N runs each, client- and server-initiated."""
+    """The study's 8 sizes, N runs each, client- and server-initiated.
+    A sample's ms is request -> composited (timeline.resize_headline),
+    presented_ms beside it; on openbox the observer watches the run
+    (timeline.ResizeWitness) and its CPU is in rec["observer"][mode]."""
     mine = ctx.opts.runs("resize", ctx.round)
     n = len(mine)
     modes = ["client", "server"]
     for k, mode in enumerate(modes):
         ctx.progress.step("resize", stack.name, k + 1, len(modes))
-        argv = app_argv(ctx, stack, "resize", "--runs", str(n), "--mode", mode)
+        argv = app_argv(ctx, stack, "resize", "--runs", str(n), "--mode", mode,
+                        "--settle-ms", str(RESIZE_SETTLE_MS))
         rec.setdefault("commands", {})[mode] = " ".join(argv)
-        run = AppRun(ctx, stack, argv)
+        witness = timeline.ResizeWitness(stack).start()
+        run = None
         try:
+            run = AppRun(ctx, stack, argv)
             run.wait(timeout=30 + 8 * n * 3, experiment="resize")
             steps = run.named("resize")
             done = run.named("resize_done")
             fallback = run.named("resize_mode")
         finally:
-            run.stop()
+            if run:
+                run.stop()
+            seen = witness.close()
+        if seen:
+            rec.setdefault("observer", {})[mode] = {
+                "polls": seen.get("polls"), "cpu_ns": seen.get("cpu_ns"),
+                "wall_ns": seen.get("wall_ns"), "reported": seen.get("reported"),
+                "mode": "sizes"}
         if not done:
             raise AppFailed("duet-resize --mode %s %s after %d steps:\n%s"
                             % (mode, run.exit_status(), len(steps), run.log_tail()))
@@ -346,16 +365,21 @@ def resize(ctx, stack, rec):
             rec.setdefault("notes", []).append(
                 "server-initiated resize unsupported (%s): ran client-initiated"
                 % fallback[0].get("reason"))
-        for s in steps:
-            tl, missing, source = timeline.resize_points(stack, s, run.pid)
+        for i, s in enumerate(steps):
+            # The observer's sight of this size counts until the request of
+            # the next step of the same size.
+            until = next(((t.get("timeline") or {}).get("requested") for t in steps[i + 1:]
+                          if (t.get("got_width"), t.get("got_height")) ==
+                          (s.get("got_width"), s.get("got_height"))), None)
+            tl, missing, source = timeline.resize_points(stack, s, run.pid, witness=witness,
+                                                         until=until)
             sample = {
-                "mode": s["mode"], "requested_mode": mode, "run": mine.start + s["run"], "step": s["step"],
-                "width": s["width"], "height": s["height"], "got_width": s["got_width"],
-                "got_height": s["got_height"], "ms": s["latency_ns"] / 1e6,
+                "mode": s["mode"], "requested_mode": mode, "run": mine.start + s["run"],
+                "step": s["step"], "width": s["width"], "height": s["height"],
+                "got_width": s["got_width"], "got_height": s["got_height"],
                 "presentation": s.get("presentation"), "path": s.get("path"),
                 "timeline": tl, "timeline_missing": missing, "timeline_source": source}
-            if "composited" in tl:
-                sample["composited_ms"] = tl["composited"] / 1e6
+            sample.update(timeline.resize_headline(tl, missing, s.get("latency_ns")))
             rec["samples"].append(sample)
 
 

@@ -14,6 +14,16 @@ with the servers' own "composited" trace events where they do.
     ... start the app ...
     obs.wait_seen(10)        # -> ns (CLOCK_MONOTONIC) or None
     done = obs.stop()        # {"name": "observer_done", "polls":, "cpu_ns":, ...}
+
+Size mode (sizes="any" or "WxH,..."): instead of a colour it looks for
+duet-resize's size tags (clients/resize.c), which tell the size of the
+window drawn, and reports every size as it appears (seen_lines()); the
+bench takes a resize's composited from it on openbox.
+
+    obs = Observer(fb_path, None, env, sizes="any").start()
+    obs.wait_ready(5)        # polling (tags already on screen are not reported)
+    ... resize ...
+    obs.seen_lines()         # [{"name": "seen", "ns":, "width":, "height":, ...}]
 """
 import json
 import os
@@ -55,12 +65,16 @@ def find_observe():
 
 class Observer:
     def __init__(self, fb_path, rgb, env, run=32, interval_us=1000, timeout_ms=None,
-                 keep=False, exe=None):
+                 keep=False, exe=None, sizes=None):
         self.exe = exe or find_observe()
         if not self.exe:
             raise ObserverError("duet-observe is not built (bench/duet-observe in the build dir)")
-        self.argv = [self.exe, "--fb", fb_path, "--rgb", "%d,%d,%d" % tuple(rgb),
-                     "--run", str(run), "--interval-us", str(interval_us)]
+        if sizes:
+            self.argv = [self.exe, "--fb", fb_path, "--sizes", sizes,
+                         "--interval-us", str(interval_us)]
+        else:
+            self.argv = [self.exe, "--fb", fb_path, "--rgb", "%d,%d,%d" % tuple(rgb),
+                         "--run", str(run), "--interval-us", str(interval_us)]
         if timeout_ms:
             self.argv += ["--timeout-ms", str(int(timeout_ms))]
         if keep:
@@ -135,6 +149,11 @@ class Observer:
         """CLOCK_MONOTONIC ns of the first poll that saw the colour, or None."""
         with self._cond:
             return self.seen["ns"] if self.seen else None
+
+    def seen_lines(self):
+        """Every seen line so far (size mode: one per size as it appeared)."""
+        with self._cond:
+            return [e for e in self.lines if e.get("name") == "seen"]
 
     def wait_seen(self, timeout=10.0):
         """seen_ns(), waiting up to timeout seconds for it; None if not seen."""

@@ -8,7 +8,8 @@ on each stack (docs/methodology.md, "Timeline"):
     weston   weston's own "timeline" log scope: core_repaint_posted of the
              first output repaint that flushed the app surface's damage
     openbox  nobody: xcompmgr tells no one; the bench's observer watching
-             Xvfb's framebuffer file supplies it (experiments.py)
+             Xvfb's framebuffer file supplies it (LaunchWitness: duet-launch's
+             colour; ResizeWitness: duet-resize's size tags)
 
 Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 """
@@ -224,12 +225,90 @@ def launch_points(ff, t0, composited, composited_source, composited_why):
     return out
 
 
-def resize_points(stack, step, pid, app_id="duet-resize"):
+# ------------------------------------------------------------ resize samples
+OBSERVER_SIZES = "observer (Xvfb -fbdir: duet-resize's size tags)"
+
+
+class ResizeWitness:
+    """Who tells a resize's composited point on openbox: the observer in
+    size mode (duet-observe --sizes any) on Xvfb's framebuffer file, started
+    before duet-resize and polling for the whole run, which reports every
+    size of duet-resize's window as it first appears on screen (its size
+    tags, clients/resize.c). On the other stacks the servers tell it
+    (server_composited) and no observer runs. start() before the AppRun,
+    close() after it, then resize_points(..., witness=self)."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.obs = None
+        self.why = None
+        self.done = None
+        self.seen = []
+
+    def start(self):
+        if self.stack.name != "openbox":
+            return self
+        from duet_bench import observer  # it imports stacks, which imports us
+        if not self.stack.fb_path:
+            self.why = "Xvfb has no framebuffer file (-fbdir) to observe"
+            return self
+        try:
+            self.obs = observer.Observer(self.stack.fb_path, None, self.stack.base_env,
+                                         sizes="any").start()
+            self.obs.wait_ready(5)
+        except observer.ObserverError as e:
+            self.why = "the observer failed: %s" % e
+            self.close()
+        return self
+
+    def close(self):
+        """Stops the observer; returns its done line (polls, cpu_ns) or None."""
+        if self.obs is not None:
+            from duet_bench import observer
+            # Its last report may trail the app's last presented frame.
+            time.sleep(0.1)
+            self.seen = self.obs.seen_lines()
+            try:
+                self.done = self.obs.stop()
+            except observer.ObserverError as e:
+                self.why = self.why or str(e)
+            self.seen = self.obs.seen_lines()
+            self.obs = None
+        return self.done
+
+    def composited(self, width, height, t0, until=None):
+        """The first appearance of a width x height tag at or after t0 (the
+        request) and before until (the request of the next step of that
+        size). (ns, source, None) or (None, None, why)."""
+        if self.why and not self.seen:
+            return None, None, self.why
+        for e in self.seen:
+            if (e.get("width"), e.get("height")) != (width, height):
+                continue
+            if not isinstance(e.get("ns"), int) or e["ns"] < t0 or (until and e["ns"] >= until):
+                continue
+            source = OBSERVER_SIZES
+            if not e.get("whole"):
+                edges = str(e.get("clipped") or "?").split(",")
+                source += ("; top-left tag only, the window's %s %s off screen"
+                           % (" and ".join(edges), "edges are" if len(edges) > 1 else "edge is"))
+            return e["ns"], source, None
+        if width < 48 or height < 16:
+            return None, None, "a %dx%d window is too small for duet-resize's size tags" % (
+                width, height)
+        return None, None, ("the observer saw no %dx%d frame of duet-resize (xcompmgr never "
+                            "showed it whole, or for less than a poll, or its top-left tag "
+                            "was off screen)" % (width, height))
+
+
+def resize_points(stack, step, pid, app_id="duet-resize", witness=None, until=None):
     """The resize sample's timeline in ns since the request: requested (0),
     submitted, received and presented from duet-resize, composited from
     the server (duet's: the "composited" event of the new size; weston: the
     first repaint flushing the surface's damage committed after the
-    request). Returns (timeline, missing, source)."""
+    request) or on openbox from the witness (ResizeWitness: the observer's
+    first sight of the new size after the request and before until).
+    Returns (timeline, missing, source)."""
     app = step.get("timeline") or {}
     t0 = app.get("requested")
     if not isinstance(t0, int):
@@ -243,15 +322,38 @@ def resize_points(stack, step, pid, app_id="duet-resize"):
         else:
             missing[p] = "duet-resize reported no %s point" % p
     if stack.name == "openbox":
-        missing["composited"] = ("xcompmgr reports nothing, and the observer watches launches "
-                                 "only (a resize shows no new colour to look for)")
-        return tl, missing, source
-    t, why = server_composited(stack, pid, app_id, t0, first=False,
-                               width=step.get("got_width"), height=step.get("got_height"),
-                               timeout=0.5)
+        if witness is None:
+            missing["composited"] = "xcompmgr reports nothing, and no observer watched"
+            return tl, missing, source
+        t, src, why = witness.composited(step.get("got_width"), step.get("got_height"), t0,
+                                         until)
+    else:
+        t, why = server_composited(stack, pid, app_id, t0, first=False,
+                                   width=step.get("got_width"), height=step.get("got_height"),
+                                   timeout=0.5)
+        src = SOURCE[stack.name]
     if t is not None:
         tl["composited"] = t - t0
-        source["composited"] = SOURCE[stack.name]
+        source["composited"] = src
     else:
         missing["composited"] = why
     return tl, missing, source
+
+
+def resize_headline(tl, missing, latency_ns=None):
+    """The sample's figures from its timeline: ms = request -> composited
+    (the headline, as launch's fork -> composited), else request ->
+    presented with a note; presented_ms and composited_ms beside it."""
+    out = {}
+    presented = tl.get("presented", latency_ns)
+    if presented is not None:
+        out["presented_ms"] = presented / 1e6
+    if "composited" in tl:
+        out["ms"] = out["composited_ms"] = tl["composited"] / 1e6
+    else:
+        out["ms"] = out.get("presented_ms")
+        out["note"] = ("ms is request -> presented: composited unknown (%s)"
+                       % missing.get("composited", "unknown"))
+    if "submitted" in tl:
+        out["submitted_ms"] = tl["submitted"] / 1e6
+    return out

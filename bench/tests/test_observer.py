@@ -9,6 +9,14 @@ usage: test_observer.py functional|agrees
       duet-launch's colour is absent, sees it once the app's window shows, and
       stops on SIGTERM with its polls and CPU; started while the colour is
       already on screen, it is not ready until the window has gone.
+      Size mode (--sizes): on a made-up DUETVFB1 screen it reports a size tag
+      (clients/resize.c) drawn whole, one whose bottom-right corner is off
+      screen as clipped, and one whose bottom-right cells are not drawn yet
+      only once they are, in the order a list gives; on Xvfb + duet-xwm and
+      on duet-compositor --vfb it sees duet-resize's window at each of the
+      study's 8 sizes, in order, after each step's request (printing the
+      observer's time against the app's presented and the server's
+      composited).
   agrees: on duet-compositor --vfb and on Xvfb -fbdir + duet-xwm, 5 launches
       of duet-launch, each with a fresh observer: the server's "composited"
       trace time (contract 1) and the observer's "seen" agree within 2 ms in
@@ -283,6 +291,130 @@ def test_truncated_file(workdir):
     check(done["seen"], "it then stops by itself (%d polls)" % done["polls"])
 
 
+# ------------------------------------------------------------ size mode
+SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 999),
+         (333, 999), (1920, 1080)]
+
+
+def put_rect(px, width, x0, y0, w, h, rgb):
+    r, g, b = rgb
+    row = bytes((b, g, r, 0)) * w
+    for y in range(y0, y0 + h):
+        o = (y * width + x0) * 4
+        px[o:o + 4 * w] = row
+
+
+def put_tag(px, width, x, y, w, h, bottom_right=True):
+    """duet-resize's size tags (clients/resize.c) of a w x h window at x, y,
+    clipped to the screen."""
+    code = (w & 255, h & 255, (w >> 8) << 4 | (h >> 8))
+    check_ = tuple(255 - c for c in code)
+    put_rect(px, width, x, y, 32, 8, (255, 0, 255))
+    put_rect(px, width, x + 32, y, 8, 8, code)
+    put_rect(px, width, x + 40, y, 8, 8, check_)
+    if bottom_right:
+        for cx, rgb in ((x + w - 16, code), (x + w - 8, check_)):
+            if cx + 8 <= width and y + h <= len(px) // 4 // width:
+                put_rect(px, width, cx, y + h - 8, 8, 8, rgb)
+
+
+def write_vfb_px(path, width, height, frame, px, mode="r+b"):
+    """Pixels first, then the header with the frame counter, as
+    duet-compositor --vfb does: a poll never sees the new counter with
+    old pixels."""
+    header = b"DUETVFB1" + struct.pack("=IIIIQQ", width, height, width * 4, 0, frame, 0)
+    with open(path, mode) as f:
+        f.seek(64)
+        f.write(px)
+        f.flush()
+        f.seek(0)
+        f.write(header.ljust(64, b"\0"))
+
+
+def test_size_tags(workdir):
+    path = os.path.join(workdir, "vfb-sizes")
+    W, H = 1920, 1080
+    px = bytearray(W * H * 4)
+    put_tag(px, W, 50, 60, 333, 222)  # on screen before ready: not reported
+    write_vfb_px(path, W, H, 1, px, "wb")
+    obs = observer.Observer(path, None, os.environ, sizes="any").start()
+    ready = obs.ready if obs.wait_ready(5) else None
+    check(ready.get("mode") == "sizes" and ready.get("visible") == 1,
+          "size mode: ready, with the tag already on screen counted as visible (%s)" % ready)
+    px = bytearray(W * H * 4)
+    put_tag(px, W, 100, 100, 300, 200)             # whole
+    put_tag(px, W, 1700, 900, 400, 300)             # bottom-right off screen
+    put_tag(px, W, 200, 400, 500, 400, bottom_right=False)  # not drawn whole yet
+    write_vfb_px(path, W, H, 2, px)
+    time.sleep(0.1)
+    put_tag(px, W, 200, 400, 500, 400)
+    write_vfb_px(path, W, H, 3, px)
+    time.sleep(0.1)
+    done = obs.stop()
+    seen = {(e["width"], e["height"]): e for e in obs.seen_lines()}
+    check(set(seen) == {(300, 200), (400, 300), (500, 400)},
+          "size mode: the three new sizes reported, the old one not: %s" % sorted(seen))
+    a, b, c = seen.get((300, 200), {}), seen.get((400, 300), {}), seen.get((500, 400), {})
+    check((a.get("x"), a.get("y"), a.get("whole")) == (100, 100, True),
+          "a tag with both corners on screen is whole, at its window's corner: %s" % a)
+    check(b.get("whole") is False and b.get("clipped") == "right,bottom",
+          "a tag whose bottom-right corner is off screen is reported, clipped: %s" % b)
+    check(c.get("ns", 0) > a.get("ns", 0) and c.get("absent_ns", 0) >= a.get("ns", 0),
+          "a tag whose bottom-right cells were missing is seen only once they are drawn")
+    check(done.get("mode") == "sizes" and done.get("reported") == 3 and done["cpu_ns"] > 0,
+          "size mode's done line: %s" % done)
+    # A list: reported in its order only.
+    obs = observer.Observer(path, None, os.environ, sizes="400x300,300x200").start()
+    obs.wait_ready(5)
+    for frame, (x, y, w, h) in enumerate([(100, 100, 300, 200), (100, 100, 400, 300),
+                                          (100, 100, 300, 200)], start=4):
+        px = bytearray(W * H * 4)
+        put_tag(px, W, x, y, w, h)
+        write_vfb_px(path, W, H, frame, px)
+        time.sleep(0.1)
+    obs.stop()
+    got = [(e["width"], e["height"]) for e in obs.seen_lines()]
+    check(got == [(400, 300), (300, 200)], "--sizes LIST reports in the list's order: %s" % got)
+    r = subprocess.run([observer.find_observe(), "--fb", path, "--sizes", "100x"],
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 2 and "--sizes" in r.stderr, "a bad --sizes is a usage error")
+
+
+def sizes_on(kind, workdir):
+    server = Server(kind, workdir).start()
+    obs = observer.Observer(server.fb_path, None, server.env,
+                            sizes=",".join("%dx%d" % s for s in SIZES)).start()
+    obs.wait_ready(20)
+    trace = os.path.join(server.dir, "resize.jsonl")
+    r = subprocess.run([own("duet-resize", "clients"), "--backend", server.backend(),
+                        "--engine", "sw", "--runs", "1", "--settle-ms", "30"],
+                       env=dict(server.client_env, DUET_TRACE=trace), capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 0, "%s: duet-resize ran (%d %s)" % (kind, r.returncode, r.stderr[-300:]))
+    time.sleep(0.2)
+    done = obs.stop()
+    seen = obs.seen_lines()
+    steps = [e for e in read_trace(trace) if e.get("name") == "resize"]
+    got = [(e["width"], e["height"]) for e in seen]
+    check(got == SIZES, "%s: the observer saw duet-resize at the 8 sizes in order: %s"
+          % (kind, got))
+    comp = {(e.get("width"), e.get("height")): e["t_ns"] for e in read_trace(server.trace)
+            if e.get("name") == "composited" and not e.get("first")}
+    for st, e in zip(steps, seen):
+        t0, pres = st["timeline"]["requested"], st["timeline"]["presented"]
+        check(t0 < e["ns"] < t0 + 5_000_000_000 and
+              (st["got_width"], st["got_height"]) == (e["width"], e["height"]),
+              "%s %dx%d: seen %.2f ms after the request (presented %.2f ms, server's "
+              "composited %s, %s)"
+              % (kind, e["width"], e["height"], (e["ns"] - t0) / 1e6, (pres - t0) / 1e6,
+                 "%.2f ms" % ((comp[(e["width"], e["height"])] - t0) / 1e6)
+                 if (e["width"], e["height"]) in comp else "none",
+                 "whole" if e["whole"] else "clipped " + e.get("clipped", "")))
+    print("%s: observer %d polls, %.1f ms CPU in %.0f ms" % (
+        kind, done["polls"], done["cpu_ns"] / 1e6, done["wall_ns"] / 1e6), flush=True)
+    server.stop()
+
+
 def functional_on(kind, workdir):
     server = Server(kind, workdir)
     early = None
@@ -395,6 +527,9 @@ def main():
             test_truncated_file(workdir)
             for kind in ("x11", "wayland"):
                 functional_on(kind, workdir)
+            test_size_tags(workdir)
+            for kind in ("x11", "wayland"):
+                sizes_on(kind, workdir)
         else:
             for kind in ("wayland", "x11"):
                 agree_on(kind, workdir)

@@ -7,6 +7,11 @@ Build 9's "which process ran when": every launch sample has cpu_ms of
 every stack process and the app, each stack has one sampled bootchart
 launch with slices for every process, and `duet report` on the run draws
 a bootchart per stack.
+Resize (the sw run, cheap at --quick): every resize sample on all four
+stacks has composited, from the stack's own source (duet's traces, weston's
+timeline, on openbox the framebuffer observer reading duet-resize's size
+tags), and its headline ms is request -> composited, presented_ms beside it;
+openbox's record carries the observer's CPU.
 
 usage: test_timeline.py
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
@@ -41,14 +46,18 @@ def main():
     for engine in ("gl", "sw"):
         out = tempfile.mkdtemp(prefix="duet-timeline-test-%s-" % engine)
         outs.append(out)
+        exps = "launch,resize" if engine == "sw" else "launch"
         r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--quick",
-                            "--experiments", "launch", "--no-ipc", "--no-report", "--engine",
+                            "--experiments", exps, "--no-ipc", "--no-report", "--engine",
                             engine, "--stacks", ",".join(STACKS), "--out", out],
-                           capture_output=True, text=True, timeout=240)
+                           capture_output=True, text=True, timeout=330)
         print(r.stderr[-3000:])
         check(r.returncode == 0, "%s: duet bench exits 0 (status %d)" % (engine, r.returncode))
         with open(os.path.join(out, "results.json")) as f:
-            check_results(json.load(f), engine)
+            res = json.load(f)
+        check_results(res, engine)
+        if "resize" in exps:
+            check_resize(res, engine)
     check_report(outs[0])
     if failed:
         print("results kept in %s" % " ".join(outs))
@@ -106,6 +115,47 @@ def check_results(res, engine):
                   "%s: CPU read after composited (%s >= %.2f ms)"
                   % (what, s.get("cpu_until_ms"), tl["composited"] / 1e6))
         check_bootchart(rec.get("bootchart"), "%s %s" % (engine, stack), stack)
+
+
+RESIZE_SOURCES = dict(SOURCES, openbox="observer (Xvfb -fbdir: duet-resize's size tags)")
+
+
+def check_resize(res, engine):
+    for stack in STACKS:
+        rec = res["experiments"]["resize"].get(stack) or {}
+        check(rec.get("status") == "ok", "%s: resize ok (%s %s)"
+              % (stack, rec.get("status"), (rec.get("reason") or "")[:300]))
+        samples = rec.get("samples", [])
+        check(len(samples) == 32, "%s %s: 2 runs x 8 sizes x 2 modes = 32 resize samples: %d"
+              % (engine, stack, len(samples)))
+        bad = []
+        for s in samples:
+            tl = s.get("timeline") or {}
+            what = "%s %s %s step %s run %s" % (engine, stack, s.get("requested_mode"),
+                                                s.get("step"), s.get("run"))
+            src = (s.get("timeline_source") or {}).get("composited") or ""
+            if "composited" not in tl:
+                bad.append("%s: no composited (%s)" % (what, (s.get("timeline_missing") or {})
+                                                       .get("composited")))
+            elif abs(s["ms"] - tl["composited"] / 1e6) >= 1e-6:
+                bad.append("%s: ms %s != composited %s" % (what, s["ms"], tl["composited"] / 1e6))
+            elif not src.startswith(RESIZE_SOURCES[stack]):
+                bad.append("%s: composited from %r" % (what, src))
+            elif abs(s.get("presented_ms", -1) - tl.get("presented", -2e6) / 1e6) >= 1e-6:
+                bad.append("%s: presented_ms %s != presented" % (what, s.get("presented_ms")))
+            elif not 0 < tl["composited"] < 10e9:
+                bad.append("%s: composited %d ns after the request" % (what, tl["composited"]))
+        check(not bad, "%s %s: every resize sample has composited from %s, ms == "
+              "composited / 1e6 and presented_ms beside it%s"
+              % (engine, stack, RESIZE_SOURCES[stack], ("; " + "; ".join(bad[:5])) if bad else ""))
+        if stack == "openbox":
+            obs = rec.get("observer") or {}
+            check(set(obs) == {"client", "server"} and
+                  all(o.get("cpu_ns", 0) > 0 and o.get("polls", 0) > 0 for o in obs.values()),
+                  "%s openbox: the observer's polls and CPU per resize run are recorded: %s"
+                  % (engine, obs))
+        else:
+            check("observer" not in rec, "%s %s: no observer runs for resize" % (engine, stack))
 
 
 ROLES = {"wayland": ["server"], "x11": ["server", "wm"], "weston": ["server"],

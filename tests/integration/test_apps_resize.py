@@ -52,14 +52,23 @@ def check_screen(s, p):
 
     def shows_app(img):
         # Its corners are the app's own drawing: the title gradient at the top
-        # left, the background at the bottom right, so the whole 1920x1080
-        # window content is on screen.
-        top = img.pixel(win.x + 2, win.y + 2)
+        # left (below the size tag), the background at the bottom, and the
+        # size tags (clients/resize.c) saying 1920x1080 at the top-left and
+        # bottom-right corners, so the whole 1920x1080 window content is on
+        # screen.
+        top = img.pixel(win.x + 2, win.y + 12)
         check(top[2] > top[0] + 40, "top-left of %r is %r, not the blue title bar" % (win, top))
-        for x, y in ((win.x + win.w - 3, win.y + win.h - 3), (win.x + 3, win.y + win.h - 3)):
+        for x, y in ((win.x + win.w - 20, win.y + win.h - 3), (win.x + 3, win.y + win.h - 3)):
             px = img.pixel(x, y)
             check(apps.near(px, CLEAR), "pixel (%d, %d) of %r is %r, want the app's %r"
                   % (x, y, win, px, CLEAR))
+        code = (1920 & 255, 1080 & 255, (1920 >> 8) << 4 | 1080 >> 8)
+        for x, y, want in ((win.x + 2, win.y + 2, (255, 0, 255)), (win.x + 36, win.y + 4, code),
+                           (win.x + win.w - 12, win.y + win.h - 4, code),
+                           (win.x + win.w - 4, win.y + win.h - 4, tuple(255 - c for c in code))):
+            px = img.pixel(x, y)
+            check(tuple(px[:3]) == want, "size tag pixel (%d, %d) of %r is %r, want %r"
+                  % (x, y, win, px, want))
         return top
 
     if isinstance(s, duet.XSession):
