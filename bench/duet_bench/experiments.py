@@ -30,6 +30,16 @@ def stack_ctx(stack):
     return {role: procs.ctx_switches(pid) for role, pid in stack.pids().items()}
 
 
+def wait_first_frame(run):
+    """duet-launch's first_frame line, once it wrote it (it stays running)."""
+    ok = run.wait(lambda ev: any(e.get("name") == "first_frame" for e in ev),
+                  timeout=30, experiment="launch")
+    if not ok:
+        raise AppFailed("duet-launch %s without a first frame:\n%s"
+                        % (run.exit_status(), run.log_tail()))
+    return run.named("first_frame")[0]
+
+
 def launch(ctx, stack, rec):
     """fork -> composited, with the launch's timeline (timeline.py), per
     run. The first launch of every fresh stack instance is "cold" (run 0)
@@ -58,12 +68,7 @@ def launch_once(ctx, stack, rec):
         # after composited is known (no polling: the launch stays untouched).
         meters = {r: procs.CpuMeter(p) for r, p in stack.pids().items()}
         run = AppRun(ctx, stack, argv, t0=True)
-        ok = run.wait(lambda ev: any(e.get("name") == "first_frame" for e in ev),
-                      timeout=30, experiment="launch")
-        if not ok:
-            raise AppFailed("duet-launch %s without a first frame:\n%s"
-                            % (run.exit_status(), run.log_tail()))
-        ff = run.named("first_frame")[0]
+        ff = wait_first_frame(run)
         t, source, why = witness.composited(run.pid, run.t0_ns)
         cpu = launch_cpu(meters, run)
         after = stack_ctx(stack)
@@ -133,12 +138,7 @@ def bootchart_launch(ctx, stack):
         sampler.start()
         run = AppRun(ctx, stack, argv, t0=True)
         sampler.add("app", run.pid, t_ns=run.t0_ns, from_zero=True)
-        ok = run.wait(lambda ev: any(e.get("name") == "first_frame" for e in ev),
-                      timeout=30, experiment="launch")
-        if not ok:
-            raise AppFailed("duet-launch %s without a first frame:\n%s"
-                            % (run.exit_status(), run.log_tail()))
-        ff = run.named("first_frame")[0]
+        ff = wait_first_frame(run)
         t, source, why = witness.composited(run.pid, run.t0_ns)
         end = (t if t is not None else time.monotonic_ns()) + BOOTCHART_TAIL_MS * 1000000
         while time.monotonic_ns() < end + 2 * BOOTCHART_MS * 1000000:

@@ -138,17 +138,21 @@ APP_SOURCE = "duet-launch"
 LAUNCH_APP_POINTS = ("exec", "connected", "submitted", "received", "presented")
 
 
-class LaunchWitness:
-    """Who tells a launch's composited point. On openbox that is the
-    observer on Xvfb's framebuffer file, which must be polling (and see no
-    launch colour yet) before the fork: start() before the AppRun, then
-    composited() once the app reported its first frame, then close()."""
+class _ObserverWitness:
+    """The observer on Xvfb's framebuffer file where the stack's compositor
+    tells nobody when it composited (openbox: xcompmgr). start() before the
+    app is forked: it returns once the observer polls (and sees nothing of
+    the app yet); close() stops it and keeps its done line (polls, cpu_ns).
+    On the other stacks it does nothing: their servers tell."""
 
     def __init__(self, stack):
         self.stack = stack
         self.obs = None
         self.why = None
         self.done = None
+
+    def _observer(self, observer):
+        raise NotImplementedError
 
     def start(self):
         if self.stack.name != "openbox":
@@ -158,13 +162,41 @@ class LaunchWitness:
             self.why = "Xvfb has no framebuffer file (-fbdir) to observe"
             return self
         try:
-            self.obs = observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB,
-                                         self.stack.base_env).start()
+            self.obs = self._observer(observer).start()
             self.obs.wait_ready(5)
         except observer.ObserverError as e:
             self.why = "the observer failed: %s" % e
             self.close()
         return self
+
+    def _before_stop(self):
+        pass
+
+    def close(self):
+        """Stops the observer; returns its done line, or None."""
+        if self.obs is not None:
+            from duet_bench import observer
+            self._before_stop()
+            try:
+                self.done = self.obs.stop()
+            except observer.ObserverError as e:
+                self.why = self.why or str(e)
+            self._after_stop()
+            self.obs = None
+        return self.done
+
+    def _after_stop(self):
+        pass
+
+
+class LaunchWitness(_ObserverWitness):
+    """Who tells a launch's composited point: the server's trace or
+    timeline, and on openbox the observer looking for duet-launch's colour.
+    start() before the AppRun, then composited() once the app reported its
+    first frame, then close()."""
+
+    def _observer(self, observer):
+        return observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB, self.stack.base_env)
 
     def composited(self, pid, t0):
         """(ns, source, None) or (None, None, why)."""
@@ -177,17 +209,6 @@ class LaunchWitness:
             return t, SOURCE["openbox"], None
         t, why = server_composited(self.stack, pid, "duet-launch", t0)
         return (t, SOURCE[self.stack.name], None) if t is not None else (None, None, why)
-
-    def close(self):
-        """The observer's done line (polls, cpu_ns), or None."""
-        if self.obs is not None:
-            from duet_bench import observer
-            try:
-                self.done = self.obs.stop()
-            except observer.ObserverError as e:
-                self.why = self.why or str(e)
-            self.obs = None
-        return self.done
 
 
 def launch_points(ff, t0, composited, composited_source, composited_why):
@@ -229,7 +250,7 @@ def launch_points(ff, t0, composited, composited_source, composited_why):
 OBSERVER_SIZES = "observer (Xvfb -fbdir: duet-resize's size tags)"
 
 
-class ResizeWitness:
+class ResizeWitness(_ObserverWitness):
     """Who tells a resize's composited point on openbox: the observer in
     size mode (duet-observe --sizes any) on Xvfb's framebuffer file, started
     before duet-resize and polling for the whole run, which reports every
@@ -239,42 +260,18 @@ class ResizeWitness:
     close() after it, then resize_points(..., witness=self)."""
 
     def __init__(self, stack):
-        self.stack = stack
-        self.obs = None
-        self.why = None
-        self.done = None
+        super().__init__(stack)
         self.seen = []
 
-    def start(self):
-        if self.stack.name != "openbox":
-            return self
-        from duet_bench import observer  # it imports stacks, which imports us
-        if not self.stack.fb_path:
-            self.why = "Xvfb has no framebuffer file (-fbdir) to observe"
-            return self
-        try:
-            self.obs = observer.Observer(self.stack.fb_path, None, self.stack.base_env,
-                                         sizes="any").start()
-            self.obs.wait_ready(5)
-        except observer.ObserverError as e:
-            self.why = "the observer failed: %s" % e
-            self.close()
-        return self
+    def _observer(self, observer):
+        return observer.Observer(self.stack.fb_path, None, self.stack.base_env, sizes="any")
 
-    def close(self):
-        """Stops the observer; returns its done line (polls, cpu_ns) or None."""
-        if self.obs is not None:
-            from duet_bench import observer
-            # Its last report may trail the app's last presented frame.
-            time.sleep(0.1)
-            self.seen = self.obs.seen_lines()
-            try:
-                self.done = self.obs.stop()
-            except observer.ObserverError as e:
-                self.why = self.why or str(e)
-            self.seen = self.obs.seen_lines()
-            self.obs = None
-        return self.done
+    def _before_stop(self):
+        # Its last report may trail the app's last presented frame.
+        time.sleep(0.1)
+
+    def _after_stop(self):
+        self.seen = self.obs.seen_lines()
 
     def composited(self, width, height, t0, until=None):
         """The first appearance of a width x height tag at or after t0 (the
