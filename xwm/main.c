@@ -243,6 +243,13 @@ static int run(struct xwm *xwm, int signal_fd)
 			return 1;
 		}
 		xcb_flush(xwm->conn);
+		/* A write that has to wait makes xcb read what the server sent
+		 * meanwhile into its queue; poll() on the socket would then
+		 * sleep on those events (a MapRequest never answered). */
+		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
+			handle_event(xwm, ev);
+			continue;
+		}
 
 		struct pollfd fds[4] = {
 			{ .fd = xcb_get_file_descriptor(xwm->conn), .events = POLLIN },

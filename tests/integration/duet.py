@@ -385,10 +385,12 @@ class XSession(Session):
     settle, and screenshots read the root window back from the X server.
     """
 
-    def __init__(self, name, size="1024x768", wm="duet", wm_args=()):
+    def __init__(self, name, size="1024x768", wm="duet", wm_args=(), xvfb_args=(), wm_env=None):
         super().__init__(name, size=size)
         self.wm_kind = wm
         self.wm_args = list(wm_args)
+        self.xvfb_args = list(xvfb_args)  # e.g. -extension MIT-SHM
+        self.wm_env = dict(wm_env or {})  # on top of the session's, for the WM only
         self.xserver = None
         self.wm = None
         self.wm_name = None
@@ -400,7 +402,8 @@ class XSession(Session):
         # prints its number once it accepts connections, so parallel tests
         # never race for a display number.
         self.xserver = self.spawn("Xvfb", [xvfb, "-displayfd", "1", "-screen", "0",
-                                           "%sx24" % self.size, "-nolisten", "tcp", "-noreset"], env)
+                                           "%sx24" % self.size, "-nolisten", "tcp", "-noreset"]
+                                   + self.xvfb_args, env)
         _, m = self.xserver.wait_line(r"^(\d+)$", timeout=30)
         self.display = ":" + m.group(1)
         self.env = dict(env, DISPLAY=self.display)
@@ -408,7 +411,7 @@ class XSession(Session):
 
         if self.wm_kind == "duet":
             argv = [program("DUET_XWM"), "--display", self.display] + self.wm_args
-            self.wm = self.spawn("duet-xwm", argv, self.env)
+            self.wm = self.spawn("duet-xwm", argv, dict(self.env, **self.wm_env))
         elif self.wm_kind == "openbox":
             # A private, empty config dir: the caller's openbox rc must not
             # change placement or focus.
