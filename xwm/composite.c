@@ -104,20 +104,28 @@ static int claim_cm_selection(struct xwm *xwm)
 	return 0;
 }
 
-static bool query_versions(struct xwm *xwm)
+/* has_shm, has_sync: whether the server has them. A request of an
+ * extension the server lacks makes xcb shut the connection down, so those
+ * are asked only where present. */
+static bool query_versions(struct xwm *xwm, bool has_shm, bool has_sync)
 {
 	xcb_connection_t *c = xwm->conn;
 	/* Damage and XFixes require a version handshake before use. */
 	xcb_composite_query_version_cookie_t cc = xcb_composite_query_version(c, 0, 4);
 	xcb_damage_query_version_cookie_t dc = xcb_damage_query_version(c, 1, 1);
 	xcb_xfixes_query_version_cookie_t fc = xcb_xfixes_query_version(c, 5, 0);
-	xcb_shm_query_version_cookie_t sc = xcb_shm_query_version(c);
-	xcb_sync_initialize_cookie_t yc = xcb_sync_initialize(c, 3, 1);
+	xcb_shm_query_version_cookie_t sc = { 0 };
+	xcb_sync_initialize_cookie_t yc = { 0 };
+	if (has_shm)
+		sc = xcb_shm_query_version(c);
+	if (has_sync)
+		yc = xcb_sync_initialize(c, 3, 1);
 	xcb_composite_query_version_reply_t *cr = xcb_composite_query_version_reply(c, cc, NULL);
 	xcb_damage_query_version_reply_t *dr = xcb_damage_query_version_reply(c, dc, NULL);
 	xcb_xfixes_query_version_reply_t *fr = xcb_xfixes_query_version_reply(c, fc, NULL);
-	xcb_shm_query_version_reply_t *sr = xcb_shm_query_version_reply(c, sc, NULL);
-	xcb_sync_initialize_reply_t *yr = xcb_sync_initialize_reply(c, yc, NULL);
+	xcb_shm_query_version_reply_t *sr = has_shm ? xcb_shm_query_version_reply(c, sc, NULL)
+	                                            : NULL;
+	xcb_sync_initialize_reply_t *yr = has_sync ? xcb_sync_initialize_reply(c, yc, NULL) : NULL;
 	bool ok = cr && dr && fr && (cr->major_version > 0 || cr->minor_version >= 3);
 
 	if (!ok)
@@ -143,11 +151,13 @@ int xwm_composite_start(struct xwm *xwm)
 	    !check_extension(xwm, &xcb_xfixes_id, "XFIXES", &xwm->xfixes_event) ||
 	    !check_extension(xwm, &xcb_shape_id, "SHAPE", NULL))
 		return -1;
-	if (!check_extension(xwm, &xcb_shm_id, "MIT-SHM", NULL))
+	bool has_shm = check_extension(xwm, &xcb_shm_id, "MIT-SHM", NULL);
+	if (!has_shm)
 		xwm_log("no MIT-SHM: window contents will travel in GetImage replies");
-	if (!check_extension(xwm, &xcb_sync_id, "SYNC", &xwm->sync_event))
+	bool has_sync = check_extension(xwm, &xcb_sync_id, "SYNC", &xwm->sync_event);
+	if (!has_sync)
 		xwm->sync_event = 0;
-	if (!query_versions(xwm))
+	if (!query_versions(xwm, has_shm, has_sync))
 		return -1;
 	if (claim_cm_selection(xwm) < 0)
 		return -1;
