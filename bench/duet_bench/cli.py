@@ -1,6 +1,6 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
-    duet bench [--quick] [--experiments launch,render,cpu,resize]
+    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
                [--render-refresh HZ] [--seed N] [--out DIR]
 
@@ -22,11 +22,11 @@ import sys
 import tempfile
 import time
 
-from duet_bench import experiments, ipc, machine, procs, report, stacks, stats
+from duet_bench import experiments, ipc, machine, procs, report, stacks, stats, thirdparty
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
-EXPERIMENTS = ["launch", "render", "cpu", "resize"]
+EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 
@@ -52,6 +52,11 @@ class Options:
         self.cpu_ms = 400 if q else 2000
         self.cpu_interval = 0.05
         self.resize_runs = reps or (2 if q else 10)
+        # thirdparty: glmark2's scenes last this long each; elementary_test
+        # idles this long after its launch.
+        self.thirdparty_reps = reps or (1 if q else 5)
+        self.glmark2_duration_s = 1 if q else 5
+        self.efl_idle_s = 2 if q else 4
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
@@ -59,7 +64,7 @@ class Options:
 
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
-                "resize": self.resize_runs}[exp]
+                "resize": self.resize_runs, "thirdparty": self.thirdparty_reps}[exp]
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -100,7 +105,7 @@ def add_arguments(p):
                    help="few repetitions, short durations (under 3 minutes)")
     p.add_argument("--experiments", default=",".join(EXPERIMENTS), metavar="LIST",
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
-                   help="comma-separated: launch,render,cpu,resize (default: all)")
+                   help="comma-separated: launch,render,cpu,resize,thirdparty (default: all)")
     p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ORDER, "stack"),
                    help="comma-separated: wayland,x11,weston,openbox (default: all)")
@@ -177,6 +182,7 @@ class Bench:
                     1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
                 n += 2 + ("resize" in self.args.experiments) + (
+                    "thirdparty" in self.args.experiments) + (
                     len(o.render_engines) if "render" in self.args.experiments else 0) + (
                     name == "openbox")
         return n
@@ -343,6 +349,11 @@ class Bench:
         round also the counting runs."""
         exps = self.args.experiments
         now = [e for e in exps if self.opts.runs(e, self.round)]
+        gone = thirdparty.missing(stacks.KIND[name])
+        if "thirdparty" in now and len(gone) == 2:
+            self.results["experiments"]["thirdparty"][name] = {
+                "status": "skipped", "reason": "; ".join(gone.values()), "samples": []}
+            now.remove("thirdparty")
         at60 = [self.timing_job(e, name) for e in now if e != "render"]
         ipc_rec = self.results["ipc"].setdefault(name, {})
         counting = self.opts.ipc and self.round == 0
@@ -365,7 +376,7 @@ class Bench:
         if not counting:
             return
         if not lib:
-            for k in ("launch", "render", "resize"):
+            for k in ("launch", "render", "resize", "thirdparty"):
                 ipc_rec[k] = {"status": "skipped",
                               "reason": "libduet-ipc-count.so not built (bench/ in the build)"}
             return
@@ -374,6 +385,14 @@ class Bench:
         if "resize" in exps:
             counted.append(("resize", ipc_rec.setdefault("resize", {}),
                             lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
+        if "thirdparty" in exps:
+            if len(thirdparty.missing(stacks.KIND[name])) < 2:
+                counted.append(("thirdparty", ipc_rec.setdefault("thirdparty", {}),
+                                lambda st, r: self.count(r, thirdparty.counts, st,
+                                                         "thirdparty")))
+            else:
+                ipc_rec["thirdparty"] = {"status": "skipped", "reason": "; ".join(
+                    thirdparty.missing(stacks.KIND[name]).values())}
         self.run_in_stack(name, 60, counted, counting=True)
         if "render" in exps:
             # ipc.NAME.render is the headline engine's, render_ENGINE the others'.

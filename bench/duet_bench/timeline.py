@@ -73,7 +73,7 @@ def _ns(t):
     return t[0] * 1000000000 + t[1]
 
 
-def weston_composited(items, app_id, since_ns):
+def weston_composited(items, app_id, since_ns, named_only=False):
     """weston 10's timeline scope (libweston/timeline.c) writes objects
     {"id":N,"type":"weston_surface","desc":"top-level window 'T' of APP_ID"}
     when a surface first appears in it, and points {"T":[s,ns],"N":name,
@@ -81,6 +81,8 @@ def weston_composited(items, app_id, since_ns):
     surface of app_id that commits damage at or after since_ns: the end
     (core_repaint_posted: the renderer drew and the backend took the frame)
     of the first output repaint that flushed that surface's damage.
+    named_only: only a surface whose description names app_id (an app
+    with helper surfaces that commit before its toplevel, like EFL's).
     Returns (ns, None) or (None, why)."""
     names = {}
     surface = commit = flush = output = None
@@ -95,7 +97,7 @@ def weston_composited(items, app_id, since_ns):
         if surface is None:
             ws = o.get("ws")
             if n == "core_commit_damage" and t >= since_ns and \
-                    (app_id in names.get(ws, "") or names.get(ws) == ""):
+                    (app_id in names.get(ws, "") or (names.get(ws) == "" and not named_only)):
                 surface, commit = ws, t
         elif flush is None:
             if n == "core_flush_damage" and o.get("ws") == surface and t >= commit:
@@ -110,7 +112,7 @@ def weston_composited(items, app_id, since_ns):
 
 
 def server_composited(stack, pid, app_id, since_ns, first=True, width=None, height=None,
-                      timeout=1.0):
+                      timeout=1.0, named_only=False):
     """The stack server's own composited time for app pid (duet's servers,
     weston). Waits up to timeout s for the server to write it. Returns
     (ns, None) or (None, why)."""
@@ -121,7 +123,7 @@ def server_composited(stack, pid, app_id, since_ns, first=True, width=None, heig
     while True:
         items = reader.read()
         if stack.name == "weston":
-            t, why = weston_composited(items, app_id, since_ns)
+            t, why = weston_composited(items, app_id, since_ns, named_only)
         else:
             t = duet_composited(items, pid, since_ns, first, width, height)
             why = ("no \"composited\" event for pid %d%s in %s (%d events)"

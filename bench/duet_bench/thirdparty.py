@@ -1,0 +1,485 @@
+"""The thirdparty experiment: clients duet did not write, on every stack.
+
+    glmark2   glmark2-es2-wayland on the Wayland stacks, glmark2-es2 (its X11
+              build) on the X stacks: a fixed scene list, unthrottled; its
+              score, and the window system's CPU per client frame
+    efl       elementary_test -to Button (EFL 1.26, software engines:
+              wayland_shm, software_x11): fork -> composited where the stack
+              can tell it, then idle; the window system's CPU while idle
+
+The stacks run at 60 Hz. IPC comes from a separate counting run (counts()),
+as for the other experiments: the in-process counter's dumps at glmark2's
+scene boundaries, and before the EFL app's fork, at the end of its
+start-up and at the end of its idle time.
+
+glmark2's Wayland build makes a wl_display_roundtrip after every frame
+(NativeStateWayland::flip) and asks for no frame callback; its X11 build
+makes no round trip of its own (NativeStateX11 has no flip). Its Wayland
+and X11 figures are therefore not the same client's: the report says so.
+"""
+import os
+import re
+import shutil
+import signal
+import time
+
+from duet_bench import ipc, procs, timeline
+from duet_bench.apprun import AppFailed, AppRun, StackDied
+
+GLMARK2 = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2"}
+GLMARK2_PACKAGE = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2-x11"}
+GLMARK2_SCENES = ["build", "texture"]
+GLMARK2_SIZE = "800x600"
+EFL_APP = "elementary_test"
+EFL_ARGS = ["-to", "Button"]
+# elementary_test's window background in EFL 1.26's default theme: what the
+# observer looks for on openbox, where xcompmgr tells no one it composited
+# (xcompmgr's own root is 128,128,128, duet's never shown there).
+EFL_RGB = (64, 64, 64)
+# After the first frame the app still finishes starting (focus, a redraw);
+# that belongs to its launch, not to its idle time.
+EFL_SETTLE_S = 1.0
+# Where a stack cannot tell composited, the launch is taken to last this long.
+EFL_LAUNCH_FALLBACK_S = 2.0
+WS_ROLES = ("server", "wm", "compositor")
+
+NOTE_ROUNDTRIP = ("glmark2's Wayland build (glmark2-es2-wayland) makes a wl_display_roundtrip "
+                  "after every frame and asks for no frame callback; its X11 build "
+                  "(glmark2-es2) makes no round trip of its own: the two builds are not the "
+                  "same client. Mesa's software EGL adds its own traffic per swap on both "
+                  "(a wl_display.sync on Wayland; a GetGeometry round trip and a "
+                  "whole-window PutImage on Xvfb).")
+
+
+def missing(kind):
+    """{client: why it cannot run} for a stack kind."""
+    out = {}
+    if not shutil.which(GLMARK2[kind]):
+        out["glmark2"] = "%s not found (Debian package %s)" % (GLMARK2[kind],
+                                                               GLMARK2_PACKAGE[kind])
+    if not shutil.which(EFL_APP):
+        out["efl"] = "%s not found (Debian package libelementary-bin)" % EFL_APP
+    return out
+
+
+def glmark2_argv(ctx, kind):
+    d = ctx.opts.glmark2_duration_s
+    argv = [shutil.which(GLMARK2[kind]) or GLMARK2[kind], "-s", GLMARK2_SIZE]
+    for scene in GLMARK2_SCENES:
+        argv += ["-b", "%s:duration=%g" % (scene, d)]
+    return argv
+
+
+def efl_env(ctx, stack):
+    """A private home (so no user's EFL profile or cache matters), shared
+    by the whole run so its caches are built once; the software engines on
+    both window systems, like the bench's own apps by default."""
+    home = os.path.join(ctx.workdir, "efl-home")
+    os.makedirs(home, exist_ok=True)
+    return {"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, "config"),
+            "XDG_CACHE_HOME": os.path.join(home, "cache"), "ELM_ACCEL": "none",
+            "ELM_DISPLAY": "wl" if stack.kind == "wayland" else "x11"}
+
+
+def evas_engines(pid):
+    """The Evas engine modules pid has mapped (what it really draws with)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return sorted(set(re.findall(r"/evas/modules/engines/([^/]+)/", f.read())))
+    except OSError:
+        return []
+
+
+def reap_strays(stack):
+    """EFL starts efreetd, a daemon that outlives the app and, orphaned,
+    comes back to the bench (a child subreaper). Kills such orphans of
+    this stack instance (its XDG_RUNTIME_DIR), so none piles up between
+    stacks; a stack process's own helpers (weston's shell client) have
+    their parent still and are left alone."""
+    mine = {c.pid for c in procs._registry}
+    needle = ("XDG_RUNTIME_DIR=" + stack.runtime).encode()
+    for pid in procs.descendants(os.getpid()):
+        st = procs.read_stat(pid)
+        if pid in mine or not st or st[1] != os.getpid():
+            continue
+        try:
+            with open("/proc/%d/environ" % pid, "rb") as f:
+                if needle not in f.read().split(b"\0"):
+                    continue
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)  # ours since it was orphaned: reap it
+        except OSError:
+            pass
+
+
+def check_stack(stack):
+    dead = stack.dead()
+    if dead:
+        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
+                                         dead.status()))
+
+
+def ws_pids(stack):
+    return {r: p for r, p in stack.pids().items() if r in WS_ROLES}
+
+
+# ------------------------------------------------------------ glmark2
+class Glmark2Log:
+    """glmark2's output, read as it is written: a scene's title line
+    ("[build] duration=5:") is printed and flushed after the scene's set-up,
+    right before its first frame, and " FPS: N FrameTime: T ms" ends the
+    same line when its last frame is done."""
+
+    def __init__(self, path):
+        self.path = path
+        self.text = ""
+
+    def read(self):
+        try:
+            with open(self.path, errors="replace") as f:
+                self.text = f.read()
+        except OSError:
+            pass
+        return self
+
+    def scenes(self):
+        """[(title, fps or None)] in order."""
+        out = []
+        for line in self.text.split("\n"):
+            m = re.match(r"^\[(\w+)\]([^\n]*?)(?: FPS: (\d+) FrameTime: [\d.]+ ms)?\s*$", line)
+            if m:
+                out.append(("[%s]%s" % (m.group(1), m.group(2)), int(m.group(3))
+                            if m.group(3) else None))
+        return out
+
+    def score(self):
+        m = re.search(r"glmark2 Score: (\d+)", self.text)
+        return int(m.group(1)) if m else None
+
+
+
+def run_glmark2(ctx, stack, on_mark, experiment):
+    """Runs glmark2 to its end, calling on_mark(what, i, run) as scene i
+    starts ("start") and ends ("end"), polling its output every 2 ms.
+    Returns (scenes, score, argv): scenes [{title, fps, wall_s}], wall_s
+    the time between the two marks."""
+    argv = glmark2_argv(ctx, stack.kind)
+    run = AppRun(ctx, stack, argv, role="glmark2")
+    log = Glmark2Log(run.log)
+    marks = []  # [[t_start, t_end]]
+    timeout = 60 + 4 * len(GLMARK2_SCENES) * ctx.opts.glmark2_duration_s
+    try:
+        while True:
+            alive = run.child.alive()
+            seen = log.read().scenes()
+            for i, (_, fps) in enumerate(seen):
+                if i >= len(marks):
+                    marks.append([time.monotonic(), None])
+                    on_mark("start", i, run)
+                if fps is not None and marks[i][1] is None:
+                    marks[i][1] = time.monotonic()
+                    on_mark("end", i, run)
+            if not alive:
+                break
+            run._raise_if_stack_died()
+            ctx.fault_hook(stack, experiment, time.monotonic() - run.started)
+            if time.monotonic() - run.started > timeout:
+                raise AppFailed("%s gave no result within %.0f s" % (argv[0], timeout))
+            time.sleep(0.002)
+        run.child.popen.wait(5)
+        status = run.exit_status()
+    finally:
+        run.stop()
+    seen = log.scenes()
+    if status != "exited with status 0" or len(seen) != len(GLMARK2_SCENES) or \
+            any(f is None for _, f in seen):
+        run._raise_if_stack_died(grace=0.5)
+        raise AppFailed("%s %s after %d of %d scenes:\n%s" % (
+            os.path.basename(argv[0]), status, len(seen), len(GLMARK2_SCENES),
+            run.log_tail()))
+    scenes = [{"title": t, "fps": f, "wall_s": round(m[1] - m[0], 4)}
+              for (t, f), m in zip(seen, marks)]
+    return scenes, log.score(), argv
+
+
+def frames_of(scene, duration):
+    """A scene's frames from its fps (glmark2 prints no frame count): fps x
+    the marked interval, which cannot exceed the scene's duration."""
+    return scene["fps"] * min(scene["wall_s"], duration)
+
+
+def per_frame(deltas, frames):
+    """{role: total / frames} of per-scene {role: value} deltas; None for a
+    role missing in any scene."""
+    roles = set().union(*deltas) if deltas else set()
+    out = {}
+    for r in sorted(roles):
+        vals = [d.get(r) for d in deltas]
+        out[r] = None if None in vals or not frames else sum(vals) / frames
+    return out
+
+
+def glmark2_once(ctx, stack):
+    """One glmark2 run: its score and fps per scene, and the CPU of every
+    window-system process (and glmark2's own) from each scene's first frame
+    to its last, per client frame."""
+    pids = ws_pids(stack)
+    meters = {r: procs.CpuMeter(p) for r, p in pids.items()}
+    starts, deltas = {}, []
+
+    def on_mark(what, i, run):
+        if "app" not in meters:
+            meters["app"] = procs.CpuMeter(run.pid)
+        now = {r: m.read() for r, m in meters.items()}
+        if what == "start":
+            starts[i] = now
+        else:
+            deltas.append({r: (v - starts[i][r]) if v is not None and starts[i].get(r)
+                           is not None else None for r, v in now.items()})
+
+    scenes, score, argv = run_glmark2(ctx, stack, on_mark, "thirdparty")
+    d = ctx.opts.glmark2_duration_s
+    frames = sum(frames_of(s, d) for s in scenes)
+    per = {r: (round(v / 1e6, 4) if v is not None else None)
+           for r, v in per_frame(deltas, frames).items()}
+    ws = [per.get(r) for r in pids]
+    per["window_system"] = round(sum(ws), 4) if None not in ws else None
+    return {"client": "glmark2", "command": " ".join(argv), "score": score,
+            "scenes": scenes, "frames": round(frames, 1), "duration_s": d,
+            "cpu_ms_per_frame": per,
+            "interval": "each scene's title line -> its FPS line (glmark2's output, polled "
+                        "every 2 ms), summed over the scenes; frames = fps x that time "
+                        "(at most the scene's duration)"}
+
+
+# ------------------------------------------------------------ EFL
+class EflWitness(timeline.LaunchWitness):
+    """Who tells elementary_test's composited point: duet's servers' traces
+    (the window's pid), weston's timeline (a surface whose description
+    names elementary_test), and on openbox the observer looking for the
+    window's background colour."""
+
+    def _observer(self, observer):
+        return observer.Observer(self.stack.fb_path, EFL_RGB, self.stack.base_env)
+
+    def composited(self, pid, t0, timeout=10.0):
+        if self.stack.name == "openbox":
+            if self.obs is None:
+                return None, None, self.why
+            t = self.obs.wait_seen(timeout)
+            if t is None:
+                return None, None, ("the observer did not see elementary_test's background "
+                                    "(%d,%d,%d) within %.0f s" % (EFL_RGB + (timeout,)))
+            return t, timeline.SOURCE["openbox"] + ", colour %d,%d,%d" % EFL_RGB, None
+        t, why = timeline.server_composited(self.stack, pid, EFL_APP, t0, timeout=timeout,
+                                            named_only=True)
+        return (t, timeline.SOURCE[self.stack.name], None) if t is not None else \
+            (None, None, why)
+
+
+def efl_launch(ctx, stack, env, on_phase):
+    """Starts elementary_test, waits for composited, lets it settle and
+    idle; on_phase(name, run) at "fork" (right before it), "launched"
+    (composited + EFL_SETTLE_S, or fork + EFL_LAUNCH_FALLBACK_S) and
+    "idle" (ctx.opts.efl_idle_s later). Returns the launch's points."""
+    argv = [shutil.which(EFL_APP) or EFL_APP] + EFL_ARGS
+    witness = EflWitness(stack).start()
+    run = None
+    try:
+        on_phase("fork", None)
+        run = AppRun(ctx, stack, argv, extra_env=env, t0=True, role="efl")
+        t, source, why = witness.composited(run.pid, run.t0_ns)
+        # The observer polls every millisecond: not while the app idles.
+        witness.close()
+        check_stack(stack)
+        if not run.child.alive():
+            raise AppFailed("%s %s before its idle time:\n%s" % (EFL_APP, run.exit_status(),
+                                                                 run.log_tail()))
+        engines = evas_engines(run.pid)
+        end = (t + int(EFL_SETTLE_S * 1e9)) if t is not None else \
+            run.t0_ns + int(EFL_LAUNCH_FALLBACK_S * 1e9)
+        sleep_until(end)
+        on_phase("launched", run)
+        sleep_until(end + int(ctx.opts.efl_idle_s * 1e9))
+        check_stack(stack)
+        if not run.child.alive():
+            raise AppFailed("%s %s during its idle time:\n%s" % (EFL_APP, run.exit_status(),
+                                                                 run.log_tail()))
+        on_phase("idle", run)
+    finally:
+        witness.close()
+        if run:
+            run.stop()
+    out = {"command": " ".join(argv), "env": env, "engines": engines,
+           "launch_end_ms": round((end - run.t0_ns) / 1e6, 3), "idle_s": ctx.opts.efl_idle_s}
+    if t is not None:
+        out["first_frame_ms"] = round((t - run.t0_ns) / 1e6, 3)
+        out["first_frame_source"] = source
+    else:
+        out["first_frame_missing"] = why or "unknown"
+    return out
+
+
+def sleep_until(t_ns):
+    left = (t_ns - time.monotonic_ns()) / 1e9
+    if left > 0:
+        time.sleep(left)
+
+
+def efl_warmup(ctx, stack, env):
+    """One untimed launch per stack instance: EFL's first start in a home
+    builds caches and starts efreetd, which later launches find done."""
+    witness = EflWitness(stack).start()
+    run = AppRun(ctx, stack, [shutil.which(EFL_APP) or EFL_APP] + EFL_ARGS, extra_env=env,
+                 t0=True, role="efl-warmup")
+    try:
+        witness.composited(run.pid, run.t0_ns)
+    finally:
+        witness.close()
+        run.stop()
+    time.sleep(0.3)
+
+
+def efl_once(ctx, stack, env):
+    """One launch + idle: time to first frame, and the CPU of every stack
+    process and of the app during the launch and during the idle time."""
+    meters, cpu = {}, {}
+
+    def on_phase(name, run):
+        if name == "fork":
+            meters.update({r: procs.CpuMeter(p) for r, p in ws_pids(stack).items()})
+            return
+        if "app" not in meters:
+            meters["app"] = procs.CpuMeter(run.pid, from_zero=True)
+        cpu[name] = {r: m.read() for r, m in meters.items()}
+
+    out = efl_launch(ctx, stack, env, on_phase)
+    launched, idle = cpu["launched"], cpu["idle"]
+
+    def ms(d):
+        d = {r: round(v / 1e6, 4) for r, v in d.items() if v is not None}
+        d["window_system"] = round(sum(v for r, v in d.items() if r in WS_ROLES), 4)
+        return d
+    out["launch_cpu_ms"] = ms(launched)
+    out["idle_cpu_ms"] = ms({r: (idle[r] - launched[r]) if None not in (idle.get(r),
+                             launched.get(r)) else None for r in idle})
+    out["client"] = "efl"
+    return out
+
+
+# ------------------------------------------------------------ timing runs
+def timing(ctx, stack, rec):
+    """This round's share of the thirdparty runs in one stack instance at
+    60 Hz: glmark2 once, then one elementary_test launch + idle (after an
+    untimed warm-up launch), per run."""
+    gone = missing(stack.kind)
+    rec.setdefault("notes", [])
+    if NOTE_ROUNDTRIP not in rec["notes"]:
+        rec["notes"].append(NOTE_ROUNDTRIP)
+    for client, why in gone.items():
+        rec.setdefault("skipped_clients", {})[client] = why
+    env = efl_env(ctx, stack)
+    warm = False
+    total = ctx.opts.total("thirdparty")
+    try:
+        for i in ctx.opts.runs("thirdparty", ctx.round):
+            ctx.progress.step("thirdparty", stack.name, i + 1, total)
+            if "glmark2" not in gone:
+                rec["samples"].append(dict(glmark2_once(ctx, stack), run=i + 1))
+            if "efl" not in gone:
+                if not warm:
+                    efl_warmup(ctx, stack, env)
+                    warm = True
+                rec["samples"].append(dict(efl_once(ctx, stack, env), run=i + 1))
+                time.sleep(0.2)
+    finally:
+        reap_strays(stack)
+
+
+# ------------------------------------------------------------ counting run
+def dump_all(c, pids):
+    """A fresh count dump of every process in pids, or CountFailed."""
+    out = {}
+    for role, pid in pids.items():
+        out[role] = ipc.dump_now(c.dir, pid)
+        if out[role] is None:
+            raise ipc.CountFailed("no count dump from the %s (pid %d) within 1.5 s: without "
+                                  "it the interval's counts are unknown" % (role, pid))
+    return out
+
+
+def between(a, b):
+    """Per process: the calls between two dumps, summarized (ipc.py's
+    summary) plus every counted call on any fd (calls_all)."""
+    out = {}
+    for role in b:
+        s = ipc.summarize_counts(ipc.diff_dump(a.get(role), b[role])["counts"])
+        s["calls_all"] = sum(v["all"] for v in s["per_call"].values())
+        out[role] = s
+    return out
+
+
+def add_up(parts):
+    """The sum of several between() results (glmark2's scenes)."""
+    out = {}
+    for p in parts:
+        for role, s in p.items():
+            o = out.setdefault(role, {"ipc_unix": 0, "study_style": 0, "study_style_bytes": 0,
+                                      "calls_all": 0, "waits": 0})
+            for k in o:
+                o[k] += s.get(k, 0)
+    return out
+
+
+def counts(ctx, stack):
+    """ipc.STACK.thirdparty: glmark2's IPC per frame (dumps at every scene's
+    first and last frame) and elementary_test's IPC during its launch and
+    during its idle time, per window-system process."""
+    c = ipc.Counting(ctx, stack)
+    pids = ws_pids(stack)
+    gone = missing(stack.kind)
+    out = {"interval": "glmark2: each scene's title line -> its FPS line, summed, per client "
+                       "frame (fps x that time); efl: fork -> composited + %g s (launch), then "
+                       "%g s (idle)" % (EFL_SETTLE_S, ctx.opts.efl_idle_s)}
+    if gone:
+        out["skipped_clients"] = gone
+    if "glmark2" not in gone:
+        base, parts = {}, []
+
+        def on_mark(what, i, run):
+            if what == "start":
+                base[i] = dump_all(c, pids)
+            else:
+                parts.append(between(base[i], dump_all(c, pids)))
+        scenes, score, argv = run_glmark2(ctx, stack, on_mark, "ipc-thirdparty")
+        frames = sum(frames_of(s, ctx.opts.glmark2_duration_s) for s in scenes)
+        total = add_up(parts)
+        out["glmark2"] = {
+            "frames": round(frames, 1), "scenes": scenes, "score": score,
+            "command": " ".join(argv), "processes": total,
+            "per_frame_study_style": {r: round(v["study_style"] / frames, 3)
+                                      for r, v in total.items()},
+            "per_frame": {r: round(v["ipc_unix"] / frames, 3) for r, v in total.items()},
+            "bytes_per_frame_study_style": {r: round(v["study_style_bytes"] / frames, 1)
+                                            for r, v in total.items()}}
+    if "efl" not in gone:
+        env = efl_env(ctx, stack)
+        efl_warmup(ctx, stack, env)
+        dumps = {}
+
+        def on_phase(name, run):
+            dumps[name] = dump_all(c, pids)
+        try:
+            res = efl_launch(ctx, stack, env, on_phase)
+        finally:
+            reap_strays(stack)
+        launch = between(dumps["fork"], dumps["launched"])
+        idle = between(dumps["launched"], dumps["idle"])
+        res.update({"launch": launch, "idle": idle,
+                    "idle_calls_all_window_system": sum(v["calls_all"] for v in idle.values()),
+                    # timerfd and eventfd reads show here: a server that ticks
+                    # while nothing changes.
+                    "reads_idle_any_fd": {r: v["per_call"].get("read", {}).get("all", 0)
+                                          for r, v in idle.items()}})
+        out["efl"] = res
+    return out
