@@ -111,6 +111,13 @@ def _resize(mode, field="ms"):
     return pick
 
 
+def _thirdparty(client, *path):
+    def pick(results, stack):
+        r = exp(results, "thirdparty", stack) or {}
+        return [(s, _get(s, *path)) for s in r.get("samples", []) if s.get("client") == client]
+    return pick
+
+
 def _ipc(*path):
     def pick(results, stack):
         v = _get((results.get("ipc") or {}).get(stack, {}), *path)
@@ -152,6 +159,21 @@ TIMINGS = [
             "all sizes", "ms"), _resize("client")),
     (Metric("resize_server_ms", "Resize latency, request -> composited, server-initiated, "
             "all sizes", "ms"), _resize("server")),
+    # Third-party clients (thirdparty.py); glmark2's two builds differ: its
+    # Wayland build round-trips every frame, its X11 build does not.
+    (Metric("thirdparty_glmark2_score", "glmark2 score, build + texture at 800x600, "
+            "unthrottled (Wayland build: a round trip per frame; X11 build: none)", "score"),
+     _thirdparty("glmark2", "score")),
+    (Metric("thirdparty_glmark2_ws_cpu_ms_per_frame", "Window-system CPU per glmark2 frame "
+            "(server + WM + compositor)", "ms/frame"),
+     _thirdparty("glmark2", "cpu_ms_per_frame", "window_system")),
+    (Metric("thirdparty_efl_first_frame_ms", "elementary_test launch, fork -> composited",
+            "ms"), _thirdparty("efl", "first_frame_ms")),
+    (Metric("thirdparty_efl_launch_ws_cpu_ms", "Window-system CPU during elementary_test's "
+            "launch (fork -> composited + 1 s)", "ms"),
+     _thirdparty("efl", "launch_cpu_ms", "window_system")),
+    (Metric("thirdparty_efl_idle_ws_cpu_ms", "Window-system CPU while elementary_test idles",
+            "ms"), _thirdparty("efl", "idle_cpu_ms", "window_system")),
 ]
 
 COUNTS = [
@@ -169,6 +191,20 @@ COUNTS = [
     (Metric("resize_ipc", "IPC per resize, server side", "calls/resize",
             claim="IPC per resize", count=True, record=("ipc", "resize")),
      _ipc("resize", "per_resize", "server", "study_style")),
+    (Metric("thirdparty_glmark2_ipc_per_frame", "IPC per glmark2 frame, server side",
+            "calls/frame", count=True, record=("ipc", "thirdparty")),
+     _ipc("thirdparty", "glmark2", "per_frame_study_style", "server")),
+    (Metric("thirdparty_efl_launch_ipc", "IPC during elementary_test's launch (fork -> "
+            "composited + 1 s), server side", "calls", count=True,
+            record=("ipc", "thirdparty")),
+     _ipc("thirdparty", "efl", "launch", "server", "study_style")),
+    (Metric("thirdparty_efl_idle_ipc", "IPC while elementary_test idles, server side", "calls",
+            count=True, record=("ipc", "thirdparty")),
+     _ipc("thirdparty", "efl", "idle", "server", "study_style")),
+    (Metric("thirdparty_efl_idle_ws_calls", "Every counted call (I/O and waits) of the "
+            "window-system processes while elementary_test idles", "calls", count=True,
+            record=("ipc", "thirdparty")),
+     _ipc("thirdparty", "efl", "idle_calls_all_window_system")),
 ]
 
 # Render metrics of the engines other than the headline one, added per run

@@ -7,7 +7,7 @@ numbers."""
 import csv
 import os
 
-from duet_bench import metrics, plots, stats
+from duet_bench import metrics, plots, report_thirdparty, stats
 from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
@@ -613,7 +613,7 @@ def blocks_of(results, out, table, order, pairs):
                    "measured on a different machine, software and apps: compare the ratios "
                    "between stacks, not the absolute values. Timing runs carry no counters or "
                    "tracers; IPC counts come from separate runs (tracing distorts time). "
-                   "glmark2 is not used here; where it is, note that its Wayland build does a "
+                   "glmark2 runs only in the thirdparty experiment: its Wayland build does a "
                    "round trip per frame and its X11 build does not."))
     blocks.append(("h2", "Stacks"))
     blocks.append(("table", ["stack", "status", "presentation/drawing path (app)",
@@ -636,6 +636,7 @@ def blocks_of(results, out, table, order, pairs):
         if key == "cpu_peak":
             blocks.extend(cpu_blocks(results, out))
     blocks.extend(resize_blocks(results, out, table, order))
+    blocks.extend(report_thirdparty.blocks(results, table, order, pairs))
     blocks.extend(ipc_blocks(results))
     blocks.append(("h2", "Failures"))
     blocks.append(("table", ["experiment", "stack", "status", "reason", "logs in results.json"],

@@ -1,0 +1,113 @@
+"""The report's section on the thirdparty experiment (thirdparty.py):
+glmark2 and elementary_test on every stack, their figures per stack and
+the study-style ratios with their intervals."""
+from duet_bench import metrics, stats
+from duet_bench.thirdparty import NOTE_ROUNDTRIP
+
+PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
+              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston"}
+
+
+def _fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "%.3g" % v if abs(v) < 100 else "%.1f" % v
+    return str(v)
+
+
+def _median_of(table, key, st):
+    c = table.get(key, {}).get(st)
+    return c.median if c and c.n else None
+
+
+def _first(rec, client, field):
+    for s in (rec or {}).get("samples", []):
+        if s.get("client") == client and s.get(field):
+            return s[field]
+    return None
+
+
+def stack_rows(results, table):
+    rows = []
+    for st in metrics.stacks_of(results):
+        rec = metrics.exp(results, "thirdparty", st)
+        if not rec:
+            continue
+        if rec.get("status") == "skipped":
+            rows.append([st, "skipped: " + (rec.get("reason") or "")] + ["-"] * 9)
+            continue
+        med = lambda k: _fmt(_median_of(table, k, st))  # noqa: E731
+        first = med("thirdparty_efl_first_frame_ms")
+        if first == "-":
+            first = "- (%s)" % (_first(rec, "efl", "first_frame_missing") or "not run")
+        rows.append([st, med("thirdparty_glmark2_score"),
+                     med("thirdparty_glmark2_ws_cpu_ms_per_frame"),
+                     med("thirdparty_glmark2_ipc_per_frame"), first,
+                     med("thirdparty_efl_launch_ipc"), med("thirdparty_efl_idle_ipc"),
+                     med("thirdparty_efl_idle_ws_calls"), med("thirdparty_efl_idle_ws_cpu_ms"),
+                     ", ".join(_first(rec, "efl", "engines") or []) or "-"])
+    return rows
+
+
+def ratio_rows(order, pairs, table):
+    rows = []
+    for m in order:
+        if not m.key.startswith("thirdparty_"):
+            continue
+        got = {p: res for pm, p, res in pairs if pm is m}
+        if not got:
+            continue
+        cells = []
+        for p in stats.PAIRS:
+            res = got.get(p)
+            if not res:
+                cells.append("-")
+            elif res.get("ratio") is None:
+                # An idle server's zero over another's zero is no ratio,
+                # but it is the answer: say so.
+                zero = all(_median_of(table, m.key, st) == 0 for st in p)
+                cells.append("- (both 0)" if zero else "- (%s)" % res.get("why"))
+            elif res.get("ci_low") is not None:
+                cells.append("%.3g [%.3g, %.3g] %s" % (res["ratio"], res["ci_low"],
+                                                       res["ci_high"], res["verdict"]))
+            elif m.count:
+                cells.append("%.3g (%s)" % (res["ratio"], res["verdict"]))
+            else:
+                cells.append("%.3g (no interval: %s)" % (res["ratio"], res.get("why")))
+        rows.append([m.key] + cells)
+    return rows
+
+
+def blocks(results, table, order, pairs):
+    """The section, or nothing for a run without the experiment."""
+    if not any(metrics.exp(results, "thirdparty", st)
+               for st in metrics.stacks_of(results)):
+        return []
+    opts = results.get("options") or {}
+    out = [("h2", "Third-party clients (thirdparty)"),
+           ("p", "Every stack at 60 Hz. glmark2: `glmark2-es2-wayland` on wayland and weston, "
+            "`glmark2-es2` on x11 and openbox, `-s 800x600 -b build:duration=%s -b "
+            "texture:duration=%s`, unthrottled; window-system CPU per client frame from "
+            "schedstat between each scene's first and last frame, server IPC per frame from "
+            "a separate counting run. elementary_test `-to Button` (EFL, software engines, "
+            "a private home, one untimed warm-up launch per stack instance): fork -> "
+            "composited where the stack can tell it, then %s s idle; server IPC during the "
+            "launch (fork -> composited + 1 s) and during the idle time, from the counting "
+            "run. The idle calls include the one wake-up each process gets from the "
+            "counter's dump signal." % (_fmt(opts.get("glmark2_duration_s")),
+                                         _fmt(opts.get("glmark2_duration_s")),
+                                         _fmt(opts.get("efl_idle_s")))),
+           ("p", "**" + NOTE_ROUNDTRIP + "**"),
+           ("table", ["stack", "glmark2 score", "WS CPU ms/frame", "server IPC/frame",
+                      "EFL first frame ms", "EFL launch IPC", "EFL idle IPC",
+                      "EFL idle WS calls", "EFL idle WS CPU ms", "Evas engine"],
+            stack_rows(results, table)),
+           ("p", "Medians over the runs; IPC = the server's sendmsg + writev + recvmsg on "
+            "Unix sockets (Xvfb, duet-compositor, weston), one counting run per stack. "
+            "Ratios: timings with their 95% paired bootstrap interval (3 rounds or more), "
+            "counts from one run each (no interval; within 1.1x of 1 is no difference).")]
+    rows = ratio_rows(order, pairs, table)
+    if rows:
+        out.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS], rows))
+    return out
