@@ -55,8 +55,8 @@ class Options:
         # thirdparty: glmark2's scenes last this long each; elementary_test
         # idles this long after its launch.
         self.thirdparty_reps = reps or (1 if q else 5)
-        self.glmark2_duration_s = 1 if q else 5
-        self.efl_idle_s = 2 if q else 4
+        self.glmark2_duration_s = 0.5 if q else 5
+        self.efl_idle_s = 1 if q else 4
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""`duet bench --experiments thirdparty` end to end: glmark2 and
+elementary_test on duet-compositor and on Xvfb + duet-xwm.
+
+One quick run with 3 rounds (so the timings have intervals): every stack
+ran at 60 Hz, glmark2 scored > 0 with window-system CPU and server IPC per
+frame, elementary_test drew with the software engine of its window system,
+its first frame was timed by the server's trace and its idle time counted;
+summary.csv has x11/wayland ratio rows whose intervals hold the ratio;
+results.json validates against bench/results.schema.json; the report has
+the section with glmark2's round-trip note.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import check  # noqa: E402
+
+SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
+STACKS = ("wayland", "x11")
+
+
+def main():
+    for exe in ("glmark2-es2-wayland", "glmark2-es2", "elementary_test"):
+        if not shutil.which(exe):
+            print("SKIP: %s is not installed (scripts/packages.sh)" % exe)
+            sys.exit(77)
+    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
+    out = tempfile.mkdtemp(prefix="duet-thirdparty-test-")
+    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out,
+                        "--quick", "--experiments", "thirdparty", "--stacks", ",".join(STACKS),
+                        "--rounds", "3", "--reps", "3", "--seed", "11"],
+                       capture_output=True, text=True, timeout=400)
+    print(r.stdout[-2500:])
+    print(r.stderr[-2500:])
+    check(r.returncode == 0, "duet bench --experiments thirdparty exits 0 (status %d)"
+          % r.returncode)
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(res))
+    check(not errors, "results.json validates against the schema%s" % "".join(
+        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+
+    for st in STACKS:
+        rec = res["experiments"]["thirdparty"][st]
+        check(rec["status"] == "ok" and rec["stack_refresh"] == 60,
+              "%s: thirdparty ran at 60 Hz (%s, %s)" % (st, rec["status"],
+                                                       rec.get("stack_refresh")))
+        role = "server" if st == "wayland" else "wm"
+        check("--refresh 60" in res["stacks"][st]["commands"].get(role + "@60", ""),
+              "%s: the %s was started with --refresh 60" % (st, role))
+        gl = [s for s in rec["samples"] if s["client"] == "glmark2"]
+        check(len(gl) == 3 and sorted(s["round"] for s in gl) == [1, 2, 3],
+              "%s: one glmark2 run in each of the 3 rounds" % st)
+        for s in gl:
+            check(s["score"] > 0 and all(sc["fps"] > 0 for sc in s["scenes"])
+                  and len(s["scenes"]) == 2,
+                  "%s: glmark2 scored %s (%s)" % (st, s["score"],
+                                                  [sc["fps"] for sc in s["scenes"]]))
+            cpu = s["cpu_ms_per_frame"]
+            check(cpu["window_system"] > 0 and cpu["app"] > 0,
+                  "%s: window-system CPU per frame %s ms, glmark2's %s ms"
+                  % (st, cpu["window_system"], cpu["app"]))
+        efl = [s for s in rec["samples"] if s["client"] == "efl"]
+        check(len(efl) == 3, "%s: three elementary_test launches" % st)
+        want = "wayland_shm" if st == "wayland" else "software_x11"
+        for s in efl:
+            check(s["engines"] == [want], "%s: elementary_test drew with %s: %s"
+                  % (st, want, s["engines"]))
+            check(0 < s["first_frame_ms"] < s["launch_end_ms"] and "trace" in
+                  s["first_frame_source"], "%s: first frame %.1f ms after the fork (%s)"
+                  % (st, s["first_frame_ms"], s["first_frame_source"]))
+            check(s["launch_cpu_ms"]["window_system"] > 0 and s["launch_cpu_ms"]["app"] > 0
+                  and s["idle_cpu_ms"]["window_system"] >= 0,
+                  "%s: launch CPU (window system %s ms) and idle CPU (%s ms) recorded"
+                  % (st, s["launch_cpu_ms"]["window_system"],
+                     s["idle_cpu_ms"]["window_system"]))
+        count = res["ipc"][st]["thirdparty"]
+        check(count["status"] == "ok", "%s: the thirdparty counting run worked" % st)
+        g = count["glmark2"]
+        check(g["frames"] > 0 and g["per_frame_study_style"]["server"] > 0,
+              "%s: server IPC per glmark2 frame %s over %s frames"
+              % (st, g["per_frame_study_style"]["server"], g["frames"]))
+        e = count["efl"]
+        check(e["launch"]["server"]["study_style"] > 0,
+              "%s: server IPC during elementary_test's launch: %d calls"
+              % (st, e["launch"]["server"]["study_style"]))
+        check("server" in e["idle"] and e["idle"]["server"]["study_style"] >= 0
+              and e["idle_calls_all_window_system"] >= 0,
+              "%s: idle counted: server IPC %d, every window-system call %d"
+              % (st, e["idle"]["server"]["study_style"], e["idle_calls_all_window_system"]))
+    # X moves glmark2's frames through Xvfb as PutImage requests; Wayland
+    # hands over a buffer: the X server must make more calls per frame.
+    xg = res["ipc"]["x11"]["thirdparty"]["glmark2"]["per_frame_study_style"]["server"]
+    wg = res["ipc"]["wayland"]["thirdparty"]["glmark2"]["per_frame_study_style"]["server"]
+    check(xg > wg, "Xvfb makes more calls per glmark2 frame (%s) than duet-compositor (%s)"
+          % (xg, wg))
+
+    with open(os.path.join(out, "summary.csv"), newline="") as f:
+        rows = [row for row in csv.DictReader(f) if row["metric"].startswith("thirdparty_")]
+    ratios = {row["metric"]: row for row in rows if row["row"] == "ratio"
+              and row["stack"] == "x11/wayland"}
+    for key in ("thirdparty_glmark2_score", "thirdparty_glmark2_ws_cpu_ms_per_frame",
+                "thirdparty_efl_first_frame_ms", "thirdparty_efl_launch_ws_cpu_ms"):
+        row = ratios.get(key)
+        check(row and row["ci_low"] and row["ci_high"] and float(row["ci_low"])
+              <= float(row["ratio"]) <= float(row["ci_high"]) and row["rounds"] == "3",
+              "summary.csv: %s x11/wayland %s in [%s, %s] over 3 rounds" % (
+                  key, row and row["ratio"], row and row["ci_low"], row and row["ci_high"]))
+    for key in ("thirdparty_glmark2_ipc_per_frame", "thirdparty_efl_launch_ipc"):
+        check(key in ratios and ratios[key]["ratio"], "summary.csv: %s x11/wayland %s"
+              % (key, ratios.get(key, {}).get("ratio")))
+
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    check("## Third-party clients (thirdparty)" in md and "wl_display_roundtrip after every "
+          "frame" in md, "the report has the thirdparty section with glmark2's round-trip "
+          "note")
+    shutil.rmtree(out, ignore_errors=True)  # kept only when a check failed
+
+
+if __name__ == "__main__":
+    main()
+    print("PASS")
