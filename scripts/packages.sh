@@ -12,14 +12,18 @@ DUET_BUILD_PACKAGES="
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
 	libxcb-xtest0-dev libx11-xcb-dev
 "
-# To run the comparison: the X server, the peer stacks, the counters, the plots.
+# To run the comparison: the X server, the peer stacks, the counters, the plots,
+# and the third-party clients of the thirdparty experiment (glmark2's Wayland
+# and X11 builds; elementary_test with EFL's Wayland and X11 engines and a font).
 DUET_BENCH_PACKAGES="
 	xvfb x11-utils weston openbox xcompmgr strace xtrace gnuplot-nox
-"
-# Third-party clients the tests run on both stacks.
-DUET_TEST_PACKAGES="
-	wayland-utils foot glmark2-es2-wayland glmark2-es2-x11 xterm
+	glmark2-es2-wayland glmark2-es2-x11
 	libelementary-bin libevas1-engines-wayland libevas1-engines-x fonts-dejavu-core
+"
+# Third-party clients the tests run on both stacks (glmark2 and EFL come with
+# the bench's packages).
+DUET_TEST_PACKAGES="
+	wayland-utils foot xterm
 	python3-jsonschema
 "
 

@@ -87,7 +87,8 @@ def test_quick():
         check(res["machine"].get(key), "machine records " + key)
     check(res["governor"], "governor recorded: %s" % res["governor"])
     check(res["versions"].get("mesa") and res["versions"].get("libwayland"), "versions recorded")
-    for exp in ("launch", "render", "cpu", "resize"):
+    # thirdparty is in the default set: every stack ran it or says why not.
+    for exp in ("launch", "render", "cpu", "resize", "thirdparty"):
         for stack in ("wayland", "x11", "weston", "openbox"):
             rec = res["experiments"][exp].get(stack)
             check(rec is not None, "%s x %s recorded" % (exp, stack))
