@@ -107,6 +107,7 @@ struct comp_output {
 	/* A painted frame waiting for its tick (output.c): what it shows
 	 * clients once there, and the frame callbacks and feedback it owes. */
 	bool presenting;
+	uint64_t traced_uploaded;         /* renderer's uploaded_bytes at the last traced frame */
 	struct comp_frame_info presenting_info;
 	struct wl_list presenting_feedbacks; /* wl_resource links */
 	struct wl_list presenting_callbacks; /* wl_resource links */
@@ -166,8 +167,17 @@ struct comp_surface {
 
 	struct comp_surface_state pending, current;
 
-	struct render_texture *texture; /* contents of the last committed buffer */
+	/* The texture is sized for the last committed buffer at commit, but
+	 * its pixels are copied only when a repaint shows them (latching,
+	 * comp_surface_latch): latch_buffer is the committed buffer still to
+	 * copy and latch_damage (buffer coordinates) what changed in it since
+	 * the last copy. A buffer replaced before a repaint showed it is
+	 * released uncopied (mailbox). */
+	struct render_texture *texture;
 	int buffer_width, buffer_height;
+	struct wl_resource *latch_buffer;
+	struct wl_listener latch_buffer_destroy;
+	pixman_region32_t latch_damage;
 	int width, height;              /* surface size after scale and viewport */
 	struct render_node *node;       /* on the output's scene while mapped */
 	bool mapped;
@@ -215,9 +225,15 @@ void comp_surface_state_finish(struct comp_surface_state *state);
  * replaces an older one, damage and callbacks add up) and resets src's
  * per-commit parts; src keeps its sticky values (scale, regions, viewport). */
 void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surface_state *src);
-/* Makes state the surface's current state: uploads the buffer, updates the
- * scene node, runs the role's commit and the children's pending state. */
+/* Makes state the surface's current state: takes the buffer for the next
+ * repaint (sizing the texture), updates the scene node, runs the role's
+ * commit and the children's pending state. */
 void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_state *state);
+/* The repaint shows the surface: copies the damaged part of its latched
+ * buffer into the texture and releases the buffer. With queue_release the
+ * release waits in the client's queue for the next event that is sent
+ * (the frame's callbacks), instead of waking the client on its own. */
+void comp_surface_latch(struct comp_surface *surface, bool queue_release);
 
 /* subsurface.c */
 typedef void (*comp_surface_iter_t)(struct comp_surface *surface, void *data);

@@ -116,6 +116,16 @@ static void output_repaint(struct comp_output *output)
 
 	if (output->presenting || !render_frame_sched_start(&output->sched, render_now_ns(), &frame))
 		return;
+	/* Latch: what the frame shows is copied now, once, whatever number of
+	 * commits came since the last frame. A release can ride along with
+	 * the frame's own callbacks when there are some: the client waits
+	 * for those anyway, and is woken once instead of twice. */
+	struct comp_surface *surface;
+	wl_list_for_each(surface, &server->surfaces, link) {
+		if (surface->mapped && surface->latch_buffer)
+			comp_surface_latch(surface, !wl_list_empty(&surface->current.frame_callbacks) ||
+			                            !wl_list_empty(&surface->current.feedbacks));
+	}
 	pixman_region32_t repainted;
 	pixman_region32_init(&repainted);
 	/* The scene's own damage decides (render_scene_paint does no GL
@@ -139,9 +149,14 @@ static void output_repaint(struct comp_output *output)
 		const pixman_box32_t *b = pixman_region32_rectangles(&repainted, &n);
 		for (int i = 0; i < n; i++)
 			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
+		/* Bytes copied from clients into textures since the last frame:
+		 * with latching, what this frame shows, copied once. */
+		uint64_t uploaded = renderer_stats(server->renderer)->uploaded_bytes;
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
-		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
-		             frame.seq, painted ? "true" : "false", area, t_ns, done_ns);
+		             ",\"uploaded\":%" PRIu64 ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
+		             frame.seq, painted ? "true" : "false", area,
+		             uploaded - output->traced_uploaded, t_ns, done_ns);
+		output->traced_uploaded = uploaded;
 		if (painted)
 			trace_composited(output, frame.seq, done_ns);
 	}
@@ -150,7 +165,6 @@ static void output_repaint(struct comp_output *output)
 	/* Everything mapped is on screen in this frame (or unchanged on it):
 	 * what its clients asked to hear about belongs to this frame, not to
 	 * commits that come before the flip. */
-	struct comp_surface *surface;
 	wl_list_for_each(surface, &server->surfaces, link) {
 		if (!surface->mapped)
 			continue;

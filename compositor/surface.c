@@ -1,10 +1,17 @@
-/* wl_compositor and wl_surface: double-buffered surface state, shm upload,
- * the surface's node in the output scene, map/unmap and hit testing.
+/* wl_compositor and wl_surface: double-buffered surface state, shm
+ * buffers, the surface's node in the output scene, map/unmap and hit
+ * testing.
  *
- * Buffers are copied into a texture at commit and released at once, so a
- * client can reuse its buffer right away and the compositor never reads
- * client memory outside a commit (where wl_shm_buffer_begin_access turns a
- * truncated pool into a protocol error instead of a SIGBUS).
+ * A commit only takes its buffer: it checks it, sizes the texture and
+ * damages the scene node; the pixels are copied when a repaint shows the
+ * surface (comp_surface_latch, from output.c), so at most once per output
+ * frame whatever the client's rate, and only the damaged rectangles. A
+ * buffer replaced by a newer commit before any repaint showed it is
+ * released without being copied (mailbox), so a client with two buffers
+ * never waits for our frame rate. A copied buffer is released right
+ * after the copy. Client memory is read only between
+ * wl_shm_buffer_begin_access and end_access, where a truncated pool turns
+ * into a protocol error instead of a SIGBUS.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -144,11 +151,75 @@ static void surface_drop_texture(struct comp_surface *surface)
 	surface->buffer_width = surface->buffer_height = 0;
 }
 
-/* Copies the buffer's damaged part into the surface's texture. Returns false
- * after posting a protocol error. *full is set when the whole texture was
- * (re)created, so the whole node must be repainted. */
-static bool surface_upload(struct comp_surface *surface, struct comp_surface_state *state,
-                           bool *full)
+static void latch_buffer_destroyed(struct wl_listener *listener, void *data);
+
+static void latch_set_buffer(struct comp_surface *surface, struct wl_resource *buffer)
+{
+	wl_list_remove(&surface->latch_buffer_destroy.link);
+	wl_list_init(&surface->latch_buffer_destroy.link);
+	surface->latch_buffer = buffer;
+	if (buffer)
+		wl_resource_add_destroy_listener(buffer, &surface->latch_buffer_destroy);
+}
+
+/* Gives back the latched buffer uncopied: replaced, or its surface gone. */
+static void latch_drop(struct comp_surface *surface, bool release)
+{
+	if (surface->latch_buffer && release)
+		wl_buffer_send_release(surface->latch_buffer);
+	latch_set_buffer(surface, NULL);
+	pixman_region32_clear(&surface->latch_damage);
+}
+
+static void latch_copy(struct comp_surface *surface)
+{
+	struct wl_shm_buffer *shm = wl_shm_buffer_get(surface->latch_buffer);
+	pixman_region32_intersect_rect(&surface->latch_damage, &surface->latch_damage, 0, 0,
+	                               (unsigned)surface->buffer_width,
+	                               (unsigned)surface->buffer_height);
+	if (shm && surface->texture && pixman_region32_not_empty(&surface->latch_damage)) {
+		wl_shm_buffer_begin_access(shm);
+		render_texture_upload(surface->texture, wl_shm_buffer_get_data(shm),
+		                      wl_shm_buffer_get_stride(shm), &surface->latch_damage);
+		/* Posts an error to the client if its pool was truncated (SIGBUS
+		 * during the copy); the texture then holds zeros there. */
+		wl_shm_buffer_end_access(shm);
+	}
+	pixman_region32_clear(&surface->latch_damage);
+}
+
+void comp_surface_latch(struct comp_surface *surface, bool queue_release)
+{
+	struct wl_resource *buffer = surface->latch_buffer;
+	if (!buffer)
+		return;
+	latch_copy(surface);
+	latch_set_buffer(surface, NULL);
+	/* GL has copied client memory by the time glTexSubImage2D returns,
+	 * so the buffer is free now. */
+	if (queue_release)
+		wl_resource_queue_event(buffer, WL_BUFFER_RELEASE);
+	else
+		wl_buffer_send_release(buffer);
+}
+
+static void latch_buffer_destroyed(struct wl_listener *listener, void *data)
+{
+	/* A client may destroy a committed buffer before its release as long
+	 * as it leaves the memory alone (wl_surface.attach): copy what it
+	 * shows now, while the shm buffer still exists. */
+	struct comp_surface *surface = wl_container_of(listener, surface, latch_buffer_destroy);
+	latch_copy(surface);
+	latch_set_buffer(surface, NULL);
+}
+
+/* Takes the committed buffer for the next repaint: checks it, (re)creates
+ * the texture when its size or format changed, and adds what changed to
+ * the damage still to copy. Returns false after posting a protocol
+ * error. *full is set when the texture was (re)created, so the whole node
+ * must be repainted. */
+static bool surface_take_buffer(struct comp_surface *surface, struct comp_surface_state *state,
+                                bool *full)
 {
 	struct wl_resource *buffer = state->buffer;
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
@@ -170,7 +241,6 @@ static bool surface_upload(struct comp_surface *surface, struct comp_surface_sta
 		return false;
 	}
 	int width = wl_shm_buffer_get_width(shm), height = wl_shm_buffer_get_height(shm);
-	int stride = wl_shm_buffer_get_stride(shm);
 	if (width % state->scale || height % state->scale) {
 		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
 		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
@@ -199,15 +269,12 @@ static bool surface_upload(struct comp_surface *surface, struct comp_surface_sta
 
 	/* Damage in buffer coordinates: buffer damage as is, surface damage
 	 * scaled. With a viewport or a rotation the mapping is not a plain
-	 * scale, so upload everything then (rare; correctness first). */
-	pixman_region32_t damage;
-	pixman_region32_init(&damage);
+	 * scale, so copy everything then (rare; correctness first). */
+	pixman_region32_t *damage = &surface->latch_damage;
 	if (*full || state->viewport.has_src || state->viewport.dst_w > 0 ||
 	    state->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
-		pixman_region32_init_rect(&damage, 0, 0, (unsigned)width, (unsigned)height);
+		pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)width, (unsigned)height);
 	} else {
-		pixman_region32_t scaled;
-		pixman_region32_init(&scaled);
 		int n;
 		const pixman_box32_t *boxes = pixman_region32_rectangles(&state->damage, &n);
 		for (int i = 0; i < n; i++) {
@@ -220,23 +287,21 @@ static bool surface_upload(struct comp_surface *surface, struct comp_surface_sta
 			if (x2 > width) x2 = width;
 			if (y2 > height) y2 = height;
 			if (x2 > x1 && y2 > y1)
-				pixman_region32_union_rect(&scaled, &scaled, (int)x1, (int)y1,
+				pixman_region32_union_rect(damage, damage, (int)x1, (int)y1,
 				                           (unsigned)(x2 - x1), (unsigned)(y2 - y1));
 		}
-		pixman_region32_union(&damage, &scaled, &state->buffer_damage);
-		pixman_region32_fini(&scaled);
-		pixman_region32_intersect_rect(&damage, &damage, 0, 0, (unsigned)width,
+		pixman_region32_union(damage, damage, &state->buffer_damage);
+		pixman_region32_intersect_rect(damage, damage, 0, 0, (unsigned)width,
 		                               (unsigned)height);
 	}
 
-	if (pixman_region32_not_empty(&damage)) {
-		wl_shm_buffer_begin_access(shm);
-		render_texture_upload(surface->texture, wl_shm_buffer_get_data(shm), stride, &damage);
-		/* Posts an error to the client if its pool was truncated (SIGBUS
-		 * during the copy); the texture then holds zeros there. */
-		wl_shm_buffer_end_access(shm);
+	/* Mailbox: the newer buffer holds everything the older one would
+	 * have shown, and the damage of both is still to copy. */
+	if (surface->latch_buffer != buffer) {
+		if (surface->latch_buffer)
+			wl_buffer_send_release(surface->latch_buffer);
+		latch_set_buffer(surface, buffer);
 	}
-	pixman_region32_fini(&damage);
 	return true;
 }
 
@@ -318,16 +383,15 @@ static void surface_damage_node(struct comp_surface *surface, struct comp_surfac
 void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_state *state)
 {
 	bool full = false;
-	struct wl_resource *released = NULL;
 
 	if (state->buffer_attached) {
 		if (state->buffer) {
-			if (!surface_upload(surface, state, &full)) {
+			if (!surface_take_buffer(surface, state, &full)) {
 				reset_per_commit(state);
 				return;
 			}
-			released = state->buffer;
 		} else {
+			latch_drop(surface, true);
 			surface_drop_texture(surface);
 			full = true;
 		}
@@ -344,11 +408,6 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 	wl_list_insert_list(&surface->current.feedbacks, &state->feedbacks);
 	wl_list_init(&state->frame_callbacks);
 	wl_list_init(&state->feedbacks);
-
-	if (released) {
-		/* The pixels are in the texture: give the buffer back now. */
-		wl_buffer_send_release(released);
-	}
 
 	int old_w = surface->width, old_h = surface->height;
 	if (!surface_compute_size(surface, state)) {
@@ -565,6 +624,9 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	wl_list_remove(&surface->link);
 	comp_surface_state_finish(&surface->pending);
 	comp_surface_state_finish(&surface->current);
+	/* The client may reuse a buffer it attached to a surface it destroyed. */
+	latch_drop(surface, true);
+	pixman_region32_fini(&surface->latch_damage);
 	render_node_destroy(surface->node);
 	if (surface->texture)
 		render_texture_destroy(surface->texture);
@@ -594,6 +656,9 @@ static void compositor_create_surface(struct wl_client *client, struct wl_resour
 		return;
 	}
 	surface->server = server;
+	surface->latch_buffer_destroy.notify = latch_buffer_destroyed;
+	wl_list_init(&surface->latch_buffer_destroy.link);
+	pixman_region32_init(&surface->latch_damage);
 	comp_surface_state_init(&surface->pending);
 	comp_surface_state_init(&surface->current);
 	wl_list_init(&surface->subsurfaces);

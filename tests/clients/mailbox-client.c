@@ -1,0 +1,228 @@
+/* duet-mailbox-client: commits several shm buffers faster than the output
+ * shows them, to check that a compositor copies only what it shows.
+ *
+ * It maps a 256x256 XRGB8888 toplevel, waits until it is shown, then sends
+ * N more commits (each a different buffer, whole-buffer damage) in one
+ * flush, a frame callback on the last only, and waits for that callback.
+ * Lines on stdout, for tests/integration/test_latch.py:
+ *   mapped                  the first frame was shown
+ *   burst N                 the N commits were sent
+ *   shown RELEASED          the last commit's frame callback came; RELEASED
+ *                           buffers of the burst were released by then
+ *   released ALL            after a round trip: how many of the N + 1
+ *                           buffers were released (all, once copied)
+ *   idle-frames M           with --idle-frames M (below): M frames done
+ * Buffer i is filled with colour 0xff000000 | (i * 0x1f) << 8, so a
+ * screenshot tells which one is shown.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "xdg-shell-client-protocol.h"
+
+#define SIDE 256
+#define MAX_BUFFERS 16
+
+struct mb_buffer {
+	struct wl_buffer *wl;
+	bool busy;
+};
+
+struct mb_app {
+	struct wl_display *display;
+	struct test_globals g;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct mb_buffer buffers[MAX_BUFFERS];
+	bool configured, frame_done;
+};
+
+static void buffer_release(void *data, struct wl_buffer *wl)
+{
+	struct mb_buffer *buffer = data;
+	buffer->busy = false;
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	struct mb_app *app = data;
+	app->frame_done = true;
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
+                               struct wl_array *states)
+{
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	exit(0);
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct mb_app *app = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	app->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static bool make_buffers(struct mb_app *app, int n)
+{
+	size_t one = (size_t)SIDE * SIDE * 4;
+	int fd = test_create_memfd(one * (size_t)n);
+	if (fd < 0)
+		return false;
+	uint32_t *pixels = mmap(NULL, one * (size_t)n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pixels == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->g.shm, fd, (int32_t)(one * (size_t)n));
+	for (int i = 0; i < n; i++) {
+		uint32_t colour = 0xff000000u | (uint32_t)(i * 0x1f) << 8;
+		for (size_t p = 0; p < (size_t)SIDE * SIDE; p++)
+			pixels[(size_t)i * SIDE * SIDE + p] = colour;
+		app->buffers[i].wl = wl_shm_pool_create_buffer(pool, (int32_t)(one * (size_t)i), SIDE,
+		                                               SIDE, SIDE * 4, WL_SHM_FORMAT_XRGB8888);
+		wl_buffer_add_listener(app->buffers[i].wl, &buffer_listener, &app->buffers[i]);
+	}
+	wl_shm_pool_destroy(pool);
+	munmap(pixels, one * (size_t)n);
+	close(fd);
+	return true;
+}
+
+static void commit_buffer(struct mb_app *app, int i, bool frame)
+{
+	wl_surface_attach(app->surface, app->buffers[i].wl, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, SIDE, SIDE);
+	if (frame) {
+		struct wl_callback *cb = wl_surface_frame(app->surface);
+		wl_callback_add_listener(cb, &frame_listener, app);
+		app->frame_done = false;
+	}
+	app->buffers[i].busy = true;
+	wl_surface_commit(app->surface);
+}
+
+static bool wait_frame(struct mb_app *app)
+{
+	while (!app->frame_done)
+		if (wl_display_dispatch(app->display) < 0)
+			return false;
+	return true;
+}
+
+static int count_released(struct mb_app *app, int from, int to)
+{
+	int n = 0;
+	for (int i = from; i < to; i++)
+		n += !app->buffers[i].busy;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct mb_app app = { 0 };
+	int burst = 6, idle_frames = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--idle-frames") == 0 && i + 1 < argc)
+			idle_frames = atoi(argv[++i]);
+		else
+			burst = atoi(argv[i]);
+	}
+	if (burst < 2 || burst >= MAX_BUFFERS || idle_frames < 0) {
+		fprintf(stderr, "usage: duet-mailbox-client [N: 2..%d] [--idle-frames M]\n",
+		        MAX_BUFFERS - 1);
+		return 2;
+	}
+	app.display = wl_display_connect(NULL);
+	if (!app.display) {
+		fprintf(stderr, "duet-mailbox-client: cannot connect\n");
+		return 1;
+	}
+	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
+	    !app.g.wm_base) {
+		fprintf(stderr, "duet-mailbox-client: missing globals\n");
+		return 1;
+	}
+	if (!make_buffers(&app, burst + 1)) {
+		fprintf(stderr, "duet-mailbox-client: cannot make buffers\n");
+		return 1;
+	}
+	app.surface = wl_compositor_create_surface(app.g.compositor);
+	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
+	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
+	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
+	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_app_id(app.toplevel, "duet-mailbox");
+	wl_surface_commit(app.surface);
+	while (!app.configured)
+		if (wl_display_dispatch(app.display) < 0)
+			return 1;
+
+	commit_buffer(&app, 0, true);
+	if (!wait_frame(&app))
+		return 1;
+	printf("mapped\n");
+	fflush(stdout);
+
+	/* One flush: the compositor reads all of them before it can repaint. */
+	for (int i = 1; i <= burst; i++)
+		commit_buffer(&app, i, i == burst);
+	printf("burst %d\n", burst);
+	fflush(stdout);
+	if (!wait_frame(&app))
+		return 1;
+	printf("shown %d\n", count_released(&app, 1, burst));
+	fflush(stdout);
+	if (wl_display_roundtrip(app.display) < 0)
+		return 1;
+	printf("released %d\n", count_released(&app, 0, burst + 1));
+	fflush(stdout);
+
+	/* --idle-frames M: M frame callbacks with commits that change
+	 * nothing, as a toolkit's animator asks while it idles; after a
+	 * second's pause, so a tracer can attach first. */
+	if (idle_frames > 0) {
+		sleep(1);
+		for (int i = 0; i < idle_frames; i++) {
+			struct wl_callback *cb = wl_surface_frame(app.surface);
+			wl_callback_add_listener(cb, &frame_listener, &app);
+			app.frame_done = false;
+			wl_surface_commit(app.surface);
+			if (!wait_frame(&app))
+				return 1;
+		}
+		printf("idle-frames %d\n", idle_frames);
+		fflush(stdout);
+	}
+
+	/* Stay until the test has looked at the screen. */
+	while (wl_display_dispatch(app.display) >= 0)
+		;
+	return 0;
+}

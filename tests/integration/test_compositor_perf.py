@@ -1,0 +1,203 @@
+"""What duet-compositor costs, as behaviour rather than timings (issue 9):
+
+  latch             a burst of commits between two frames is copied once:
+                    the frames' "uploaded" bytes in the trace are one buffer
+                    for the map and one for the burst, the last buffer is
+                    the one on screen, and every buffer is released
+  one-configure     a toplevel is mapped with one configure (the first one
+                    already carries "activated"), so it draws once
+  idle-syscalls     once a client is idle and nothing on screen changes, the
+                    compositor makes no syscall at all (strace -c, 2 s)
+  idle-frames       a frame callback with nothing to paint costs one timer
+                    wakeup, not a repaint and then a flip (strace)
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import duet
+from duet import check, log
+
+SIDE = 256
+BUFFER_BYTES = SIDE * SIDE * 4
+
+
+def program(name):
+    path = os.environ.get(name)
+    if not path:
+        # The mailbox client sits beside the test-pattern client.
+        base = os.path.dirname(duet.program("DUET_TEST_PATTERN"))
+        path = os.path.join(base, "duet-mailbox-client")
+    check(os.access(path, os.X_OK), "%s is not built (%s)" % (name, path))
+    return path
+
+
+def read_trace(path):
+    events = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return events
+
+
+def strace_path():
+    path = shutil.which("strace")
+    if not path:
+        raise duet.Skip("strace is not installed")
+    return path
+
+
+class Strace:
+    """strace attached to the compositor (all threads) until stop()."""
+
+    def __init__(self, pid, out, extra=()):
+        self.out = out
+        self.popen = subprocess.Popen([strace_path(), "-f", "-qq", "-o", out] + list(extra) +
+                                      ["-p", str(pid)], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # strace says nothing when it has attached; its tracees' status does.
+        deadline = time.monotonic() + 10
+        while not self._attached(pid):
+            check(time.monotonic() < deadline, "strace did not attach to pid %d" % pid)
+            if self.popen.poll() is not None:
+                raise duet.Failure("strace exited: %s"
+                                   % self.popen.stderr.read().decode(errors="replace"))
+            time.sleep(0.02)
+
+    @staticmethod
+    def _attached(pid):
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            return False
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                    if not re.search(r"^TracerPid:\s*[1-9]", f.read(), re.M):
+                        return False
+            except OSError:
+                return False
+        return True
+
+    def stop(self):
+        self.popen.send_signal(2)
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+        with open(self.out) as f:
+            return f.read()
+
+
+def scenario_latch():
+    trace = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or "/tmp",
+                         "duet-latch-%d.trace" % os.getpid())
+    if os.path.exists(trace):
+        os.unlink(trace)
+    os.environ["DUET_TRACE"] = trace
+    burst = 6
+    try:
+        with duet.Session("latch") as s:
+            c = s.client([program("DUET_MAILBOX_CLIENT"), str(burst)])
+            c.wait_line(r"^mapped$")
+            c.wait_line(r"^shown \d+$")
+            _, m = c.wait_line(r"^released (\d+)$")
+            released = int(m.group(1))
+            win = s.wait_window(app_id="duet-mailbox")
+            img = s.screenshot("burst")
+            frames = [e for e in read_trace(trace) if e["name"] == "frame"]
+            uploaded = sum(e.get("uploaded", 0) for e in frames)
+            log("frames %d, uploaded %d bytes, released %d of %d"
+                % (len(frames), uploaded, released, burst + 1))
+            check(all("uploaded" in e for e in frames), "frame events carry no 'uploaded'")
+            # The map's buffer and the burst's last: each copied once.
+            check(uploaded == 2 * BUFFER_BYTES,
+                  "%d bytes uploaded for a map and a burst of %d commits; latching copies "
+                  "%d (one buffer per shown frame)" % (uploaded, burst, 2 * BUFFER_BYTES))
+            check(released == burst + 1, "%d of %d buffers released" % (released, burst + 1))
+            want = 0xff000000 | (burst * 0x1f) << 8
+            px = img.pixel(win.x + SIDE // 2, win.y + SIDE // 2)
+            check(px == ((want >> 16) & 255, (want >> 8) & 255, want & 255),
+                  "window shows %r, not the burst's last buffer (%06x)" % (px, want & 0xffffff))
+    finally:
+        if os.path.exists(trace):
+            os.unlink(trace)
+
+
+def scenario_one_configure():
+    with duet.Session("one-configure") as s:
+        c = s.client([duet.program("DUET_TEST_PATTERN")], env={"WAYLAND_DEBUG": "client"})
+        c.wait_line(r"^mapped ")
+        win = s.wait_window(pid=c.pid)
+        s.sync()
+        check(win.focused, "the new window is not focused: %r" % (win,))
+        with open(c.stderr_path, errors="replace") as f:
+            debug = f.read()
+        configures = re.findall(r"xdg_toplevel@\d+\.configure\(", debug)
+        log("xdg_toplevel.configure events: %d" % len(configures))
+        check(len(configures) == 1,
+              "%d configures to map one window (the first should carry activated)"
+              % len(configures))
+
+
+def scenario_idle_syscalls():
+    with duet.Session("idle-syscalls") as s:
+        c = s.client([duet.program("DUET_TEST_PATTERN")])
+        c.wait_line(r"^mapped ")
+        s.wait_window(pid=c.pid)
+        s.sync()
+        time.sleep(0.3)  # the testctl connection's teardown
+        out = os.path.join(s.workdir, "idle.strace")
+        st = Strace(s.compositor.pid, out)
+        time.sleep(2.0)
+        text = st.stop()
+        # Calls already blocked when strace attached show as unfinished
+        # and stay so (or detached) unless they return: only calls that
+        # completed in the window count.
+        calls = [l for l in text.splitlines()
+                 if re.search(r"\)\s+= ", l) or "resumed>" in l]
+        log("syscalls while idle: %d" % len(calls))
+        check(not calls, "the compositor made %d syscalls while idle, e.g.:\n%s"
+              % (len(calls), "\n".join(calls[:10])))
+
+
+def scenario_idle_frames():
+    n = 30
+    with duet.Session("idle-frames") as s:
+        c = s.client([program("DUET_MAILBOX_CLIENT"), "--idle-frames", str(n)])
+        c.wait_line(r"^released \d+$")
+        out = os.path.join(s.workdir, "frames.strace")
+        # The client waits 1 s after mapping before its idle frames.
+        st = Strace(s.compositor.pid, out, ["-yy", "-e", "trace=read"])
+        c.wait_line(r"^idle-frames %d$" % n, timeout=30)
+        text = st.stop()
+        timer_reads = [l for l in text.splitlines() if "timerfd" in l]
+        log("timer wakeups for %d idle frames: %d" % (n, len(timer_reads)))
+        check(len(timer_reads) <= n + 2,
+              "%d timer wakeups for %d frames with nothing to paint (one each is enough)"
+              % (len(timer_reads), n))
+
+
+SCENARIOS = {
+    "latch": scenario_latch,
+    "one-configure": scenario_one_configure,
+    "idle-syscalls": scenario_idle_syscalls,
+    "idle-frames": scenario_idle_frames,
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
+        sys.exit("usage: test_compositor_perf.py %s" % "|".join(SCENARIOS))
+    duet.main(SCENARIOS[sys.argv[1]])
