@@ -1,0 +1,126 @@
+#!/bin/sh
+# The Debian bookworm packages to cross-build duet for ARM, and the one way
+# to install them. Sourced by scripts/test and scripts/test-aarch64, or run:
+#
+#   scripts/cross-packages.sh [arm64] [armhf]      (default: both)
+#
+# As root it adds the foreign architecture (dpkg --add-architecture), runs
+# apt-get update and installs what is missing; as another user it prints the
+# exact commands and exits 1. The :ARCH -dev packages install beside the
+# amd64 ones (multi-arch); apt may upgrade a few amd64 libraries to the same
+# version as their :ARCH twins, which multi-arch requires. Nothing is ever
+# removed: if apt would remove a package, the install stops.
+#
+# arm64 gets what its tests need too (Mesa's llvmpipe for arm64 and
+# qemu-user-static, see scripts/test-aarch64); armhf is built only.
+
+# DUET_BUILD_PACKAGES, from the same list the native build installs. Who
+# sources this file runs in the repository's root, as scripts/test does.
+case "$0" in
+*cross-packages.sh) cd "$(dirname "$0")/.." || exit 1 ;;
+esac
+# shellcheck source=scripts/packages.sh
+. scripts/packages.sh
+
+# duet_cross_triplet ARCH: the GNU triplet of a Debian architecture.
+duet_cross_triplet() {
+	case "$1" in
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	*) return 1 ;;
+	esac
+}
+
+# duet_cross_packages ARCH: the packages, one per word: the cross compiler
+# (native), and every library package of DUET_BUILD_PACKAGES as ARCH's
+# (native tools such as meson, wayland-scanner and the arch-independent
+# wayland-protocols and xkb-data come from the native list), plus the
+# target's libc headers, which the cross compiler does not bring.
+duet_cross_packages() {
+	arch=$1
+	triplet=$(duet_cross_triplet "$arch") || return 1
+	list="gcc-$triplet libc6-dev:$arch"
+	for pkg in $DUET_BUILD_PACKAGES; do
+		case "$pkg" in
+		libegl-mesa0 | libgl1-mesa-dri)
+			# Mesa's EGL and llvmpipe: only to run tests.
+			[ "$arch" = arm64 ] && list="$list $pkg:$arch"
+			;;
+		lib*) list="$list $pkg:$arch" ;;
+		esac
+	done
+	[ "$arch" = arm64 ] && list="$list qemu-user-static"
+	echo "$list"
+}
+
+# duet_ensure_cross_packages WHO ARCH...: installs what is missing (as root),
+# or prints the commands and returns 1.
+duet_ensure_cross_packages() {
+	who=$1
+	shift
+	if ! command -v dpkg >/dev/null 2>&1; then
+		echo "$who: no dpkg (not Debian?); assuming the cross packages are installed" >&2
+		return 0
+	fi
+	foreign=$(dpkg --print-foreign-architectures)
+	add_arch=
+	missing=
+	for arch in "$@"; do
+		duet_cross_triplet "$arch" >/dev/null || {
+			echo "$who: unknown architecture '$arch' (arm64 or armhf)" >&2
+			return 1
+		}
+		case " $(echo $foreign) " in
+		*" $arch "*) ;;
+		*) add_arch="$add_arch $arch" ;;
+		esac
+		for pkg in $(duet_cross_packages "$arch"); do
+			case "$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" in
+			ii*) ;;
+			*) missing="$missing $pkg" ;;
+			esac
+		done
+	done
+	missing=${missing# }
+	[ -z "$missing" ] && [ -z "$add_arch" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$who: missing cross packages; install them with:"
+		for arch in $add_arch; do
+			echo "sudo dpkg --add-architecture $arch"
+		done
+		echo "sudo apt-get update"
+		echo "sudo apt-get install --no-install-recommends $missing"
+		return 1
+	fi
+	for arch in $add_arch; do
+		echo "$who: dpkg --add-architecture $arch"
+		dpkg --add-architecture "$arch" || return 1
+	done
+	echo "$who: installing: $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update || {
+		echo "$who: apt-get update failed" >&2
+		return 1
+	}
+	# Multi-arch may upgrade amd64 libraries; it must never remove one (other
+	# work on this machine relies on what is installed).
+	# shellcheck disable=SC2086 # one word per package
+	removals=$(apt-get install -s -y --no-install-recommends $missing | sed -n 's/^Remv \([^ ]*\).*/\1/p')
+	if [ -n "$removals" ]; then
+		echo "$who: installing the cross packages would remove:" $removals "; not installing" >&2
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	apt-get install -y --no-install-recommends $missing || {
+		echo "$who: apt-get failed" >&2
+		return 1
+	}
+}
+
+# Run as a command (not sourced).
+case "$0" in
+*cross-packages.sh)
+	[ $# -eq 0 ] && set -- arm64 armhf
+	duet_ensure_cross_packages scripts/cross-packages.sh "$@"
+	;;
+esac
