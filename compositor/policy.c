@@ -21,6 +21,9 @@
  *  8. Close sends the client a close request; the client decides.
  *  9. Initial size: 0x0 (the client chooses), or the output size if the
  *     client asked for maximized or fullscreen before its first commit.
+ *     The first configure already says "activated", since rule 2 focuses
+ *     the window as it maps: mapping then costs the client one configure
+ *     and one drawing, not a second of each for the focus.
  */
 #include "comp.h"
 
@@ -63,6 +66,10 @@ static void focus_topmost(struct comp_server *server, struct comp_window *except
 void comp_policy_window_initial_configure(struct comp_window *window)
 {
 	struct comp_output *output = window->server->output;
+	/* activated records what the client was told; set_focus at the map
+	 * then finds it told and sends nothing more (the focused window
+	 * keeps its own state until then: this one is not on screen yet). */
+	window->activated = true;
 	if (window->maximized || window->fullscreen)
 		comp_window_configure(window, output->width, output->height);
 	else
