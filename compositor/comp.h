@@ -104,6 +104,7 @@ struct comp_output {
 	struct wl_list resources;         /* wl_output resources (wl_resource links) */
 	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
 	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
+	bool repaint_on_tick;             /* the timer waits for the tick: nothing to paint */
 	/* A painted frame waiting for its tick (output.c): what it shows
 	 * clients once there, and the frame callbacks and feedback it owes. */
 	bool presenting;

@@ -73,14 +73,29 @@ static void arm_timer(struct comp_output *output, uint64_t at)
 static void idle_repaint(void *data);
 
 /* The scheduled repaint: on the timer, or from an idle source when its
- * deadline has come (or there is no timer: unthrottled). */
+ * deadline has come (or there is no timer: unthrottled). A frame with
+ * nothing to paint (only frame callbacks due, e.g. a client that idles
+ * with an animator running) needs no head start: it is run on its tick
+ * itself, so it costs one wakeup instead of a repaint and then a flip. */
 static void arm_repaint(struct comp_output *output)
 {
-	uint64_t next = output->sched.deadline_ns;
+	const struct render_frame_sched *s = &output->sched;
+	uint64_t next = s->deadline_ns;
+	bool was_on_tick = output->repaint_on_tick;
+	output->repaint_on_tick = false;
+	if (!s->damage && s->period_ns) {
+		uint64_t tick = s->anchor_ns + s->target_seq * s->period_ns;
+		if (tick > next) {
+			next = tick;
+			output->repaint_on_tick = true;
+		}
+	}
 	if (next > render_now_ns() && output->timer_fd >= 0) {
 		arm_timer(output, next);
 		return;
 	}
+	if (was_on_tick)
+		arm_timer(output, 0); /* disarmed: the repaint runs now instead */
 	if (output->idle_repaint)
 		return;
 	output->idle_repaint = wl_event_loop_add_idle(output->server->loop, idle_repaint, output);
@@ -132,7 +147,11 @@ static void output_repaint(struct comp_output *output)
 	 * work without it), so nothing changed by a path that forgot to say
 	 * so is lost; frame.paint is false exactly when nothing was. */
 	bool painted = render_scene_paint(output->scene, output->target, &repainted);
+	/* Unpainted, the frame shows pixels that already existed: it is
+	 * complete by its tick even when run just after it. */
 	uint64_t done_ns = painted ? output->backend->present(output, &repainted) : render_now_ns();
+	if (!painted && done_ns > frame.tick_ns)
+		done_ns = frame.tick_ns;
 	/* Clients are told the tick the frame is shown on; the trace also
 	 * has when its pixels really existed. */
 	uint64_t t_ns = render_frame_sched_finish(&output->sched, &frame, done_ns);
@@ -207,10 +226,15 @@ void comp_output_schedule_repaint(struct comp_output *output)
 		return;
 	/* While a frame waits for its flip the timer is the flip's; the
 	 * flip arms the repaint. */
-	if (render_frame_sched_request(&output->sched, render_now_ns(),
-	                               render_scene_has_damage(output->scene)) &&
-	    !output->presenting)
+	bool damage = render_scene_has_damage(output->scene);
+	if (render_frame_sched_request(&output->sched, render_now_ns(), damage)) {
+		if (!output->presenting)
+			arm_repaint(output);
+	} else if (damage && output->repaint_on_tick && !output->presenting) {
+		/* Damage came for a frame that was to paint nothing: it needs
+		 * its head start again. */
 		arm_repaint(output);
+	}
 }
 
 /* ------------------------------------------------------------ wl_output */
