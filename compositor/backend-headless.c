@@ -1,7 +1,8 @@
 /* The headless backend: frames go to an offscreen framebuffer that nobody
- * scans out. "Presenting" means waiting until the GPU (llvmpipe here) has
- * finished the frame, so the timestamp reported to clients is when the
- * pixels really exist, as it would be after a page flip.
+ * scans out. A painted frame is flushed and fenced (render_target_flush),
+ * not waited for; output.c asks the fence on a later loop pass and only
+ * then "presents" it, so the timestamp reported to clients is taken once
+ * the pixels really exist, as it would be after a page flip.
  *
  * With --vfb PATH the output also has a readable framebuffer: after each
  * painted frame the damaged rectangles are read back into a file-backed
@@ -150,10 +151,19 @@ static struct render_target *headless_create_target(struct comp_output *output)
 	return render_target_create_offscreen(output->server->egl, output->width, output->height);
 }
 
+static void headless_submit(struct comp_output *output, const pixman_region32_t *damage)
+{
+	render_target_flush(output->target);
+}
+
+static bool headless_frame_done(struct comp_output *output)
+{
+	return render_target_frame_done(output->target);
+}
+
 static uint64_t headless_present(struct comp_output *output, const pixman_region32_t *damage)
 {
 	struct headless *h = output->backend_data;
-	render_target_present(output->target, damage);
 	if (!h || !h->map)
 		return render_now_ns();
 	/* With a virtual framebuffer the frame is shown once it is in the
@@ -183,6 +193,8 @@ static void headless_destroy(struct comp_output *output)
 const struct comp_backend comp_backend_headless = {
 	.name = "headless",
 	.create_target = headless_create_target,
+	.submit = headless_submit,
+	.frame_done = headless_frame_done,
 	.present = headless_present,
 	.destroy = headless_destroy,
 };

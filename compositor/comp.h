@@ -80,7 +80,11 @@ struct comp_backend {
 	const char *name;
 	/* Create the render target for the output; called once. */
 	struct render_target *(*create_target)(struct comp_output *output);
-	/* Make the just-painted frame visible; returns the presentation time. */
+	/* Start the just-painted frame on its way without waiting for it. */
+	void (*submit)(struct comp_output *output, const pixman_region32_t *damage);
+	/* Whether the submitted frame is finished; never blocks. */
+	bool (*frame_done)(struct comp_output *output);
+	/* The finished frame: make it visible; returns the presentation time. */
 	uint64_t (*present)(struct comp_output *output, const pixman_region32_t *damage);
 	void (*destroy)(struct comp_output *output);
 };
@@ -105,6 +109,12 @@ struct comp_output {
 	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
 	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
 	bool repaint_on_tick;             /* the timer waits for the tick: nothing to paint */
+	/* The frame being made (output.c): painted, then submitted and in
+	 * flight until the backend says it is finished. */
+	struct render_frame flight;
+	bool flight_painted, in_flight;
+	pixman_region32_t flight_damage;
+	struct wl_event_source *idle_check; /* asks whether it is finished */
 	/* A painted frame waiting for its tick (output.c): what it shows
 	 * clients once there, and the frame callbacks and feedback it owes. */
 	bool presenting;

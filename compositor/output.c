@@ -29,6 +29,8 @@
 
 #define OUTPUT_VERSION 4
 #define BACKGROUND_ARGB 0xff202020u
+/* How often an unfinished frame's fence is asked again. */
+#define FRAME_POLL_NS 1000000ull
 
 /* --------------------------------------------------------------- repaint */
 
@@ -124,6 +126,71 @@ static void output_deliver(struct comp_output *output)
 		arm_repaint(output);
 }
 
+/* The frame's pixels exist (or nothing was painted): its presentation
+ * time, its trace, and the flip on its tick. */
+static void output_frame_complete(struct comp_output *output, uint64_t done_ns)
+{
+	struct comp_server *server = output->server;
+	struct render_frame *frame = &output->flight;
+	bool painted = output->flight_painted;
+	if (painted)
+		done_ns = output->backend->present(output, &output->flight_damage);
+	/* Clients are told the tick the frame is shown on; the trace also
+	 * has when its pixels really existed. */
+	uint64_t t_ns = render_frame_sched_finish(&output->sched, frame, done_ns);
+
+	output->presenting_info = (struct comp_frame_info){
+		.t_ns = t_ns,
+		.seq = frame->seq,
+		.refresh_ns = (uint32_t)frame->refresh_ns,
+		.painted = painted,
+	};
+	if (render_trace_enabled()) {
+		uint64_t area = 0;
+		int n;
+		const pixman_box32_t *b = pixman_region32_rectangles(&output->flight_damage, &n);
+		for (int i = 0; i < n; i++)
+			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
+		/* Bytes copied from clients into textures since the last frame:
+		 * with latching, what this frame shows, copied once. */
+		uint64_t uploaded = renderer_stats(server->renderer)->uploaded_bytes;
+		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
+		             ",\"uploaded\":%" PRIu64 ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
+		             frame->seq, painted ? "true" : "false", area,
+		             uploaded - output->traced_uploaded, t_ns, done_ns);
+		output->traced_uploaded = uploaded;
+		if (painted)
+			trace_composited(output, frame->seq, done_ns);
+	}
+	pixman_region32_clear(&output->flight_damage);
+
+	if (t_ns > render_now_ns() && output->timer_fd >= 0)
+		arm_timer(output, t_ns);
+	else
+		output_deliver(output);
+}
+
+/* Is the submitted frame finished? Asked on the loop pass after the one
+ * that submitted it, so the clients' requests already waiting are read
+ * first; without an answer, asked again a millisecond later (a GPU still
+ * drawing: llvmpipe never is, its flush rasterises before returning). */
+static void output_check_frame(struct comp_output *output)
+{
+	if (!output->backend->frame_done(output)) {
+		arm_timer(output, render_now_ns() + FRAME_POLL_NS);
+		return;
+	}
+	output->in_flight = false;
+	output_frame_complete(output, 0);
+}
+
+static void idle_check_frame(void *data)
+{
+	struct comp_output *output = data;
+	output->idle_check = NULL; /* idle sources remove themselves */
+	output_check_frame(output);
+}
+
 static void output_repaint(struct comp_output *output)
 {
 	struct comp_server *server = output->server;
@@ -141,45 +208,12 @@ static void output_repaint(struct comp_output *output)
 			comp_surface_latch(surface, !wl_list_empty(&surface->current.frame_callbacks) ||
 			                            !wl_list_empty(&surface->current.feedbacks));
 	}
-	pixman_region32_t repainted;
-	pixman_region32_init(&repainted);
 	/* The scene's own damage decides (render_scene_paint does no GL
 	 * work without it), so nothing changed by a path that forgot to say
 	 * so is lost; frame.paint is false exactly when nothing was. */
-	bool painted = render_scene_paint(output->scene, output->target, &repainted);
-	/* Unpainted, the frame shows pixels that already existed: it is
-	 * complete by its tick even when run just after it. */
-	uint64_t done_ns = painted ? output->backend->present(output, &repainted) : render_now_ns();
-	if (!painted && done_ns > frame.tick_ns)
-		done_ns = frame.tick_ns;
-	/* Clients are told the tick the frame is shown on; the trace also
-	 * has when its pixels really existed. */
-	uint64_t t_ns = render_frame_sched_finish(&output->sched, &frame, done_ns);
-
-	output->presenting_info = (struct comp_frame_info){
-		.t_ns = t_ns,
-		.seq = frame.seq,
-		.refresh_ns = (uint32_t)frame.refresh_ns,
-		.painted = painted,
-	};
-	if (render_trace_enabled()) {
-		uint64_t area = 0;
-		int n;
-		const pixman_box32_t *b = pixman_region32_rectangles(&repainted, &n);
-		for (int i = 0; i < n; i++)
-			area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
-		/* Bytes copied from clients into textures since the last frame:
-		 * with latching, what this frame shows, copied once. */
-		uint64_t uploaded = renderer_stats(server->renderer)->uploaded_bytes;
-		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
-		             ",\"uploaded\":%" PRIu64 ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
-		             frame.seq, painted ? "true" : "false", area,
-		             uploaded - output->traced_uploaded, t_ns, done_ns);
-		output->traced_uploaded = uploaded;
-		if (painted)
-			trace_composited(output, frame.seq, done_ns);
-	}
-	pixman_region32_fini(&repainted);
+	output->flight = frame;
+	output->flight_painted = render_scene_paint(output->scene, output->target,
+	                                            &output->flight_damage);
 
 	/* Everything mapped is on screen in this frame (or unchanged on it):
 	 * what its clients asked to hear about belongs to this frame, not to
@@ -194,10 +228,21 @@ static void output_repaint(struct comp_output *output)
 		wl_list_init(&surface->current.frame_callbacks);
 	}
 	output->presenting = true;
-	if (t_ns > render_now_ns() && output->timer_fd >= 0)
-		arm_timer(output, t_ns);
-	else
-		output_deliver(output);
+
+	if (!output->flight_painted) {
+		/* Unpainted, the frame shows pixels that already existed: it
+		 * is complete by its tick even when run just after it. */
+		uint64_t now = render_now_ns();
+		output_frame_complete(output, now < frame.tick_ns ? now : frame.tick_ns);
+		return;
+	}
+	/* Submitted, not waited for: the loop goes on reading clients while
+	 * the GPU draws, and the frame is finished on a later pass. */
+	output->backend->submit(output, &output->flight_damage);
+	output->in_flight = true;
+	output->idle_check = wl_event_loop_add_idle(server->loop, idle_check_frame, output);
+	if (!output->idle_check)
+		output_check_frame(output);
 }
 
 static void idle_repaint(void *data)
@@ -213,7 +258,10 @@ static int timer_repaint(int fd, uint32_t mask, void *data)
 	uint64_t expirations;
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		comp_log("repaint timer: read: %s", strerror(errno));
-	if (output->presenting)
+	if (output->in_flight) {
+		if (!output->idle_check)
+			output_check_frame(output);
+	} else if (output->presenting)
 		output_deliver(output);
 	else if (!output->idle_repaint)
 		output_repaint(output);
@@ -325,6 +373,7 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	output->height = server->options.height;
 	output->refresh_mhz = server->options.refresh_mhz;
 	output->timer_fd = -1;
+	pixman_region32_init(&output->flight_damage);
 	wl_list_init(&output->resources);
 	wl_list_init(&output->presenting_feedbacks);
 	wl_list_init(&output->presenting_callbacks);
@@ -342,17 +391,16 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	if (!output->scene)
 		goto fail;
 
-	if (output->refresh_mhz > 0) {
-		output->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (output->timer_fd < 0) {
-			comp_log("timerfd_create: %s", strerror(errno));
-			goto fail;
-		}
-		output->repaint_timer = wl_event_loop_add_fd(server->loop, output->timer_fd,
-		                                             WL_EVENT_READABLE, timer_repaint, output);
-		if (!output->repaint_timer)
-			goto fail;
+	/* Also unthrottled: it polls a frame the GPU has not finished. */
+	output->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (output->timer_fd < 0) {
+		comp_log("timerfd_create: %s", strerror(errno));
+		goto fail;
 	}
+	output->repaint_timer = wl_event_loop_add_fd(server->loop, output->timer_fd,
+	                                             WL_EVENT_READABLE, timer_repaint, output);
+	if (!output->repaint_timer)
+		goto fail;
 
 	output->global = wl_global_create(server->display, &wl_output_interface, OUTPUT_VERSION,
 	                                  output, output_bind);
@@ -391,6 +439,9 @@ void comp_output_destroy(struct comp_output *output)
 		wl_global_destroy(output->global);
 	if (output->idle_repaint)
 		wl_event_source_remove(output->idle_repaint);
+	if (output->idle_check)
+		wl_event_source_remove(output->idle_check);
+	pixman_region32_fini(&output->flight_damage);
 	if (output->repaint_timer)
 		wl_event_source_remove(output->repaint_timer);
 	if (output->timer_fd >= 0)

@@ -118,6 +118,17 @@ struct render_egl *render_egl_open(EGLenum platform, void *native_display,
 		log_egl_failure("eglMakeCurrent(no surface)");
 		goto fail;
 	}
+	/* Fences let a frame be flushed and checked later instead of waited
+	 * for (render_target_flush); a display without them still works. */
+	if (render_extension_in_list(eglQueryString(egl->display, EGL_EXTENSIONS),
+	                             "EGL_KHR_fence_sync")) {
+		egl->create_sync = (PFNEGLCREATESYNCKHRPROC)eglGetProcAddress("eglCreateSyncKHR");
+		egl->destroy_sync = (PFNEGLDESTROYSYNCKHRPROC)eglGetProcAddress("eglDestroySyncKHR");
+		egl->client_wait_sync =
+			(PFNEGLCLIENTWAITSYNCKHRPROC)eglGetProcAddress("eglClientWaitSyncKHR");
+		if (!egl->create_sync || !egl->destroy_sync || !egl->client_wait_sync)
+			egl->create_sync = NULL;
+	}
 	snprintf(egl->description, sizeof(egl->description), "%s / %s / %s",
 	         (const char *)glGetString(GL_VENDOR), (const char *)glGetString(GL_RENDERER),
 	         (const char *)glGetString(GL_VERSION));

@@ -50,6 +50,10 @@ struct render_egl {
 	EGLConfig config;   /* EGL_NO_CONFIG_KHR when the context needs none */
 	EGLContext context;
 	char description[256];
+	/* EGL_KHR_fence_sync, or NULL: frames are then finished with glFinish. */
+	PFNEGLCREATESYNCKHRPROC create_sync;
+	PFNEGLDESTROYSYNCKHRPROC destroy_sync;
+	PFNEGLCLIENTWAITSYNCKHRPROC client_wait_sync;
 };
 
 struct render_target {
@@ -69,6 +73,9 @@ struct render_target {
 	/* glReadPixels may return BGRA, i.e. our 0xAARRGGBB words on a
 	 * little-endian CPU (GL_EXT_read_format_bgra); 0 = not asked yet. */
 	signed char read_bgra;
+	/* The last flushed frame's fence (render_target_flush), or
+	 * EGL_NO_SYNC_KHR once it is known complete. */
+	EGLSyncKHR fence;
 };
 
 /* The EGL bring-up every platform shares: display, GLES2 context made

@@ -50,6 +50,16 @@ int render_target_height(const struct render_target *t);
  * time the pixels exist). damage is in output coordinates, may be NULL. */
 int render_target_present(struct render_target *t, const pixman_region32_t *damage);
 
+/* An offscreen target's frame without the wait of render_target_present:
+ * flush submits the frame's GL work and fences it (EGL_KHR_fence_sync;
+ * without it, it waits with glFinish); frame_done then says, without
+ * blocking, whether the frame's pixels exist, so a caller can take its
+ * presentation time after that and go on with other work meanwhile. A
+ * driver may still rasterise inside the flush itself (llvmpipe does:
+ * its flush waits for its rasteriser threads). */
+int render_target_flush(struct render_target *t);
+bool render_target_frame_done(struct render_target *t);
+
 /* Reads back pixels of box (output coordinates, clipped to the target) as
  * ARGB8888 rows top-down into dst. dst holds the unclipped box: its first
  * row is box->y1 and its first column box->x1; pixels of the box outside

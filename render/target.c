@@ -65,6 +65,7 @@ struct render_target *render_target_create_offscreen(struct render_egl *egl,
 	t->height = height;
 	t->surface = EGL_NO_SURFACE;
 	t->y_up = false;
+	t->fence = EGL_NO_SYNC_KHR;
 
 	glGenFramebuffers(1, &t->fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
@@ -90,10 +91,18 @@ struct render_target *render_target_create_offscreen(struct render_egl *egl,
 	return t;
 }
 
+static void drop_fence(struct render_target *t)
+{
+	if (t->fence != EGL_NO_SYNC_KHR)
+		t->egl->destroy_sync(t->egl->display, t->fence);
+	t->fence = EGL_NO_SYNC_KHR;
+}
+
 void render_target_destroy(struct render_target *t)
 {
 	if (!t)
 		return;
+	drop_fence(t);
 	if (t->fbo)
 		glDeleteFramebuffers(1, &t->fbo);
 	if (t->texture)
@@ -141,6 +150,39 @@ int render_target_present(struct render_target *t, const pixman_region32_t *dama
 	 * caller's timestamp after this call is an honest presentation time. */
 	glFinish();
 	return 0;
+}
+
+int render_target_flush(struct render_target *t)
+{
+	struct render_egl *egl = t->egl;
+	drop_fence(t);
+	if (egl->create_sync)
+		t->fence = egl->create_sync(egl->display, EGL_SYNC_FENCE_KHR, NULL);
+	if (t->fence == EGL_NO_SYNC_KHR) {
+		/* No fence to ask later: finished now, as present does. */
+		glFinish();
+		return 0;
+	}
+	/* The fence only signals once the work before it was submitted. */
+	glFlush();
+	return 0;
+}
+
+bool render_target_frame_done(struct render_target *t)
+{
+	if (t->fence == EGL_NO_SYNC_KHR)
+		return true;
+	EGLint r = t->egl->client_wait_sync(t->egl->display, t->fence, 0, 0);
+	if (r == EGL_TIMEOUT_EXPIRED_KHR)
+		return false;
+	if (r != EGL_CONDITION_SATISFIED_KHR) {
+		/* A fence that cannot be asked must not hold frames back forever. */
+		render_log("eglClientWaitSyncKHR failed (0x%x): finishing with glFinish",
+		           (unsigned)eglGetError());
+		glFinish();
+	}
+	drop_fence(t);
+	return true;
 }
 
 static bool can_read_bgra(struct render_target *t)
