@@ -25,12 +25,7 @@
 
 struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id)
 {
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (w->id == id)
-			return w;
-	}
-	return NULL;
+	return xwm_wintable_lookup(&xwm->windows, id);
 }
 
 static struct xwm_window *window_at_top(struct xwm *xwm)
@@ -59,6 +54,11 @@ static struct xwm_window *window_create(struct xwm *xwm, xcb_window_t id, int x,
 	w->border = border;
 	w->override_redirect = override_redirect;
 	w->accepts_input = true;
+	if (!xwm_wintable_insert(&xwm->windows, w)) {
+		xwm_log("out of memory for window 0x%x", id);
+		free(w);
+		return NULL;
+	}
 	/* New windows are created on top of their siblings. */
 	xwm_list_insert_after(xwm->stack.prev, &w->link);
 	return w;
@@ -94,6 +94,7 @@ static void window_free(struct xwm_window *w)
 		xwm->configures_pending--;
 	xwm_sync_window_destroyed(w);
 	xwm_composite_window_destroyed(w);
+	xwm_wintable_remove(&xwm->windows, w);
 	xwm_list_remove(&w->link);
 	free(w);
 }
@@ -102,6 +103,7 @@ void xwm_wm_finish(struct xwm *xwm)
 {
 	while (xwm->stack.next != &xwm->stack)
 		window_free(xwm_container_of(xwm->stack.next, struct xwm_window, link));
+	xwm_wintable_finish(&xwm->windows);
 	xwm_props_finish(xwm);
 }
 

@@ -16,6 +16,7 @@
  *   output.c     how frames reach the overlay: EGL swap or MIT-SHM PutImage
  *   protolog.c   X protocol counts for the bench ($DUET_PROTOCOL_LOG)
  *   hints.c      pure parsing of client properties (hints.h)
+ *   wintable.c   window lookup by id (a hash table)
  */
 #ifndef DUET_XWM_H
 #define DUET_XWM_H
@@ -42,10 +43,18 @@ void xwm_list_remove(struct xwm_list *elm);
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 struct xwm;
+struct xwm_window;
+
+/* Windows by id (wintable.c): chained buckets, a power of two of them. */
+struct xwm_wintable {
+	struct xwm_window **buckets;
+	size_t nbuckets, count;
+};
 
 struct xwm_window {
 	struct xwm *xwm;
 	struct xwm_list link; /* xwm.stack: X stacking order, bottom first */
+	struct xwm_window *hash_next; /* xwm.windows bucket chain */
 	xcb_window_t id;
 
 	/* As the server last reported it (CreateNotify/ConfigureNotify). */
@@ -149,6 +158,7 @@ struct xwm {
 	bool has_shm_fd;
 
 	struct xwm_list stack;       /* xwm_window.link, bottom first */
+	struct xwm_wintable windows; /* the same windows by id */
 	struct xwm_window *focused;
 	uint64_t manage_counter;
 	/* _NET_CLIENT_LIST(_STACKING) as last written, to skip rewriting
@@ -304,6 +314,13 @@ void xwm_output_finish(struct xwm *xwm);
 /* The server has processed every request up to sequence (an event or a
  * reply carrying it arrived). */
 void xwm_note_processed(struct xwm *xwm, uint32_t sequence);
+
+/* --------------------------------------------------------- wintable.c */
+/* insert: false when out of memory (the window is then not tracked). */
+bool xwm_wintable_insert(struct xwm_wintable *t, struct xwm_window *w);
+void xwm_wintable_remove(struct xwm_wintable *t, struct xwm_window *w);
+struct xwm_window *xwm_wintable_lookup(const struct xwm_wintable *t, xcb_window_t id);
+void xwm_wintable_finish(struct xwm_wintable *t);
 
 /* --------------------------------------------------------- protolog.c */
 /* X protocol counts into $DUET_PROTOCOL_LOG (nothing without it). */
