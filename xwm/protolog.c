@@ -11,6 +11,15 @@
  * + rename) at exit and on SIGUSR2 (main.c's signalfd). Without the
  * variable the wrapper costs one branch per request.
  *
+ * Replies waited for are counted too ("reply_waits"): every blocking
+ * collection of a reply passes xcb_wait_for_reply (or its 64-bit twin),
+ * which the generated xcb_*_reply functions reach through the PLT, so the
+ * wrappers below see ours, xcb-ewmh's and Mesa's alike. A wait is a round
+ * trip the caller sits in unless the reply happened to be read already;
+ * duet-xwm's repaint path collects its replies with xcb_poll_for_reply
+ * instead (fetch.c), so a client that animates adds none (tests:
+ * xwm-perf-*).
+ *
  * All requests are sent from the main thread (Mesa's X11 calls happen
  * inside our eglSwapBuffers), so the counters need no locking. */
 #include <dlfcn.h>
@@ -35,6 +44,7 @@ struct kind {
 static struct {
 	const char *path;
 	uint64_t requests, request_bytes, request_fds, replies, events, errors, event_bytes;
+	uint64_t reply_waits;
 	uint64_t other;
 	struct kind kinds[MAX_KINDS];
 	int nkinds;
@@ -87,6 +97,37 @@ uint64_t xcb_send_request_with_fds64(xcb_connection_t *c, int flags, struct iove
 		}
 	}
 	return real(c, flags, vector, req, num_fds, fds);
+}
+
+typedef void *(*wait_fn)(xcb_connection_t *, unsigned int, xcb_generic_error_t **);
+typedef void *(*wait64_fn)(xcb_connection_t *, uint64_t, xcb_generic_error_t **);
+
+void *xcb_wait_for_reply(xcb_connection_t *c, unsigned int request, xcb_generic_error_t **e)
+{
+	static wait_fn real;
+
+	if (!real) {
+		real = (wait_fn)dlsym(RTLD_NEXT, "xcb_wait_for_reply");
+		if (!real)
+			abort();
+	}
+	if (plog.path)
+		plog.reply_waits++;
+	return real(c, request, e);
+}
+
+void *xcb_wait_for_reply64(xcb_connection_t *c, uint64_t request, xcb_generic_error_t **e)
+{
+	static wait64_fn real;
+
+	if (!real) {
+		real = (wait64_fn)dlsym(RTLD_NEXT, "xcb_wait_for_reply64");
+		if (!real)
+			abort();
+	}
+	if (plog.path)
+		plog.reply_waits++;
+	return real(c, request, e);
 }
 
 void xwm_protolog_event(const xcb_generic_event_t *ev)
@@ -174,11 +215,12 @@ static void write_json(FILE *f)
 	        (int)getpid());
 	fprintf(f, "\"requests\":%llu,\"replies\":%llu,\"events\":%llu,\"errors\":%llu,"
 	        "\"request_bytes\":%llu,\"event_bytes\":%llu,\"request_fds\":%llu,"
-	        "\"event_fds\":0,\"other_messages\":%llu,\"messages\":{",
+	        "\"event_fds\":0,\"other_messages\":%llu,\"reply_waits\":%llu,\"messages\":{",
 	        (unsigned long long)plog.requests, (unsigned long long)plog.replies,
 	        (unsigned long long)plog.events, (unsigned long long)plog.errors,
 	        (unsigned long long)plog.request_bytes, (unsigned long long)plog.event_bytes,
-	        (unsigned long long)plog.request_fds, (unsigned long long)plog.other);
+	        (unsigned long long)plog.request_fds, (unsigned long long)plog.other,
+	        (unsigned long long)plog.reply_waits);
 	for (int i = 0; i < plog.nkinds; i++) {
 		char name[64];
 		kind_name(&plog.kinds[i], name, sizeof(name));
