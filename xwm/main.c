@@ -4,7 +4,10 @@
  * repaint is due (its next tick, a timerfd, as duet-compositor's output
  * does; an idle screen arms no timer), then sleeps in poll on the X
  * connection, the repaint timer, the sync-timeout timer and a signalfd
- * (SIGINT/SIGTERM: exit cleanly, SIGUSR1: screenshot).
+ * (SIGINT/SIGTERM: exit cleanly, SIGUSR1: screenshot). A repaint sends the
+ * requests that fetch the frame's window contents and returns to the
+ * loop; the frame is painted once their replies are in (fetch.c), so
+ * the loop never blocks on the X server while clients draw.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -107,13 +110,13 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 
 /* ------------------------------------------------------------- repaint */
 
-/* Fetches what windows drew and paints it; the pixels are on their way to
- * the X server (not yet flushed). Returns whether anything was painted. */
+/* Paints what the textures hold now (contents uploaded before) and sends
+ * it; the pixels are on their way to the X server (not yet flushed).
+ * Returns whether anything was painted. */
 static bool paint(struct xwm *xwm)
 {
 	pixman_region32_t repainted;
 
-	xwm_composite_update_contents(xwm);
 	pixman_region32_init(&repainted);
 	bool painted = render_scene_paint(xwm->scene, xwm->target, &repainted);
 	if (painted)
@@ -127,36 +130,82 @@ static bool paint(struct xwm *xwm)
 	return painted;
 }
 
-/* One frame of the scheduler: new contents painted and sent (nothing when
- * only frame-timing messages were due), then those messages. */
-static void repaint(struct xwm *xwm)
-{
-	struct render_frame frame;
+static void arm_timer(struct xwm *xwm, int fd, uint64_t at);
 
-	if (!xwm->scene || !render_frame_sched_start(&xwm->sched, render_now_ns(), &frame))
-		return;
+/* The second half of a frame, once its contents are in: upload, paint
+ * and send them (nothing when only frame-timing messages were due), then
+ * those messages. */
+static void repaint_finish(struct xwm *xwm)
+{
+	struct render_frame *frame = &xwm->frame;
+
+	xwm_contents_upload(xwm);
 	bool painted = paint(xwm);
 	/* "Drawn" is when the pixels have left for the X server, not when
 	 * they were read back: the flush is part of the frame's cost. */
 	xcb_flush(xwm->conn);
 	uint64_t done_ns = render_now_ns();
-	uint64_t tick_ns = render_frame_sched_finish(&xwm->sched, &frame, done_ns);
+	uint64_t tick_ns = render_frame_sched_finish(&xwm->sched, frame, done_ns);
 	if (render_trace_enabled()) {
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
 		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
-		             frame.seq, painted ? "true" : "false", painted ? xwm->last_paint_area : 0,
-		             tick_ns, done_ns);
-		xwm_composite_trace_shown(xwm, frame.seq, done_ns);
+		             frame->seq, painted ? "true" : "false",
+		             painted ? xwm->last_paint_area : 0, tick_ns, done_ns);
+		xwm_composite_trace_shown(xwm, frame->seq, done_ns);
 	}
 	xwm_sync_frame_presented(xwm, done_ns);
 	xcb_flush(xwm->conn);
+	xwm->frame_in_flight = false;
+	/* Damage that came while the frame waited asked for a repaint whose
+	 * timer may have fired meanwhile (and was ignored): arm it again. */
+	if (xwm->sched.scheduled)
+		arm_timer(xwm, xwm->timer_fd, xwm->sched.deadline_ns);
+}
+
+/* The first half of a frame of the scheduler: take the damage and send
+ * the requests that fetch it; the frame goes on in repaint_finish once
+ * their replies are in (run() checks without blocking), or at once when
+ * there was nothing to fetch. */
+static void repaint(struct xwm *xwm)
+{
+	if (!xwm->scene || xwm->frame_in_flight ||
+	    !render_frame_sched_start(&xwm->sched, render_now_ns(), &xwm->frame))
+		return;
+	xwm->frame_in_flight = true;
+	if (xwm_contents_fetch(xwm)) {
+		xcb_flush(xwm->conn);
+		return;
+	}
+	repaint_finish(xwm);
+}
+
+/* The frame in flight, if its contents have arrived (never blocks). */
+static bool repaint_if_ready(struct xwm *xwm)
+{
+	if (!xwm->frame_in_flight || !xwm_contents_ready(xwm))
+		return false;
+	repaint_finish(xwm);
+	return true;
 }
 
 void xwm_repaint_now(struct xwm *xwm)
 {
-	/* Off the grid, for screenshots: the frame bookkeeping (timing
+	if (!xwm->scene)
+		return;
+	/* Off the grid, for screenshots, and allowed to wait for the server:
+	 * a frame in flight is finished first, then whatever is still
+	 * pending is fetched and painted. The frame bookkeeping (timing
 	 * messages, trace) stays with the scheduled repaint. */
-	if (xwm->scene && paint(xwm))
+	if (xwm->frame_in_flight) {
+		xwm_contents_wait(xwm);
+		repaint_finish(xwm);
+	}
+	if (xwm_contents_fetch(xwm)) {
+		xcb_flush(xwm->conn);
+		xwm_contents_wait(xwm);
+	}
+	xwm_contents_upload(xwm);
+	if (paint(xwm))
 		xcb_flush(xwm->conn);
 }
 
@@ -245,7 +294,11 @@ static int run(struct xwm *xwm, int signal_fd)
 		xcb_flush(xwm->conn);
 		/* A write that has to wait makes xcb read what the server sent
 		 * meanwhile into its queue; poll() on the socket would then
-		 * sleep on those events (a MapRequest never answered). */
+		 * sleep on those events (a MapRequest never answered) or on
+		 * the replies a frame waits for. Checking the replies may read
+		 * more events into the queue, so it comes first. */
+		if (repaint_if_ready(xwm))
+			continue;
 		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
 			handle_event(xwm, ev);
 			continue;

@@ -21,9 +21,11 @@
  * Reusing the segment needs the server to have executed the previous
  * frame's PutImages: every event and reply carries the sequence number of
  * the last request the server processed, and the main loop and the
- * content fetches report those (xwm_note_processed); only when nothing
- * newer arrived since the last frame (two frames in a row with no event
- * and no fetch in between) does present wait for one round trip.
+ * content fetches report those (xwm_note_processed). When nothing newer
+ * arrived since the last frame (two frames in a row with no event and no
+ * fetch in between), the repaint sends a GetInputFocus and paints only
+ * once its reply is in, as it does for a fetch (fetch.c): the event loop
+ * never waits for the server.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -168,13 +170,20 @@ void xwm_output_finish(struct xwm *xwm)
 	xwm->target = NULL;
 }
 
+bool xwm_output_busy(const struct xwm *xwm)
+{
+	return xwm->out_put_pending &&
+	       (!xwm->processed_known || !seq_after_or_at(xwm->processed_seq, xwm->out_put_seq));
+}
+
 /* Before overwriting the segment: the server must have read the last
- * frame's pixels out of it. */
+ * frame's pixels out of it. The repaint makes sure it has (fetch.c), so
+ * this waits only for a present outside the repaint (a screenshot). */
 static void wait_segment_free(struct xwm *xwm)
 {
 	if (!xwm->out_put_pending)
 		return;
-	if (!xwm->processed_known || !seq_after_or_at(xwm->processed_seq, xwm->out_put_seq)) {
+	if (xwm_output_busy(xwm)) {
 		xcb_get_input_focus_cookie_t ck = xcb_get_input_focus(xwm->conn);
 		free(xcb_get_input_focus_reply(xwm->conn, ck, NULL));
 		xwm_note_processed(xwm, ck.sequence);

@@ -11,7 +11,8 @@
  *                messages (docs/xwm-control.md)
  *   policy.c     placement, focus and stacking rules (side by side with
  *                compositor/policy.c)
- *   composite.c  Composite/Damage/XFixes setup and window contents
+ *   composite.c  Composite/Damage/XFixes setup, windows' damage
+ *   fetch.c      window contents: fetched without waiting for the server
  *   sync.c       _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN/TIMINGS
  *   output.c     how frames reach the overlay: EGL swap or MIT-SHM PutImage
  *   protolog.c   X protocol counts for the bench ($DUET_PROTOCOL_LOG)
@@ -44,6 +45,7 @@ void xwm_list_remove(struct xwm_list *elm);
 
 struct xwm;
 struct xwm_window;
+struct xwm_contents;
 
 /* Windows by id (wintable.c): chained buckets, a power of two of them. */
 struct xwm_wintable {
@@ -195,11 +197,17 @@ struct xwm {
 	uint32_t processed_seq;
 	bool processed_known;
 
-	/* MIT-SHM segment for window contents. */
+	/* Window contents (fetch.c): the frame's fetch, and the MIT-SHM
+	 * segment the server writes them into. */
+	struct xwm_contents *contents;
 	uint32_t shm_seg;
 	void *shm_data;
 	size_t shm_size;
 
+	/* The frame between its start and its paint, waiting for its
+	 * contents (main.c). */
+	bool frame_in_flight;
+	struct render_frame frame;
 	int timer_fd;                /* the scheduler's repaint deadline */
 	int sync_timer_fd;           /* the earliest _NET_WM_SYNC_REQUEST timeout */
 	uint64_t last_paint_area;    /* pixels repainted by the last paint, for the trace */
@@ -287,8 +295,6 @@ void xwm_composite_window_configured(struct xwm_window *w, bool resized);
 void xwm_composite_window_restacked(struct xwm_window *w);
 void xwm_composite_window_destroyed(struct xwm_window *w);
 void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev);
-/* Fetches damaged contents of all windows into their textures. */
-void xwm_composite_update_contents(struct xwm *xwm);
 /* main.c: a repaint on the frame scheduler's next tick, for new damage or
  * (frame_due) only for frame-timing messages that are due. */
 void xwm_schedule_repaint(struct xwm *xwm);
@@ -301,16 +307,41 @@ void xwm_arm_sync_timer(struct xwm *xwm, uint64_t at);
  * new size this frame (finished at done_ns) showed. */
 void xwm_composite_trace_shown(struct xwm *xwm, uint64_t seq, uint64_t done_ns);
 
+/* Composited at all (a node, and a depth render/ takes). */
+bool xwm_window_composited(const struct xwm_window *w);
+/* Names the window's current pixmap and gives it a texture of its size. */
+bool xwm_composite_rename_pixmap(struct xwm_window *w);
+
+/* ------------------------------------------------------------ fetch.c */
 /* Damage rectangles to transfer: region's boxes merged while that wastes
- * little (composite.c); fills out[XWM_MAX_RECTS], returns how many. */
+ * little; fills out[XWM_MAX_RECTS], returns how many. */
 #define XWM_MAX_RECTS 8
+/* Regions with more rectangles than this are fetched as their bounding
+ * box without trying to merge (the merge is quadratic or worse). */
+#define XWM_MAX_MERGE_INPUT 16
 int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
+/* A repaint in two halves around the server's round trip (main.c):
+ * fetch takes the damage of every window and sends the requests for it,
+ * returning true when the frame must wait for replies; ready tells,
+ * without blocking, whether they are in; upload puts them into the
+ * textures. wait blocks for them (screenshots only, off the repaint path). */
+bool xwm_contents_fetch(struct xwm *xwm);
+bool xwm_contents_in_flight(const struct xwm *xwm);
+bool xwm_contents_ready(struct xwm *xwm);
+void xwm_contents_wait(struct xwm *xwm);
+void xwm_contents_upload(struct xwm *xwm);
+/* w is unmapped or destroyed: what arrives for it is dropped. */
+void xwm_contents_forget_window(struct xwm_window *w);
+void xwm_contents_finish(struct xwm *xwm);
 
 /* ----------------------------------------------------------- output.c */
 /* Creates xwm->target on the overlay (needs xwm->egl and xwm->scene). */
 int xwm_output_start(struct xwm *xwm, int width, int height);
 void xwm_output_present(struct xwm *xwm, const pixman_region32_t *damage);
 void xwm_output_finish(struct xwm *xwm);
+/* The server may still be reading the last frame's pixels from the
+ * output segment (a present now would have to wait for it). */
+bool xwm_output_busy(const struct xwm *xwm);
 /* The server has processed every request up to sequence (an event or a
  * reply carrying it arrived). */
 void xwm_note_processed(struct xwm *xwm, uint32_t sequence);

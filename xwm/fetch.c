@@ -1,0 +1,529 @@
+/* Window contents: the damaged rectangles of every composited window,
+ * copied from its named pixmap into its texture, without the event loop
+ * ever waiting for the X server.
+ *
+ * EGL_KHR_image_pixmap would bind the named pixmap zero-copy, but render/
+ * has no EGLImage import yet and Xvfb (no DRI3) cannot offer it anyway, so
+ * the path here is MIT-SHM: one ShmGetImage per damaged rectangle of the
+ * named pixmap (nearby rectangles merged when their bounding box wastes
+ * little), each into its own packed place in one shared memory segment,
+ * and render_texture_upload_rect straight from there: the server's copy
+ * into the segment is the only CPU copy. Without MIT-SHM 1.2 (fd passing)
+ * plain GetImage replies are uploaded from the reply buffer.
+ *
+ * A frame's repaint (main.c) is split at the round trip: xwm_contents_fetch
+ * takes every window's damage (DamageSubtract) and sends all the GetImage
+ * requests of the frame, for every window, at once; main.c then goes back
+ * to its loop, which handles events and sleeps in poll() as usual, and
+ * xwm_contents_ready checks with xcb_poll_for_reply (no blocking) whether
+ * the replies are in: they come in request order, so the last one
+ * arriving means all did. Only then are the rectangles uploaded and the
+ * frame painted. The server answers a frame's fetch in one go, so the
+ * frame costs the same requests and replies as a blocking fetch, but
+ * duet-xwm never sits in xcb_wait_for_reply on its repaint path: events
+ * that arrive meanwhile (a client's MapRequest, its next DamageNotify) are
+ * handled at once. One segment suffices: the next frame's fetch is sent
+ * only after this frame's replies came, so the server never writes where
+ * an upload reads.
+ *
+ * A frame whose contents need no fetch but whose output PutImage would
+ * reuse a segment the server may still be reading (output.c) sends a
+ * GetInputFocus instead and waits for its reply the same way, so the
+ * present never blocks either.
+ *
+ * Windows change while a fetch is in flight: one that is unmapped or
+ * destroyed is forgotten (xwm_contents_forget_window) and its rectangles
+ * are dropped when they arrive; one that is resized keeps its old pixmap
+ * and texture until the next frame renames them, so what arrives still
+ * fits where it is uploaded.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xcb/shm.h>
+#include <xcb/xcbext.h> /* xcb_poll_for_reply, xcb_wait_for_reply */
+
+#include "xwm.h"
+
+/* Above this many rectangles to fetch, one bounding box is cheaper. */
+#define MAX_RECTS XWM_MAX_RECTS
+/* Regions with more rectangles than this are fetched as their bounding
+ * box without trying to merge (the merge below is quadratic or worse). */
+#define MAX_MERGE_INPUT XWM_MAX_MERGE_INPUT
+/* Merging two rectangles into their bounding box is worth it while it
+ * fetches at most this many pixels that are not damaged, plus a quarter
+ * of the damaged ones: a separate ShmGetImage costs a request, a reply and
+ * a glTexSubImage2D call, which outweigh copying a few KiB twice. */
+#define MERGE_SLACK_PIXELS 1024
+/* A frame's fetches share one segment; windows that would push it past
+ * this size wait for the next frame (a window larger than it alone gets a
+ * segment of its size). */
+#define BATCH_BYTES (64u << 20)
+
+/* One rectangle of one window in the frame's fetch. */
+struct fetch {
+	pixman_box32_t box;     /* pixmap coordinates */
+	size_t offset;          /* of its packed rows in the segment */
+	size_t window;          /* index in xwm_contents.windows */
+	unsigned int sequence;  /* of its GetImage request */
+	void *reply;            /* once arrived; NULL then = an error */
+};
+
+struct fetch_window {
+	struct xwm_window *w;   /* NULL: went away while the fetch was in flight */
+	bool ok;                /* every rectangle of it came back and uploaded */
+};
+
+/* The frame's fetch (at most one at a time); the arrays are kept from
+ * frame to frame. */
+struct xwm_contents {
+	struct fetch *fetch;
+	size_t count, cap;
+	size_t arrived;         /* replies in, a prefix of fetch[] */
+	size_t bytes;           /* segment space they need */
+	struct fetch_window *windows;
+	size_t nwindows, wcap;
+	bool shm;               /* into xwm->shm_data, else GetImage replies */
+	bool in_flight;
+	/* The output's GetInputFocus when nothing is fetched (see above). */
+	bool marker;
+	unsigned int marker_sequence;
+	/* For the debug line that reports what a frame cost. */
+	unsigned int requests;
+	uint64_t fetched_bytes, t0;
+};
+
+/* ---------------------------------------------------- what to fetch */
+
+static int64_t box_area(const pixman_box32_t *b)
+{
+	return (int64_t)(b->x2 - b->x1) * (b->y2 - b->y1);
+}
+
+static bool boxes_overlap(const pixman_box32_t *a, const pixman_box32_t *b)
+{
+	return a->x1 < b->x2 && b->x1 < a->x2 && a->y1 < b->y2 && b->y1 < a->y2;
+}
+
+static void box_extend(pixman_box32_t *a, const pixman_box32_t *b)
+{
+	a->x1 = a->x1 < b->x1 ? a->x1 : b->x1;
+	a->y1 = a->y1 < b->y1 ? a->y1 : b->y1;
+	a->x2 = a->x2 > b->x2 ? a->x2 : b->x2;
+	a->y2 = a->y2 > b->y2 ? a->y2 : b->y2;
+}
+
+/* The bounding box of boxes i and j grown until it overlaps no other box
+ * partly; *members gets the bit set of the boxes it covers, the return
+ * value their damaged area. Boxes stay pairwise disjoint, so no pixel is
+ * fetched twice. */
+static int64_t merged_box(const pixman_box32_t *box, const int64_t *covered, int n,
+                          int i, int j, pixman_box32_t *m, uint32_t *members)
+{
+	int64_t sum = covered[i] + covered[j];
+	bool grew = true;
+
+	*m = box[i];
+	box_extend(m, &box[j]);
+	*members = 1u << i | 1u << j;
+	while (grew) {
+		grew = false;
+		for (int k = 0; k < n; k++)
+			if (!(*members & 1u << k) && boxes_overlap(m, &box[k])) {
+				box_extend(m, &box[k]);
+				*members |= 1u << k;
+				sum += covered[k];
+				grew = true;
+			}
+	}
+	return sum;
+}
+
+/* The rectangles to fetch for region (pixmap coordinates): its own boxes,
+ * pairs merged greedily (least waste first) while their bounding box
+ * wastes little, and one bounding box if that still leaves too many.
+ * pixman splits an L-shaped damage (a cursor and its underline) into
+ * bands; this puts them back together. Returns how many, <= MAX_RECTS. */
+int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out)
+{
+	pixman_box32_t box[MAX_MERGE_INPUT];
+	int64_t covered[MAX_MERGE_INPUT];
+	int n;
+	const pixman_box32_t *rects = pixman_region32_rectangles(region, &n);
+
+	if (n == 0)
+		return 0;
+	if (n > MAX_MERGE_INPUT) {
+		out[0] = *pixman_region32_extents(region);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		box[i] = rects[i];
+		covered[i] = box_area(&rects[i]);
+	}
+	for (;;) {
+		int64_t best_waste = -1, best_sum = 0;
+		pixman_box32_t best_box = { 0, 0, 0, 0 };
+		uint32_t best_members = 0;
+
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++) {
+				pixman_box32_t m;
+				uint32_t members;
+				int64_t sum = merged_box(box, covered, n, i, j, &m, &members);
+				int64_t waste = box_area(&m) - sum;
+				if (waste > MERGE_SLACK_PIXELS + sum / 4)
+					continue;
+				if (best_waste < 0 || waste < best_waste) {
+					best_waste = waste;
+					best_sum = sum;
+					best_box = m;
+					best_members = members;
+				}
+			}
+		if (best_waste < 0)
+			break;
+		/* Replace the members by the merged box, keeping the rest. */
+		int kept = 0;
+		for (int k = 0; k < n; k++)
+			if (!(best_members & 1u << k)) {
+				box[kept] = box[k];
+				covered[kept] = covered[k];
+				kept++;
+			}
+		box[kept] = best_box;
+		covered[kept] = best_sum;
+		n = kept + 1;
+	}
+	if (n > MAX_RECTS) {
+		out[0] = *pixman_region32_extents(region);
+		return 1;
+	}
+	memcpy(out, box, (size_t)n * sizeof(*box));
+	return n;
+}
+
+/* --------------------------------------------------------- the segment */
+
+static void shm_release(struct xwm *xwm)
+{
+	if (xwm->shm_data) {
+		xcb_shm_detach(xwm->conn, xwm->shm_seg);
+		munmap(xwm->shm_data, xwm->shm_size);
+	}
+	xwm->shm_data = NULL;
+	xwm->shm_size = 0;
+}
+
+/* A memfd of at least size bytes shared with the server through MIT-SHM
+ * 1.2, for it to write window pixels into. Only called while no fetch is
+ * in flight, so no ShmGetImage into the old segment is pending. */
+static bool shm_reserve(struct xwm *xwm, size_t size)
+{
+	if (size <= xwm->shm_size)
+		return true;
+	shm_release(xwm);
+	size = (size + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+	int fd = memfd_create("duet-xwm-contents", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		xwm_log("memfd for window contents: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		xwm_log("mmap for window contents: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	xwm->shm_seg = xcb_generate_id(xwm->conn);
+	/* xcb closes the fd once sent. */
+	xcb_shm_attach_fd(xwm->conn, xwm->shm_seg, fd, 0);
+	xwm->shm_data = data;
+	xwm->shm_size = size;
+	return true;
+}
+
+/* ---------------------------------------------------------- the batch */
+
+static bool grow_array(void **array, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*array, n * size);
+	if (!p)
+		return false;
+	*array = p;
+	*cap = n;
+	return true;
+}
+
+static struct xwm_contents *contents(struct xwm *xwm)
+{
+	if (!xwm->contents)
+		xwm->contents = calloc(1, sizeof(*xwm->contents));
+	return xwm->contents;
+}
+
+/* The rectangles to fetch of w and their segment bytes (64-byte aligned
+ * starts: whole cache lines for the upload). */
+static int plan_window(struct xwm_window *w, pixman_box32_t *boxes, size_t *bytes)
+{
+	pixman_region32_t region;
+
+	pixman_region32_init_rect(&region, 0, 0, (unsigned)w->pixmap_width,
+	                          (unsigned)w->pixmap_height);
+	if (!w->full_damage)
+		pixman_region32_intersect(&region, &region, &w->damage_region);
+	int n = xwm_plan_rects(&region, boxes);
+	xwm_debug(w->xwm, "0x%x: fetch %d rectangle(s) for %d damaged%s", w->id, n,
+	          pixman_region32_n_rects(&region), w->full_damage ? " (all)" : "");
+	pixman_region32_fini(&region);
+	*bytes = 0;
+	for (int i = 0; i < n; i++)
+		*bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+	return n;
+}
+
+/* Takes w's damage (re-arming the server's reports) and queues its
+ * rectangles. Returns false when w must wait for the next frame (the
+ * batch is full, or out of memory); its damage is then left as it was. */
+static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_window *w)
+{
+	pixman_box32_t boxes[MAX_RECTS];
+	size_t bytes;
+	int n = plan_window(w, boxes, &bytes);
+
+	if (n > 0 && b->count > 0 && b->bytes + bytes > BATCH_BYTES)
+		return false;
+	if (!grow_array((void **)&b->fetch, &b->cap, b->count + (size_t)n, sizeof(*b->fetch)) ||
+	    !grow_array((void **)&b->windows, &b->wcap, b->nwindows + 1, sizeof(*b->windows)))
+		return false;
+	if (w->damaged) {
+		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
+		b->requests++;
+		w->damaged = false;
+	}
+	pixman_region32_clear(&w->damage_region);
+	w->full_damage = false;
+	if (n == 0)
+		return true;
+	for (int i = 0; i < n; i++) {
+		b->fetch[b->count++] = (struct fetch){
+			.box = boxes[i], .offset = b->bytes, .window = b->nwindows,
+		};
+		b->bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+	}
+	b->windows[b->nwindows++] = (struct fetch_window){ .w = w, .ok = true };
+	return true;
+}
+
+static void send_requests(struct xwm *xwm, struct xwm_contents *b)
+{
+	xcb_connection_t *c = xwm->conn;
+
+	b->shm = xwm->has_shm_fd && shm_reserve(xwm, b->bytes);
+	if (xwm->has_shm_fd && !b->shm)
+		xwm_log("no shared memory for window contents: using GetImage replies");
+	for (size_t i = 0; i < b->count; i++) {
+		struct fetch *f = &b->fetch[i];
+		xcb_drawable_t pixmap = b->windows[f->window].w->pixmap;
+		int16_t x = (int16_t)f->box.x1, y = (int16_t)f->box.y1;
+		uint16_t bw = (uint16_t)(f->box.x2 - f->box.x1), bh = (uint16_t)(f->box.y2 - f->box.y1);
+		if (b->shm)
+			f->sequence = xcb_shm_get_image(c, pixmap, x, y, bw, bh, ~0u,
+			                                XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->shm_seg,
+			                                (uint32_t)f->offset).sequence;
+		else
+			f->sequence = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, pixmap, x, y, bw, bh,
+			                            ~0u).sequence;
+		f->reply = NULL;
+		b->requests++;
+	}
+}
+
+bool xwm_contents_fetch(struct xwm *xwm)
+{
+	struct xwm_contents *b = contents(xwm);
+	bool deferred = false;
+
+	if (!b || b->in_flight)
+		return b && b->in_flight;
+	b->count = b->nwindows = b->arrived = b->bytes = 0;
+	b->requests = 0;
+	b->fetched_bytes = 0;
+	b->marker = false;
+	b->t0 = xwm->debug ? render_now_ns() : 0;
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (!w->viewable || !xwm_window_composited(w) || !w->damage || w->awaiting_content)
+			continue;
+		if (!(w->damaged || w->full_damage || w->needs_rename) ||
+		    !xwm_sync_content_ready(w))
+			continue;
+		w->presented_update = false;
+		if (w->needs_rename) {
+			w->needs_rename = false;
+			if (!xwm_composite_rename_pixmap(w))
+				continue;
+		}
+		if (!w->pixmap || !w->texture)
+			continue;
+		if (!queue_window(xwm, b, w))
+			deferred = true;
+	}
+	if (deferred)
+		xwm_schedule_repaint(xwm); /* the rest next frame */
+	if (b->count > 0) {
+		send_requests(xwm, b);
+	} else if (xwm_output_busy(xwm)) {
+		b->marker = true;
+		b->marker_sequence = xcb_get_input_focus(xwm->conn).sequence;
+	} else {
+		return false;
+	}
+	b->in_flight = true;
+	return true;
+}
+
+bool xwm_contents_in_flight(const struct xwm *xwm)
+{
+	return xwm->contents && xwm->contents->in_flight;
+}
+
+/* Collects what has arrived; wait: block for the rest (screenshots). */
+static bool collect(struct xwm *xwm, bool wait)
+{
+	struct xwm_contents *b = xwm->contents;
+	xcb_connection_t *c = xwm->conn;
+
+	if (!b || !b->in_flight)
+		return true;
+	if (b->marker) {
+		void *reply = NULL;
+		if (wait)
+			reply = xcb_wait_for_reply(c, b->marker_sequence, NULL);
+		else if (!xcb_poll_for_reply(c, b->marker_sequence, &reply, NULL))
+			return false;
+		free(reply);
+		xwm_note_processed(xwm, b->marker_sequence);
+		return true;
+	}
+	while (b->arrived < b->count) {
+		struct fetch *f = &b->fetch[b->arrived];
+		xcb_generic_error_t *error = NULL;
+		void *reply = NULL;
+		/* A NULL reply means the pixmap is gone: the window is going
+		 * away and its events follow. */
+		if (wait)
+			reply = xcb_wait_for_reply(c, f->sequence, &error);
+		else if (!xcb_poll_for_reply(c, f->sequence, &reply, &error))
+			return false;
+		free(error);
+		f->reply = reply;
+		xwm_note_processed(xwm, f->sequence);
+		b->arrived++;
+	}
+	return true;
+}
+
+bool xwm_contents_ready(struct xwm *xwm)
+{
+	return collect(xwm, false);
+}
+
+void xwm_contents_wait(struct xwm *xwm)
+{
+	collect(xwm, true);
+}
+
+static const void *fetched_pixels(struct xwm *xwm, const struct xwm_contents *b,
+                                  const struct fetch *f, size_t bytes)
+{
+	if (!f->reply)
+		return NULL;
+	if (b->shm) {
+		const xcb_shm_get_image_reply_t *r = f->reply;
+		return r->size >= bytes ? (const char *)xwm->shm_data + f->offset : NULL;
+	}
+	xcb_get_image_reply_t *r = f->reply;
+	return (size_t)xcb_get_image_data_length(r) >= bytes ? xcb_get_image_data(r) : NULL;
+}
+
+void xwm_contents_upload(struct xwm *xwm)
+{
+	struct xwm_contents *b = xwm->contents;
+
+	if (!b || !b->in_flight || b->arrived < b->count)
+		return;
+	for (size_t i = 0; i < b->count; i++) {
+		struct fetch *f = &b->fetch[i];
+		struct fetch_window *fw = &b->windows[f->window];
+		int bw = f->box.x2 - f->box.x1, bh = f->box.y2 - f->box.y1;
+		size_t bytes = (size_t)bw * (size_t)bh * 4;
+		const void *pixels = fetched_pixels(xwm, b, f, bytes);
+		bool ok = false;
+
+		if (pixels && fw->w && fw->w->texture &&
+		    render_texture_upload_rect(fw->w->texture, pixels, bw * 4, &f->box) == 0) {
+			pixman_region32_t region;
+			pixman_region32_init_rect(&region, f->box.x1, f->box.y1, (unsigned)bw,
+			                          (unsigned)bh);
+			render_node_damage(fw->w->node, &region);
+			pixman_region32_fini(&region);
+			b->fetched_bytes += bytes;
+			ok = true;
+		}
+		free(f->reply);
+		f->reply = NULL;
+		if (!ok)
+			fw->ok = false;
+	}
+	/* Windows are queued only with at least one rectangle. */
+	for (size_t k = 0; k < b->nwindows; k++)
+		if (b->windows[k].ok && b->windows[k].w) {
+			render_node_set_visible(b->windows[k].w->node, true);
+			b->windows[k].w->presented_update = true;
+		}
+	if (b->requests > 0)
+		xwm_debug(xwm, "contents: %u request(s), %llu bytes in %.3f ms", b->requests,
+		          (unsigned long long)b->fetched_bytes,
+		          (double)(render_now_ns() - b->t0) / 1e6);
+	b->count = b->nwindows = b->arrived = 0;
+	b->in_flight = false;
+}
+
+void xwm_contents_forget_window(struct xwm_window *w)
+{
+	struct xwm_contents *b = w->xwm->contents;
+
+	if (!b || !b->in_flight)
+		return;
+	for (size_t k = 0; k < b->nwindows; k++)
+		if (b->windows[k].w == w)
+			b->windows[k].w = NULL;
+}
+
+void xwm_contents_finish(struct xwm *xwm)
+{
+	struct xwm_contents *b = xwm->contents;
+
+	if (b) {
+		/* Those that never arrived are NULL (send_requests). */
+		for (size_t i = 0; i < b->count; i++)
+			free(b->fetch[i].reply);
+		free(b->fetch);
+		free(b->windows);
+		free(b);
+	}
+	xwm->contents = NULL;
+	shm_release(xwm);
+}
