@@ -295,9 +295,10 @@ static int run(struct xwm *xwm, int signal_fd)
 		/* A write that has to wait makes xcb read what the server sent
 		 * meanwhile into its queue; poll() on the socket would then
 		 * sleep on those events (a MapRequest never answered) or on
-		 * the replies a frame waits for. Checking the replies may read
-		 * more events into the queue, so it comes first. */
-		if (repaint_if_ready(xwm))
+		 * the replies a frame or a property read waits for. Checking
+		 * the replies may read more events into the queue, so it comes
+		 * first. */
+		if (xwm_wm_poll(xwm) || xwm_props_poll(xwm) || repaint_if_ready(xwm))
 			continue;
 		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
 			handle_event(xwm, ev);

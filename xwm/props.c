@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <xcb/xcb_icccm.h>
+#include <xcb/xcbext.h> /* xcb_poll_for_reply */
 
 #include "xwm.h"
 
@@ -171,6 +172,91 @@ void xwm_props_reset_window(struct xwm_window *w)
 	w->own_net_state_writes = 0;
 }
 
+/* Reads of properties that changed (PropertyNotify), in request order:
+ * the GetProperty is sent when the notify is handled and its reply is
+ * applied when it arrives (xwm_props_poll, from the event loop), so a
+ * client that retitles itself every frame costs no round trip we wait
+ * in. Events whose handling depends on what clients asked (xwm_props_
+ * settle, before MapRequest, ConfigureRequest, ClientMessage...) apply
+ * every read still pending first, as a blocking read at the notify would
+ * have: a client that sets WM_NORMAL_HINTS and then asks for a size gets
+ * the size its new hints allow. Replies carry the server's value when it
+ * read the property, later changes send new notifies, so applying them in
+ * order leaves the latest value. */
+struct xwm_prop_read {
+	xcb_window_t window;
+	xcb_atom_t atom;
+	unsigned int sequence;
+};
+
+struct xwm_prop_reads {
+	struct xwm_prop_read *read;
+	size_t head, count, cap;  /* a ring: count reads from head */
+};
+
+static bool queue_read(struct xwm *xwm, struct xwm_window *w, xcb_atom_t atom)
+{
+	struct xwm_prop_reads *q = xwm->prop_reads;
+
+	if (!q && !(q = xwm->prop_reads = calloc(1, sizeof(*q))))
+		return false;
+	if (q->count == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct xwm_prop_read *r = malloc(cap * sizeof(*r));
+		if (!r)
+			return false;
+		for (size_t i = 0; i < q->count; i++)
+			r[i] = q->read[(q->head + i) % q->cap];
+		free(q->read);
+		q->read = r;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->read[(q->head + q->count) % q->cap] = (struct xwm_prop_read){
+		.window = w->id, .atom = atom, .sequence = prop_get(w, atom).sequence,
+	};
+	q->count++;
+	return true;
+}
+
+/* Applies the oldest read if its reply is in (or, wait, once it is). */
+static bool apply_oldest(struct xwm *xwm, bool wait)
+{
+	struct xwm_prop_reads *q = xwm->prop_reads;
+	struct xwm_prop_read *rd = &q->read[q->head];
+	void *reply = NULL;
+
+	/* An error (the window is gone) goes to the event queue and leaves
+	 * a NULL reply, as for a blocking read. */
+	if (!xcb_poll_for_reply(xwm->conn, rd->sequence, &reply, NULL)) {
+		if (!wait)
+			return false;
+		reply = xcb_wait_for_reply(xwm->conn, rd->sequence, NULL);
+	}
+	xwm_note_processed(xwm, rd->sequence);
+	struct xwm_window *w = xwm_window_lookup(xwm, rd->window);
+	if (w && w->managed)
+		prop_apply(w, rd->atom, reply);
+	free(reply);
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+	return true;
+}
+
+bool xwm_props_poll(struct xwm *xwm)
+{
+	bool applied = false;
+	while (xwm->prop_reads && xwm->prop_reads->count > 0 && apply_oldest(xwm, false))
+		applied = true;
+	return applied;
+}
+
+void xwm_props_settle(struct xwm *xwm)
+{
+	while (xwm->prop_reads && xwm->prop_reads->count > 0)
+		apply_oldest(xwm, true);
+}
+
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state)
 {
 	if (atom == w->xwm->ewmh._NET_WM_STATE) {
@@ -187,10 +273,13 @@ void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state)
 	for (int i = 0; watched_atom(w, i) != XCB_NONE; i++) {
 		if (watched_atom(w, i) != atom)
 			continue;
-		xcb_get_property_reply_t *r =
-			xcb_get_property_reply(w->xwm->conn, prop_get(w, atom), NULL);
-		prop_apply(w, atom, r);
-		free(r);
+		if (!queue_read(w->xwm, w, atom)) {
+			/* Out of memory for the queue: read it now. */
+			xcb_get_property_reply_t *r =
+				xcb_get_property_reply(w->xwm->conn, prop_get(w, atom), NULL);
+			prop_apply(w, atom, r);
+			free(r);
+		}
 		return;
 	}
 }
@@ -321,6 +410,16 @@ write_all: /* out of memory for the copies: just write */
 
 void xwm_props_finish(struct xwm *xwm)
 {
+	if (xwm->prop_reads) {
+		/* Replies never collected stay in xcb's queue: drop them. */
+		for (size_t i = 0; i < xwm->prop_reads->count; i++) {
+			struct xwm_prop_reads *q = xwm->prop_reads;
+			xcb_discard_reply(xwm->conn, q->read[(q->head + i) % q->cap].sequence);
+		}
+		free(xwm->prop_reads->read);
+		free(xwm->prop_reads);
+		xwm->prop_reads = NULL;
+	}
 	free(xwm->client_list);
 	free(xwm->client_list_stacking);
 	xwm->client_list = xwm->client_list_stacking = NULL;

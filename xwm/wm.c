@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xcb/xcbext.h> /* xcb_poll_for_reply, xcb_discard_reply */
+
 #include "xwm.h"
 
 /* --------------------------------------------------------------- windows */
@@ -84,9 +86,73 @@ static void window_read_attributes(struct xwm_window *w)
 	free(g);
 }
 
+/* A new window's depth, asked at its CreateNotify without waiting: the
+ * X server allocates ids for the client and the client maps soon after,
+ * so the reply is normally in long before anything needs it. Until then
+ * the window has no node and no Damage; the events that need them (its
+ * MapRequest, its MapNotify) wait for the reply if it is still out, which
+ * costs what the blocking read at CreateNotify cost every window. An
+ * InputOnly window has depth 0 (GetGeometry), so one request tells both
+ * the depth and the class. */
+static void ask_geometry(struct xwm_window *w)
+{
+	w->geometry_sequence = xcb_get_geometry(w->xwm->conn, w->id).sequence;
+	w->geometry_pending = true;
+	w->xwm->geometries_pending++;
+}
+
+static bool resolve_geometry(struct xwm_window *w, bool wait)
+{
+	struct xwm *xwm = w->xwm;
+	void *reply = NULL;
+
+	if (!w->geometry_pending)
+		return true;
+	if (!xcb_poll_for_reply(xwm->conn, w->geometry_sequence, &reply, NULL)) {
+		if (!wait)
+			return false;
+		reply = xcb_wait_for_reply(xwm->conn, w->geometry_sequence, NULL);
+	}
+	xwm_note_processed(xwm, w->geometry_sequence);
+	w->geometry_pending = false;
+	xwm->geometries_pending--;
+	xcb_get_geometry_reply_t *g = reply;
+	if (g) {
+		w->depth = g->depth;
+		w->input_only = g->depth == 0;
+	}
+	free(reply);
+	/* A NULL reply: the window is already gone (its DestroyNotify
+	 * follows); depth 0 keeps it out of compositing. */
+	xwm_composite_window_created(w);
+	return true;
+}
+
+bool xwm_wm_poll(struct xwm *xwm)
+{
+	bool applied = false;
+
+	if (xwm->geometries_pending == 0)
+		return false;
+	/* Replies come in request order, and newer windows are higher up. */
+	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		if (w->geometry_pending && resolve_geometry(w, false))
+			applied = true;
+	}
+	return applied;
+}
+
 static void window_free(struct xwm_window *w)
 {
 	struct xwm *xwm = w->xwm;
+
+	if (w->geometry_pending) {
+		/* Nobody will collect it: xcb would keep it forever. */
+		xcb_discard_reply(xwm->conn, w->geometry_sequence);
+		w->geometry_pending = false;
+		xwm->geometries_pending--;
+	}
 
 	if (xwm->focused == w)
 		xwm->focused = NULL;
@@ -351,8 +417,7 @@ static void handle_create_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 	                                     ev->override_redirect);
 	if (!w)
 		return;
-	window_read_attributes(w);
-	xwm_composite_window_created(w);
+	ask_geometry(w);
 }
 
 static void handle_destroy_notify(struct xwm *xwm, xcb_generic_event_t *generic)
@@ -374,6 +439,7 @@ static void handle_map_request(struct xwm *xwm, xcb_generic_event_t *generic)
 		xcb_map_window(xwm->conn, ev->window);
 		return;
 	}
+	resolve_geometry(w, true);
 	if (w->managed && w->mapped) {
 		/* Already shown (e.g. a repeated request while minimized). */
 		xwm_policy_activate(w);
@@ -389,6 +455,7 @@ static void handle_map_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (!w || ev->event != xwm->root)
 		return;
+	resolve_geometry(w, true);
 	w->viewable = true;
 	xwm_composite_window_mapped(w, false);
 }
@@ -575,6 +642,9 @@ static void apply_configure(struct xwm_window *w)
 
 void xwm_wm_flush_configures(struct xwm *xwm)
 {
+	/* The size hints a client set before asking apply to its request. */
+	if (xwm->configures_pending > 0)
+		xwm_props_settle(xwm);
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack && xwm->configures_pending > 0;
 	     l = l->next)
 		apply_configure(xwm_container_of(l, struct xwm_window, link));
@@ -612,6 +682,11 @@ void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 		xwm_sync_handle_alarm(xwm, (xcb_sync_alarm_notify_event_t *)ev);
 		return;
 	}
+	/* Events that make the policy act read what clients asked in their
+	 * properties: the values of every PropertyNotify before them first. */
+	if (type == XCB_MAP_REQUEST || type == XCB_UNMAP_NOTIFY || type == XCB_DESTROY_NOTIFY ||
+	    type == XCB_CLIENT_MESSAGE || type == XCB_BUTTON_PRESS)
+		xwm_props_settle(xwm);
 	/* Anything else may depend on the geometry a pending request asks
 	 * for (a MapRequest places the window, _DUET_SYNC promises that all
 	 * is handled): apply them first. */

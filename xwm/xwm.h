@@ -46,6 +46,7 @@ void xwm_list_remove(struct xwm_list *elm);
 struct xwm;
 struct xwm_window;
 struct xwm_contents;
+struct xwm_prop_reads;
 
 /* Windows by id (wintable.c): chained buckets, a power of two of them. */
 struct xwm_wintable {
@@ -65,7 +66,11 @@ struct xwm_window {
 	bool input_only;
 	bool viewable;          /* mapped on the server */
 	uint8_t depth;
-	xcb_visualid_t visual;
+	xcb_visualid_t visual;  /* known for windows adopted or reparented to the root */
+	/* The GetGeometry sent at CreateNotify for the depth, whose reply is
+	 * not applied yet (wm.c): no node or Damage until it is. */
+	bool geometry_pending;
+	unsigned int geometry_sequence;
 
 	/* Window management; meaningful when managed. */
 	bool managed;           /* a client window we manage (not override-redirect) */
@@ -169,6 +174,8 @@ struct xwm {
 	size_t client_list_len, client_list_cap;
 	bool client_lists_written;
 	int configures_pending;      /* windows with cfg_pending */
+	int geometries_pending;      /* windows with geometry_pending */
+	struct xwm_prop_reads *prop_reads; /* property reads in flight (props.c) */
 
 	/* Compositing output. */
 	xcb_window_t overlay;
@@ -225,6 +232,9 @@ int xwm_wm_start(struct xwm *xwm);     /* adopt existing windows */
 void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev);
 /* Applies merged ConfigureRequests; main.c calls it once the queue is empty. */
 void xwm_wm_flush_configures(struct xwm *xwm);
+/* Applies the replies of new windows' geometry that are in (never
+ * blocks); true if any was. */
+bool xwm_wm_poll(struct xwm *xwm);
 struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id);
 void xwm_wm_finish(struct xwm *xwm);   /* free all windows */
 /* What policy.c asks of the X side. */
@@ -244,8 +254,14 @@ void xwm_props_init_root(struct xwm *xwm);   /* _NET_SUPPORTED, check window */
  * as "the WM is ready", so only once it can composite. */
 void xwm_props_announce(struct xwm *xwm);
 void xwm_props_read_all(struct xwm_window *w);
-/* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE). */
+/* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE): its
+ * new value is read without waiting, applied by poll once it arrived. */
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
+/* Applies the reads whose replies are in; true if any was. */
+bool xwm_props_poll(struct xwm *xwm);
+/* Applies every pending read, waiting for those still out (before an
+ * event whose handling depends on what clients asked). */
+void xwm_props_settle(struct xwm *xwm);
 /* w is (re)managed: forget what we wrote on it. */
 void xwm_props_reset_window(struct xwm_window *w);
 void xwm_props_finish(struct xwm *xwm);
