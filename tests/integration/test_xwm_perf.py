@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""duet-xwm never sits waiting for the X server while clients work
+(issue 9). Counted through its protocol log ($DUET_PROTOCOL_LOG, written
+on SIGUSR2): "reply_waits" is every xcb_wait_for_reply it made, i.e. every
+round trip it could have blocked in (xwm/protolog.c).
+
+  frames  a client redraws its window 60 times, 15 ms apart; duet-xwm
+          composites them (its trace's painted frames) without waiting for
+          a single reply: the window contents are fetched by requests whose
+          replies the event loop picks up when they come (xwm/fetch.c),
+          where it used to wait for them in every frame.
+  props   a client's properties change 40 times (WM_NAME, then
+          WM_NORMAL_HINTS with a maximum size); duet-xwm reads each new
+          value without waiting for it (xwm/props.c; it waited once per
+          PropertyNotify) and still applies it: a window-manager resize
+          afterwards is held to the new maximum.
+
+usage: test_xwm_perf.py frames|props
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+import duet
+from duet import check
+
+SIZE = "1024x768"
+
+
+class Counts:
+    """duet-xwm's protocol log and trace, read on demand."""
+
+    def __init__(self, s, log, trace):
+        self.s, self.log, self.trace = s, log, trace
+
+    def reply_waits(self):
+        """Makes duet-xwm rewrite its log (SIGUSR2) and returns its
+        reply_waits once the rewrite is seen."""
+        before = os.stat(self.log).st_mtime_ns if os.path.exists(self.log) else None
+        os.kill(self.s.wm.pid, signal.SIGUSR2)
+        deadline = time.monotonic() + 10
+        while True:
+            if os.path.exists(self.log) and os.stat(self.log).st_mtime_ns != before:
+                with open(self.log) as f:
+                    try:
+                        return json.load(f)["clients"][0]["reply_waits"]
+                    except ValueError:
+                        pass  # renamed in place: read again
+            check(time.monotonic() < deadline, "duet-xwm did not rewrite %s" % self.log)
+            time.sleep(0.02)
+
+    def painted_frames(self):
+        n = 0
+        with open(self.trace) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if e.get("name") == "frame" and e.get("painted"):
+                    n += 1
+        return n
+
+
+def session(name):
+    s = duet.XSession(name, size=SIZE)
+    log = os.path.join(s.workdir, "protocol.json")
+    trace = os.path.join(s.workdir, "trace.jsonl")
+    s.wm_env = {"DUET_PROTOCOL_LOG": log, "DUET_TRACE": trace}
+    return s, log, trace
+
+
+def frames():
+    s, log, trace = session("xwm-perf-frames")
+    with s:
+        c = Counts(s, log, trace)
+        p = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
+                      "--class", "frames"], name="still")
+        p.wait_line(r"^mapped 400 300$")
+        s.wait_window(app_id="frames")
+        a = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
+                      "--class", "animated", "--frames", "60", "--interval-ms", "15"],
+                     name="animated")
+        # Managing a window reads its attributes and properties, a few
+        # waits once per window, all before the client sees its window
+        # mapped; the frames come after.
+        a.wait_line(r"^mapped 400 300$")
+        waits0, painted0 = c.reply_waits(), c.painted_frames()
+        a.wait_line(r"^frame 60$", timeout=30)
+        s.sync()
+        time.sleep(0.1)  # the last frame's repaint
+        waits, painted = c.reply_waits() - waits0, c.painted_frames() - painted0
+        duet.log("%d frames painted while the client drew 60, %d replies waited for"
+                 % (painted, waits))
+        check(painted >= 20, "only %d frames painted while the client drew 60" % painted)
+        check(waits == 0, "duet-xwm waited for %d replies over %d painted frames"
+              % (waits, painted))
+
+
+def props():
+    s, log, trace = session("xwm-perf-props")
+    with s:
+        c = Counts(s, log, trace)
+        p = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
+                      "--class", "props"], name="props")
+        p.wait_line(r"^mapped 400 300$")
+        win = s.wait_window(app_id="props")
+        s.sync()
+        waits0 = c.reply_waits()
+        wid = "0x%x" % win.id
+        for i in range(39):
+            r = s.run(["xprop", "-id", wid, "-f", "WM_NAME", "8s", "-set", "WM_NAME",
+                       "name %d" % i])
+            check(r.returncode == 0, "xprop failed: %s" % r.stderr)
+        # flags = PMaxSize (32); max 200x150 at items 7 and 8 of 18.
+        hints = [32] + [0] * 6 + [200, 150] + [0] * 9
+        r = s.run(["xprop", "-id", wid, "-f", "WM_NORMAL_HINTS", "32i", "-set",
+                   "WM_NORMAL_HINTS", ",".join(str(v) for v in hints)])
+        check(r.returncode == 0, "xprop failed: %s" % r.stderr)
+        s.sync()
+        waits = c.reply_waits() - waits0
+        s.xctl("resize", wid, 600, 500)
+        s.sync()
+        got = s.wait_window(app_id="props", pred=lambda w: (w.w, w.h) != (400, 300))
+        duet.log("40 property changes: %d replies waited for; resized to %dx%d"
+                 % (waits, got.w, got.h))
+        check((got.w, got.h) == (200, 150),
+              "the new WM_NORMAL_HINTS were not applied: resized to %dx%d, max 200x150"
+              % (got.w, got.h))
+        check(waits == 0, "duet-xwm waited for %d replies over 40 property changes" % waits)
+
+
+SCENARIOS = {"frames": frames, "props": props}
+
+
+if __name__ == "__main__":
+    duet.main(SCENARIOS[sys.argv[1]])
