@@ -13,6 +13,11 @@
 #
 # arm64 gets what its tests need too (Mesa's llvmpipe for arm64 and
 # qemu-user-static, see scripts/test-aarch64); armhf is built only.
+#
+# The other way, which installs nothing on the host but the cross compiler:
+# duet_cross_sysroot downloads ARCH's packages into a sysroot directory and
+# duet_cross_sysroot_file writes a cross file for it; scripts/test builds
+# armhf so. docs/cross.md describes both.
 
 # DUET_BUILD_PACKAGES, from the same list the native build installs. Who
 # sources this file runs in the repository's root, as scripts/test does.
@@ -98,8 +103,16 @@ duet_ensure_cross_packages() {
 	done
 	echo "$who: installing: $missing"
 	export DEBIAN_FRONTEND=noninteractive
+	# An architecture added here whose indexes cannot be fetched (an
+	# out-of-sync mirror) would make every later apt-get update fail, on a
+	# machine others use too: take it back out. (duet_cross_sysroot needs
+	# no foreign architecture.)
 	apt-get update || {
 		echo "$who: apt-get update failed" >&2
+		for arch in $add_arch; do
+			dpkg --remove-architecture "$arch" &&
+				echo "$who: removed the architecture $arch again" >&2
+		done
 		return 1
 	}
 	# Multi-arch may upgrade amd64 libraries; it must never remove one (other
@@ -115,6 +128,78 @@ duet_ensure_cross_packages() {
 		echo "$who: apt-get failed" >&2
 		return 1
 	}
+}
+
+# duet_cross_sysroot WHO ARCH DIR: a sysroot for ARCH in DIR, without
+# touching the host's packages: apt, with a private state of its own and the
+# host's sources, downloads ARCH's library packages (the same list as
+# duet_cross_packages, without the compiler) and dpkg-deb unpacks them into
+# DIR/root. Needs no root, only the cross compiler. Kept while the package
+# list is unchanged. For build-only targets (armhf in scripts/test), and for
+# machines where the multi-arch install cannot be done (a mirror whose
+# security index for ARCH is out of sync; apt then uses what it could fetch,
+# which is enough to build).
+duet_cross_sysroot() {
+	who=$1 arch=$2 dir=$3
+	# The libraries, and the architecture-independent XML they are built from.
+	want=$( (duet_cross_packages "$arch" | tr ' ' '\n' | sed -n 's/:'"$arch"'$//p'
+		echo wayland-protocols) | sort | tr '\n' ' ')
+	if [ -f "$dir/root/.duet-packages" ] && [ "$(cat "$dir/root/.duet-packages")" = "$want" ]; then
+		return 0
+	fi
+	echo "$who: building an $arch sysroot in $dir/root"
+	rm -rf "$dir/root" "$dir/apt"
+	mkdir -p "$dir/apt/lists/partial" "$dir/apt/archives/partial" "$dir/root" || return 1
+	: >"$dir/apt/status"
+	set -- -o "APT::Architecture=$arch" -o "APT::Architectures::=$arch" \
+		-o "Dir::State=$dir/apt" -o "Dir::State::Lists=$dir/apt/lists" \
+		-o "Dir::State::status=$dir/apt/status" -o "Dir::Cache=$dir/apt" \
+		-o "Dir::Cache::archives=$dir/apt/archives" -o "Debug::NoLocking=1" \
+		-o "APT::Sandbox::User=$(id -un)"
+	# An index that fails (an out-of-sync mirror) leaves the others usable.
+	apt-get "$@" -q update || echo "$who: apt-get update of the $arch sysroot had errors; going on with the indexes it got" >&2
+	# shellcheck disable=SC2086 # one word per package
+	apt-get "$@" -q -y --no-install-recommends --download-only install $want || {
+		echo "$who: apt-get could not download the $arch packages" >&2
+		return 1
+	}
+	for deb in "$dir"/apt/archives/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root" || return 1
+	done
+	# Absolute symbolic links (lib.so -> /lib/...) must point into the sysroot.
+	find "$dir/root" -type l | while read -r link; do
+		target=$(readlink "$link")
+		case "$target" in
+		/*) ln -sfn "$dir/root$target" "$link" ;;
+		esac
+	done
+	rm -rf "$dir/apt/archives" "$dir/root/usr/share/doc" "$dir/root/usr/share/man" \
+		"$dir/root/usr/share/locale"
+	echo "$want" >"$dir/root/.duet-packages"
+}
+
+# duet_cross_sysroot_file ARCH DIR: writes DIR/sysroot.ini, a meson cross file
+# to give after cross/TRIPLET.ini that builds against DIR/root (and runs its
+# programs, if at all, with qemu-user's -L DIR/root).
+duet_cross_sysroot_file() {
+	arch=$1 dir=$2
+	triplet=$(duet_cross_triplet "$arch") || return 1
+	root=$(cd "$dir/root" && pwd) || return 1
+	qemu=qemu-$(echo "$triplet" | sed 's/-.*//')-static
+	cat >"$dir/sysroot.ini" <<SYSROOT
+# Written by scripts/cross-packages.sh (duet_cross_sysroot_file): the $arch
+# sysroot in $root, layered over cross/$triplet.ini.
+[binaries]
+exe_wrapper = ['$qemu', '-L', '$root']
+
+[properties]
+sys_root = '$root'
+pkg_config_libdir = ['$root/usr/lib/$triplet/pkgconfig', '$root/usr/share/pkgconfig']
+
+[built-in options]
+c_args = ['--sysroot=$root']
+c_link_args = ['--sysroot=$root']
+SYSROOT
 }
 
 # Run as a command (not sourced).
