@@ -148,6 +148,8 @@ duet_cross_sysroot() {
 		return 0
 	fi
 	echo "$who: building an $arch sysroot in $dir/root"
+	# apt takes absolute directories only.
+	mkdir -p "$dir" && dir=$(cd "$dir" && pwd) || return 1
 	rm -rf "$dir/root" "$dir/apt"
 	mkdir -p "$dir/apt/lists/partial" "$dir/apt/archives/partial" "$dir/root" || return 1
 	: >"$dir/apt/status"
