@@ -21,6 +21,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import signal
 import subprocess
 import time
@@ -687,6 +688,28 @@ def xtrace_counts(path, start=0, end=None):
     return out
 
 
+def free_socket(path):
+    """True when a display socket path can be taken: absent, or left
+    behind by a process that is gone (nobody accepts on it; xtrace never
+    removes its own), in which case it is removed."""
+    if not os.path.exists(path):
+        return True
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        return False  # somebody listens there
+    except ConnectionRefusedError:
+        try:
+            os.unlink(path)
+            return True
+        except OSError:
+            return False
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 class XtraceStack(stacks.Stack):
     """A stack whose WM and compositing manager reach the X server through
     an xtrace proxy each (the openbox stack: openbox and xcompmgr)."""
@@ -695,6 +718,16 @@ class XtraceStack(stacks.Stack):
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.xtrace_logs = {}  # role -> the proxy's protocol log
+        self.sockets = []  # the proxies' listening sockets, which xtrace leaves behind
+
+    def stop(self):
+        super().stop()
+        for sock in self.sockets:
+            try:
+                os.unlink(sock)
+            except OSError:
+                pass
+        self.sockets = []
 
     def spawn(self, role, argv, env, **kw):
         if role in self.TRACED and self.kind == "x11":
@@ -707,11 +740,16 @@ class XtraceStack(stacks.Stack):
             raise stacks.StackError("xtrace is not installed (Debian package xtrace)")
         log = os.path.join(self.dir, "xtrace-%s.txt" % role)
         env = {k: v for k, v in self.base_env.items() if k != "LD_PRELOAD"}
-        for _ in range(5):
-            n = random.randint(900, 999)
+        numbers = list(range(900, 1000))
+        random.shuffle(numbers)
+        tries = 0
+        for n in numbers:
             sock = "/tmp/.X11-unix/X%d" % n
-            if os.path.exists(sock) or os.path.exists("/tmp/.X%d-lock" % n):
+            if os.path.exists("/tmp/.X%d-lock" % n) or not free_socket(sock):
                 continue
+            tries += 1
+            if tries > 5:
+                break
             # -n: Xvfb here has no authorisation to copy; -k: a client's
             # reconnection must find the proxy still there.
             child = procs.Child("xtrace-" + role, [xtrace, "-d", self.display, "-D", ":%d" % n,
@@ -724,6 +762,7 @@ class XtraceStack(stacks.Stack):
                 time.sleep(0.02)
             if os.path.exists(sock) and child.alive():
                 self.xtrace_logs[role] = log
+                self.sockets.append(sock)
                 return ":%d" % n
             child.stop()
             del self.procs["xtrace-" + role]

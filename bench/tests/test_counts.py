@@ -20,6 +20,7 @@ Environment: DUET_BUILD_DIR (the build).
 import atexit
 import os
 import shutil
+import socket
 import statistics
 import sys
 import tempfile
@@ -147,15 +148,44 @@ def test_lengths(ctx):
               % (name, ba, bb))
 
 
+def stale_proxy_sockets():
+    """Every free proxy display number (900-999) taken by a socket nobody
+    listens on, as xtrace leaves behind when it is stopped: the paths."""
+    made = []
+    for n in range(900, 1000):
+        path = "/tmp/.X11-unix/X%d" % n
+        if os.path.exists(path) or os.path.exists("/tmp/.X%d-lock" % n):
+            continue
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.bind(path)
+            made.append(path)
+        except OSError:
+            pass
+        finally:
+            s.close()
+    return made
+
+
 def test_xtrace(ctx):
     """openbox's and xcompmgr's X protocol through xtrace proxies: both
-    show traffic at launch, and xcompmgr composites every rendered frame."""
+    show traffic at launch, and xcompmgr composites every rendered frame.
+    The proxies start although stale sockets of earlier proxies hold every
+    display number they may use, and leave no socket behind."""
     check(shutil.which("xtrace") is not None, "xtrace is installed")
-    st = ipc.XtraceStack("openbox", ctx.workdir, ctx.base_env, refresh=60).start()
+    stale = stale_proxy_sockets()
+    st = ipc.XtraceStack("openbox", ctx.workdir, ctx.base_env, refresh=60)
     try:
+        st.start()
+        proxies = list(st.sockets)
         res = ipc.xtrace_run(ctx, st)
     finally:
         st.stop()
+        for path in stale:
+            if os.path.exists(path):
+                os.unlink(path)
+    check(len(proxies) == 2 and not any(os.path.exists(p) for p in proxies),
+          "the proxies' sockets %s are removed when the stack stops" % proxies)
     for role, who in (("wm", "openbox"), ("compositor", "xcompmgr")):
         la = res["launch"][role]
         check(la["requests"] > 0 and la["events"] > 0,
