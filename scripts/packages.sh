@@ -11,6 +11,7 @@ DUET_BUILD_PACKAGES="
 	libxcb-shm0-dev libxcb-present-dev libxcb-dri3-dev libxcb-randr0-dev
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
 	libxcb-xtest0-dev libx11-xcb-dev
+	libdrm-dev libgbm-dev
 "
 # To run the comparison: the X server, the peer stacks, the counters, the plots,
 # and the third-party clients of the thirdparty experiment (glmark2's Wayland
@@ -19,6 +20,13 @@ DUET_BENCH_PACKAGES="
 	xvfb x11-utils weston openbox xcompmgr strace xtrace gnuplot-nox
 	glmark2-es2-wayland glmark2-es2-x11
 	libelementary-bin libevas1-engines-wayland libevas1-engines-x fonts-dejavu-core
+"
+# The KMS tests' guest (scripts/test-kms): qemu, depmod and a static
+# busybox for the initramfs virtme-ng builds, and a virtualenv for
+# virtme-ng from PyPI (Debian's python3 needs python3-venv for it); the guest
+# runs weston's clients and util-linux's unshare from the host's root.
+DUET_KMS_PACKAGES="
+	qemu-system-x86 kmod busybox-static python3-venv weston util-linux
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages).
