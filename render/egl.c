@@ -61,6 +61,58 @@ static bool choose_config(struct render_egl *egl)
 	return true;
 }
 
+static bool config_matches(EGLDisplay dpy, EGLConfig config, uint32_t visual_id,
+                           EGLint *surface_type, EGLint *alpha)
+{
+	EGLint vid = 0;
+
+	if (!eglGetConfigAttrib(dpy, config, EGL_NATIVE_VISUAL_ID, &vid) ||
+	    !eglGetConfigAttrib(dpy, config, EGL_SURFACE_TYPE, surface_type) ||
+	    !eglGetConfigAttrib(dpy, config, EGL_ALPHA_SIZE, alpha))
+		return false;
+	return visual_id == 0 || (uint32_t)vid == visual_id;
+}
+
+/* Best config for a window surface of native visual visual_id (an X visual,
+ * a GBM format): no alpha (outputs are opaque), with
+ * EGL_SWAP_BEHAVIOR_PRESERVED_BIT when one has it, because that lets a
+ * frame repaint only its damage (see target-window.c). */
+bool render_egl_choose_window_config(struct render_egl *egl, uint32_t visual_id)
+{
+	static const EGLint attribs[] = {
+		EGL_SURFACE_TYPE, EGL_WINDOW_BIT,
+		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,
+		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8,
+		EGL_NONE,
+	};
+	EGLConfig configs[128];
+	EGLint n = 0;
+	int best = -1, best_score = -1;
+
+	if (!eglChooseConfig(egl->display, attribs, configs, 128, &n) || n < 1) {
+		render_log("eglChooseConfig (GLES2 window, RGB888) found nothing: 0x%x",
+		           (unsigned)eglGetError());
+		return false;
+	}
+	for (int i = 0; i < n; i++) {
+		EGLint surface_type = 0, alpha = 0;
+		if (!config_matches(egl->display, configs[i], visual_id, &surface_type, &alpha))
+			continue;
+		int score = (alpha == 0 ? 2 : 0) +
+		            ((surface_type & EGL_SWAP_BEHAVIOR_PRESERVED_BIT) ? 1 : 0);
+		if (score > best_score) {
+			best = i;
+			best_score = score;
+		}
+	}
+	if (best < 0) {
+		render_log("no EGL config for native visual 0x%x", (unsigned)visual_id);
+		return false;
+	}
+	egl->config = configs[best];
+	return true;
+}
+
 struct render_egl *render_egl_open(EGLenum platform, void *native_display,
                                    const char *label,
                                    bool (*choose)(struct render_egl *egl, void *data),
@@ -166,6 +218,11 @@ void render_egl_destroy(struct render_egl *egl)
 		eglMakeCurrent(egl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 		if (egl->context != EGL_NO_CONTEXT)
 			eglDestroyContext(egl->display, egl->context);
+		/* A GBM display holds the caller's gbm_device, which the caller
+		 * destroys after us: Mesa's own atexit cleanup of a display
+		 * left initialised would then use freed memory. */
+		if (egl->terminate)
+			eglTerminate(egl->display);
 		/* No eglTerminate: the platform display is a per-process
 		 * singleton that exit() reclaims, and terminating it makes Mesa
 		 * dlclose its driver, whose static state (llvmpipe keeps some

@@ -20,6 +20,11 @@
  * is painted as soon as it is asked for and is presented when it is
  * finished; seq then counts frames.
  *
+ * On KMS the display says when a frame was shown (the page flip's event,
+ * render_frame_sched_flipped): its time is the presentation time, and
+ * where the device counts vblanks its counter is the seq and re-anchors
+ * the grid at every flip, so the ticks become the display's vblanks.
+ *
  * The servers say what they need (new damage, or only frame callbacks /
  * sync answers that are due) and arm a timer for the deadline asked;
  * a repaint without damage paints nothing: it only tells clients that a
@@ -43,15 +48,33 @@ void render_frame_sched_init(struct render_frame_sched *s, int refresh_mhz, uint
 
 static uint64_t tick_ns(const struct render_frame_sched *s, uint64_t seq)
 {
-	return s->anchor_ns + seq * s->period_ns;
+	/* Ticks before the anchor are never asked for: next_seq is past it. */
+	uint64_t n = seq > s->anchor_seq ? seq - s->anchor_seq : 0;
+	return s->anchor_ns + n * s->period_ns;
 }
 
-/* The first tick at or after t (never before tick 0). */
+uint64_t render_frame_sched_tick_ns(const struct render_frame_sched *s, uint64_t seq)
+{
+	return tick_ns(s, seq);
+}
+
+/* The first tick at or after t (never before the anchor's). */
 static uint64_t tick_at_or_after(const struct render_frame_sched *s, uint64_t t)
 {
 	if (t <= s->anchor_ns)
-		return 0;
-	return (t - s->anchor_ns + s->period_ns - 1) / s->period_ns;
+		return s->anchor_seq;
+	return s->anchor_seq + (t - s->anchor_ns + s->period_ns - 1) / s->period_ns;
+}
+
+/* The first tick still ahead of now_ns that no frame is presented on. */
+static void schedule_target(struct render_frame_sched *s, uint64_t now_ns)
+{
+	uint64_t seq = tick_at_or_after(s, now_ns + 1);
+	if (seq < s->next_seq)
+		seq = s->next_seq;
+	uint64_t tick = tick_ns(s, seq);
+	s->target_seq = seq;
+	s->deadline_ns = tick - s->window_ns > now_ns ? tick - s->window_ns : now_ns;
 }
 
 bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, bool damage)
@@ -67,14 +90,8 @@ bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, b
 		s->deadline_ns = now_ns;
 		return true;
 	}
-	/* The first tick still ahead that no frame is presented on; its
-	 * repaint starts now if its window has already begun. */
-	uint64_t seq = tick_at_or_after(s, now_ns + 1);
-	if (seq < s->next_seq)
-		seq = s->next_seq;
-	uint64_t tick = tick_ns(s, seq);
-	s->target_seq = seq;
-	s->deadline_ns = tick - s->window_ns > now_ns ? tick - s->window_ns : now_ns;
+	/* Its repaint starts now if its window has already begun. */
+	schedule_target(s, now_ns);
 	return true;
 }
 
@@ -115,4 +132,37 @@ uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_f
 			s->next_seq = frame->seq + 1;
 	}
 	return frame->tick_ns;
+}
+
+uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_frame *frame,
+                                    uint64_t t_ns, const uint64_t *msc, uint64_t now_ns)
+{
+	if (msc) {
+		/* The display's own count of vblanks, and its time: the grid
+		 * follows the hardware from here on. */
+		frame->seq = *msc;
+		if (s->period_ns) {
+			s->anchor_ns = t_ns;
+			s->anchor_seq = *msc;
+		}
+	} else if (s->period_ns && t_ns > frame->tick_ns) {
+		/* No vblank counter: the grid paces, and a flip that completed
+		 * after its tick counts as the first tick after it. Not
+		 * re-anchored on the flip, whose completion time is not a
+		 * vblank: every frame would move the grid by its latency. */
+		uint64_t seq = tick_at_or_after(s, t_ns);
+		if (seq > frame->seq)
+			frame->seq = seq;
+	}
+	frame->tick_ns = t_ns;
+	/* With a counter, its numbering replaces the grid's (the first flip
+	 * changes it): the next vblank is the next free tick. One flip is in
+	 * flight at a time, so no later tick was claimed meanwhile. */
+	if (msc || s->next_seq <= frame->seq)
+		s->next_seq = frame->seq + 1;
+	/* A repaint asked for while the flip was pending was aimed at the
+	 * old grid. */
+	if (s->scheduled && s->period_ns)
+		schedule_target(s, now_ns);
+	return t_ns;
 }

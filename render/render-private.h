@@ -13,6 +13,8 @@
 
 #include "render.h"
 
+struct gbm_surface;
+
 /* Positions and sizes beyond +-2^29 are not drawn, so that a position
  * plus a size never overflows an int (or what pixman regions hold). */
 #define RENDER_COORD_LIMIT (1 << 29)
@@ -54,6 +56,9 @@ struct render_egl {
 	PFNEGLCREATESYNCKHRPROC create_sync;
 	PFNEGLDESTROYSYNCKHRPROC destroy_sync;
 	PFNEGLCLIENTWAITSYNCKHRPROC client_wait_sync;
+	/* eglTerminate at destroy: a GBM display refers to the caller's
+	 * gbm_device, which must not outlive it (see render_egl_destroy). */
+	bool terminate;
 };
 
 struct render_target {
@@ -76,6 +81,8 @@ struct render_target {
 	/* The last flushed frame's fence (render_target_flush), or
 	 * EGL_NO_SYNC_KHR once it is known complete. */
 	EGLSyncKHR fence;
+	/* A GBM target's surface (target-gbm.c), NULL on other targets. */
+	struct gbm_surface *gbm_surface;
 };
 
 /* The EGL bring-up every platform shares: display, GLES2 context made
@@ -84,6 +91,16 @@ struct render_egl *render_egl_open(EGLenum platform, void *native_display,
                                    const char *label,
                                    bool (*choose)(struct render_egl *egl, void *data),
                                    void *choose_data);
+
+/* Chooses egl->config for window surfaces of a native visual (egl.c). */
+bool render_egl_choose_window_config(struct render_egl *egl, uint32_t visual_id);
+
+/* An EGL window surface target on any platform (target-window.c): native
+ * is the platform's window (passed as is, or by address when
+ * native_by_address: X11 wants a Window *); label names it in logs. */
+struct render_target *render_window_target_create(struct render_egl *egl, uintptr_t native,
+                                                  bool native_by_address, int width,
+                                                  int height, const char *label);
 
 /* Makes the target current and its framebuffer bound, sets the viewport. */
 void render_target_bind(struct render_target *t);

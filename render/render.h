@@ -35,8 +35,9 @@ bool render_egl_has_extension(const struct render_egl *egl, const char *name);
 
 /* -------------------------------------------------------------- targets */
 
-/* Where a frame goes: an offscreen framebuffer (headless, tests) or, added by
- * later backends behind the same calls, an EGL window surface. */
+/* Where a frame goes: an offscreen framebuffer (headless, tests) or a
+ * platform's window surface (X11 window, GBM surface; below, "platform
+ * targets"), behind the same calls. */
 struct render_target;
 
 struct render_target *render_target_create_offscreen(struct render_egl *egl,
@@ -208,13 +209,14 @@ uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
 /* When duet-compositor's output and duet-xwm's overlay repaint
  * (frame-sched.c): a refresh grid standing in for vblank on outputs that
  * have none (headless, Xvfb), anchored once at start and never moved by
- * idle periods. refresh_mhz 0 means no grid: a frame is painted as soon as
+ * idle periods; on KMS, page flips anchor it on the display's vblanks. refresh_mhz 0 means no grid: a frame is painted as soon as
  * it is asked for (benchmark mode). Times are arguments (CLOCK_MONOTONIC
  * ns), never read inside, so tests can drive it with a fake clock. */
 struct render_frame_sched {
 	uint64_t period_ns;   /* 0 = no grid */
 	uint64_t window_ns;   /* a repaint starts this long before its tick */
-	uint64_t anchor_ns;   /* tick 0 */
+	uint64_t anchor_ns;   /* tick anchor_seq */
+	uint64_t anchor_seq;  /* 0, until a display's vblank counter anchors it */
 	uint64_t next_seq;    /* lowest tick a new frame may be presented on */
 	uint64_t frames;      /* frames started (the seq without a grid) */
 	bool scheduled;       /* a repaint is asked for */
@@ -250,6 +252,19 @@ bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
  * Never earlier than done_ns. */
 uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_frame *frame,
                                    uint64_t done_ns);
+/* The time of tick seq of the grid. */
+uint64_t render_frame_sched_tick_ns(const struct render_frame_sched *s, uint64_t seq);
+/* Instead of finish, on a display that reports its flips (KMS): the frame
+ * was shown at t_ns, the time of the flip's completion event. With msc (the
+ * display's vblank counter at that flip) the frame's seq is msc and the
+ * grid is re-anchored on that vblank, so later ticks are the display's;
+ * without (a device that counts no vblanks, e.g. virtio-gpu) the grid stays
+ * the pacing and seq is the frame's tick, or the first tick after t_ns if
+ * it was shown later. Either way frame->tick_ns becomes t_ns, seq never
+ * goes back, and a repaint already asked for is moved onto the new grid
+ * (now_ns: the current time). Returns t_ns. */
+uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_frame *frame,
+                                    uint64_t t_ns, const uint64_t *msc, uint64_t now_ns);
 
 /* ---------------------------------------------------------------- trace */
 
@@ -269,24 +284,50 @@ void render_trace(const char *name, const char *fields, ...)
 void render_tracev(const char *name, const char *fields, va_list args)
 	__attribute__((format(printf, 2, 0)));
 
-/* ---------------------------------------------- X11 output (duet-xwm) */
+/* ------------------------------------------------- platform targets */
 
-/* EGL on the X11 platform. native_display is an Xlib Display * (which may
- * share its xcb connection with the caller); visual_id is the X visual of
- * the window the output will use (0 = any). The context is current and
- * offscreen targets work as with the surfaceless display. */
+/* One EGL display and one window-surface target per platform an output
+ * can be on; the offscreen target above works on all of them. Window
+ * targets repaint only their damage, by one of the paths described in
+ * target-window.c ("preserved", "buffer-age", "fbo-copy";
+ * render_target_window_path says which). All render_target_* calls work on
+ * them, except that they are presented and destroyed with their own. */
+
+/* X11 (duet-xwm's overlay window). native_display is an Xlib Display *
+ * (which may share its xcb connection with the caller); visual_id is the X
+ * visual of the window the output will use (0 = any). The context is
+ * current and offscreen targets work as with the surfaceless display. */
 struct render_egl *render_egl_create_x11(void *native_display, uint32_t visual_id);
 
-/* A target showing frames in an X window (native_window is its XID). It
- * repaints only damage, by one of the paths described in target-window.c
- * ("preserved", "buffer-age", "fbo-copy"; render_target_window_path says
- * which). All render_target_* calls work on it, except that it must be
- * presented and destroyed with these: */
+/* A target showing frames in an X window (native_window is its XID). */
 struct render_target *render_target_create_window(struct render_egl *egl,
                                                   uintptr_t native_window,
                                                   int width, int height);
 int render_target_window_present(struct render_target *t, const pixman_region32_t *damage);
 void render_target_window_destroy(struct render_target *t);
 const char *render_target_window_path(const struct render_target *t);
+
+/* GBM (duet-compositor's KMS output). The caller owns the DRM device and
+ * its gbm_device; format is the scanout fourcc (DRM_FORMAT_XRGB8888...),
+ * the native visual of the EGL config. Built where libgbm is
+ * (DUET_HAVE_GBM). */
+struct gbm_device;
+struct gbm_bo;
+struct render_egl *render_egl_create_gbm(struct gbm_device *gbm, uint32_t format);
+/* modifiers: those the plane takes, or NULL for the driver's implicit
+ * layout (the buffers then have DRM_FORMAT_MOD_INVALID). */
+struct render_target *render_target_create_gbm(struct render_egl *egl, struct gbm_device *gbm,
+                                               int width, int height, uint32_t format,
+                                               const uint64_t *modifiers,
+                                               unsigned int n_modifiers);
+/* Makes the painted frame the surface's front buffer (damage only, as
+ * render_target_window_present) and returns that buffer locked for
+ * scanout; NULL on failure. The caller gives it back with
+ * render_target_gbm_release once a newer buffer is on screen, and gives
+ * back every buffer before destroying the target. */
+struct gbm_bo *render_target_gbm_present(struct render_target *t,
+                                         const pixman_region32_t *damage);
+void render_target_gbm_release(struct render_target *t, struct gbm_bo *bo);
+void render_target_gbm_destroy(struct render_target *t);
 
 #endif

@@ -1,5 +1,8 @@
-/* Window targets: an EGL window surface (duet-xwm's composite overlay
- * window) that shows each frame while repainting only its damage.
+/* Window targets: an EGL window surface that shows each frame while
+ * repainting only its damage. One platform each: duet-xwm's composite
+ * overlay window (X11, render_target_create_window) and duet-compositor's
+ * KMS output (a gbm_surface, target-gbm.c); both are made by
+ * render_window_target_create and presented by the code below.
  *
  * After eglSwapBuffers the back buffer is normally undefined, which would
  * force a full repaint every frame. Three ways around it, best first:
@@ -37,7 +40,7 @@ enum window_path { PATH_PRESERVED, PATH_BUFFER_AGE, PATH_FBO_COPY };
 struct window_target {
 	struct render_target base;
 	enum window_path path;
-	unsigned long xid; /* kept alive: EGL's X11 platform takes &xid */
+	uintptr_t native; /* kept alive: EGL's X11 platform takes &native */
 	PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_with_damage;
 	GLuint blit_program;
 	GLint blit_u_tex;
@@ -158,9 +161,9 @@ static const char *path_name(enum window_path path)
 	return "?";
 }
 
-struct render_target *render_target_create_window(struct render_egl *egl,
-                                                  uintptr_t native_window,
-                                                  int width, int height)
+struct render_target *render_window_target_create(struct render_egl *egl, uintptr_t native,
+                                                  bool native_by_address, int width,
+                                                  int height, const char *label)
 {
 	struct window_target *w;
 	EGLint surface_type = 0;
@@ -177,7 +180,7 @@ struct render_target *render_target_create_window(struct render_egl *egl,
 	w->base.width = width;
 	w->base.height = height;
 	w->base.y_up = true;
-	w->xid = (unsigned long)native_window;
+	w->native = native;
 	for (int i = 0; i < HISTORY; i++)
 		pixman_region32_init(&w->history[i]);
 
@@ -188,9 +191,11 @@ struct render_target *render_target_create_window(struct render_egl *egl,
 		render_log("eglCreatePlatformWindowSurfaceEXT not found");
 		goto fail;
 	}
-	w->base.surface = create_surface(egl->display, egl->config, &w->xid, NULL);
+	w->base.surface = create_surface(egl->display, egl->config,
+	                                 native_by_address ? (void *)&w->native : (void *)native,
+	                                 NULL);
 	if (w->base.surface == EGL_NO_SURFACE) {
-		render_log("eglCreatePlatformWindowSurfaceEXT(0x%lx) failed: 0x%x", w->xid,
+		render_log("eglCreatePlatformWindowSurfaceEXT(%s) failed: 0x%x", label,
 		           (unsigned)eglGetError());
 		goto fail;
 	}
@@ -231,7 +236,7 @@ struct render_target *render_target_create_window(struct render_egl *egl,
 	glClearColor(0, 0, 0, 1);
 	glClear(GL_COLOR_BUFFER_BIT);
 
-	render_log("window target 0x%lx %dx%d: repaint path %s, swap %s", w->xid, width,
+	render_log("window target %s %dx%d: repaint path %s, swap %s", label, width,
 	           height, path_name(w->path),
 	           w->swap_with_damage ? "with damage" : "whole buffer");
 	return &w->base;
@@ -239,6 +244,16 @@ struct render_target *render_target_create_window(struct render_egl *egl,
 fail:
 	render_target_window_destroy(&w->base);
 	return NULL;
+}
+
+struct render_target *render_target_create_window(struct render_egl *egl,
+                                                  uintptr_t native_window,
+                                                  int width, int height)
+{
+	char label[32];
+
+	snprintf(label, sizeof(label), "0x%lx", (unsigned long)native_window);
+	return render_window_target_create(egl, native_window, true, width, height, label);
 }
 
 const char *render_target_window_path(const struct render_target *t)

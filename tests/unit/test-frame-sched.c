@@ -3,7 +3,8 @@
  * periods that passed, a repaint starts a repaint window before its tick
  * and is presented on the tick (the next one if it missed it, never before
  * it was finished), a repaint asked only for due callbacks paints nothing,
- * one frame per tick, and refresh 0 repaints at once. */
+ * one frame per tick, and refresh 0 repaints at once; page flips (KMS)
+ * with and without a vblank counter. */
 #include "unit.h"
 
 #define P 16666666ull /* 60 Hz */
@@ -148,6 +149,63 @@ int main(void)
 	render_frame_sched_request(&s, t0 + 9000000, false);
 	f = fire(&s, 0, &presented);
 	CHECK(!f.paint, "painting asked with no damage");
+
+	unit_say("KMS: a flip with the display's vblank counter gives the frame that seq "
+	         "and time, and the grid follows the display from there");
+	render_frame_sched_init(&s, 60000, t0);
+	render_frame_sched_request(&s, t0, true);
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f), "start");
+	uint64_t msc = 5000, flip_ns = t0 + P + 300000;
+	presented = render_frame_sched_flipped(&s, &f, flip_ns, &msc, flip_ns + 10);
+	CHECK(presented == flip_ns && f.tick_ns == flip_ns && f.seq == 5000,
+	      "presented %llu seq %llu", (unsigned long long)presented, (unsigned long long)f.seq);
+	CHECK(render_frame_sched_request(&s, flip_ns + 1000, true), "arm");
+	CHECK(s.deadline_ns == flip_ns + P - W, "deadline %llu, want a window before the "
+	      "vblank after the flip", (unsigned long long)s.deadline_ns);
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f) && f.seq == 5001, "seq %llu",
+	      (unsigned long long)f.seq);
+	unit_say("a repaint asked for while a flip is pending moves to the display's grid");
+	CHECK(render_frame_sched_request(&s, flip_ns + P - 1000, true), "arm while in flight");
+	msc = 5001;
+	uint64_t flip2_ns = flip_ns + P + 2000000; /* the display's vblank, later than ours */
+	render_frame_sched_flipped(&s, &f, flip2_ns, &msc, flip2_ns + 10);
+	CHECK(f.seq == 5001 && f.tick_ns == flip2_ns, "seq %llu", (unsigned long long)f.seq);
+	CHECK(s.target_seq == 5002 && s.deadline_ns == flip2_ns + P - W,
+	      "target %llu deadline %llu", (unsigned long long)s.target_seq,
+	      (unsigned long long)s.deadline_ns);
+
+	unit_say("the first flip's counter replaces the grid's numbering, even a smaller "
+	         "one: the next frame is for the next vblank, not the grid's old tick");
+	render_frame_sched_init(&s, 60000, t0);
+	render_frame_sched_request(&s, t0 + 100 * P + 5, true);
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f) && f.seq == 101, "seq %llu",
+	      (unsigned long long)f.seq);
+	msc = 3;
+	flip_ns = t0 + 101 * P + 100;
+	render_frame_sched_flipped(&s, &f, flip_ns, &msc, flip_ns);
+	render_frame_sched_request(&s, flip_ns + 1000, true);
+	CHECK(s.target_seq == 4 && s.deadline_ns == flip_ns + P - W, "target %llu deadline %llu",
+	      (unsigned long long)s.target_seq, (unsigned long long)s.deadline_ns);
+
+	unit_say("KMS without a vblank counter: the grid paces and is not moved by flips; "
+	         "a late flip counts as the first tick after it, seq never repeats");
+	render_frame_sched_init(&s, 60000, t0);
+	render_frame_sched_request(&s, t0, true);
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f) && f.seq == 1, "seq %llu",
+	      (unsigned long long)f.seq);
+	flip_ns = t0 + P - W + 1000; /* completed before its tick */
+	presented = render_frame_sched_flipped(&s, &f, flip_ns, NULL, flip_ns);
+	CHECK(presented == flip_ns && f.seq == 1, "presented %llu seq %llu",
+	      (unsigned long long)presented, (unsigned long long)f.seq);
+	render_frame_sched_request(&s, flip_ns + 10, true);
+	CHECK(s.target_seq == 2 && s.deadline_ns == t0 + 2 * P - W, "target %llu deadline %llu",
+	      (unsigned long long)s.target_seq, (unsigned long long)s.deadline_ns);
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f), "start");
+	flip_ns = t0 + 2 * P + 5000; /* completed after its tick */
+	render_frame_sched_flipped(&s, &f, flip_ns, NULL, flip_ns);
+	CHECK(f.seq == 3 && f.tick_ns == flip_ns, "seq %llu", (unsigned long long)f.seq);
+	render_frame_sched_request(&s, flip_ns + 10, true);
+	CHECK(s.target_seq == 4, "target %llu", (unsigned long long)s.target_seq);
 
 	unit_say("render_now_ns is monotonic and in nanoseconds");
 	uint64_t a = render_now_ns(), b = render_now_ns();
