@@ -33,8 +33,12 @@ struct comp_options {
 	int refresh_mhz;       /* default 60000; 0 = repaint as soon as damaged */
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
 	const char *screenshot_path; /* written on exit if set */
-	const char *backend;   /* "headless" */
+	const char *backend;   /* "headless" or "drm" */
 	const char *vfb_path;  /* --vfb: headless frames copied into this file, or NULL */
+	/* --mode WxH[@Hz]: the KMS mode to set (headless: size and refresh);
+	 * mode_width 0 = the connector's preferred mode, mode_mhz 0 = any. */
+	int mode_width, mode_height, mode_mhz;
+	const char *drm_device; /* --drm-device: a card node, NULL = first usable */
 };
 
 struct comp_server {
@@ -46,6 +50,8 @@ struct comp_server {
 	struct render_egl *egl;
 	struct renderer *renderer;
 	struct comp_output *output;
+	const struct comp_backend *backend;
+	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
 
 	struct wl_list surfaces;   /* comp_surface.link */
@@ -72,21 +78,33 @@ struct comp_frame_info {
 	uint64_t seq;         /* output frame counter (MSC) */
 	uint32_t refresh_ns;  /* 0 when unthrottled */
 	bool painted;         /* false: nothing changed, no GPU work was done */
+	uint32_t flags;       /* wp_presentation_feedback kind: what the time is */
 };
 
 /* A backend presents frames: headless reads nothing and just finishes GL
- * work; DRM (later) page-flips. Kept to a handful of functions. */
+ * work; DRM page-flips (backend-drm.c). Kept to a handful of functions. */
 struct comp_backend {
 	const char *name;
-	/* Create the render target for the output; called once. */
+	/* Optional: opens the device and creates server->egl (and
+	 * server->backend_data); without it, EGL is Mesa's surfaceless
+	 * platform. finish undoes it after the EGL display is gone. */
+	int (*init)(struct comp_server *server);
+	void (*finish)(struct comp_server *server);
+	/* Create the render target for the output; called once. It may set
+	 * the output's width, height, refresh_mhz and name (a KMS mode). */
 	struct render_target *(*create_target)(struct comp_output *output);
 	/* Start the just-painted frame on its way without waiting for it. */
 	void (*submit)(struct comp_output *output, const pixman_region32_t *damage);
-	/* Whether the submitted frame is finished; never blocks. */
+	/* Whether the submitted frame is finished; never blocks. NULL: the
+	 * backend says so itself, with comp_output_frame_presented (a page
+	 * flip's event), and present is not used. */
 	bool (*frame_done)(struct comp_output *output);
 	/* The finished frame: make it visible; returns the presentation time. */
 	uint64_t (*present)(struct comp_output *output, const pixman_region32_t *damage);
 	void (*destroy)(struct comp_output *output);
+	/* Optional: a PNG of what the display shows, read from the scanned
+	 * out buffer; without it, the render target is read. */
+	int (*write_png_fd)(struct comp_output *output, int fd);
 };
 
 struct comp_output {
@@ -94,6 +112,7 @@ struct comp_output {
 	struct wl_global *global;
 	int width, height;
 	int refresh_mhz;
+	char name[32];                    /* wl_output.name: "HEADLESS-1", a connector's */
 
 	const struct comp_backend *backend;
 	void *backend_data;
@@ -134,11 +153,19 @@ void comp_output_schedule_repaint(struct comp_output *output);
 /* Sends wl_surface.enter (or leave) for the output to the surface's client. */
 void comp_output_surface_enter(struct comp_output *output, struct comp_surface *surface,
                                bool enter);
+/* The submitted frame is on screen (backends without frame_done): t_ns
+ * from the display's event, msc its vblank counter (NULL if it counts
+ * none), flags the wp_presentation kinds that are true of t_ns. */
+void comp_output_frame_presented(struct comp_output *output, uint64_t t_ns,
+                                 const uint64_t *msc, uint32_t flags);
 /* PNG of the last presented frame. */
 int comp_output_write_png_fd(struct comp_output *output, int fd);
 int comp_output_write_png(struct comp_output *output, const char *path);
 
 extern const struct comp_backend comp_backend_headless;
+#ifdef DUET_HAVE_DRM
+extern const struct comp_backend comp_backend_drm;
+#endif
 
 /* ------------------------------------------------------------- surface */
 

@@ -19,11 +19,20 @@ static const char usage[] =
 	"A Wayland display server, window manager and compositor in one process.\n"
 	"\n"
 	"Options:\n"
-	"  --backend NAME       output backend; only 'headless' (the default) exists:\n"
-	"                       an offscreen GLES2 framebuffer that nothing displays\n"
-	"  --size WxH           output size in pixels (default 1920x1080)\n"
+	"  --backend NAME       output backend: 'headless' (the default), an offscreen\n"
+	"                       GLES2 framebuffer that nothing displays, or 'drm', a\n"
+	"                       display through KMS (needs DRM master: run as root on\n"
+	"                       a card no other compositor or X server uses; there is\n"
+	"                       no libseat/logind session support yet)\n"
+	"  --size WxH           output size in pixels (default 1920x1080; headless)\n"
 	"  --refresh HZ         refresh rate of the output's frame clock (default 60);\n"
-	"                       0 repaints as soon as there is damage (benchmarks)\n"
+	"                       0 repaints as soon as there is damage (benchmarks);\n"
+	"                       with 'drm' the mode's refresh is the clock\n"
+	"  --mode WxH[@HZ]      drm: the mode to set (default: the connector's\n"
+	"                       preferred one); headless: the same as --size WxH\n"
+	"                       --refresh HZ\n"
+	"  --drm-device PATH    drm: the card to use (default: the first usable\n"
+	"                       /dev/dri/by-path/*-card, then /dev/dri/card*)\n"
 	"  --socket NAME        listen on $XDG_RUNTIME_DIR/NAME (default: first free\n"
 	"                       wayland-N)\n"
 	"  --screenshot FILE    write the last presented frame to FILE (PNG) on exit;\n"
@@ -46,7 +55,8 @@ static const char usage[] =
 	"The socket name is printed on stdout as WAYLAND_DISPLAY=NAME; logs go to\n"
 	"stderr. SIGINT and SIGTERM exit cleanly. If XDG_RUNTIME_DIR is unset, a\n"
 	"private one is created under /tmp. DUET_TRACE=FILE writes a JSON-lines\n"
-	"trace of every frame.\n";
+	"trace of every frame. DUET_DRM_LEGACY=1 makes the drm backend use legacy\n"
+	"modesetting (drmModeSetCrtc/drmModePageFlip) instead of atomic commits.\n";
 
 struct main_state {
 	struct comp_server server;
@@ -82,6 +92,24 @@ static bool parse_size(const char *s, int *w, int *h)
 	return true;
 }
 
+static bool parse_refresh(const char *s, int *mhz);
+
+/* WxH or WxH@HZ. */
+static bool parse_mode(const char *s, int *w, int *h, int *mhz)
+{
+	char size[32];
+	const char *at = strchr(s, '@');
+	size_t len = at ? (size_t)(at - s) : strlen(s);
+	if (len == 0 || len >= sizeof(size))
+		return false;
+	memcpy(size, s, len);
+	size[len] = 0;
+	if (!parse_size(size, w, h))
+		return false;
+	*mhz = 0;
+	return !at || (parse_refresh(at + 1, mhz) && *mhz > 0);
+}
+
 static bool parse_refresh(const char *s, int *mhz)
 {
 	char *end;
@@ -103,6 +131,8 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "socket", required_argument, NULL, 'S' },
 		{ "screenshot", required_argument, NULL, 'o' },
 		{ "vfb", required_argument, NULL, 'F' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "drm-device", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -113,9 +143,30 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (strcmp(optarg, "headless") != 0)
-				return bad_usage("unknown backend '%s' (available: headless)", optarg);
-			opt->backend = optarg;
+			if (strcmp(optarg, "headless") == 0) {
+				opt->backend = optarg;
+				break;
+			}
+#ifdef DUET_HAVE_DRM
+			if (strcmp(optarg, "drm") == 0) {
+				opt->backend = optarg;
+				break;
+			}
+			return bad_usage("unknown backend '%s' (available: headless, drm)", optarg);
+#else
+			if (strcmp(optarg, "drm") == 0)
+				return bad_usage("backend '%s' is not built in (libdrm or libgbm was "
+				                 "missing at build time)", optarg);
+			return bad_usage("unknown backend '%s' (available: headless)", optarg);
+#endif
+		case 'm':
+			if (!parse_mode(optarg, &opt->mode_width, &opt->mode_height, &opt->mode_mhz))
+				return bad_usage("bad --mode '%s': expected WxH or WxH@HZ", optarg);
+			break;
+		case 'D':
+			if (!*optarg)
+				return bad_usage("bad --drm-device '%s': empty path", optarg);
+			opt->drm_device = optarg;
 			break;
 		case 's':
 			if (!parse_size(optarg, &opt->width, &opt->height))
@@ -152,6 +203,13 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		default:
 			return bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	/* On headless outputs a mode is just a size and a rate. */
+	if (opt->mode_width && strcmp(opt->backend, "headless") == 0) {
+		opt->width = opt->mode_width;
+		opt->height = opt->mode_height;
+		if (opt->mode_mhz)
+			opt->refresh_mhz = opt->mode_mhz;
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
@@ -290,9 +348,10 @@ int main(int argc, char **argv)
 
 	printf("WAYLAND_DISPLAY=%s\n", m.server.socket_name);
 	fflush(stdout);
-	comp_log("listening on %s, %dx%d output, refresh %s%.3f Hz", m.server.socket_name,
-	         opt.width, opt.height, opt.refresh_mhz ? "" : "unthrottled ",
-	         opt.refresh_mhz / 1000.0);
+	comp_log("listening on %s, %s output %s %dx%d, refresh %s%.3f Hz", m.server.socket_name,
+	         m.server.backend->name, m.server.output->name, m.server.output->width,
+	         m.server.output->height, m.server.output->refresh_mhz ? "" : "unthrottled ",
+	         m.server.output->refresh_mhz / 1000.0);
 
 	if (cmd) {
 		m.child = spawn(cmd, m.server.socket_name);

@@ -13,9 +13,12 @@
  * A painted frame is "flipped" on its tick: the frame callbacks and
  * presentation feedback of what it shows are held until then (the timer
  * again) and sent with the tick's time, as a display server sends them on
- * a page flip's completion; unthrottled they go at once.
+ * a page flip's completion; unthrottled they go at once. On KMS the page
+ * flip's own event completes the frame (comp_output_frame_presented) with
+ * the display's time and vblank count, and they go then.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +89,7 @@ static void arm_repaint(struct comp_output *output)
 	bool was_on_tick = output->repaint_on_tick;
 	output->repaint_on_tick = false;
 	if (!s->damage && s->period_ns) {
-		uint64_t tick = s->anchor_ns + s->target_seq * s->period_ns;
+		uint64_t tick = render_frame_sched_tick_ns(s, s->target_seq);
 		if (tick > next) {
 			next = tick;
 			output->repaint_on_tick = true;
@@ -126,24 +129,21 @@ static void output_deliver(struct comp_output *output)
 		arm_repaint(output);
 }
 
-/* The frame's pixels exist (or nothing was painted): its presentation
- * time, its trace, and the flip on its tick. */
-static void output_frame_complete(struct comp_output *output, uint64_t done_ns)
+/* The frame is shown at t_ns (its pixels existed at done_ns): its trace,
+ * and its callbacks and feedback at t_ns. */
+static void output_frame_shown(struct comp_output *output, uint64_t t_ns, uint64_t done_ns,
+                               uint32_t flags)
 {
 	struct comp_server *server = output->server;
 	struct render_frame *frame = &output->flight;
 	bool painted = output->flight_painted;
-	if (painted)
-		done_ns = output->backend->present(output, &output->flight_damage);
-	/* Clients are told the tick the frame is shown on; the trace also
-	 * has when its pixels really existed. */
-	uint64_t t_ns = render_frame_sched_finish(&output->sched, frame, done_ns);
 
 	output->presenting_info = (struct comp_frame_info){
 		.t_ns = t_ns,
 		.seq = frame->seq,
 		.refresh_ns = (uint32_t)frame->refresh_ns,
 		.painted = painted,
+		.flags = flags,
 	};
 	if (render_trace_enabled()) {
 		uint64_t area = 0;
@@ -168,6 +168,31 @@ static void output_frame_complete(struct comp_output *output, uint64_t done_ns)
 		arm_timer(output, t_ns);
 	else
 		output_deliver(output);
+}
+
+/* The frame's pixels exist (or nothing was painted): its presentation
+ * time on the grid, and the flip on its tick. */
+static void output_frame_complete(struct comp_output *output, uint64_t done_ns)
+{
+	if (output->flight_painted)
+		done_ns = output->backend->present(output, &output->flight_damage);
+	/* Clients are told the tick the frame is shown on; the trace also
+	 * has when its pixels really existed. The tick is a timer's, so no
+	 * presentation flag is true of it. */
+	uint64_t t_ns = render_frame_sched_finish(&output->sched, &output->flight, done_ns);
+	output_frame_shown(output, t_ns, done_ns, 0);
+}
+
+void comp_output_frame_presented(struct comp_output *output, uint64_t t_ns,
+                                 const uint64_t *msc, uint32_t flags)
+{
+	if (!output->in_flight) {
+		comp_log("output %s: a frame completion with no frame in flight", output->name);
+		return;
+	}
+	output->in_flight = false;
+	render_frame_sched_flipped(&output->sched, &output->flight, t_ns, msc, render_now_ns());
+	output_frame_shown(output, t_ns, t_ns, flags);
 }
 
 /* Is the submitted frame finished? Asked on the loop pass after the one
@@ -237,9 +262,12 @@ static void output_repaint(struct comp_output *output)
 		return;
 	}
 	/* Submitted, not waited for: the loop goes on reading clients while
-	 * the GPU draws, and the frame is finished on a later pass. */
-	output->backend->submit(output, &output->flight_damage);
+	 * the GPU draws, and the frame is finished on a later pass (or, on
+	 * KMS, when its page flip's event comes). */
 	output->in_flight = true;
+	output->backend->submit(output, &output->flight_damage);
+	if (!output->backend->frame_done)
+		return;
 	output->idle_check = wl_event_loop_add_idle(server->loop, idle_check_frame, output);
 	if (!output->idle_check)
 		output_check_frame(output);
@@ -259,7 +287,8 @@ static int timer_repaint(int fd, uint32_t mask, void *data)
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		comp_log("repaint timer: read: %s", strerror(errno));
 	if (output->in_flight) {
-		if (!output->idle_check)
+		/* A flip's event completes its frame, not the timer. */
+		if (output->backend->frame_done && !output->idle_check)
 			output_check_frame(output);
 	} else if (output->presenting)
 		output_deliver(output);
@@ -313,7 +342,7 @@ static void output_send_info(struct comp_output *output, struct wl_resource *res
 	if (version >= WL_OUTPUT_SCALE_SINCE_VERSION)
 		wl_output_send_scale(resource, 1);
 	if (version >= WL_OUTPUT_NAME_SINCE_VERSION) {
-		wl_output_send_name(resource, "HEADLESS-1");
+		wl_output_send_name(resource, output->name);
 		char desc[96];
 		snprintf(desc, sizeof(desc), "duet %s output %dx%d", output->backend->name,
 		         output->width, output->height);
@@ -372,20 +401,22 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	output->width = server->options.width;
 	output->height = server->options.height;
 	output->refresh_mhz = server->options.refresh_mhz;
+	snprintf(output->name, sizeof(output->name), "HEADLESS-1");
 	output->timer_fd = -1;
 	pixman_region32_init(&output->flight_damage);
 	wl_list_init(&output->resources);
 	wl_list_init(&output->presenting_feedbacks);
 	wl_list_init(&output->presenting_callbacks);
 	wl_signal_init(&output->frame_presented);
-	render_frame_sched_init(&output->sched, output->refresh_mhz, render_now_ns());
 
+	/* The backend may set the size and refresh (a KMS mode). */
 	output->target = backend->create_target(output);
 	if (!output->target) {
 		comp_log("%s backend: cannot create a %dx%d render target", backend->name,
 		         output->width, output->height);
 		goto fail;
 	}
+	render_frame_sched_init(&output->sched, output->refresh_mhz, render_now_ns());
 	output->scene = render_scene_create(server->renderer, output->width, output->height,
 	                                    BACKGROUND_ARGB);
 	if (!output->scene)
@@ -452,12 +483,35 @@ void comp_output_destroy(struct comp_output *output)
 	free(output);
 }
 
-int comp_output_write_png(struct comp_output *output, const char *path)
-{
-	return render_target_write_png(output->target, path);
-}
-
 int comp_output_write_png_fd(struct comp_output *output, int fd)
 {
+	if (output->backend->write_png_fd)
+		return output->backend->write_png_fd(output, fd);
 	return render_target_write_png_fd(output->target, fd);
+}
+
+int comp_output_write_png(struct comp_output *output, const char *path)
+{
+	if (!output->backend->write_png_fd)
+		return render_target_write_png(output->target, path);
+	/* Under a temporary name and renamed, as render_target_write_png
+	 * does, so a reader never sees half a PNG. */
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -1;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		comp_log("cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	int ret = comp_output_write_png_fd(output, fd);
+	if (close(fd) != 0)
+		ret = -1;
+	if (ret == 0 && rename(tmp, path) != 0) {
+		comp_log("rename %s -> %s: %s", tmp, path, strerror(errno));
+		ret = -1;
+	}
+	if (ret != 0)
+		unlink(tmp);
+	return ret;
 }

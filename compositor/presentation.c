@@ -8,11 +8,14 @@
  * shown or the surface went away. Either way the resource is destroyed, as
  * the protocol says; a client that disconnects first just unlinks it.
  *
- * Flags claim only what is true. The headless output's clock is a timer,
- * not a display's vblank, so there is no VSYNC, no HW_CLOCK/HW_COMPLETION,
- * and shm contents are copied, so no ZERO_COPY. The time is the tick of
- * render/'s frame grid the frame is shown on (never before its pixels
- * exist), seq counts the grid's periods, refresh is the period.
+ * Flags claim only what is true, and the output says what is
+ * (comp_frame_info.flags). The headless output's clock is a timer, not a
+ * display's vblank, so there it is no VSYNC, no HW_CLOCK/HW_COMPLETION: the
+ * time is the tick of render/'s frame grid the frame is shown on (never
+ * before its pixels exist), seq counts the grid's periods, refresh is the
+ * period. On KMS a page flip's event gives the time, hence VSYNC, HW_CLOCK
+ * and HW_COMPLETION (backend-drm.c), and seq is the display's vblank
+ * counter where it has one. shm contents are copied, so never ZERO_COPY.
  */
 #include <time.h>
 
@@ -96,7 +99,7 @@ void comp_presentation_send_presented(struct comp_output *output, struct wl_list
 		wp_presentation_feedback_send_presented(feedback, (uint32_t)(sec >> 32), (uint32_t)sec,
 		                                        nsec, frame->refresh_ns,
 		                                        (uint32_t)(frame->seq >> 32),
-		                                        (uint32_t)frame->seq, 0);
+		                                        (uint32_t)frame->seq, frame->flags);
 		wl_resource_destroy(feedback);
 	}
 }

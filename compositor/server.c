@@ -9,6 +9,10 @@ static const struct comp_backend *find_backend(const char *name)
 {
 	if (!name || strcmp(name, comp_backend_headless.name) == 0)
 		return &comp_backend_headless;
+#ifdef DUET_HAVE_DRM
+	if (strcmp(name, comp_backend_drm.name) == 0)
+		return &comp_backend_drm;
+#endif
 	return NULL;
 }
 
@@ -35,7 +39,13 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	server->loop = wl_display_get_event_loop(server->display);
 	comp_protocol_log_init(server);
 
-	server->egl = render_egl_create_surfaceless();
+	server->backend = backend;
+	if (backend->init) {
+		if (backend->init(server) != 0)
+			goto fail;
+	} else {
+		server->egl = render_egl_create_surfaceless();
+	}
 	if (!server->egl)
 		goto fail;
 	comp_log("rendering with %s", render_egl_describe(server->egl));
@@ -100,6 +110,10 @@ void comp_server_finish(struct comp_server *server)
 	if (server->egl)
 		render_egl_destroy(server->egl);
 	server->egl = NULL;
+	/* The device goes after the EGL display that uses it. */
+	if (server->backend && server->backend->finish)
+		server->backend->finish(server);
+	server->backend = NULL;
 	wl_display_destroy(server->display);
 	server->display = NULL;
 }

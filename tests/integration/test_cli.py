@@ -17,7 +17,8 @@ import duet
 import pngread
 from duet import check
 
-OPTIONS = ["--backend", "--size", "--refresh", "--socket", "--screenshot", "--help"]
+OPTIONS = ["--backend", "--size", "--refresh", "--socket", "--screenshot", "--mode",
+           "--drm-device", "--help"]
 
 
 def run(args, runtime_dir, timeout=30):
@@ -109,7 +110,8 @@ def case_screenshot(tmp):
 
 def case_bad_args(tmp):
     for args in (["--size", "0x0"], ["--size", "12"], ["--refresh", "-5"],
-                 ["--no-such-option"]):
+                 ["--mode", "800"], ["--mode", "800x600@0"], ["--mode", "800x600@x"],
+                 ["--backend", "nope"], ["--drm-device", ""], ["--no-such-option"]):
         r = run(["--socket", socket_name()] + args, tmp, timeout=15)
         check(r.returncode == 2, "%s exited %d, want 2 (usage error)" % (" ".join(args), r.returncode))
         check(r.stderr.strip(), "%s gave no message on stderr" % " ".join(args))

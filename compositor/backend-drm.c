@@ -1,0 +1,815 @@
+/* The DRM/KMS backend: duet-compositor on a real display.
+ *
+ * One output: the first connected connector of the card, its preferred
+ * mode (or --mode), a CRTC its encoders can drive and that CRTC's primary
+ * plane. Frames are drawn by render/ into a GBM surface (target-gbm.c);
+ * each frame's buffer becomes a framebuffer and is page-flipped with an
+ * atomic commit (the first one sets the mode), or with the legacy
+ * drmModeSetCrtc / drmModePageFlip where the driver has no atomic
+ * modesetting (DUET_DRM_LEGACY=1 forces that path, for tests). The flip's
+ * event, read from the DRM fd by the event loop, completes the frame
+ * (comp_output_frame_presented): its kernel timestamp is the presentation
+ * time and, where the device counts vblanks, its sequence is the frame's
+ * seq; render/'s frame scheduler then follows the display's vblanks.
+ *
+ * Which device: --drm-device, else the first usable card under
+ * /dev/dri/by-path (stable across boots, unlike card numbers), else
+ * /dev/dri/card*. Usable means: it opens, it is a KMS device, we are or can
+ * become its DRM master, and a connector is connected. There is no session
+ * support (libseat/logind) yet: duet must run as root (or with the card's
+ * permissions) on a card no compositor or X server drives, and it does no
+ * VT switching. Every refusal says why.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <drm_fourcc.h>
+#include <gbm.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "comp.h"
+#include "presentation-time-server-protocol.h"
+
+#define MAX_CANDIDATES 16
+
+struct drm_fb {
+	int fd;
+	uint32_t id;
+};
+
+struct drm_backend {
+	struct comp_server *server;
+	struct comp_output *output;
+	int fd;
+	char path[PATH_MAX];
+	char driver[64];
+	struct gbm_device *gbm;
+
+	bool atomic;
+	bool monotonic;        /* event timestamps are CLOCK_MONOTONIC */
+	bool addfb_modifiers;  /* DRM_CAP_ADDFB2_MODIFIERS */
+	int has_vblank;        /* -1 not known yet, 0 no vblank counter, 1 counts */
+
+	uint32_t connector_id, crtc_id, plane_id;
+	char connector_name[32];
+	drmModeModeInfo mode;
+	uint32_t format;
+	uint32_t mode_blob;
+	bool modeset_done;
+	struct {
+		uint32_t conn_crtc_id, crtc_mode_id, crtc_active;
+		uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h, crtc_x, crtc_y, crtc_w,
+			crtc_h;
+	} prop;
+
+	struct gbm_bo *current; /* on screen */
+	struct gbm_bo *pending; /* flip queued */
+	struct wl_event_source *drm_source;
+	struct wl_event_source *idle_done; /* a frame completed without an event */
+	uint64_t msc_hi;
+	uint32_t last_sequence;
+	bool seen_sequence;
+	int last_commit_errno;  /* logged once per kind of failure */
+	int screenshot_path;    /* last logged: 0 none, 1 gbm_bo_map, 2 dumb mapping */
+};
+
+static struct drm_backend *backend_of(struct comp_output *output)
+{
+	return output->server->backend_data;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static int mode_refresh_mhz(const drmModeModeInfo *m)
+{
+	uint64_t num = (uint64_t)m->clock * 1000000ull; /* clock is in kHz */
+	uint64_t den = (uint64_t)m->htotal * m->vtotal;
+	if (m->flags & DRM_MODE_FLAG_INTERLACE)
+		num *= 2;
+	if (m->flags & DRM_MODE_FLAG_DBLSCAN)
+		den *= 2;
+	if (m->vscan > 1)
+		den *= m->vscan;
+	if (den == 0)
+		return (int)m->vrefresh * 1000;
+	return (int)((num + den / 2) / den);
+}
+
+static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
+	uint32_t id = 0;
+	if (!props)
+		return 0;
+	for (uint32_t i = 0; i < props->count_props && !id; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+		if (p && strcmp(p->name, name) == 0)
+			id = p->prop_id;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return id;
+}
+
+static bool prop_value(int fd, uint32_t obj, uint32_t type, const char *name, uint64_t *value)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
+	bool found = false;
+	if (!props)
+		return false;
+	for (uint32_t i = 0; i < props->count_props && !found; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+		if (p && strcmp(p->name, name) == 0) {
+			*value = props->prop_values[i];
+			found = true;
+		}
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return found;
+}
+
+/* ---------------------------------------------------- choosing an output */
+
+static const drmModeModeInfo *pick_mode(const drmModeConnector *conn,
+                                        const struct comp_options *opt, char *why,
+                                        size_t why_len)
+{
+	const drmModeModeInfo *best = NULL;
+	if (!opt->mode_width) {
+		for (int i = 0; i < conn->count_modes; i++)
+			if (conn->modes[i].type & DRM_MODE_TYPE_PREFERRED)
+				return &conn->modes[i];
+		return &conn->modes[0];
+	}
+	int best_diff = INT_MAX;
+	for (int i = 0; i < conn->count_modes; i++) {
+		const drmModeModeInfo *m = &conn->modes[i];
+		if (m->hdisplay != opt->mode_width || m->vdisplay != opt->mode_height)
+			continue;
+		int diff = opt->mode_mhz ? abs(mode_refresh_mhz(m) - opt->mode_mhz) : 0;
+		if (diff < best_diff) {
+			best = m;
+			best_diff = diff;
+		}
+	}
+	/* A rate asked for must be met to within half a hertz. */
+	if (best && best_diff <= 500)
+		return best;
+	int n = snprintf(why, why_len, "no mode %dx%d", opt->mode_width, opt->mode_height);
+	if (opt->mode_mhz && n > 0 && (size_t)n < why_len)
+		n += snprintf(why + n, why_len - (size_t)n, "@%.3f", opt->mode_mhz / 1000.0);
+	for (int i = 0; i < conn->count_modes && i < 12 && n > 0 && (size_t)n < why_len; i++)
+		n += snprintf(why + n, why_len - (size_t)n, "%s %dx%d@%.2f", i ? "," : " (has",
+		              conn->modes[i].hdisplay, conn->modes[i].vdisplay,
+		              mode_refresh_mhz(&conn->modes[i]) / 1000.0);
+	if (n > 0 && (size_t)n < why_len)
+		snprintf(why + n, why_len - (size_t)n, "%s)", conn->count_modes > 12 ? " ..." : "");
+	return NULL;
+}
+
+static uint32_t pick_crtc(int fd, const drmModeRes *res, const drmModeConnector *conn,
+                          int *crtc_index)
+{
+	/* The CRTC already driving the connector (fbcon's) first: taking it
+	 * over needs no other CRTC switched off. */
+	if (conn->encoder_id) {
+		drmModeEncoder *enc = drmModeGetEncoder(fd, conn->encoder_id);
+		uint32_t crtc = enc ? enc->crtc_id : 0;
+		drmModeFreeEncoder(enc);
+		for (int i = 0; crtc && i < res->count_crtcs; i++)
+			if (res->crtcs[i] == crtc) {
+				*crtc_index = i;
+				return crtc;
+			}
+	}
+	for (int e = 0; e < conn->count_encoders; e++) {
+		drmModeEncoder *enc = drmModeGetEncoder(fd, conn->encoders[e]);
+		if (!enc)
+			continue;
+		for (int i = 0; i < res->count_crtcs; i++) {
+			if (enc->possible_crtcs & (1u << i)) {
+				drmModeFreeEncoder(enc);
+				*crtc_index = i;
+				return res->crtcs[i];
+			}
+		}
+		drmModeFreeEncoder(enc);
+	}
+	return 0;
+}
+
+/* The CRTC's primary plane, which must take format. */
+static uint32_t pick_plane(int fd, int crtc_index, uint32_t format)
+{
+	drmModePlaneRes *planes = drmModeGetPlaneResources(fd);
+	uint32_t found = 0;
+	if (!planes)
+		return 0;
+	for (uint32_t i = 0; i < planes->count_planes && !found; i++) {
+		drmModePlane *plane = drmModeGetPlane(fd, planes->planes[i]);
+		uint64_t type = 0;
+		if (plane && (plane->possible_crtcs & (1u << crtc_index)) &&
+		    prop_value(fd, plane->plane_id, DRM_MODE_OBJECT_PLANE, "type", &type) &&
+		    type == DRM_PLANE_TYPE_PRIMARY) {
+			for (uint32_t f = 0; f < plane->count_formats; f++)
+				if (plane->formats[f] == format)
+					found = plane->plane_id;
+		}
+		drmModeFreePlane(plane);
+	}
+	drmModeFreePlaneResources(planes);
+	return found;
+}
+
+static bool atomic_props(struct drm_backend *drm)
+{
+	int fd = drm->fd;
+	drm->prop.conn_crtc_id = prop_id(fd, drm->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	                                 "CRTC_ID");
+	drm->prop.crtc_mode_id = prop_id(fd, drm->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID");
+	drm->prop.crtc_active = prop_id(fd, drm->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE");
+	uint32_t p = drm->plane_id, t = DRM_MODE_OBJECT_PLANE;
+	drm->prop.fb_id = prop_id(fd, p, t, "FB_ID");
+	drm->prop.crtc_id = prop_id(fd, p, t, "CRTC_ID");
+	drm->prop.src_x = prop_id(fd, p, t, "SRC_X");
+	drm->prop.src_y = prop_id(fd, p, t, "SRC_Y");
+	drm->prop.src_w = prop_id(fd, p, t, "SRC_W");
+	drm->prop.src_h = prop_id(fd, p, t, "SRC_H");
+	drm->prop.crtc_x = prop_id(fd, p, t, "CRTC_X");
+	drm->prop.crtc_y = prop_id(fd, p, t, "CRTC_Y");
+	drm->prop.crtc_w = prop_id(fd, p, t, "CRTC_W");
+	drm->prop.crtc_h = prop_id(fd, p, t, "CRTC_H");
+	const uint32_t *ids = &drm->prop.conn_crtc_id;
+	for (size_t i = 0; i < sizeof(drm->prop) / sizeof(uint32_t); i++)
+		if (!ids[i])
+			return false;
+	return true;
+}
+
+/* Connector, mode, CRTC and plane of the card open on drm->fd; false with
+ * why filled when the card cannot show anything. */
+static bool pick_output(struct drm_backend *drm, const struct comp_options *opt, char *why,
+                        size_t why_len)
+{
+	drmModeRes *res = drmModeGetResources(drm->fd);
+	bool ok = false;
+	if (!res) {
+		snprintf(why, why_len, "not a KMS device (no mode-setting resources: a render "
+		         "node, or a driver without display)");
+		return false;
+	}
+	drmModeConnector *conn = NULL;
+	for (int i = 0; i < res->count_connectors && !conn; i++) {
+		drmModeConnector *c = drmModeGetConnector(drm->fd, res->connectors[i]);
+		if (c && c->connection == DRM_MODE_CONNECTED && c->count_modes > 0)
+			conn = c;
+		else
+			drmModeFreeConnector(c);
+	}
+	if (!conn) {
+		snprintf(why, why_len, "no connected connector with modes (%d connectors; nothing "
+		         "plugged in, or the output was disabled)", res->count_connectors);
+		goto out;
+	}
+	const char *type = drmModeGetConnectorTypeName(conn->connector_type);
+	snprintf(drm->connector_name, sizeof(drm->connector_name), "%s-%u",
+	         type ? type : "Unknown", conn->connector_type_id);
+	drm->connector_id = conn->connector_id;
+	const drmModeModeInfo *mode = pick_mode(conn, opt, why, why_len);
+	if (!mode)
+		goto out;
+	drm->mode = *mode;
+	int crtc_index = -1;
+	drm->crtc_id = pick_crtc(drm->fd, res, conn, &crtc_index);
+	if (!drm->crtc_id) {
+		snprintf(why, why_len, "no CRTC can drive connector %s", drm->connector_name);
+		goto out;
+	}
+	drm->format = DRM_FORMAT_XRGB8888;
+	if (drm->atomic) {
+		drm->plane_id = pick_plane(drm->fd, crtc_index, drm->format);
+		if (!drm->plane_id || !atomic_props(drm)) {
+			comp_log("drm: %s: no primary plane with XRGB8888 and the atomic "
+			         "properties for CRTC %u; using legacy modesetting",
+			         drm->path, drm->crtc_id);
+			drm->atomic = false;
+		}
+	}
+	ok = true;
+out:
+	drmModeFreeConnector(conn);
+	drmModeFreeResources(res);
+	return ok;
+}
+
+/* Opens path as the output's card; -1 with why filled if it is unusable. */
+static int try_card(struct drm_backend *drm, const char *path, const struct comp_options *opt,
+                    char *why, size_t why_len)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EACCES || errno == EPERM)
+			snprintf(why, why_len, "%s (duet has no libseat/logind session support yet: "
+			         "run it as root, or give this user the card's permissions)",
+			         strerror(errno));
+		else
+			snprintf(why, why_len, "%s", strerror(errno));
+		return -1;
+	}
+	drm->fd = fd;
+	snprintf(drm->path, sizeof(drm->path), "%s", path);
+	drmVersion *version = drmGetVersion(fd);
+	snprintf(drm->driver, sizeof(drm->driver), "%s", version ? version->name : "?");
+	drmFreeVersion(version);
+
+	if (!drmIsMaster(fd) && drmSetMaster(fd) != 0) {
+		snprintf(why, why_len, "cannot become its DRM master: %s (another compositor or "
+		         "X server drives it; duet has no libseat/logind session support yet to "
+		         "share it)", strerror(errno));
+		goto fail;
+	}
+	drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+	const char *legacy = getenv("DUET_DRM_LEGACY");
+	drm->atomic = !(legacy && *legacy && strcmp(legacy, "0") != 0) &&
+	              drmSetClientCap(fd, DRM_CLIENT_CAP_ATOMIC, 1) == 0;
+	uint64_t cap = 0;
+	drm->monotonic = drmGetCap(fd, DRM_CAP_TIMESTAMP_MONOTONIC, &cap) == 0 && cap;
+	cap = 0;
+	drm->addfb_modifiers = drmGetCap(fd, DRM_CAP_ADDFB2_MODIFIERS, &cap) == 0 && cap;
+	if (!pick_output(drm, opt, why, why_len))
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	drm->fd = -1;
+	return -1;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Candidate card nodes: /dev/dri/by-path/...-card first (a stable order),
+ * then /dev/dri/cardN, each real node once. */
+static int list_cards(char **paths, int max)
+{
+	int n = 0;
+	char *real[MAX_CANDIDATES];
+	const char *dirs[] = { "/dev/dri/by-path", "/dev/dri" };
+	for (size_t d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		if (!dir)
+			continue;
+		char *found[MAX_CANDIDATES];
+		int nfound = 0;
+		struct dirent *ent;
+		while ((ent = readdir(dir)) && nfound < MAX_CANDIDATES) {
+			size_t len = strlen(ent->d_name);
+			bool card = d == 0 ? len > 5 && strcmp(ent->d_name + len - 5, "-card") == 0
+			                   : strncmp(ent->d_name, "card", 4) == 0;
+			if (!card)
+				continue;
+			char path[PATH_MAX];
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], ent->d_name);
+			found[nfound++] = strdup(path);
+		}
+		closedir(dir);
+		qsort(found, (size_t)nfound, sizeof(found[0]), compare_names);
+		for (int i = 0; i < nfound; i++) {
+			char *r = found[i] ? realpath(found[i], NULL) : NULL;
+			bool dup = !r;
+			for (int j = 0; j < n && !dup; j++)
+				dup = strcmp(real[j], r) == 0;
+			if (dup || n >= max) {
+				free(r);
+				free(found[i]);
+				continue;
+			}
+			real[n] = r;
+			paths[n++] = found[i];
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(real[i]);
+	return n;
+}
+
+static int open_device(struct drm_backend *drm, const struct comp_options *opt)
+{
+	char why[512];
+	if (opt->drm_device) {
+		if (try_card(drm, opt->drm_device, opt, why, sizeof(why)) >= 0)
+			return 0;
+		comp_log("drm: cannot use %s: %s", opt->drm_device, why);
+		return -1;
+	}
+	char *paths[MAX_CANDIDATES];
+	int n = list_cards(paths, MAX_CANDIDATES);
+	if (n == 0) {
+		struct stat st;
+		if (stat("/dev/dri", &st) != 0)
+			comp_log("drm: no usable KMS device: /dev/dri does not exist (no DRM driver "
+			         "is loaded: no display hardware, or in a VM none was given, e.g. "
+			         "qemu's -device virtio-gpu-pci)");
+		else
+			comp_log("drm: no usable KMS device: /dev/dri has no card node (only render "
+			         "nodes, which cannot drive a display)");
+		return -1;
+	}
+	int ret = -1;
+	for (int i = 0; i < n; i++) {
+		if (ret != 0) {
+			if (try_card(drm, paths[i], opt, why, sizeof(why)) >= 0)
+				ret = 0;
+			else
+				comp_log("drm: skipping %s: %s", paths[i], why);
+		}
+		free(paths[i]);
+	}
+	if (ret != 0)
+		comp_log("drm: no usable KMS device among the %d card%s above (use --drm-device "
+		         "to name one)", n, n == 1 ? "" : "s");
+	return ret;
+}
+
+/* ------------------------------------------------------- framebuffers */
+
+static void fb_destroy(struct gbm_bo *bo, void *data)
+{
+	struct drm_fb *fb = data;
+	if (fb->id)
+		drmModeRmFB(fb->fd, fb->id);
+	free(fb);
+}
+
+static struct drm_fb *fb_for_bo(struct drm_backend *drm, struct gbm_bo *bo)
+{
+	struct drm_fb *fb = gbm_bo_get_user_data(bo);
+	if (fb)
+		return fb;
+	fb = calloc(1, sizeof(*fb));
+	if (!fb)
+		return NULL;
+	fb->fd = drm->fd;
+	uint32_t width = gbm_bo_get_width(bo), height = gbm_bo_get_height(bo);
+	uint32_t format = gbm_bo_get_format(bo);
+	uint32_t handles[4] = { 0 }, strides[4] = { 0 }, offsets[4] = { 0 };
+	uint64_t modifiers[4] = { 0 };
+	uint64_t modifier = gbm_bo_get_modifier(bo);
+	int planes = gbm_bo_get_plane_count(bo);
+	for (int i = 0; i < planes && i < 4; i++) {
+		handles[i] = gbm_bo_get_handle_for_plane(bo, i).u32;
+		strides[i] = gbm_bo_get_stride_for_plane(bo, i);
+		offsets[i] = gbm_bo_get_offset(bo, i);
+		modifiers[i] = modifier;
+	}
+	int ret;
+	/* A buffer without a modifier is added without one: drivers such as
+	 * vkms reject DRM_FORMAT_MOD_INVALID (kmscube fails on it). */
+	if (drm->addfb_modifiers && modifier != DRM_FORMAT_MOD_INVALID)
+		ret = drmModeAddFB2WithModifiers(drm->fd, width, height, format, handles, strides,
+		                                 offsets, modifiers, &fb->id, DRM_MODE_FB_MODIFIERS);
+	else
+		ret = drmModeAddFB2(drm->fd, width, height, format, handles, strides, offsets,
+		                    &fb->id, 0);
+	if (ret != 0 && format == DRM_FORMAT_XRGB8888 && planes == 1)
+		ret = drmModeAddFB(drm->fd, width, height, 24, 32, strides[0], handles[0], &fb->id);
+	if (ret != 0) {
+		comp_log("drm: cannot add a %ux%u framebuffer (format %.4s, modifier 0x%" PRIx64
+		         "): %s", width, height, (const char *)&format, modifier, strerror(errno));
+		free(fb);
+		return NULL;
+	}
+	gbm_bo_set_user_data(bo, fb, fb_destroy);
+	return fb;
+}
+
+/* ------------------------------------------------------------- frames */
+
+static void set_current(struct drm_backend *drm, struct gbm_bo *bo)
+{
+	if (drm->current && drm->current != bo)
+		render_target_gbm_release(drm->output->target, drm->current);
+	drm->current = bo;
+}
+
+static void idle_frame_done(void *data)
+{
+	struct drm_backend *drm = data;
+	drm->idle_done = NULL;
+	comp_output_frame_presented(drm->output, render_now_ns(), NULL, 0);
+}
+
+/* The frame is complete without a flip event (a failed flip, or the legacy
+ * modeset): the output hears it on the next loop pass, never from inside
+ * its own submit. No presentation flag is true of that time. */
+static void complete_without_event(struct drm_backend *drm)
+{
+	if (drm->idle_done)
+		return;
+	drm->idle_done = wl_event_loop_add_idle(drm->server->loop, idle_frame_done, drm);
+	if (!drm->idle_done)
+		comp_output_frame_presented(drm->output, render_now_ns(), NULL, 0);
+}
+
+static void page_flip_handler(int fd, unsigned int sequence, unsigned int tv_sec,
+                              unsigned int tv_usec, unsigned int crtc_id, void *data)
+{
+	struct drm_backend *drm = data;
+	if (!drm->pending || !drm->output)
+		return; /* a flip of a target already destroyed */
+	uint64_t t_ns = drm->monotonic
+		? (uint64_t)tv_sec * 1000000000ull + (uint64_t)tv_usec * 1000ull
+		: render_now_ns();
+	if (drm->has_vblank < 0) {
+		/* Asked once the CRTC is on: drivers without vblank support
+		 * (virtio-gpu) refuse it, and their events carry sequence 0. */
+		uint64_t seq = 0, ns = 0;
+		drm->has_vblank = drmCrtcGetSequence(fd, drm->crtc_id, &seq, &ns) == 0;
+		comp_log("drm: %s: vblank counter: %s", drm->path,
+		         drm->has_vblank ? "yes (presentation seq is the display's MSC)"
+		                         : "none (presentation seq counts the mode's refresh "
+		                           "periods)");
+	}
+	uint64_t msc = 0;
+	if (drm->has_vblank) {
+		if (drm->seen_sequence && sequence < drm->last_sequence)
+			drm->msc_hi += 1ull << 32;
+		drm->last_sequence = sequence;
+		drm->seen_sequence = true;
+		msc = drm->msc_hi | sequence;
+	}
+	set_current(drm, drm->pending);
+	drm->pending = NULL;
+	/* A kernel flip: tear-free, completed and timed by the kernel. */
+	uint32_t flags = WP_PRESENTATION_FEEDBACK_KIND_VSYNC |
+	                 WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION |
+	                 (drm->monotonic ? WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK : 0);
+	comp_output_frame_presented(drm->output, t_ns, drm->has_vblank ? &msc : NULL, flags);
+}
+
+static int drm_dispatch(int fd, uint32_t mask, void *data)
+{
+	drmEventContext ctx = {
+		.version = 3,
+		.page_flip_handler2 = page_flip_handler,
+	};
+	if (drmHandleEvent(fd, &ctx) != 0)
+		comp_log("drm: reading events failed: %s", strerror(errno));
+	return 0;
+}
+
+static int atomic_commit(struct drm_backend *drm, uint32_t fb_id)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	if (!req)
+		return -ENOMEM;
+	uint32_t flags = DRM_MODE_PAGE_FLIP_EVENT;
+	uint32_t p = drm->plane_id;
+	if (!drm->modeset_done) {
+		if (!drm->mode_blob &&
+		    drmModeCreatePropertyBlob(drm->fd, &drm->mode, sizeof(drm->mode),
+		                              &drm->mode_blob) != 0) {
+			int err = -errno;
+			drmModeAtomicFree(req);
+			return err;
+		}
+		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
+		drmModeAtomicAddProperty(req, drm->connector_id, drm->prop.conn_crtc_id, drm->crtc_id);
+		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_mode_id, drm->mode_blob);
+		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_active, 1);
+		drmModeAtomicAddProperty(req, p, drm->prop.crtc_id, drm->crtc_id);
+		drmModeAtomicAddProperty(req, p, drm->prop.src_x, 0);
+		drmModeAtomicAddProperty(req, p, drm->prop.src_y, 0);
+		drmModeAtomicAddProperty(req, p, drm->prop.src_w, (uint64_t)drm->mode.hdisplay << 16);
+		drmModeAtomicAddProperty(req, p, drm->prop.src_h, (uint64_t)drm->mode.vdisplay << 16);
+		drmModeAtomicAddProperty(req, p, drm->prop.crtc_x, 0);
+		drmModeAtomicAddProperty(req, p, drm->prop.crtc_y, 0);
+		drmModeAtomicAddProperty(req, p, drm->prop.crtc_w, drm->mode.hdisplay);
+		drmModeAtomicAddProperty(req, p, drm->prop.crtc_h, drm->mode.vdisplay);
+	} else {
+		/* Not waiting: the event says when it is on screen. */
+		flags |= DRM_MODE_ATOMIC_NONBLOCK;
+	}
+	drmModeAtomicAddProperty(req, p, drm->prop.fb_id, fb_id);
+	int ret = drmModeAtomicCommit(drm->fd, req, flags, drm) == 0 ? 0 : -errno;
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+/* Flips to fb; 1 when it completed at once without an event (the legacy
+ * modeset), 0 when an event will come, -errno on failure. */
+static int flip(struct drm_backend *drm, uint32_t fb_id)
+{
+	if (drm->atomic) {
+		int ret = atomic_commit(drm, fb_id);
+		if (ret == 0 || drm->modeset_done)
+			return ret;
+		comp_log("drm: %s: atomic modeset failed (%s); trying legacy modesetting",
+		         drm->path, strerror(-ret));
+		drm->atomic = false;
+	}
+	if (!drm->modeset_done) {
+		if (drmModeSetCrtc(drm->fd, drm->crtc_id, fb_id, 0, 0, &drm->connector_id, 1,
+		                   &drm->mode) != 0)
+			return -errno;
+		return 1;
+	}
+	return drmModePageFlip(drm->fd, drm->crtc_id, fb_id, DRM_MODE_PAGE_FLIP_EVENT, drm) == 0
+		? 0 : -errno;
+}
+
+static void drm_submit(struct comp_output *output, const pixman_region32_t *damage)
+{
+	struct drm_backend *drm = backend_of(output);
+	struct gbm_bo *bo = render_target_gbm_present(output->target, damage);
+	if (!bo) {
+		complete_without_event(drm);
+		return;
+	}
+	struct drm_fb *fb = fb_for_bo(drm, bo);
+	int ret = fb ? flip(drm, fb->id) : -EINVAL;
+	if (ret < 0) {
+		/* Lost master (another session took the card), a disabled
+		 * connector...: the frame is dropped, the compositor goes on,
+		 * and each kind of failure is logged once. */
+		if (-ret != drm->last_commit_errno)
+			comp_log("drm: %s: cannot show the frame: %s%s", drm->path, strerror(-ret),
+			         -ret == EACCES || -ret == EPERM ? " (no longer DRM master)" : "");
+		drm->last_commit_errno = -ret;
+		render_target_gbm_release(output->target, bo);
+		complete_without_event(drm);
+		return;
+	}
+	if (drm->last_commit_errno)
+		comp_log("drm: %s: frames are shown again", drm->path);
+	drm->last_commit_errno = 0;
+	if (!drm->modeset_done) {
+		drm->modeset_done = true;
+		comp_log("drm: %s (%s): %s %dx%d@%.3f Hz on connector %s, CRTC %u%s, %s "
+		         "modesetting, timestamps %s", drm->path, drm->driver,
+		         ret == 1 ? "set" : "setting", drm->mode.hdisplay, drm->mode.vdisplay,
+		         mode_refresh_mhz(&drm->mode) / 1000.0, drm->connector_name, drm->crtc_id,
+		         drm->atomic ? ", primary plane" : "", drm->atomic ? "atomic" : "legacy",
+		         drm->monotonic ? "CLOCK_MONOTONIC" : "not monotonic (taken on receipt)");
+	}
+	if (ret == 1) {
+		set_current(drm, bo);
+		complete_without_event(drm);
+	} else {
+		drm->pending = bo;
+	}
+}
+
+/* --------------------------------------------------------- screenshots */
+
+/* A PNG of the buffer being scanned out, read through a CPU mapping of it:
+ * what the display shows, not what the renderer thinks it drew. */
+static int drm_write_png_fd(struct comp_output *output, int fd)
+{
+	struct drm_backend *drm = backend_of(output);
+	struct gbm_bo *bo = drm->current;
+	if (!bo) {
+		/* Nothing on screen yet: the frame being made. */
+		return render_target_write_png_fd(output->target, fd);
+	}
+	uint32_t width = gbm_bo_get_width(bo), height = gbm_bo_get_height(bo), stride = 0;
+	void *map_data = NULL;
+	void *pixels = gbm_bo_map(bo, 0, 0, width, height, GBM_BO_TRANSFER_READ, &stride,
+	                          &map_data);
+	if (pixels) {
+		int ret = render_png_write_fd(fd, pixels, (int)width, (int)height, (int)stride);
+		gbm_bo_unmap(bo, map_data);
+		if (drm->screenshot_path != 1)
+			comp_log("drm: screenshots read the scanned-out buffer (gbm_bo_map)");
+		drm->screenshot_path = 1;
+		return ret;
+	}
+	/* Buffers of software rendering (kms_swrast) are dumb buffers, which
+	 * the DRM device itself maps. */
+	struct drm_mode_map_dumb map = { .handle = gbm_bo_get_handle(bo).u32 };
+	stride = gbm_bo_get_stride(bo);
+	size_t size = (size_t)stride * height;
+	if (drmIoctl(drm->fd, DRM_IOCTL_MODE_MAP_DUMB, &map) == 0) {
+		void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, drm->fd, (off_t)map.offset);
+		if (p != MAP_FAILED) {
+			int ret = render_png_write_fd(fd, p, (int)width, (int)height, (int)stride);
+			munmap(p, size);
+			if (drm->screenshot_path != 2)
+				comp_log("drm: screenshots read the scanned-out buffer (dumb mapping)");
+			drm->screenshot_path = 2;
+			return ret;
+		}
+	}
+	comp_log("drm: the scanned-out buffer cannot be mapped (%s); screenshot of the "
+	         "renderer's frame instead", strerror(errno));
+	return render_target_write_png_fd(output->target, fd);
+}
+
+/* ---------------------------------------------------------- lifetime */
+
+static int drm_init(struct comp_server *server)
+{
+	struct drm_backend *drm = calloc(1, sizeof(*drm));
+	if (!drm)
+		return -1;
+	drm->fd = -1;
+	drm->has_vblank = -1;
+	drm->server = server;
+	server->backend_data = drm;
+	if (open_device(drm, &server->options) != 0)
+		return -1;
+	drm->gbm = gbm_create_device(drm->fd);
+	if (!drm->gbm) {
+		comp_log("drm: gbm_create_device(%s) failed", drm->path);
+		return -1;
+	}
+	server->egl = render_egl_create_gbm(drm->gbm, drm->format);
+	if (!server->egl) {
+		comp_log("drm: no EGL on %s's GBM device", drm->path);
+		return -1;
+	}
+	return 0;
+}
+
+static void drm_finish(struct comp_server *server)
+{
+	struct drm_backend *drm = server->backend_data;
+	if (!drm)
+		return;
+	if (drm->mode_blob)
+		drmModeDestroyPropertyBlob(drm->fd, drm->mode_blob);
+	if (drm->gbm)
+		gbm_device_destroy(drm->gbm);
+	if (drm->fd >= 0)
+		close(drm->fd); /* drops DRM master: fbcon or the next user takes over */
+	free(drm);
+	server->backend_data = NULL;
+}
+
+static struct render_target *drm_create_target(struct comp_output *output)
+{
+	struct drm_backend *drm = backend_of(output);
+	const struct comp_options *opt = &output->server->options;
+	drm->output = output;
+	output->width = drm->mode.hdisplay;
+	output->height = drm->mode.vdisplay;
+	output->refresh_mhz = mode_refresh_mhz(&drm->mode);
+	snprintf(output->name, sizeof(output->name), "%s", drm->connector_name);
+	if (opt->vfb_path)
+		comp_log("drm: --vfb is for the headless backend; ignored");
+	if (opt->refresh_mhz != output->refresh_mhz)
+		comp_log("drm: the mode's refresh (%.3f Hz) paces frames, not --refresh",
+		         output->refresh_mhz / 1000.0);
+	drm->drm_source = wl_event_loop_add_fd(output->server->loop, drm->fd, WL_EVENT_READABLE,
+	                                       drm_dispatch, drm);
+	if (!drm->drm_source)
+		return NULL;
+	return render_target_create_gbm(output->server->egl, drm->gbm, output->width,
+	                                 output->height, drm->format, NULL, 0);
+}
+
+static void drm_destroy(struct comp_output *output)
+{
+	struct drm_backend *drm = backend_of(output);
+	if (!drm)
+		return;
+	if (drm->idle_done)
+		wl_event_source_remove(drm->idle_done);
+	drm->idle_done = NULL;
+	if (drm->drm_source)
+		wl_event_source_remove(drm->drm_source);
+	drm->drm_source = NULL;
+	if (output->target) {
+		render_target_gbm_release(output->target, drm->pending);
+		render_target_gbm_release(output->target, drm->current);
+		render_target_gbm_destroy(output->target);
+	}
+	drm->pending = drm->current = NULL;
+	output->target = NULL;
+	drm->output = NULL;
+}
+
+const struct comp_backend comp_backend_drm = {
+	.name = "drm",
+	.init = drm_init,
+	.finish = drm_finish,
+	.create_target = drm_create_target,
+	.submit = drm_submit,
+	.frame_done = NULL, /* the page flip's event completes a frame */
+	.present = NULL,
+	.destroy = drm_destroy,
+	.write_png_fd = drm_write_png_fd,
+};

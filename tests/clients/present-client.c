@@ -1,0 +1,269 @@
+/* duet-present-client: asks wp_presentation feedback for every frame and
+ * prints what the compositor says, so a test can check the flags, seq,
+ * refresh and times a display reports.
+ *
+ * It maps a 256x256 XRGB8888 toplevel and draws N frames (default 30), one
+ * per frame callback, each a different colour with whole-buffer damage and
+ * a feedback request. Lines on stdout:
+ *   clock ID                    wp_presentation.clock_id
+ *   presented I seq=S flags=0xF refresh=R t=T
+ *                               frame I's feedback (S: 64-bit seq, R: ns,
+ *                               T: ns in the compositor's clock)
+ *   discarded I                 frame I was never shown
+ *   done P D                    after N frames: P presented, D discarded
+ * Then it stays mapped until killed, so the test can look at the screen.
+ * Exit status 1 if the compositor lacks a global or the connection fails.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "presentation-time-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+#define SIDE 256
+#define BUFFERS 2
+
+struct pc_app {
+	struct wl_display *display;
+	struct test_globals g;
+	struct wp_presentation *presentation;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct wl_buffer *buffers[BUFFERS];
+	bool busy[BUFFERS];
+	uint32_t *pixels[BUFFERS];
+	bool configured, frame_done;
+	int presented, discarded;
+};
+
+struct pc_feedback {
+	struct pc_app *app;
+	int frame;
+};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+                            const char *interface, uint32_t version)
+{
+	struct pc_app *app = data;
+	if (strcmp(interface, wp_presentation_interface.name) == 0)
+		app->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static void presentation_clock_id(void *data, struct wp_presentation *p, uint32_t clock)
+{
+	printf("clock %u\n", clock);
+	fflush(stdout);
+}
+
+static const struct wp_presentation_listener presentation_listener = {
+	.clock_id = presentation_clock_id,
+};
+
+static void feedback_sync_output(void *data, struct wp_presentation_feedback *f,
+                                 struct wl_output *output)
+{
+}
+
+static void feedback_presented(void *data, struct wp_presentation_feedback *f, uint32_t sec_hi,
+                               uint32_t sec_lo, uint32_t nsec, uint32_t refresh,
+                               uint32_t seq_hi, uint32_t seq_lo, uint32_t flags)
+{
+	struct pc_feedback *fb = data;
+	unsigned long long t = (((unsigned long long)sec_hi << 32 | sec_lo) * 1000000000ull) + nsec;
+	unsigned long long seq = (unsigned long long)seq_hi << 32 | seq_lo;
+	printf("presented %d seq=%llu flags=0x%x refresh=%u t=%llu\n", fb->frame, seq, flags,
+	       refresh, t);
+	fflush(stdout);
+	fb->app->presented++;
+	wp_presentation_feedback_destroy(f);
+	free(fb);
+}
+
+static void feedback_discarded(void *data, struct wp_presentation_feedback *f)
+{
+	struct pc_feedback *fb = data;
+	printf("discarded %d\n", fb->frame);
+	fflush(stdout);
+	fb->app->discarded++;
+	wp_presentation_feedback_destroy(f);
+	free(fb);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_sync_output,
+	.presented = feedback_presented,
+	.discarded = feedback_discarded,
+};
+
+static void buffer_release(void *data, struct wl_buffer *wl)
+{
+	bool *busy = data;
+	*busy = false;
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	struct pc_app *app = data;
+	app->frame_done = true;
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
+                               struct wl_array *states)
+{
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	exit(0);
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct pc_app *app = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	app->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static bool make_buffers(struct pc_app *app)
+{
+	size_t one = (size_t)SIDE * SIDE * 4;
+	int fd = test_create_memfd(one * BUFFERS);
+	if (fd < 0)
+		return false;
+	uint32_t *pixels = mmap(NULL, one * BUFFERS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pixels == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->g.shm, fd, (int32_t)(one * BUFFERS));
+	for (int i = 0; i < BUFFERS; i++) {
+		app->pixels[i] = pixels + (size_t)i * SIDE * SIDE;
+		app->buffers[i] = wl_shm_pool_create_buffer(pool, (int32_t)(one * (size_t)i), SIDE,
+		                                            SIDE, SIDE * 4, WL_SHM_FORMAT_XRGB8888);
+		wl_buffer_add_listener(app->buffers[i], &buffer_listener, &app->busy[i]);
+	}
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return true;
+}
+
+/* Frame i: a solid colour that differs from the frame before. */
+static bool draw_frame(struct pc_app *app, int i)
+{
+	int b = -1;
+	while (b < 0) {
+		for (int k = 0; k < BUFFERS && b < 0; k++)
+			if (!app->busy[k])
+				b = k;
+		if (b < 0 && wl_display_dispatch(app->display) < 0)
+			return false;
+	}
+	uint32_t colour = 0xff000000u | (uint32_t)(40 + (i * 53) % 200) << 16 |
+	                  (uint32_t)(200 - (i * 31) % 160) << 8 | 0x80u;
+	for (size_t p = 0; p < (size_t)SIDE * SIDE; p++)
+		app->pixels[b][p] = colour;
+	wl_surface_attach(app->surface, app->buffers[b], 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, SIDE, SIDE);
+	struct pc_feedback *fb = calloc(1, sizeof(*fb));
+	if (!fb)
+		return false;
+	fb->app = app;
+	fb->frame = i;
+	struct wp_presentation_feedback *f = wp_presentation_feedback(app->presentation,
+	                                                              app->surface);
+	wp_presentation_feedback_add_listener(f, &feedback_listener, fb);
+	struct wl_callback *cb = wl_surface_frame(app->surface);
+	wl_callback_add_listener(cb, &frame_listener, app);
+	app->frame_done = false;
+	app->busy[b] = true;
+	wl_surface_commit(app->surface);
+	while (!app->frame_done)
+		if (wl_display_dispatch(app->display) < 0)
+			return false;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct pc_app app = { 0 };
+	int frames = 30;
+	if (argc > 1)
+		frames = atoi(argv[1]);
+	if (argc > 2 || frames < 1 || frames > 100000) {
+		fprintf(stderr, "usage: duet-present-client [FRAMES: 1..100000]\n");
+		return 2;
+	}
+	app.display = wl_display_connect(NULL);
+	if (!app.display) {
+		fprintf(stderr, "duet-present-client: cannot connect\n");
+		return 1;
+	}
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &registry_listener, &app);
+	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
+	    !app.g.wm_base || !app.presentation) {
+		fprintf(stderr, "duet-present-client: missing globals (wp_presentation: %s)\n",
+		        app.presentation ? "yes" : "no");
+		return 1;
+	}
+	wp_presentation_add_listener(app.presentation, &presentation_listener, &app);
+	if (!make_buffers(&app)) {
+		fprintf(stderr, "duet-present-client: cannot make buffers\n");
+		return 1;
+	}
+	app.surface = wl_compositor_create_surface(app.g.compositor);
+	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
+	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
+	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
+	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_app_id(app.toplevel, "duet-present");
+	wl_surface_commit(app.surface);
+	while (!app.configured)
+		if (wl_display_dispatch(app.display) < 0)
+			return 1;
+
+	for (int i = 0; i < frames; i++)
+		if (!draw_frame(&app, i))
+			return 1;
+	/* The last frame's feedback may come after its callback. */
+	while (app.presented + app.discarded < frames)
+		if (wl_display_dispatch(app.display) < 0)
+			return 1;
+	printf("done %d %d\n", app.presented, app.discarded);
+	fflush(stdout);
+	while (wl_display_dispatch(app.display) >= 0)
+		;
+	return 0;
+}

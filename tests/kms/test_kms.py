@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""duet-compositor on a KMS device (--backend drm). Run inside a guest with a
+virtio-gpu card by scripts/test-kms (meson test --setup kms --suite kms);
+outside one there is no card, and each test skips (or, with
+DUET_KMS_GUEST=1, fails: the guest must have one).
+
+usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|headless-mode
+
+  clients       weston-simple-shm, weston-simple-egl and duet-launch each
+                reach the screen: screenshots read from the scanned-out
+                buffer show their pixels
+  presentation  wp_presentation feedback of 30 frames: VSYNC, HW_CLOCK and
+                HW_COMPLETION, seq strictly increasing, the mode's refresh,
+                times increasing and not in the future
+  legacy        the same through legacy modesetting (DUET_DRM_LEGACY=1)
+  busy          a second compositor on a card the first one drives gets a
+                clear error and exit status 1; the first goes on presenting
+  bad-device    --drm-device naming a render node, /dev/null or nothing: a
+                clear error and exit status 1, never a crash
+  no-device     no /dev/dri at all (the host; in the guest /dev/dri is
+                hidden in a mount namespace): a clear error, exit status 1
+  headless-mode --mode WxH@HZ on the headless backend sets its size and
+                refresh, and its feedback claims no hardware flags
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+
+import duet  # noqa: E402
+from duet import check  # noqa: E402
+
+MODE = "1024x768"
+# wp_presentation_feedback.kind
+VSYNC, HW_CLOCK, HW_COMPLETION, ZERO_COPY = 0x1, 0x2, 0x4, 0x8
+CLOCK_MONOTONIC = 1
+
+
+def in_guest():
+    return os.environ.get("DUET_KMS_GUEST") == "1"
+
+
+def cards():
+    found = sorted(glob.glob("/dev/dri/by-path/*-card")) or sorted(glob.glob("/dev/dri/card*"))
+    if not found:
+        msg = "no KMS card in /dev/dri (scripts/test-kms runs these tests in a guest that has one)"
+        if in_guest():
+            raise duet.Failure(msg)
+        raise duet.Skip(msg)
+    if os.geteuid() != 0:
+        msg = "not root: duet has no session support yet and needs DRM master directly"
+        if in_guest():
+            raise duet.Failure(msg)
+        raise duet.Skip(msg)
+    return found
+
+
+class KmsSession(duet.Session):
+    def __init__(self, name):
+        super().__init__(name, size=MODE, args=["--backend", "drm", "--mode", MODE])
+
+    def log_text(self):
+        return self.compositor.stderr_tail(200000)
+
+    def wait_log(self, text, timeout=30):
+        deadline = time.monotonic() + timeout
+        while text not in self.log_text():
+            self.check_alive()
+            if time.monotonic() > deadline:
+                raise duet.Failure("compositor never logged %r; its log:\n%s"
+                                   % (text, self.log_text()[-3000:]))
+            time.sleep(0.1)
+
+
+def compositor_argv(*args):
+    return [duet.program("DUET_COMPOSITOR"), "--backend", "drm"] + list(args)
+
+
+def run_compositor(argv, env=None, timeout=60):
+    """Runs a compositor that is expected to give up; returns (status, stderr)."""
+    runtime = duet.base_env(os.environ.get("XDG_RUNTIME_DIR") or "/tmp")
+    runtime.update(env or {})
+    try:
+        r = subprocess.run(argv, env=runtime, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise duet.Failure("%s did not exit within %d s (it should refuse at once)"
+                           % (" ".join(argv), timeout))
+    duet.log("%s -> status %d; stderr:\n%s" % (" ".join(argv), r.returncode, r.stderr.strip()))
+    return r.returncode, r.stderr
+
+
+def check_refused(status, stderr, wanted):
+    check(status == 1, "exit status %d, want 1 (a refusal, not a crash: negative is a signal)"
+          % status)
+    check(wanted in stderr, "stderr does not say %r:\n%s" % (wanted, stderr))
+    check("AddressSanitizer" not in stderr and "runtime error" not in stderr,
+          "sanitizer report:\n" + stderr)
+
+
+# ------------------------------------------------------------------ clients
+
+def content_check(img, win, bg, min_non_bg, min_colors):
+    x0, y0, x1, y1 = duet.clip_rect(img, win)
+    area = max(1, (x1 - x0) * (y1 - y0))
+    non_bg = area - img.count_color(bg, x0, y0, x1, y1)
+    colors = img.colors(x0, y0, x1, y1)
+    check(non_bg >= min_non_bg * area,
+          "only %d of %d pixels in %r differ from the background" % (non_bg, area, win))
+    check(len(colors) >= min_colors, "only %d distinct colours in %r" % (len(colors), win))
+    return "%d%% non-background, %d colours" % (100 * non_bg // area, len(colors))
+
+
+def launch_check(img, win, bg, min_non_bg, min_colors):
+    # duet-launch clears its window to (237,237,242) below a 48-pixel bar.
+    x0, y0, x1, y1 = duet.clip_rect(img, win)
+    body = img.count_color((237, 237, 242), x0, y0 + 48, x1, y1)
+    area = max(1, (x1 - x0) * (y1 - y0 - 48))
+    check(body >= 0.8 * area, "only %d of %d pixels of duet-launch's body are its colour"
+          % (body, area))
+    return "%d%% of the body in duet-launch's colour" % (100 * body // area)
+
+
+def show_client(s, bg, name, argv, pixel_check, min_non_bg=0.5, min_colors=16, env=None):
+    e = {"XDG_CONFIG_HOME": os.path.join(s.workdir, "config"), "HOME": s.workdir}
+    e.update(env or {})
+    proc = s.client(argv, name=name, env=e)
+    deadline = time.monotonic() + 90
+    while True:
+        check(proc.alive(), "%s exited (%s); stderr:\n%s"
+              % (name, proc.popen.poll(), proc.stderr_tail()))
+        win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=60)
+        img = s.screenshot(name)
+        try:
+            what = pixel_check(img, win, bg, min_non_bg, min_colors)
+            duet.check_outside_is_background(img, win, bg, margin=64)
+            break
+        except duet.Failure:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    duet.log("%s on the scanout: %s in its %dx%d window" % (name, what, win.w, win.h))
+    proc.stop()
+    # The next client starts on an empty screen.
+    deadline = time.monotonic() + 30
+    while s.windows():
+        check(time.monotonic() < deadline, "%s's window stayed after it was killed" % name)
+        time.sleep(0.1)
+
+
+def test_clients():
+    cards()
+    shm = duet.third_party("weston-simple-shm")
+    egl = duet.third_party("weston-simple-egl")
+    launch = duet.program("DUET_LAUNCH")
+    with KmsSession("kms-clients") as s:
+        s.wait_log("modesetting")
+        bg = s.background()
+        s.wait_log("screenshots read the scanned-out buffer")
+        show_client(s, bg, "simple-shm", [shm], content_check)
+        show_client(s, bg, "simple-egl", [egl], content_check, min_non_bg=0.1)
+        show_client(s, bg, "duet-launch", [launch, "--backend", "wayland", "--engine", "sw",
+                                           "--size", "400x300", "--stay"], launch_check)
+        s.check_alive()
+
+
+# ------------------------------------------------------------- presentation
+
+def check_presentation(s):
+    client = s.client([duet.program("DUET_PRESENT_CLIENT"), "30"], name="present-client")
+    client.wait_line(r"^done ", timeout=120)
+    with client._cond:
+        lines = list(client.lines)
+    clock = [int(line.split()[1]) for line in lines if line.startswith("clock ")]
+    check(clock == [CLOCK_MONOTONIC], "clock ids %r, want [CLOCK_MONOTONIC]" % clock)
+    check(not [line for line in lines if line.startswith("discarded")],
+          "frames discarded: %r" % [line for line in lines if line.startswith("discarded")])
+    frames = []
+    for line in lines:
+        if line.startswith("presented "):
+            fields = dict(f.split("=") for f in line.split()[2:])
+            frames.append((int(fields["seq"]), int(fields["flags"], 16),
+                           int(fields["refresh"]), int(fields["t"])))
+    check(len(frames) == 30, "%d frames presented, want 30" % len(frames))
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    refresh = frames[0][2]
+    # The mode's refresh: virtio-gpu's modes are about 60 Hz.
+    check(12_000_000 < refresh < 21_000_000, "refresh %d ns is not a display's" % refresh)
+    for i, (seq, flags, rate, t) in enumerate(frames):
+        check(flags == VSYNC | HW_CLOCK | HW_COMPLETION,
+              "frame %d flags 0x%x, want vsync|hw_clock|hw_completion (0x7)" % (i, flags))
+        check(rate == refresh, "frame %d refresh %d, frame 0 had %d" % (i, rate, refresh))
+        check(t <= now, "frame %d presented at %d, after now %d" % (i, t, now))
+        if i:
+            check(seq > frames[i - 1][0], "seq went from %d to %d at frame %d"
+                  % (frames[i - 1][0], seq, i))
+            check(t > frames[i - 1][3], "time went from %d to %d at frame %d"
+                  % (frames[i - 1][3], t, i))
+    duet.log("30 frames: seq %d..%d, flags 0x%x, refresh %d ns"
+             % (frames[0][0], frames[-1][0], frames[0][1], refresh))
+    client.stop()
+    return frames
+
+
+def test_presentation(legacy=False):
+    cards()
+    if legacy:
+        os.environ["DUET_DRM_LEGACY"] = "1"  # the compositor inherits it
+    with KmsSession("kms-legacy" if legacy else "kms-presentation") as s:
+        s.wait_log("legacy modesetting" if legacy else "atomic modesetting")
+        check_presentation(s)
+        s.check_alive()
+
+
+# ------------------------------------------------------------------ refusals
+
+def test_busy():
+    card = cards()[0]
+    with KmsSession("kms-busy") as s:
+        s.wait_log("modesetting")
+        status, err = run_compositor(compositor_argv("--drm-device", card, "--socket",
+                                                     "duet-kms-second"))
+        check_refused(status, err, "cannot become its DRM master")
+        status, err = run_compositor(compositor_argv("--socket", "duet-kms-third"))
+        check_refused(status, err, "no usable KMS device")
+        # The first one still shows frames.
+        check_presentation(s)
+        s.check_alive()
+
+
+def test_bad_device():
+    renders = sorted(glob.glob("/dev/dri/renderD*"))
+    cases = [("/dev/null", "not a KMS device"),
+             ("/nonexistent/card0", "No such file or directory")]
+    if renders:
+        cases.insert(0, (renders[0], "not a KMS device"))
+    elif in_guest():
+        raise duet.Failure("the guest has no render node")
+    for path, wanted in cases:
+        status, err = run_compositor(compositor_argv("--drm-device", path, "--socket",
+                                                     "duet-kms-bad"))
+        check_refused(status, err, wanted)
+        check("cannot use %s" % path in err, "the error does not name %s:\n%s" % (path, err))
+
+
+def test_no_device():
+    argv = compositor_argv("--socket", "duet-kms-none")
+    if os.path.exists("/dev/dri"):
+        # Hide it: an empty /dev/dri in a mount namespace of our own.
+        unshare = shutil.which("unshare")
+        if os.geteuid() != 0 or not unshare:
+            raise duet.Skip("/dev/dri exists, and hiding it needs root and unshare")
+        argv = [unshare, "--mount", "--", "sh", "-c",
+                'mount -t tmpfs none /dev/dri && exec "$@"', "sh"] + argv
+    status, err = run_compositor(argv)
+    check_refused(status, err, "no usable KMS device")
+    check("startup failed" in err, "no 'startup failed' line:\n%s" % err)
+
+
+def test_headless_mode():
+    """--mode on the headless backend is --size plus --refresh."""
+    with duet.Session("headless-mode", size="640x480", args=["--mode", "640x480@30"]) as s:
+        s.background()
+        client = s.client([duet.program("DUET_PRESENT_CLIENT"), "3"], name="present-client")
+        _, m = client.wait_line(r"^presented 2 .* refresh=(\d+) ", timeout=60)
+        check(int(m.group(1)) == 33333333, "refresh %s ns, want 30 Hz" % m.group(1))
+        _, m = client.wait_line(r"^presented 2 .*flags=(0x[0-9a-f]+)", timeout=5)
+        check(int(m.group(1), 16) == 0, "headless frames claim flags %s" % m.group(1))
+
+
+def test():
+    name = sys.argv[1]
+    {
+        "clients": test_clients,
+        "presentation": test_presentation,
+        "legacy": lambda: test_presentation(legacy=True),
+        "busy": test_busy,
+        "bad-device": test_bad_device,
+        "no-device": test_no_device,
+        "headless-mode": test_headless_mode,
+    }[name]()
+
+
+if __name__ == "__main__":
+    duet.main(test)
