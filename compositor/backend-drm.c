@@ -330,8 +330,21 @@ static int try_card(struct drm_backend *drm, const char *path, const struct comp
 	drm->fd = fd;
 	snprintf(drm->path, sizeof(drm->path), "%s", path);
 	drmVersion *version = drmGetVersion(fd);
-	snprintf(drm->driver, sizeof(drm->driver), "%s", version ? version->name : "?");
+	if (!version) {
+		snprintf(why, why_len, "not a DRM device");
+		goto fail;
+	}
+	snprintf(drm->driver, sizeof(drm->driver), "%s", version->name);
 	drmFreeVersion(version);
+	/* Asked before mastership, which a render node never gives: its
+	 * refusal would hide the real reason. */
+	drmModeRes *res = drmModeGetResources(fd);
+	if (!res) {
+		snprintf(why, why_len, "not a KMS device (no mode-setting resources: a render "
+		         "node, or a driver without display)");
+		goto fail;
+	}
+	drmModeFreeResources(res);
 
 	if (!drmIsMaster(fd) && drmSetMaster(fd) != 0) {
 		snprintf(why, why_len, "cannot become its DRM master: %s (another compositor or "

@@ -4,7 +4,7 @@ virtio-gpu card by scripts/test-kms (meson test --setup kms --suite kms);
 outside one there is no card, and each test skips (or, with
 DUET_KMS_GUEST=1, fails: the guest must have one).
 
-usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|headless-mode
+usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|headless-mode
 
   clients       weston-simple-shm, weston-simple-egl and duet-launch each
                 reach the screen: screenshots read from the scanned-out
@@ -19,6 +19,9 @@ usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|headles
                 clear error and exit status 1, never a crash
   no-device     no /dev/dri at all (the host; in the guest /dev/dri is
                 hidden in a mount namespace): a clear error, exit status 1
+  unplug        the connector switched off (sysfs) under a running
+                compositor: no crash, clients still served; a compositor
+                started then refuses clearly; after it is back, frames flow
   headless-mode --mode WxH@HZ on the headless backend sets its size and
                 refresh, and its feedback claims no hardware flags
 """
@@ -235,7 +238,7 @@ def test_busy():
 
 def test_bad_device():
     renders = sorted(glob.glob("/dev/dri/renderD*"))
-    cases = [("/dev/null", "not a KMS device"),
+    cases = [("/dev/null", "not a DRM device"),
              ("/nonexistent/card0", "No such file or directory")]
     if renders:
         cases.insert(0, (renders[0], "not a KMS device"))
@@ -262,6 +265,48 @@ def test_no_device():
     check("startup failed" in err, "no 'startup failed' line:\n%s" % err)
 
 
+def connector_status_files():
+    files = sorted(glob.glob("/sys/class/drm/card*-*/status"))
+    if not files:
+        raise duet.Failure("no connector in /sys/class/drm")
+    return files
+
+
+def set_connectors(files, value):
+    for path in files:
+        with open(path, "w") as f:
+            f.write(value)
+
+
+def test_unplug():
+    """The connector is switched off under a running compositor (sysfs
+    'status' = off, as a cable pulled out): the compositor neither crashes
+    nor stops serving clients. A compositor started while it is off refuses
+    with a clear error, and one started after it is back shows frames."""
+    card = cards()[0]
+    files = connector_status_files()
+    try:
+        with KmsSession("kms-unplug") as s:
+            s.wait_log("modesetting")
+            set_connectors(files, "off")
+            duet.log("connectors switched off: %s" % ", ".join(files))
+            client = s.client([duet.program("DUET_PRESENT_CLIENT"), "10"], name="present-client")
+            _, m = client.wait_line(r"^done (\d+) (\d+)", timeout=120)
+            check(int(m.group(1)) + int(m.group(2)) == 10, "feedback for %s of 10 frames"
+                  % (int(m.group(1)) + int(m.group(2))))
+            s.check_alive()
+            s.screenshot("unplugged")
+            s.check_alive()
+        status, err = run_compositor(compositor_argv("--drm-device", card, "--socket",
+                                                     "duet-kms-off"))
+        check_refused(status, err, "no connected connector")
+    finally:
+        set_connectors(files, "detect")
+    with KmsSession("kms-replug") as s:
+        s.wait_log("modesetting")
+        check_presentation(s)
+
+
 def test_headless_mode():
     """--mode on the headless backend is --size plus --refresh."""
     with duet.Session("headless-mode", size="640x480", args=["--mode", "640x480@30"]) as s:
@@ -282,6 +327,7 @@ def test():
         "busy": test_busy,
         "bad-device": test_bad_device,
         "no-device": test_no_device,
+        "unplug": test_unplug,
         "headless-mode": test_headless_mode,
     }[name]()
 
