@@ -784,8 +784,8 @@ static struct render_target *drm_create_target(struct comp_output *output)
 	if (opt->vfb_path)
 		comp_log("drm: --vfb is for the headless backend; ignored");
 	if (opt->refresh_mhz != output->refresh_mhz)
-		comp_log("drm: the mode's refresh (%.3f Hz) paces frames, not --refresh",
-		         output->refresh_mhz / 1000.0);
+		comp_log("drm: frames are paced by the mode's refresh, %.3f Hz (--refresh is for "
+		         "headless outputs)", output->refresh_mhz / 1000.0);
 	drm->drm_source = wl_event_loop_add_fd(output->server->loop, drm->fd, WL_EVENT_READABLE,
 	                                       drm_dispatch, drm);
 	if (!drm->drm_source)
