@@ -35,12 +35,14 @@ struct comp_options {
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" */
 	const char *vfb_path;  /* --vfb: headless frames copied into this file, or NULL */
+	bool test_protocol;    /* --test-protocol: duet_test for the test socket's clients */
 };
 
 struct comp_server {
 	struct wl_display *display;
 	struct wl_event_loop *loop;
 	const char *socket_name;
+	const char *test_socket_name; /* NAME-test with --test-protocol, else NULL */
 	struct comp_options options;
 
 	struct render_egl *egl;
@@ -361,5 +363,16 @@ void comp_viewporter_create(struct comp_server *server);
 /* ------------------------------------------------------- test protocol */
 
 void comp_test_protocol_create(struct comp_server *server);
+/* test-access.c: listens on $XDG_RUNTIME_DIR/<socket_name>-test and hides
+ * duet_test from every client that did not connect through it; returns
+ * that socket's name, or NULL on failure. */
+const char *comp_test_access_init(struct comp_server *server);
+bool comp_test_access_allowed(struct wl_client *client);
+/* test-screenshot.c: writes a PNG of the output's last frame to fd (taken)
+ * without blocking, then sends duet_test.screenshot_done on resource, or
+ * posts bad_fd; jobs is the resource's list of writes in flight. */
+void comp_test_screenshot_start(struct wl_resource *resource, struct wl_list *jobs,
+                                struct comp_output *output, int fd);
+void comp_test_screenshot_cancel_all(struct wl_list *jobs);
 
 #endif

@@ -37,6 +37,11 @@ static const char usage[] =
 	"                       after the frame's pixels, uint64 CLOCK_MONOTONIC ns of\n"
 	"                       that frame), then the pixels, top row first; with it\n"
 	"                       frames are presented once their pixels are in FILE\n"
+	"  --test-protocol      offer the private duet_test protocol (input injection,\n"
+	"                       screenshots, window control; for tests and the bench)\n"
+	"                       to clients of a second socket, NAME-test, from this\n"
+	"                       user only; printed as DUET_TEST_DISPLAY=NAME-test and\n"
+	"                       given to CMD in the same variable (docs/security.md)\n"
 	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
 	"                       listens; exit when it exits, with its exit status\n"
 	"                       (128+N if killed by signal N)\n"
@@ -103,6 +108,7 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "socket", required_argument, NULL, 'S' },
 		{ "screenshot", required_argument, NULL, 'o' },
 		{ "vfb", required_argument, NULL, 'F' },
+		{ "test-protocol", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -140,6 +146,9 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			if (!*optarg)
 				return bad_usage("bad --vfb '%s': empty path", optarg);
 			opt->vfb_path = optarg;
+			break;
+		case 'T':
+			opt->test_protocol = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -201,7 +210,7 @@ static int handle_child(int sig, void *data)
 	return 0;
 }
 
-static pid_t spawn(char **cmd, const char *socket_name)
+static pid_t spawn(char **cmd, const char *socket_name, const char *test_socket_name)
 {
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -215,6 +224,10 @@ static pid_t spawn(char **cmd, const char *socket_name)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setenv("WAYLAND_DISPLAY", socket_name, 1);
+		if (test_socket_name)
+			setenv("DUET_TEST_DISPLAY", test_socket_name, 1);
+		else
+			unsetenv("DUET_TEST_DISPLAY");
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "duet-compositor: cannot run '%s': %s\n", cmd[0], strerror(errno));
 		_exit(127);
@@ -288,6 +301,10 @@ int main(int argc, char **argv)
 		wl_event_loop_add_signal(loop, SIGCHLD, handle_child, &m),
 	};
 
+	/* The test socket first: a reader that waits for WAYLAND_DISPLAY
+	 * finds both sockets listening. */
+	if (m.server.test_socket_name)
+		printf("DUET_TEST_DISPLAY=%s\n", m.server.test_socket_name);
 	printf("WAYLAND_DISPLAY=%s\n", m.server.socket_name);
 	fflush(stdout);
 	comp_log("listening on %s, %dx%d output, refresh %s%.3f Hz", m.server.socket_name,
@@ -295,7 +312,7 @@ int main(int argc, char **argv)
 	         opt.refresh_mhz / 1000.0);
 
 	if (cmd) {
-		m.child = spawn(cmd, m.server.socket_name);
+		m.child = spawn(cmd, m.server.socket_name, m.server.test_socket_name);
 		if (m.child < 0) {
 			m.exit_status = 127;
 			m.child = 0;

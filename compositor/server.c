@@ -61,7 +61,8 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	comp_data_device_manager_create(server);
 	comp_presentation_create(server);
 	comp_viewporter_create(server);
-	comp_test_protocol_create(server);
+	if (options->test_protocol)
+		comp_test_protocol_create(server);
 
 	if (options->socket) {
 		if (wl_display_add_socket(server->display, options->socket) != 0) {
@@ -74,6 +75,13 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 		server->socket_name = wl_display_add_socket_auto(server->display);
 		if (!server->socket_name) {
 			comp_log("cannot create a Wayland socket in XDG_RUNTIME_DIR");
+			goto fail;
+		}
+	}
+	if (options->test_protocol) {
+		server->test_socket_name = comp_test_access_init(server);
+		if (!server->test_socket_name) {
+			comp_log("cannot listen on the test socket");
 			goto fail;
 		}
 	}
