@@ -249,6 +249,12 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 void comp_surface_latch(struct comp_surface *surface, bool queue_release);
 
 /* subsurface.c */
+/* Nesting limits (docs/security.md): a root surface's subsurfaces go at
+ * most this many levels deep, and popups on popups at most this many;
+ * past them the client gets a protocol error. They bound every walk of a
+ * tree, and with the clamped offsets keep output positions in int range. */
+#define COMP_MAX_SUBSURFACE_DEPTH 32
+#define COMP_MAX_POPUP_DEPTH 16
 typedef void (*comp_surface_iter_t)(struct comp_surface *surface, void *data);
 /* Calls fn for surface and its subsurfaces, recursively, bottom to top. */
 void comp_surface_tree_for_each(struct comp_surface *surface, comp_surface_iter_t fn,

@@ -165,6 +165,9 @@ void comp_xdg_toplevel_destroy_object(struct comp_xdg_toplevel *toplevel)
 		window->server->focused = NULL;
 	wl_list_remove(&window->link);
 	if (toplevel->xdg) {
+		/* Popups of an unmapped toplevel too: their depth was counted
+		 * from this role, which the xdg_surface may now trade for another. */
+		comp_xdg_surface_dismiss_popups(toplevel->xdg);
 		comp_xdg_surface_reset(toplevel->xdg);
 		toplevel->xdg->window = NULL;
 		toplevel->xdg->role = COMP_XDG_ROLE_NONE;

@@ -1,0 +1,112 @@
+/* duet-bad-client modes that push the compositor's limits rather than break
+ * a rule: nesting deeper than it allows (docs/security.md), values that
+ * overflow naive arithmetic, budgets. Each sends its requests in batches
+ * with a roundtrip between them, so that the error is read before more
+ * requests meet a closed connection (which libwayland-client would report
+ * as EPIPE instead of the protocol error). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bad-client.h"
+
+#define DEEP 100000 /* levels a deep mode tries to nest */
+#define BATCH 100   /* levels per roundtrip: well inside libwayland's 4 KiB buffer */
+
+struct deep {
+	size_t n;
+	struct wl_surface **surfaces;
+	struct wl_subsurface **subsurfaces;
+	struct xdg_surface **xdg_surfaces;
+	struct xdg_popup **popups;
+	struct xdg_positioner *positioner;
+};
+
+static void deep_cleanup(struct bad_client *c)
+{
+	struct deep *d = c->mode_data;
+	for (size_t i = d->n; i-- > 0;) {
+		if (d->popups[i])
+			xdg_popup_destroy(d->popups[i]);
+		if (d->xdg_surfaces[i])
+			xdg_surface_destroy(d->xdg_surfaces[i]);
+		if (d->subsurfaces[i])
+			wl_subsurface_destroy(d->subsurfaces[i]);
+		if (d->surfaces[i])
+			wl_surface_destroy(d->surfaces[i]);
+	}
+	if (d->positioner)
+		xdg_positioner_destroy(d->positioner);
+	free(d->surfaces);
+	free(d->subsurfaces);
+	free(d->xdg_surfaces);
+	free(d->popups);
+	free(d);
+	c->mode_data = NULL;
+}
+
+static struct deep *deep_new(struct bad_client *c)
+{
+	struct deep *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->surfaces = calloc(DEEP + 1, sizeof(*d->surfaces));
+	d->subsurfaces = calloc(DEEP + 1, sizeof(*d->subsurfaces));
+	d->xdg_surfaces = calloc(DEEP + 1, sizeof(*d->xdg_surfaces));
+	d->popups = calloc(DEEP + 1, sizeof(*d->popups));
+	c->mode_data = d;
+	c->mode_cleanup = deep_cleanup;
+	if (!d->surfaces || !d->subsurfaces || !d->xdg_surfaces || !d->popups)
+		return NULL;
+	return d;
+}
+
+/* A chain of DEEP subsurfaces, each the child of the one before. A
+ * compositor without a depth limit then walks it recursively when the root
+ * commits (placing each child) and overflows its stack. */
+bool run_deep_subsurfaces(struct bad_client *c)
+{
+	struct deep *d = deep_new(c);
+	if (!d || !c->g.subcompositor)
+		return false;
+	d->surfaces[0] = wl_compositor_create_surface(c->g.compositor);
+	d->n = 1;
+	for (size_t i = 1; i <= DEEP; i++) {
+		d->surfaces[i] = wl_compositor_create_surface(c->g.compositor);
+		d->subsurfaces[i] = wl_subcompositor_get_subsurface(c->g.subcompositor,
+		                                                    d->surfaces[i], d->surfaces[i - 1]);
+		d->n = i + 1;
+		if (i % BATCH == 0 && wl_display_roundtrip(c->display) < 0) {
+			printf("deep-subsurfaces: error while nesting at most %zu deep\n", i);
+			return true;
+		}
+	}
+	printf("deep-subsurfaces: nested %d deep without an error\n", DEEP);
+	wl_surface_commit(d->surfaces[0]);
+	return true;
+}
+
+/* A chain of DEEP popups on a toplevel, each the parent of the next. */
+bool run_deep_popups(struct bad_client *c)
+{
+	struct deep *d = deep_new(c);
+	if (!d || !make_toplevel(c, true))
+		return false;
+	d->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
+	xdg_positioner_set_size(d->positioner, 10, 10);
+	xdg_positioner_set_anchor_rect(d->positioner, 0, 0, 1, 1);
+	struct xdg_surface *parent = c->xdg_surface;
+	for (size_t i = 0; i < DEEP; i++) {
+		d->surfaces[i] = wl_compositor_create_surface(c->g.compositor);
+		d->xdg_surfaces[i] = xdg_wm_base_get_xdg_surface(c->g.wm_base, d->surfaces[i]);
+		d->popups[i] = xdg_surface_get_popup(d->xdg_surfaces[i], parent, d->positioner);
+		parent = d->xdg_surfaces[i];
+		d->n = i + 1;
+		if ((i + 1) % BATCH == 0 && wl_display_roundtrip(c->display) < 0) {
+			printf("deep-popups: error while nesting at most %zu deep\n", i + 1);
+			return true;
+		}
+	}
+	printf("deep-popups: nested %d deep without an error\n", DEEP);
+	return true;
+}
