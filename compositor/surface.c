@@ -361,11 +361,12 @@ static void surface_damage_node(struct comp_surface *surface, struct comp_surfac
 	pixman_region32_init(&damage);
 	int n;
 	const pixman_box32_t *boxes = pixman_region32_rectangles(&state->buffer_damage, &n);
-	int s = state->scale;
+	/* 64-bit: box + scale - 1 must not overflow whatever the scale. */
+	int64_t s = state->scale;
 	for (int i = 0; i < n; i++) {
 		/* Round outwards: a half-covered surface pixel is damaged. */
-		int x1 = boxes[i].x1 / s, y1 = boxes[i].y1 / s;
-		int x2 = (boxes[i].x2 + s - 1) / s, y2 = (boxes[i].y2 + s - 1) / s;
+		int x1 = (int)(boxes[i].x1 / s), y1 = (int)(boxes[i].y1 / s);
+		int x2 = (int)((boxes[i].x2 + s - 1) / s), y2 = (int)((boxes[i].y2 + s - 1) / s);
 		if (x2 > x1 && y2 > y1)
 			pixman_region32_union_rect(&damage, &damage, x1, y1, (unsigned)(x2 - x1),
 			                           (unsigned)(y2 - y1));
@@ -395,6 +396,17 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 			surface_drop_texture(surface);
 			full = true;
 		}
+	} else if (surface->texture && (surface->buffer_width % state->scale ||
+	                                surface->buffer_height % state->scale)) {
+		/* A new scale applies to the buffer already committed as well;
+		 * checking it here also keeps the scale no larger than a buffer
+		 * side, which bounds the damage arithmetic below. */
+		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
+		                       wl_resource_get_id(surface->resource), surface->buffer_width,
+		                       surface->buffer_height, state->scale);
+		reset_per_commit(state);
+		return;
 	}
 	copy_sticky(&surface->current, state);
 	surface->current.dx = state->dx;

@@ -110,3 +110,73 @@ bool run_deep_popups(struct bad_client *c)
 	printf("deep-popups: nested %d deep without an error\n", DEEP);
 	return true;
 }
+
+static void popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
+                            int32_t width, int32_t height)
+{
+	printf("popup configure %d,%d %dx%d\n", x, y, width, height);
+}
+
+static void popup_done(void *data, struct xdg_popup *popup)
+{
+}
+
+static void popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
+{
+}
+
+static const struct xdg_popup_listener popup_listener = {
+	.configure = popup_configure,
+	.popup_done = popup_done,
+	.repositioned = popup_repositioned,
+};
+
+/* A popup as large as xdg_positioner.set_size allows (INT32_MAX), at the
+ * far edge of the anchor range, with every constraint adjustment: naive
+ * placement arithmetic (pos + size, flipped pos - size) overflows. The
+ * compositor may clamp (no error expected). */
+bool run_positioner_huge_size(struct bad_client *c)
+{
+	struct deep *d = deep_new(c);
+	if (!d || !make_toplevel(c, true))
+		return false;
+	d->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
+	xdg_positioner_set_size(d->positioner, INT32_MAX, INT32_MAX);
+	xdg_positioner_set_anchor_rect(d->positioner, INT32_MAX - 1, INT32_MAX - 1, 1, 1);
+	xdg_positioner_set_anchor(d->positioner, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT);
+	xdg_positioner_set_gravity(d->positioner, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+	xdg_positioner_set_offset(d->positioner, INT32_MAX, INT32_MAX);
+	xdg_positioner_set_constraint_adjustment(d->positioner, 0x3f); /* all of them */
+	d->surfaces[0] = wl_compositor_create_surface(c->g.compositor);
+	d->xdg_surfaces[0] = xdg_wm_base_get_xdg_surface(c->g.wm_base, d->surfaces[0]);
+	d->popups[0] = xdg_surface_get_popup(d->xdg_surfaces[0], c->xdg_surface, d->positioner);
+	xdg_popup_add_listener(d->popups[0], &popup_listener, c);
+	d->n = 1;
+	wl_surface_commit(d->surfaces[0]); /* asks for the popup's configure */
+	return true;
+}
+
+/* A 4x4 buffer shown at scale 1, then set_buffer_scale(INT32_MAX) and
+ * damage committed without a new buffer: the committed buffer is no
+ * multiple of the scale, and naive damage scaling overflows. */
+bool run_huge_buffer_scale(struct bad_client *c)
+{
+	const int w = 4, h = 4;
+	if (!make_pool(c, w * h * 4))
+		return false;
+	c->surface = wl_compositor_create_surface(c->g.compositor);
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
+	wl_surface_commit(c->surface);
+	if (wl_display_roundtrip(c->display) < 0)
+		return false;
+	wl_surface_set_buffer_scale(c->surface, INT32_MAX);
+	wl_surface_commit(c->surface);
+	/* The size changed above, so that commit damaged everything; this one
+	 * scales its damage. */
+	wl_surface_damage(c->surface, 0, 0, 1, 1);
+	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
+	wl_surface_commit(c->surface);
+	return true;
+}

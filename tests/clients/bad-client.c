@@ -269,6 +269,11 @@ static const struct bad_mode modes[] = {
 	 {{"wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE}}},
 	{"deep-popups", "a chain of 100000 nested popups", run_deep_popups, 1000,
 	 {{"xdg_wm_base", XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT}}},
+	/* No error expected: the compositor clamps; it must just survive. */
+	{"positioner-huge-size", "a popup of INT32_MAX x INT32_MAX at the anchor range's edge",
+	 run_positioner_huge_size, 1000, {{NULL, 0}}},
+	{"huge-buffer-scale", "set_buffer_scale(INT32_MAX) over a committed 4x4 buffer",
+	 run_huge_buffer_scale, 1000, {{"wl_surface", WL_SURFACE_ERROR_INVALID_SIZE}}},
 };
 
 #define NUM_MODES (sizeof(modes) / sizeof(modes[0]))

@@ -50,5 +50,7 @@ bool make_pool(struct bad_client *c, int32_t pool_size);
 /* bad-client-limits.c */
 bool run_deep_subsurfaces(struct bad_client *c);
 bool run_deep_popups(struct bad_client *c);
+bool run_positioner_huge_size(struct bad_client *c);
+bool run_huge_buffer_scale(struct bad_client *c);
 
 #endif
