@@ -36,7 +36,14 @@ struct comp_options {
 	const char *backend;   /* "headless" */
 	const char *vfb_path;  /* --vfb: headless frames copied into this file, or NULL */
 	bool test_protocol;    /* --test-protocol: duet_test for the test socket's clients */
+	/* Texture memory (docs/security.md), bytes; 0 = the default. */
+	uint64_t texture_budget, client_texture_budget;
 };
+
+#define COMP_DEFAULT_TEXTURE_BUDGET (1024ull << 20)
+#define COMP_DEFAULT_CLIENT_TEXTURE_BUDGET (256ull << 20)
+/* MIME types one wl_data_source may offer. */
+#define COMP_MAX_MIME_TYPES 128
 
 struct comp_server {
 	struct wl_display *display;
@@ -55,12 +62,21 @@ struct comp_server {
 	uint32_t next_window_id;
 	struct comp_window *focused; /* window with keyboard focus, or NULL */
 
+	uint64_t texture_bytes;    /* all surfaces' textures, budget.c */
+
 	struct wl_signal window_mapped;   /* data: struct comp_window * */
 	struct wl_signal window_unmapped; /* data: struct comp_window * */
 };
 
 int comp_server_init(struct comp_server *server, const struct comp_options *options);
 void comp_server_finish(struct comp_server *server);
+/* budget.c: charges a surface's texture (bytes replaces its current
+ * charge) to its client and the total; false after posting the error. */
+bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes);
+void comp_budget_release_texture(struct comp_surface *surface);
+/* A wl_display.no_memory error naming the budget, and a log line. */
+void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* protocol-log.c: with $DUET_PROTOCOL_LOG set, counts Wayland messages per
  * client into that file (bench/); a no-op otherwise. */
 void comp_protocol_log_init(struct comp_server *server);
@@ -187,6 +203,7 @@ struct comp_surface {
 	 * the last copy. A buffer replaced before a repaint showed it is
 	 * released uncopied (mailbox). */
 	struct render_texture *texture;
+	uint64_t texture_charge;        /* its bytes, counted in the budgets */
 	int buffer_width, buffer_height;
 	struct wl_resource *latch_buffer;
 	struct wl_listener latch_buffer_destroy;

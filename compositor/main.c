@@ -42,6 +42,11 @@ static const char usage[] =
 	"                       to clients of a second socket, NAME-test, from this\n"
 	"                       user only; printed as DUET_TEST_DISPLAY=NAME-test and\n"
 	"                       given to CMD in the same variable (docs/security.md)\n"
+	"  --texture-budget MIB texture memory all clients may make the compositor\n"
+	"                       hold (default 1024); a commit over it is a\n"
+	"                       no_memory error for its client (docs/security.md)\n"
+	"  --client-texture-budget MIB\n"
+	"                       the same for each client alone (default 256)\n"
 	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
 	"                       listens; exit when it exits, with its exit status\n"
 	"                       (128+N if killed by signal N)\n"
@@ -98,6 +103,17 @@ static bool parse_refresh(const char *s, int *mhz)
 	return hz == 0 || *mhz > 0;
 }
 
+static bool parse_mib(const char *s, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	long mib = strtol(s, &end, 10);
+	if (end == s || *end || errno || mib < 1 || mib > 1048576)
+		return false;
+	*bytes = (uint64_t)mib << 20;
+	return true;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct comp_options *opt, char ***cmd)
 {
@@ -109,6 +125,8 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "screenshot", required_argument, NULL, 'o' },
 		{ "vfb", required_argument, NULL, 'F' },
 		{ "test-protocol", no_argument, NULL, 'T' },
+		{ "texture-budget", required_argument, NULL, 'B' },
+		{ "client-texture-budget", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -149,6 +167,13 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			break;
 		case 'T':
 			opt->test_protocol = true;
+			break;
+		case 'B':
+		case 'C':
+			if (!parse_mib(optarg, c == 'B' ? &opt->texture_budget :
+			                                 &opt->client_texture_budget))
+				return bad_usage("bad texture budget '%s': expected MiB from 1 to "
+				                 "1048576", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

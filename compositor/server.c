@@ -16,6 +16,10 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 {
 	memset(server, 0, sizeof(*server));
 	server->options = *options;
+	if (!server->options.texture_budget)
+		server->options.texture_budget = COMP_DEFAULT_TEXTURE_BUDGET;
+	if (!server->options.client_texture_budget)
+		server->options.client_texture_budget = COMP_DEFAULT_CLIENT_TEXTURE_BUDGET;
 	wl_list_init(&server->surfaces);
 	wl_list_init(&server->windows);
 	wl_signal_init(&server->window_mapped);

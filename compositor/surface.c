@@ -147,6 +147,7 @@ static void surface_drop_texture(struct comp_surface *surface)
 		return;
 	render_node_set_texture(surface->node, NULL);
 	render_texture_destroy(surface->texture);
+	comp_budget_release_texture(surface);
 	surface->texture = NULL;
 	surface->buffer_width = surface->buffer_height = 0;
 }
@@ -253,9 +254,14 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 	        surface->buffer_height != height ||
 	        render_texture_has_alpha(surface->texture) != (format == RENDER_FORMAT_ARGB8888);
 	if (*full) {
+		/* Within budget before anything is allocated (budget.c). */
+		uint64_t old_charge = surface->texture_charge;
+		if (!comp_budget_charge_texture(surface, (uint64_t)width * (uint64_t)height * 4))
+			return false;
 		struct render_texture *tex = render_texture_create(surface->server->renderer, format,
 		                                                   width, height);
 		if (!tex) {
+			comp_budget_charge_texture(surface, old_charge);
 			wl_client_post_no_memory(wl_resource_get_client(surface->resource));
 			return false;
 		}
@@ -642,6 +648,7 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	render_node_destroy(surface->node);
 	if (surface->texture)
 		render_texture_destroy(surface->texture);
+	comp_budget_release_texture(surface);
 	comp_output_schedule_repaint(surface->server->output);
 	free(surface);
 }

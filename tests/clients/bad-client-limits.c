@@ -180,3 +180,64 @@ bool run_huge_buffer_scale(struct bad_client *c)
 	wl_surface_commit(c->surface);
 	return true;
 }
+
+/* Eight 4096x4096 surfaces (64 MiB of texture each, 512 MiB in all) from
+ * one sparse memfd the client never touches: over the compositor's
+ * per-client texture budget (256 MiB by default), or its total one. */
+bool run_texture_budget(struct bad_client *c)
+{
+	const int side = 4096, count = 8;
+	struct deep *d = deep_new(c);
+	if (!d || !make_pool(c, side * side * 4))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, side, side, side * 4,
+	                                      WL_SHM_FORMAT_XRGB8888);
+	for (int i = 0; i < count; i++) {
+		d->surfaces[i] = wl_compositor_create_surface(c->g.compositor);
+		d->n = (size_t)i + 1;
+		wl_surface_attach(d->surfaces[i], c->buffer, 0, 0);
+		wl_surface_commit(d->surfaces[i]);
+		if (wl_display_roundtrip(c->display) < 0) {
+			printf("texture-budget: error at surface %d of %d\n", i + 1, count);
+			return true;
+		}
+	}
+	printf("texture-budget: %d surfaces of %dx%d without an error\n", count, side, side);
+	return true;
+}
+
+struct mime_flood {
+	struct wl_data_source *source;
+};
+
+static void mime_cleanup(struct bad_client *c)
+{
+	struct mime_flood *m = c->mode_data;
+	if (m->source)
+		wl_data_source_destroy(m->source);
+	free(m);
+	c->mode_data = NULL;
+}
+
+bool run_mime_flood(struct bad_client *c)
+{
+	struct mime_flood *m = calloc(1, sizeof(*m));
+	if (!m || !c->g.data_device_manager) {
+		free(m);
+		return false;
+	}
+	c->mode_data = m;
+	c->mode_cleanup = mime_cleanup;
+	m->source = wl_data_device_manager_create_data_source(c->g.data_device_manager);
+	for (int i = 0; i < DEEP; i++) {
+		char mime[32];
+		snprintf(mime, sizeof(mime), "text/x-duet-%06d", i);
+		wl_data_source_offer(m->source, mime);
+		if ((i + 1) % BATCH == 0 && wl_display_roundtrip(c->display) < 0) {
+			printf("mime-flood: error after at most %d types\n", i + 1);
+			return true;
+		}
+	}
+	printf("mime-flood: %d types without an error\n", DEEP);
+	return true;
+}

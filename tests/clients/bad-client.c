@@ -274,6 +274,10 @@ static const struct bad_mode modes[] = {
 	 run_positioner_huge_size, 1000, {{NULL, 0}}},
 	{"huge-buffer-scale", "set_buffer_scale(INT32_MAX) over a committed 4x4 buffer",
 	 run_huge_buffer_scale, 1000, {{"wl_surface", WL_SURFACE_ERROR_INVALID_SIZE}}},
+	{"texture-budget", "8 surfaces with a 4096x4096 buffer each (512 MiB of textures)",
+	 run_texture_budget, 1000, {{"wl_display", WL_DISPLAY_ERROR_NO_MEMORY}}},
+	{"mime-flood", "a wl_data_source offering 100000 MIME types", run_mime_flood, 1000,
+	 {{"wl_display", WL_DISPLAY_ERROR_NO_MEMORY}}},
 };
 
 #define NUM_MODES (sizeof(modes) / sizeof(modes[0]))

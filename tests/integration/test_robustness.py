@@ -3,11 +3,16 @@
 keeps getting frames presented, and the compositor stays up.
 
 usage: test_robustness.py bad:MODE | kill-pattern | kill-simple-shm | late-screenshot
+                          | texture-budget-total
 
 late-screenshot: a duet_test client asks for a screenshot into a one-page
 pipe and reads it only 2 s later; meanwhile the good client's frames must
 keep coming (the compositor writes without blocking), and the PNG read in
 the end must be whole.
+
+texture-budget-total: duet-bad-client texture-budget under a compositor
+whose total texture budget (64 MiB) is below the per-client one: the total
+is what it runs into.
 """
 
 import os
@@ -115,8 +120,15 @@ def late_screenshot(s):
 
 def test():
     scenario = sys.argv[1]
-    with duet.Session("robust-" + scenario.replace(":", "-")) as s:
-        if scenario.startswith("bad:"):
+    args = []
+    if scenario == "texture-budget-total":
+        args = ["--texture-budget", "64", "--client-texture-budget", "1024"]
+    with duet.Session("robust-" + scenario.replace(":", "-"), args=args) as s:
+        if scenario == "texture-budget-total":
+            bad_client(s, "texture-budget")
+            check("in all would exceed the budget of 64 MiB" in s.compositor.stderr_tail(),
+                  "no log line for the total budget:\n" + s.compositor.stderr_tail())
+        elif scenario.startswith("bad:"):
             bad_client(s, scenario[4:])
         elif scenario == "kill-pattern":
             kill_mid_frame(s, [duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
