@@ -81,6 +81,15 @@ void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...
  * client into that file (bench/); a no-op otherwise. */
 void comp_protocol_log_init(struct comp_server *server);
 
+/* Client coordinates and offsets are clamped to +-COMP_MAX_COORD where the
+ * specs allow any int32, so that sums of them (nested surfaces, moves that
+ * add up) stay far from int overflow (docs/security.md). */
+#define COMP_MAX_COORD (1 << 24)
+static inline int comp_clamp_coord(int64_t v)
+{
+	return v < -COMP_MAX_COORD ? -COMP_MAX_COORD : v > COMP_MAX_COORD ? COMP_MAX_COORD : (int)v;
+}
+
 /* -------------------------------------------------------------- output */
 
 /* What the output reports after each presentation (or each tick on which

@@ -122,8 +122,8 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
 		dst->buffer_attached = true;
 		state_set_buffer(dst, src->buffer);
 	}
-	dst->dx += src->dx;
-	dst->dy += src->dy;
+	dst->dx = comp_clamp_coord((int64_t)dst->dx + src->dx);
+	dst->dy = comp_clamp_coord((int64_t)dst->dy + src->dy);
 	pixman_region32_union(&dst->damage, &dst->damage, &src->damage);
 	pixman_region32_union(&dst->buffer_damage, &dst->buffer_damage, &src->buffer_damage);
 	copy_sticky(dst, src);
@@ -498,8 +498,8 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 	}
 	surface->pending.buffer_attached = true;
 	state_set_buffer(&surface->pending, buffer);
-	surface->pending.dx = x;
-	surface->pending.dy = y;
+	surface->pending.dx = comp_clamp_coord(x);
+	surface->pending.dy = comp_clamp_coord(y);
 }
 
 static void add_damage(pixman_region32_t *region, int32_t x, int32_t y, int32_t w, int32_t h)
@@ -614,8 +614,8 @@ static void surface_offset(struct wl_client *client, struct wl_resource *resourc
                            int32_t x, int32_t y)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	surface->pending.dx = x;
-	surface->pending.dy = y;
+	surface->pending.dx = comp_clamp_coord(x);
+	surface->pending.dy = comp_clamp_coord(y);
 }
 
 static const struct wl_surface_interface surface_impl = {

@@ -156,6 +156,38 @@ bool run_positioner_huge_size(struct bad_client *c)
 	return true;
 }
 
+/* wl_surface.attach's x,y (wl_surface.offset since v5) move a toplevel by
+ * that much at each commit, and add up in a synchronized subsurface's
+ * cached commits: INT32_MAX a few times over overflows naive sums. The
+ * compositor may clamp (no error expected). */
+bool run_offset_overflow(struct bad_client *c)
+{
+	const int w = 16, h = 16;
+	struct deep *d = deep_new(c);
+	if (!d || !c->g.subcompositor || !make_toplevel(c, true) || !make_pool(c, w * h * 4))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_commit(c->surface);
+	d->surfaces[0] = wl_compositor_create_surface(c->g.compositor);
+	d->subsurfaces[0] = wl_subcompositor_get_subsurface(c->g.subcompositor, d->surfaces[0],
+	                                                    c->surface);
+	d->n = 1;
+	for (int i = 0; i < 4; i++) {
+		/* Cached until the parent commits: their offsets add up. */
+		for (int j = 0; j < 2; j++) {
+			wl_surface_attach(d->surfaces[0], c->buffer, INT32_MAX, INT32_MAX);
+			wl_surface_commit(d->surfaces[0]);
+		}
+		wl_surface_attach(c->surface, c->buffer, INT32_MAX, INT32_MAX);
+		wl_surface_commit(c->surface);
+		if (wl_display_roundtrip(c->display) < 0)
+			return true;
+	}
+	return true;
+}
+
 /* A 4x4 buffer shown at scale 1, then set_buffer_scale(INT32_MAX) and
  * damage committed without a new buffer: the committed buffer is no
  * multiple of the scale, and naive damage scaling overflows. */

@@ -272,6 +272,8 @@ static const struct bad_mode modes[] = {
 	/* No error expected: the compositor clamps; it must just survive. */
 	{"positioner-huge-size", "a popup of INT32_MAX x INT32_MAX at the anchor range's edge",
 	 run_positioner_huge_size, 1000, {{NULL, 0}}},
+	{"offset-overflow", "a mapped toplevel and a synchronized subsurface attached at "
+	 "INT32_MAX offsets, commit after commit", run_offset_overflow, 1000, {{NULL, 0}}},
 	{"huge-buffer-scale", "set_buffer_scale(INT32_MAX) over a committed 4x4 buffer",
 	 run_huge_buffer_scale, 1000, {{"wl_surface", WL_SURFACE_ERROR_INVALID_SIZE}}},
 	{"texture-budget", "8 surfaces with a 4096x4096 buffer each (512 MiB of textures)",

@@ -53,6 +53,7 @@ bool run_deep_popups(struct bad_client *c);
 bool run_positioner_huge_size(struct bad_client *c);
 bool run_huge_buffer_scale(struct bad_client *c);
 bool run_texture_budget(struct bad_client *c);
+bool run_offset_overflow(struct bad_client *c);
 bool run_mime_flood(struct bad_client *c);
 
 #endif
