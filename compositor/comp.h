@@ -162,7 +162,6 @@ void comp_output_schedule_repaint(struct comp_output *output);
 void comp_output_surface_enter(struct comp_output *output, struct comp_surface *surface,
                                bool enter);
 /* PNG of the last presented frame. */
-int comp_output_write_png_fd(struct comp_output *output, int fd);
 int comp_output_write_png(struct comp_output *output, const char *path);
 
 extern const struct comp_backend comp_backend_headless;

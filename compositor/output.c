@@ -456,8 +456,3 @@ int comp_output_write_png(struct comp_output *output, const char *path)
 {
 	return render_target_write_png(output->target, path);
 }
-
-int comp_output_write_png_fd(struct comp_output *output, int fd)
-{
-	return render_target_write_png_fd(output->target, fd);
-}

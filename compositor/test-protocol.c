@@ -1,5 +1,7 @@
 /* duet_test: the private control protocol of protocol/duet-test.xml, used
- * by tests and the bench through tools/duet-testctl.
+ * by tests and the bench through tools/duet-testctl. Created only with
+ * --test-protocol and bound only by clients of the test socket
+ * (test-access.c); screenshots are written by test-screenshot.c.
  *
  * Every request acts through the same functions a user's action would use
  * (policy, seat), so that tests exercise the real paths.
