@@ -690,20 +690,20 @@ static void drm_submit(struct comp_output *output, const pixman_region32_t *dama
 
 /* A PNG of the buffer being scanned out, read through a CPU mapping of it:
  * what the display shows, not what the renderer thinks it drew. */
-static int drm_write_png_fd(struct comp_output *output, int fd)
+static int drm_encode_png(struct comp_output *output, uint8_t **data, size_t *len)
 {
 	struct drm_backend *drm = backend_of(output);
 	struct gbm_bo *bo = drm->current;
 	if (!bo) {
 		/* Nothing on screen yet: the frame being made. */
-		return render_target_write_png_fd(output->target, fd);
+		return render_target_encode_png(output->target, data, len);
 	}
 	uint32_t width = gbm_bo_get_width(bo), height = gbm_bo_get_height(bo), stride = 0;
 	void *map_data = NULL;
 	void *pixels = gbm_bo_map(bo, 0, 0, width, height, GBM_BO_TRANSFER_READ, &stride,
 	                          &map_data);
 	if (pixels) {
-		int ret = render_png_write_fd(fd, pixels, (int)width, (int)height, (int)stride);
+		int ret = render_png_encode(pixels, (int)width, (int)height, (int)stride, data, len);
 		gbm_bo_unmap(bo, map_data);
 		if (drm->screenshot_path != 1)
 			comp_log("drm: screenshots read the scanned-out buffer (gbm_bo_map)");
@@ -718,7 +718,7 @@ static int drm_write_png_fd(struct comp_output *output, int fd)
 	if (drmIoctl(drm->fd, DRM_IOCTL_MODE_MAP_DUMB, &map) == 0) {
 		void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, drm->fd, (off_t)map.offset);
 		if (p != MAP_FAILED) {
-			int ret = render_png_write_fd(fd, p, (int)width, (int)height, (int)stride);
+			int ret = render_png_encode(p, (int)width, (int)height, (int)stride, data, len);
 			munmap(p, size);
 			if (drm->screenshot_path != 2)
 				comp_log("drm: screenshots read the scanned-out buffer (dumb mapping)");
@@ -728,7 +728,7 @@ static int drm_write_png_fd(struct comp_output *output, int fd)
 	}
 	comp_log("drm: the scanned-out buffer cannot be mapped (%s); screenshot of the "
 	         "renderer's frame instead", strerror(errno));
-	return render_target_write_png_fd(output->target, fd);
+	return render_target_encode_png(output->target, data, len);
 }
 
 /* ---------------------------------------------------------- lifetime */
@@ -824,5 +824,5 @@ const struct comp_backend comp_backend_drm = {
 	.frame_done = NULL, /* the page flip's event completes a frame */
 	.present = NULL,
 	.destroy = drm_destroy,
-	.write_png_fd = drm_write_png_fd,
+	.encode_png = drm_encode_png,
 };

@@ -39,12 +39,21 @@ struct comp_options {
 	 * mode_width 0 = the connector's preferred mode, mode_mhz 0 = any. */
 	int mode_width, mode_height, mode_mhz;
 	const char *drm_device; /* --drm-device: a card node, NULL = first usable */
+	bool test_protocol;    /* --test-protocol: duet_test for the test socket's clients */
+	/* Texture memory (docs/security.md), bytes; 0 = the default. */
+	uint64_t texture_budget, client_texture_budget;
 };
+
+#define COMP_DEFAULT_TEXTURE_BUDGET (1024ull << 20)
+#define COMP_DEFAULT_CLIENT_TEXTURE_BUDGET (256ull << 20)
+/* MIME types one wl_data_source may offer. */
+#define COMP_MAX_MIME_TYPES 128
 
 struct comp_server {
 	struct wl_display *display;
 	struct wl_event_loop *loop;
 	const char *socket_name;
+	const char *test_socket_name; /* NAME-test with --test-protocol, else NULL */
 	struct comp_options options;
 
 	struct render_egl *egl;
@@ -59,15 +68,33 @@ struct comp_server {
 	uint32_t next_window_id;
 	struct comp_window *focused; /* window with keyboard focus, or NULL */
 
+	uint64_t texture_bytes;    /* all surfaces' textures, budget.c */
+
 	struct wl_signal window_mapped;   /* data: struct comp_window * */
 	struct wl_signal window_unmapped; /* data: struct comp_window * */
 };
 
 int comp_server_init(struct comp_server *server, const struct comp_options *options);
 void comp_server_finish(struct comp_server *server);
+/* budget.c: charges a surface's texture (bytes replaces its current
+ * charge) to its client and the total; false after posting the error. */
+bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes);
+void comp_budget_release_texture(struct comp_surface *surface);
+/* A wl_display.no_memory error naming the budget, and a log line. */
+void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* protocol-log.c: with $DUET_PROTOCOL_LOG set, counts Wayland messages per
  * client into that file (bench/); a no-op otherwise. */
 void comp_protocol_log_init(struct comp_server *server);
+
+/* Client coordinates and offsets are clamped to +-COMP_MAX_COORD where the
+ * specs allow any int32, so that sums of them (nested surfaces, moves that
+ * add up) stay far from int overflow (docs/security.md). */
+#define COMP_MAX_COORD (1 << 24)
+static inline int comp_clamp_coord(int64_t v)
+{
+	return v < -COMP_MAX_COORD ? -COMP_MAX_COORD : v > COMP_MAX_COORD ? COMP_MAX_COORD : (int)v;
+}
 
 /* -------------------------------------------------------------- output */
 
@@ -104,7 +131,7 @@ struct comp_backend {
 	void (*destroy)(struct comp_output *output);
 	/* Optional: a PNG of what the display shows, read from the scanned
 	 * out buffer; without it, the render target is read. */
-	int (*write_png_fd)(struct comp_output *output, int fd);
+	int (*encode_png)(struct comp_output *output, uint8_t **data, size_t *len);
 };
 
 struct comp_output {
@@ -158,8 +185,8 @@ void comp_output_surface_enter(struct comp_output *output, struct comp_surface *
  * none), flags the wp_presentation kinds that are true of t_ns. */
 void comp_output_frame_presented(struct comp_output *output, uint64_t t_ns,
                                  const uint64_t *msc, uint32_t flags);
-/* PNG of the last presented frame. */
-int comp_output_write_png_fd(struct comp_output *output, int fd);
+/* PNG of the last presented frame, in memory (malloc'd) or into a file. */
+int comp_output_encode_png(struct comp_output *output, uint8_t **data, size_t *len);
 int comp_output_write_png(struct comp_output *output, const char *path);
 
 extern const struct comp_backend comp_backend_headless;
@@ -212,6 +239,7 @@ struct comp_surface {
 	 * the last copy. A buffer replaced before a repaint showed it is
 	 * released uncopied (mailbox). */
 	struct render_texture *texture;
+	uint64_t texture_charge;        /* its bytes, counted in the budgets */
 	int buffer_width, buffer_height;
 	struct wl_resource *latch_buffer;
 	struct wl_listener latch_buffer_destroy;
@@ -274,6 +302,12 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 void comp_surface_latch(struct comp_surface *surface, bool queue_release);
 
 /* subsurface.c */
+/* Nesting limits (docs/security.md): a root surface's subsurfaces go at
+ * most this many levels deep, and popups on popups at most this many;
+ * past them the client gets a protocol error. They bound every walk of a
+ * tree, and with the clamped offsets keep output positions in int range. */
+#define COMP_MAX_SUBSURFACE_DEPTH 32
+#define COMP_MAX_POPUP_DEPTH 16
 typedef void (*comp_surface_iter_t)(struct comp_surface *surface, void *data);
 /* Calls fn for surface and its subsurfaces, recursively, bottom to top. */
 void comp_surface_tree_for_each(struct comp_surface *surface, comp_surface_iter_t fn,
@@ -388,5 +422,16 @@ void comp_viewporter_create(struct comp_server *server);
 /* ------------------------------------------------------- test protocol */
 
 void comp_test_protocol_create(struct comp_server *server);
+/* test-access.c: listens on $XDG_RUNTIME_DIR/<socket_name>-test and hides
+ * duet_test from every client that did not connect through it; returns
+ * that socket's name, or NULL on failure. */
+const char *comp_test_access_init(struct comp_server *server);
+bool comp_test_access_allowed(struct wl_client *client);
+/* test-screenshot.c: writes a PNG of the output's last frame to fd (taken)
+ * without blocking, then sends duet_test.screenshot_done on resource, or
+ * posts bad_fd; jobs is the resource's list of writes in flight. */
+void comp_test_screenshot_start(struct wl_resource *resource, struct wl_list *jobs,
+                                struct comp_output *output, int fd);
+void comp_test_screenshot_cancel_all(struct wl_list *jobs);
 
 #endif

@@ -171,6 +171,11 @@ static void source_handle_offer(struct wl_client *client, struct wl_resource *re
                                 const char *mime_type)
 {
 	struct data_source *source = source_from_resource(resource);
+	if (source->mime_types.size / sizeof(char *) >= COMP_MAX_MIME_TYPES) {
+		comp_client_post_over_budget(client, "wl_data_source@%u: more than %d MIME types",
+		                             wl_resource_get_id(resource), COMP_MAX_MIME_TYPES);
+		return;
+	}
 	char **slot = wl_array_add(&source->mime_types, sizeof(*slot));
 	if (!slot || !(*slot = strdup(mime_type))) {
 		if (slot)

@@ -46,6 +46,16 @@ static const char usage[] =
 	"                       after the frame's pixels, uint64 CLOCK_MONOTONIC ns of\n"
 	"                       that frame), then the pixels, top row first; with it\n"
 	"                       frames are presented once their pixels are in FILE\n"
+	"  --test-protocol      offer the private duet_test protocol (input injection,\n"
+	"                       screenshots, window control; for tests and the bench)\n"
+	"                       to clients of a second socket, NAME-test, from this\n"
+	"                       user only; printed as DUET_TEST_DISPLAY=NAME-test and\n"
+	"                       given to CMD in the same variable (docs/security.md)\n"
+	"  --texture-budget MIB texture memory all clients may make the compositor\n"
+	"                       hold (default 1024); a commit over it is a\n"
+	"                       no_memory error for its client (docs/security.md)\n"
+	"  --client-texture-budget MIB\n"
+	"                       the same for each client alone (default 256)\n"
 	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
 	"                       listens; exit when it exits, with its exit status\n"
 	"                       (128+N if killed by signal N)\n"
@@ -121,6 +131,17 @@ static bool parse_refresh(const char *s, int *mhz)
 	return hz == 0 || *mhz > 0;
 }
 
+static bool parse_mib(const char *s, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	long mib = strtol(s, &end, 10);
+	if (end == s || *end || errno || mib < 1 || mib > 1048576)
+		return false;
+	*bytes = (uint64_t)mib << 20;
+	return true;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct comp_options *opt, char ***cmd)
 {
@@ -133,6 +154,9 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "vfb", required_argument, NULL, 'F' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "drm-device", required_argument, NULL, 'D' },
+		{ "test-protocol", no_argument, NULL, 'T' },
+		{ "texture-budget", required_argument, NULL, 'B' },
+		{ "client-texture-budget", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -191,6 +215,16 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			if (!*optarg)
 				return bad_usage("bad --vfb '%s': empty path", optarg);
 			opt->vfb_path = optarg;
+			break;
+		case 'T':
+			opt->test_protocol = true;
+			break;
+		case 'B':
+		case 'C':
+			if (!parse_mib(optarg, c == 'B' ? &opt->texture_budget :
+			                                 &opt->client_texture_budget))
+				return bad_usage("bad texture budget '%s': expected MiB from 1 to "
+				                 "1048576", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -259,7 +293,7 @@ static int handle_child(int sig, void *data)
 	return 0;
 }
 
-static pid_t spawn(char **cmd, const char *socket_name)
+static pid_t spawn(char **cmd, const char *socket_name, const char *test_socket_name)
 {
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -273,6 +307,10 @@ static pid_t spawn(char **cmd, const char *socket_name)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setenv("WAYLAND_DISPLAY", socket_name, 1);
+		if (test_socket_name)
+			setenv("DUET_TEST_DISPLAY", test_socket_name, 1);
+		else
+			unsetenv("DUET_TEST_DISPLAY");
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "duet-compositor: cannot run '%s': %s\n", cmd[0], strerror(errno));
 		_exit(127);
@@ -346,6 +384,10 @@ int main(int argc, char **argv)
 		wl_event_loop_add_signal(loop, SIGCHLD, handle_child, &m),
 	};
 
+	/* The test socket first: a reader that waits for WAYLAND_DISPLAY
+	 * finds both sockets listening. */
+	if (m.server.test_socket_name)
+		printf("DUET_TEST_DISPLAY=%s\n", m.server.test_socket_name);
 	printf("WAYLAND_DISPLAY=%s\n", m.server.socket_name);
 	fflush(stdout);
 	comp_log("listening on %s, %s output %s %dx%d, refresh %s%.3f Hz", m.server.socket_name,
@@ -354,7 +396,7 @@ int main(int argc, char **argv)
 	         m.server.output->refresh_mhz / 1000.0);
 
 	if (cmd) {
-		m.child = spawn(cmd, m.server.socket_name);
+		m.child = spawn(cmd, m.server.socket_name, m.server.test_socket_name);
 		if (m.child < 0) {
 			m.exit_status = 127;
 			m.child = 0;

@@ -483,28 +483,43 @@ void comp_output_destroy(struct comp_output *output)
 	free(output);
 }
 
-int comp_output_write_png_fd(struct comp_output *output, int fd)
+int comp_output_encode_png(struct comp_output *output, uint8_t **data, size_t *len)
 {
-	if (output->backend->write_png_fd)
-		return output->backend->write_png_fd(output, fd);
-	return render_target_write_png_fd(output->target, fd);
+	if (output->backend->encode_png)
+		return output->backend->encode_png(output, data, len);
+	return render_target_encode_png(output->target, data, len);
 }
 
 int comp_output_write_png(struct comp_output *output, const char *path)
 {
-	if (!output->backend->write_png_fd)
+	if (!output->backend->encode_png)
 		return render_target_write_png(output->target, path);
 	/* Under a temporary name and renamed, as render_target_write_png
 	 * does, so a reader never sees half a PNG. */
 	char tmp[4096];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -1;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	if (comp_output_encode_png(output, &data, &len) != 0)
+		return -1;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		comp_log("cannot create %s: %s", tmp, strerror(errno));
+		free(data);
 		return -1;
 	}
-	int ret = comp_output_write_png_fd(output, fd);
+	int ret = 0;
+	for (size_t off = 0; off < len && ret == 0;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ret = -1;
+		else
+			off += (size_t)n;
+	}
+	free(data);
 	if (close(fd) != 0)
 		ret = -1;
 	if (ret == 0 && rename(tmp, path) != 0) {

@@ -20,6 +20,10 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 {
 	memset(server, 0, sizeof(*server));
 	server->options = *options;
+	if (!server->options.texture_budget)
+		server->options.texture_budget = COMP_DEFAULT_TEXTURE_BUDGET;
+	if (!server->options.client_texture_budget)
+		server->options.client_texture_budget = COMP_DEFAULT_CLIENT_TEXTURE_BUDGET;
 	wl_list_init(&server->surfaces);
 	wl_list_init(&server->windows);
 	wl_signal_init(&server->window_mapped);
@@ -71,7 +75,8 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	comp_data_device_manager_create(server);
 	comp_presentation_create(server);
 	comp_viewporter_create(server);
-	comp_test_protocol_create(server);
+	if (options->test_protocol)
+		comp_test_protocol_create(server);
 
 	if (options->socket) {
 		if (wl_display_add_socket(server->display, options->socket) != 0) {
@@ -84,6 +89,13 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 		server->socket_name = wl_display_add_socket_auto(server->display);
 		if (!server->socket_name) {
 			comp_log("cannot create a Wayland socket in XDG_RUNTIME_DIR");
+			goto fail;
+		}
+	}
+	if (options->test_protocol) {
+		server->test_socket_name = comp_test_access_init(server);
+		if (!server->test_socket_name) {
+			comp_log("cannot listen on the test socket");
 			goto fail;
 		}
 	}

@@ -47,19 +47,64 @@ static struct comp_subsurface *subsurface_from_surface(struct comp_surface *surf
 
 /* ---------------------------------------------------------- tree helpers */
 
-void comp_surface_tree_for_each(struct comp_surface *surface, comp_surface_iter_t fn,
-                                void *data)
+/* Iterative, so that no client's tree can exhaust our stack: descend into
+ * a child's list, climb back through its wl_subsurface to the link after it
+ * in the parent's. fn must not change the tree. */
+void comp_surface_tree_for_each(struct comp_surface *root, comp_surface_iter_t fn, void *data)
 {
-	struct wl_list *l, *next;
-	for (l = surface->subsurfaces.next; l != &surface->subsurfaces; l = next) {
-		next = l->next;
+	struct comp_surface *surface = root;
+	struct wl_list *l = root->subsurfaces.next;
+	for (;;) {
+		if (l == &surface->subsurfaces) {
+			if (surface == root)
+				return;
+			struct comp_subsurface *up = surface->role_data;
+			l = up->parent_link.next;
+			surface = up->parent;
+			continue;
+		}
 		if (l == &surface->subsurface_self_link) {
 			fn(surface, data);
+			l = l->next;
 			continue;
 		}
 		struct comp_subsurface *sub = wl_container_of(l, sub, parent_link);
-		if (sub->surface)
-			comp_surface_tree_for_each(sub->surface, fn, data);
+		if (sub->surface) {
+			surface = sub->surface;
+			l = surface->subsurfaces.next;
+		} else {
+			l = l->next;
+		}
+	}
+}
+
+/* How many levels of subsurfaces hang below root (0: none); iterative as
+ * above. */
+static int subtree_height(struct comp_surface *root)
+{
+	struct comp_surface *surface = root;
+	struct wl_list *l = root->subsurfaces.next;
+	int depth = 0, height = 0;
+	for (;;) {
+		if (l == &surface->subsurfaces) {
+			if (surface == root)
+				return height;
+			struct comp_subsurface *up = surface->role_data;
+			l = up->parent_link.next;
+			surface = up->parent;
+			depth--;
+			continue;
+		}
+		struct comp_subsurface *sub = l == &surface->subsurface_self_link ? NULL :
+			wl_container_of(l, sub, parent_link);
+		if (sub && sub->surface) {
+			surface = sub->surface;
+			l = surface->subsurfaces.next;
+			if (++depth > height)
+				height = depth;
+		} else {
+			l = l->next;
+		}
 	}
 }
 
@@ -344,8 +389,10 @@ static void subcompositor_get_subsurface(struct wl_client *client, struct wl_res
 	struct comp_surface *parent = comp_surface_from_resource(parent_resource);
 
 	/* The parent must not be the surface itself or one of its descendants,
-	 * or the tree would become a cycle. */
-	for (struct comp_surface *p = parent; p; ) {
+	 * or the tree would become a cycle. Every chain is at most
+	 * COMP_MAX_SUBSURFACE_DEPTH long, so this walk up is bounded. */
+	int depth = 0; /* of parent below its root */
+	for (struct comp_surface *p = parent; p; depth++) {
 		if (p == surface) {
 			wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
 			                       "wl_surface@%u cannot be a subsurface of itself or of "
@@ -356,6 +403,15 @@ static void subcompositor_get_subsurface(struct wl_client *client, struct wl_res
 		}
 		struct comp_subsurface *ps = subsurface_from_surface(p);
 		p = ps ? ps->parent : NULL;
+	}
+	/* depth counts parent itself: parent's root is at 1. The deepest
+	 * surface of the joined tree is surface's own deepest descendant. */
+	if (depth + subtree_height(surface) > COMP_MAX_SUBSURFACE_DEPTH) {
+		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+		                       "wl_surface@%u: subsurfaces nest at most %d deep",
+		                       wl_resource_get_id(surface_resource),
+		                       COMP_MAX_SUBSURFACE_DEPTH);
+		return;
 	}
 
 	struct comp_subsurface *sub = calloc(1, sizeof(*sub));

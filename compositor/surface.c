@@ -122,8 +122,8 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
 		dst->buffer_attached = true;
 		state_set_buffer(dst, src->buffer);
 	}
-	dst->dx += src->dx;
-	dst->dy += src->dy;
+	dst->dx = comp_clamp_coord((int64_t)dst->dx + src->dx);
+	dst->dy = comp_clamp_coord((int64_t)dst->dy + src->dy);
 	pixman_region32_union(&dst->damage, &dst->damage, &src->damage);
 	pixman_region32_union(&dst->buffer_damage, &dst->buffer_damage, &src->buffer_damage);
 	copy_sticky(dst, src);
@@ -147,6 +147,7 @@ static void surface_drop_texture(struct comp_surface *surface)
 		return;
 	render_node_set_texture(surface->node, NULL);
 	render_texture_destroy(surface->texture);
+	comp_budget_release_texture(surface);
 	surface->texture = NULL;
 	surface->buffer_width = surface->buffer_height = 0;
 }
@@ -253,9 +254,14 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 	        surface->buffer_height != height ||
 	        render_texture_has_alpha(surface->texture) != (format == RENDER_FORMAT_ARGB8888);
 	if (*full) {
+		/* Within budget before anything is allocated (budget.c). */
+		uint64_t old_charge = surface->texture_charge;
+		if (!comp_budget_charge_texture(surface, (uint64_t)width * (uint64_t)height * 4))
+			return false;
 		struct render_texture *tex = render_texture_create(surface->server->renderer, format,
 		                                                   width, height);
 		if (!tex) {
+			comp_budget_charge_texture(surface, old_charge);
 			wl_client_post_no_memory(wl_resource_get_client(surface->resource));
 			return false;
 		}
@@ -361,11 +367,12 @@ static void surface_damage_node(struct comp_surface *surface, struct comp_surfac
 	pixman_region32_init(&damage);
 	int n;
 	const pixman_box32_t *boxes = pixman_region32_rectangles(&state->buffer_damage, &n);
-	int s = state->scale;
+	/* 64-bit: box + scale - 1 must not overflow whatever the scale. */
+	int64_t s = state->scale;
 	for (int i = 0; i < n; i++) {
 		/* Round outwards: a half-covered surface pixel is damaged. */
-		int x1 = boxes[i].x1 / s, y1 = boxes[i].y1 / s;
-		int x2 = (boxes[i].x2 + s - 1) / s, y2 = (boxes[i].y2 + s - 1) / s;
+		int x1 = (int)(boxes[i].x1 / s), y1 = (int)(boxes[i].y1 / s);
+		int x2 = (int)((boxes[i].x2 + s - 1) / s), y2 = (int)((boxes[i].y2 + s - 1) / s);
 		if (x2 > x1 && y2 > y1)
 			pixman_region32_union_rect(&damage, &damage, x1, y1, (unsigned)(x2 - x1),
 			                           (unsigned)(y2 - y1));
@@ -395,6 +402,17 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 			surface_drop_texture(surface);
 			full = true;
 		}
+	} else if (surface->texture && (surface->buffer_width % state->scale ||
+	                                surface->buffer_height % state->scale)) {
+		/* A new scale applies to the buffer already committed as well;
+		 * checking it here also keeps the scale no larger than a buffer
+		 * side, which bounds the damage arithmetic below. */
+		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
+		                       wl_resource_get_id(surface->resource), surface->buffer_width,
+		                       surface->buffer_height, state->scale);
+		reset_per_commit(state);
+		return;
 	}
 	copy_sticky(&surface->current, state);
 	surface->current.dx = state->dx;
@@ -480,8 +498,8 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 	}
 	surface->pending.buffer_attached = true;
 	state_set_buffer(&surface->pending, buffer);
-	surface->pending.dx = x;
-	surface->pending.dy = y;
+	surface->pending.dx = comp_clamp_coord(x);
+	surface->pending.dy = comp_clamp_coord(y);
 }
 
 static void add_damage(pixman_region32_t *region, int32_t x, int32_t y, int32_t w, int32_t h)
@@ -596,8 +614,8 @@ static void surface_offset(struct wl_client *client, struct wl_resource *resourc
                            int32_t x, int32_t y)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	surface->pending.dx = x;
-	surface->pending.dy = y;
+	surface->pending.dx = comp_clamp_coord(x);
+	surface->pending.dy = comp_clamp_coord(y);
 }
 
 static const struct wl_surface_interface surface_impl = {
@@ -630,6 +648,7 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	render_node_destroy(surface->node);
 	if (surface->texture)
 		render_texture_destroy(surface->texture);
+	comp_budget_release_texture(surface);
 	comp_output_schedule_repaint(surface->server->output);
 	free(surface);
 }

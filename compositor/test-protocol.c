@@ -1,5 +1,7 @@
 /* duet_test: the private control protocol of protocol/duet-test.xml, used
- * by tests and the bench through tools/duet-testctl.
+ * by tests and the bench through tools/duet-testctl. Created only with
+ * --test-protocol and bound only by clients of the test socket
+ * (test-access.c); screenshots are written by test-screenshot.c.
  *
  * Every request acts through the same functions a user's action would use
  * (policy, seat), so that tests exercise the real paths.
@@ -11,7 +13,6 @@
  * callback at the end of the loop iteration, when that batch is done; then
  * it waits for the next presented frame if a repaint is pending.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -214,23 +215,14 @@ static void test_handle_screenshot(struct wl_client *client, struct wl_resource 
                                    int32_t fd)
 {
 	struct test_state *state = state_from_client(client);
-	int flags = fcntl(fd, F_GETFL);
-	int mode = flags & O_ACCMODE;
-	if (flags < 0 || (mode != O_WRONLY && mode != O_RDWR)) {
+	struct wl_list *jobs = wl_resource_get_user_data(resource);
+	if (!state || !state->server->output) {
 		close(fd);
 		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
-		                       "duet_test.screenshot: fd is not open for writing");
+		                       "duet_test.screenshot: no output");
 		return;
 	}
-	struct comp_output *output = state ? state->server->output : NULL;
-	int ret = output ? comp_output_write_png_fd(output, fd) : -1;
-	close(fd);
-	if (ret < 0) {
-		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
-		                       "duet_test.screenshot: writing the PNG failed");
-		return;
-	}
-	duet_test_send_screenshot_done(resource, output->width, output->height);
+	comp_test_screenshot_start(resource, jobs, state->server->output, fd);
 }
 
 /* ------------------------------------------------------------ input */
@@ -278,14 +270,32 @@ static const struct duet_test_interface test_impl = {
 	.key = test_handle_key,
 };
 
+/* The object's screenshots still being written go with it. */
+static void test_resource_destroy(struct wl_resource *resource)
+{
+	struct wl_list *jobs = wl_resource_get_user_data(resource);
+	comp_test_screenshot_cancel_all(jobs);
+	free(jobs);
+}
+
 static void test_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &duet_test_interface, version, id);
+	/* libwayland already refuses binds to globals its filter hides
+	 * (test-access.c); this keeps it so should that ever change. */
+	if (!comp_test_access_allowed(client)) {
+		wl_client_post_implementation_error(client, "duet_test is not offered to this client");
+		return;
+	}
+	struct wl_list *jobs = malloc(sizeof(*jobs));
+	struct wl_resource *resource = jobs ? wl_resource_create(client, &duet_test_interface,
+	                                                         version, id) : NULL;
 	if (!resource) {
+		free(jobs);
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(resource, &test_impl, NULL, NULL);
+	wl_list_init(jobs);
+	wl_resource_set_implementation(resource, &test_impl, jobs, test_resource_destroy);
 }
 
 /* Callbacks still waiting belong to clients that outlive us: inert them. */

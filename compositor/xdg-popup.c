@@ -189,6 +189,7 @@ void comp_xdg_popup_create(struct comp_xdg_surface *xdg, uint32_t id,
 	}
 	popup->xdg = xdg;
 	popup->parent = parent;
+	popup->depth = parent->popup ? parent->popup->depth + 1 : 1;
 	popup->positioner = *positioner;
 	wl_list_insert(parent->popups.prev, &popup->parent_link); /* on top of its siblings */
 	popup->box = comp_positioner_place(positioner, popup_bounds(popup));

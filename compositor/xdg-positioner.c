@@ -26,8 +26,13 @@ static void positioner_set_size(struct wl_client *client, struct wl_resource *re
 		                       width, height);
 		return;
 	}
-	positioner(resource)->width = width;
-	positioner(resource)->height = height;
+	/* The spec allows any positive size; clamp it as the anchor rectangle
+	 * and offset are, so that the placement arithmetic (position + size,
+	 * a flip's position - size, summed over nested popups) stays far from
+	 * int overflow (docs/security.md). */
+	const int32_t lim = 1 << 24;
+	positioner(resource)->width = width > lim ? lim : width;
+	positioner(resource)->height = height > lim ? lim : height;
 }
 
 static void positioner_set_anchor_rect(struct wl_client *client, struct wl_resource *resource,

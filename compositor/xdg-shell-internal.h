@@ -84,6 +84,7 @@ struct comp_xdg_popup {
 	struct wl_list parent_link;
 	struct comp_positioner positioner;
 	struct comp_box box;              /* relative to the parent's window geometry */
+	int depth;                        /* 1 on a toplevel, parent's + 1 on a popup */
 	bool mapped;
 	bool grabbed;
 };

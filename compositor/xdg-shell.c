@@ -243,12 +243,21 @@ static void xdg_surface_get_popup(struct wl_client *client, struct wl_resource *
 		return;
 	}
 	struct comp_xdg_surface *parent = parent_resource ? xdg_from_resource(parent_resource) : NULL;
-	if (!parent || !parent->surface || parent == xdg) {
-		/* A parent given later through another protocol (layer-shell) is
-		 * allowed by the spec, but no such protocol exists here. */
+	/* A parent given later through another protocol (layer-shell) is
+	 * allowed by the spec, but no such protocol exists here; and the
+	 * parent must be a toplevel or a popup (xdg_popup's description), so
+	 * a popup's depth is fixed when it is made. */
+	if (!parent || !parent->surface || parent == xdg ||
+	    !(parent->window || parent->popup)) {
 		wl_resource_post_error(wm_base, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT,
 		                       "xdg_surface@%u.get_popup: a popup needs a live parent "
-		                       "xdg_surface here", wl_resource_get_id(resource));
+		                       "toplevel or popup", wl_resource_get_id(resource));
+		return;
+	}
+	if (parent->popup && parent->popup->depth >= COMP_MAX_POPUP_DEPTH) {
+		wl_resource_post_error(wm_base, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT,
+		                       "xdg_surface@%u.get_popup: popups nest at most %d deep",
+		                       wl_resource_get_id(resource), COMP_MAX_POPUP_DEPTH);
 		return;
 	}
 	comp_xdg_popup_create(xdg, id, parent, positioner);

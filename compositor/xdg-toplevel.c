@@ -144,8 +144,11 @@ void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel)
 		comp_xdg_surface_reset(xdg);
 	} else if (window->mapped) {
 		/* wl_surface.offset moves the window, like attach's x,y did. */
-		if (xdg->surface->current.dx || xdg->surface->current.dy)
-			window->x += xdg->surface->current.dx, window->y += xdg->surface->current.dy;
+		if (xdg->surface->current.dx || xdg->surface->current.dy) {
+			/* Clamped: a client moving itself commit after commit. */
+			window->x = comp_clamp_coord((int64_t)window->x + xdg->surface->current.dx);
+			window->y = comp_clamp_coord((int64_t)window->y + xdg->surface->current.dy);
+		}
 		comp_xdg_surface_update_position(xdg);
 	}
 }
@@ -165,6 +168,9 @@ void comp_xdg_toplevel_destroy_object(struct comp_xdg_toplevel *toplevel)
 		window->server->focused = NULL;
 	wl_list_remove(&window->link);
 	if (toplevel->xdg) {
+		/* Popups of an unmapped toplevel too: their depth was counted
+		 * from this role, which the xdg_surface may now trade for another. */
+		comp_xdg_surface_dismiss_popups(toplevel->xdg);
 		comp_xdg_surface_reset(toplevel->xdg);
 		toplevel->xdg->window = NULL;
 		toplevel->xdg->role = COMP_XDG_ROLE_NONE;

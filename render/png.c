@@ -1,5 +1,7 @@
-/* PNG writer for ARGB8888 pixels on any file descriptor (files, pipes,
- * sockets); the fd is left open for the caller. */
+/* PNG writer for ARGB8888 pixels, onto any file descriptor (files, pipes,
+ * sockets; the fd is left open for the caller) or into memory (for a
+ * caller that must not block on a slow reader: it writes the bytes itself
+ * when the fd is ready). */
 #include <errno.h>
 #include <png.h>
 #include <stdlib.h>
@@ -9,14 +11,33 @@
 #include "render-private.h"
 
 struct png_sink {
-	int fd;
+	int fd;    /* -1: into data */
 	int error; /* errno of the first failed write, 0 if none */
+	uint8_t *data;
+	size_t len, cap;
 };
 
 static void png_sink_write(png_structp png, png_bytep data, size_t len)
 {
 	struct png_sink *sink = png_get_io_ptr(png);
 
+	if (sink->fd < 0) {
+		if (len > sink->cap - sink->len) {
+			size_t cap = sink->cap ? sink->cap : 65536;
+			while (cap - sink->len < len)
+				cap *= 2;
+			uint8_t *grown = realloc(sink->data, cap);
+			if (!grown) {
+				sink->error = ENOMEM;
+				png_error(png, "out of memory");
+			}
+			sink->data = grown;
+			sink->cap = cap;
+		}
+		memcpy(sink->data + sink->len, data, len);
+		sink->len += len;
+		return;
+	}
 	while (len > 0) {
 		ssize_t n = write(sink->fd, data, len);
 		if (n < 0 && errno == EINTR)
@@ -47,10 +68,9 @@ static void png_log_warning(png_structp png, png_const_charp msg)
 	render_log("libpng warning: %s", msg);
 }
 
-int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
-                        int stride_bytes)
+static int png_write(struct png_sink *sink, const uint32_t *argb, int width, int height,
+                     int stride_bytes)
 {
-	struct png_sink sink = { .fd = fd, .error = 0 };
 	png_structp png;
 	png_infop info = NULL;
 	/* Allocated before setjmp and only read after it, so longjmp cannot
@@ -74,13 +94,13 @@ int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
 		return -1;
 	}
 	if (setjmp(png_jmpbuf(png))) {
-		if (sink.error)
-			render_log("png: write: %s", strerror(sink.error));
+		if (sink->error)
+			render_log("png: write: %s", strerror(sink->error));
 		png_destroy_write_struct(&png, &info);
 		free(row);
 		return -1;
 	}
-	png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
+	png_set_write_fn(png, sink, png_sink_write, png_sink_flush);
 	/* Screenshots are compared and archived, not served: favour speed. */
 	png_set_compression_level(png, 1);
 	png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
@@ -102,5 +122,25 @@ int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
 	png_write_end(png, NULL);
 	png_destroy_write_struct(&png, &info);
 	free(row);
+	return 0;
+}
+
+int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
+                        int stride_bytes)
+{
+	struct png_sink sink = { .fd = fd };
+	return png_write(&sink, argb, width, height, stride_bytes);
+}
+
+int render_png_encode(const uint32_t *argb, int width, int height, int stride_bytes,
+                      uint8_t **data, size_t *len)
+{
+	struct png_sink sink = { .fd = -1 };
+	if (png_write(&sink, argb, width, height, stride_bytes) != 0) {
+		free(sink.data);
+		return -1;
+	}
+	*data = sink.data;
+	*len = sink.len;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <pixman.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------------ EGL */
@@ -80,6 +81,11 @@ int render_target_write_png_fd(struct render_target *t, int fd);
  * (it may be a pipe or a socket, e.g. for a screenshot request). */
 int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
                         int stride_bytes);
+/* The same PNG into memory: *data (malloc'ed, the caller frees it) of *len
+ * bytes. For writers that must not block on the reader of an fd. */
+int render_png_encode(const uint32_t *argb, int width, int height, int stride_bytes,
+                      uint8_t **data, size_t *len);
+int render_target_encode_png(struct render_target *t, uint8_t **data, size_t *len);
 
 /* ------------------------------------------------------------- textures */
 

@@ -262,6 +262,21 @@ int render_target_write_png_fd(struct render_target *t, int fd)
 	return ret;
 }
 
+int render_target_encode_png(struct render_target *t, uint8_t **data, size_t *len)
+{
+	pixman_box32_t box = { 0, 0, t->width, t->height };
+	uint32_t *pixels = malloc((size_t)t->width * t->height * 4);
+	int ret;
+
+	if (!pixels)
+		return -1;
+	ret = render_target_read_pixels(t, &box, pixels, t->width * 4);
+	if (ret == 0)
+		ret = render_png_encode(pixels, t->width, t->height, t->width * 4, data, len);
+	free(pixels);
+	return ret;
+}
+
 int render_target_write_png(struct render_target *t, const char *path)
 {
 	/* Written under a temporary name and renamed, so a reader polling for

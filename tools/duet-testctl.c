@@ -48,8 +48,10 @@ static void usage(FILE *out)
 	fprintf(out,
 	        "usage: duet-testctl [--socket NAME] COMMAND [ARGS...]\n"
 	        "\n"
-	        "Controls duet-compositor through its private duet_test protocol.\n"
-	        "Connects to --socket NAME, or to $WAYLAND_DISPLAY.\n"
+	        "Controls duet-compositor through its private duet_test protocol,\n"
+	        "which it offers only when started with --test-protocol and only on its\n"
+	        "test socket. Connects to --socket NAME, else to $DUET_TEST_DISPLAY, else\n"
+	        "to $WAYLAND_DISPLAY-test (the test socket beside the clients' socket).\n"
 	        "\n"
 	        "commands:\n"
 	        "  sync                      wait until everything sent before is handled\n"
@@ -402,12 +404,22 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 
+	char derived[4096];
+	if (!socket || !*socket)
+		socket = getenv("DUET_TEST_DISPLAY");
+	if (!socket || !*socket) {
+		const char *display = getenv("WAYLAND_DISPLAY");
+		if (snprintf(derived, sizeof(derived), "%s-test",
+		             display && *display ? display : "wayland-0") >= (int)sizeof(derived))
+			return bad_usage("%s", "WAYLAND_DISPLAY is too long");
+		socket = derived;
+	}
 	struct ctl ctl = { .list_globals = strcmp(argv[i], "globals") == 0 };
 	ctl.display = wl_display_connect(socket);
 	if (!ctl.display) {
-		const char *name = socket ? socket : getenv("WAYLAND_DISPLAY");
-		fprintf(stderr, "duet-testctl: cannot connect to Wayland display '%s': %s\n",
-		        name ? name : "wayland-0", strerror(errno));
+		fprintf(stderr, "duet-testctl: cannot connect to Wayland display '%s': %s "
+		        "(is duet-compositor running with --test-protocol?)\n", socket,
+		        strerror(errno));
 		return 1;
 	}
 	ctl.registry = wl_display_get_registry(ctl.display);
@@ -416,7 +428,7 @@ int main(int argc, char **argv)
 	if (ret == 0 && !ctl.list_globals) {
 		if (!ctl.test) {
 			fprintf(stderr, "duet-testctl: the compositor does not advertise duet_test "
-			        "(is it duet-compositor?)\n");
+			        "(is it duet-compositor with --test-protocol, and this its test socket?)\n");
 			ret = 1;
 		} else {
 			ret = run_command(&ctl, argc - i, argv + i);

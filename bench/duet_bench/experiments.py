@@ -344,7 +344,8 @@ def resize(ctx, stack, rec):
         witness = timeline.ResizeWitness(stack).start()
         run = None
         try:
-            run = AppRun(ctx, stack, argv)
+            run = AppRun(ctx, stack, argv,
+                         extra_env=stack.trusted_env if mode == "server" else None)
             run.wait(timeout=30 + 8 * n * 3, experiment="resize")
             steps = run.named("resize")
             done = run.named("resize_done")

@@ -106,6 +106,10 @@ class Stack:
             self.base_env.pop(k, None)
         self.procs = {}  # role -> procs.Child, in start order
         self.env = None  # the clients' environment once started
+        # On top of env for an app that drives the server itself (duet-resize
+        # --mode server): duet-compositor offers duet_test only on its test
+        # socket (docs/security.md); the X servers' requests need nothing.
+        self.trusted_env = {}
         self.commands = {}
         self.notes = []
         self.protocol_log = None
@@ -258,9 +262,11 @@ class Stack:
             env["DUET_PROTOCOL_LOG"] = self.protocol_log
         env = self.trace_env(env, "server")
         self.spawn("server", [self.programs["duet-compositor"], "--socket", sock, "--size",
-                              self.size, "--refresh", str(self.refresh)], env)
-        self._wait_socket(sock)
+                              self.size, "--refresh", str(self.refresh), "--test-protocol"], env)
+        # The test socket is made after the clients' one.
+        self._wait_socket(sock + "-test")
         self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
+        self.trusted_env = {"WAYLAND_DISPLAY": sock + "-test"}
         if self.refresh == 0:
             self.notes.append("duet-compositor --refresh 0: repaints as soon as there is damage")
 

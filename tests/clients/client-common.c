@@ -32,6 +32,9 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		g->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(g->wm_base, &wm_base_listener, g);
+	} else if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
+		g->data_device_manager = wl_registry_bind(registry, name,
+		                                          &wl_data_device_manager_interface, 1);
 	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
 		g->viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
 	}
@@ -58,6 +61,8 @@ void test_globals_destroy(struct test_globals *g)
 {
 	if (g->viewporter)
 		wp_viewporter_destroy(g->viewporter);
+	if (g->data_device_manager)
+		wl_data_device_manager_destroy(g->data_device_manager);
 	if (g->wm_base)
 		xdg_wm_base_destroy(g->wm_base);
 	if (g->shm)

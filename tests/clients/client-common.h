@@ -15,6 +15,7 @@ struct test_globals {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct wp_viewporter *viewporter;
+	struct wl_data_device_manager *data_device_manager;
 };
 
 /* Binds the globals the test clients use (those missing stay NULL) with one

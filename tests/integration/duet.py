@@ -197,7 +197,7 @@ def base_env(runtime_dir):
     env = dict(os.environ)
     # Clients must find our compositor, never an X server or another
     # compositor from the caller's session.
-    for var in ("DISPLAY", "WAYLAND_SOCKET", "WAYLAND_DISPLAY"):
+    for var in ("DISPLAY", "WAYLAND_SOCKET", "WAYLAND_DISPLAY", "DUET_TEST_DISPLAY"):
         env.pop(var, None)
     env["XDG_RUNTIME_DIR"] = runtime_dir
     env.setdefault("GALLIUM_DRIVER", "llvmpipe")
@@ -207,13 +207,20 @@ def base_env(runtime_dir):
 
 
 class Session:
-    """One duet-compositor with its clients; use as a context manager."""
+    """One duet-compositor with its clients; use as a context manager.
 
-    def __init__(self, name, size="1024x768", refresh=60, args=()):
+    It runs with --test-protocol (test_protocol=False: without), so
+    duet-testctl reaches duet_test on the compositor's test socket; clients
+    start on the ordinary socket, where duet_test is hidden, unless given
+    trusted_env() (docs/security.md)."""
+
+    def __init__(self, name, size="1024x768", refresh=60, args=(), test_protocol=True):
         self.name = name
         self.size = size
         self.refresh = refresh
         self.extra_args = list(args)
+        self.test_protocol = test_protocol
+        self.test_display = None  # the compositor's test socket
         self.workdir = tempfile.mkdtemp(prefix="duet-%s-" % name)
         self.runtime_dir = tempfile.mkdtemp(prefix="duet-xdg-")
         os.chmod(self.runtime_dir, 0o700)
@@ -236,11 +243,20 @@ class Session:
         socket = "duet-test-" + secrets.token_hex(4)
         argv = [program("DUET_COMPOSITOR"), "--socket", socket, "--refresh", str(self.refresh),
                 "--size", self.size] + self.extra_args
+        if self.test_protocol:
+            argv.append("--test-protocol")
         env = base_env(self.runtime_dir)
         self.compositor = self.spawn("compositor", argv, env)
-        _, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=30)
+        i, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=30)
         self.display = m.group(1)
         check(self.display == socket, "compositor announced %r, asked for %r" % (self.display, socket))
+        if self.test_protocol:
+            # Announced before WAYLAND_DISPLAY.
+            test_lines = [line for line in self.compositor.lines[:i]
+                          if line.startswith("DUET_TEST_DISPLAY=")]
+            check(test_lines == ["DUET_TEST_DISPLAY=%s-test" % socket],
+                  "compositor announced test sockets %r" % test_lines)
+            self.test_display = socket + "-test"
         self.env = dict(env, WAYLAND_DISPLAY=self.display)
         log("compositor pid %d up on %s" % (self.compositor.pid, self.display))
 
@@ -280,6 +296,11 @@ class Session:
         return proc
 
     # -------------------------------------------------------------- clients
+    def trusted_env(self):
+        """Environment overrides for a client that may use duet_test (on the
+        test socket); empty where the server has none (X11, weston)."""
+        return {"WAYLAND_DISPLAY": self.test_display} if self.test_display else {}
+
     def client(self, argv, name=None, env=None):
         e = dict(self.env)
         if env:

@@ -95,7 +95,8 @@ def test():
         # on screen (the policies place a window once, when it maps).
         p = s.client([exe, "--engine", engine, "--mode", "server", "--runs", "1", "--stay",
                       "--size", "1920x1080"],
-                     name="resize-server", env=apps.app_env(engine=engine))
+                     name="resize-server", env=dict(apps.app_env(engine=engine),
+                                                    **s.trusted_env()))
         p.wait_line(r'"name":"resize_done"', timeout=120)
         recs = apps.records("\n".join(p.lines))
         fallback = [r for r in recs if r["name"] == "resize_mode"]

@@ -164,6 +164,15 @@ def case_wayland(tmp):
     duet.log("wayland: exit status 3 passed on; duet-compositor on %s is gone" % wl)
     r = run(["run", "wayland", "--", "true"], tmp)
     check(r.returncode == 0, "`duet run wayland -- true` exited %d: %s" % (r.returncode, r.stderr))
+    # duet_test only with --test-protocol, reached through DUET_TEST_DISPLAY
+    # (docs/security.md).
+    script = 'test -n "$DUET_TEST_DISPLAY" && "$DUET_TESTCTL" sync'
+    r = run(["run", "wayland", "--test-protocol", "--", "sh", "-c", script], tmp)
+    check(r.returncode == 0, "duet-testctl under `duet run wayland --test-protocol` exited %d: %s"
+          % (r.returncode, r.stderr))
+    r = run(["run", "wayland", "--", "sh", "-c", '"$DUET_TESTCTL" sync'], tmp)
+    check(r.returncode == 1, "duet-testctl without --test-protocol exited %d, want 1: %s"
+          % (r.returncode, r.stderr))
 
 
 def case_x11_screenshot(tmp):
@@ -189,7 +198,8 @@ def case_x11_screenshot(tmp):
 
 def case_usage(tmp):
     for args in (["run", "vnc", "--", "true"], ["run", "x11"], ["run", "x11", "--size", "0x0",
-                 "--", "true"], ["run", "x11", "--refresh", "60", "--", "true"], ["frobnicate"],
+                 "--", "true"], ["run", "x11", "--refresh", "60", "--", "true"],
+                 ["run", "x11", "--test-protocol", "--", "true"], ["frobnicate"],
                  []):
         r = run(args, tmp, timeout=20)
         check(r.returncode == 2, "duet %s exited %d, want 2" % (" ".join(args), r.returncode))

@@ -2,9 +2,20 @@
 """A misbehaving or killed client is disconnected while a well-behaved one
 keeps getting frames presented, and the compositor stays up.
 
-usage: test_robustness.py bad:MODE | kill-pattern | kill-simple-shm
+usage: test_robustness.py bad:MODE | kill-pattern | kill-simple-shm | late-screenshot
+                          | texture-budget-total
+
+late-screenshot: a duet_test client asks for a screenshot into a one-page
+pipe and reads it only 2 s later; meanwhile the good client's frames must
+keep coming (the compositor writes without blocking), and the PNG read in
+the end must be whole.
+
+texture-budget-total: duet-bad-client texture-budget under a compositor
+whose total texture budget (64 MiB) is below the per-client one: the total
+is what it runs into.
 """
 
+import os
 import random
 import signal
 import sys
@@ -83,14 +94,47 @@ def kill_mid_frame(s, argv, rounds):
         check_only_good_left(s)
 
 
+def late_screenshot(s):
+    good = start_good(s)
+    out = os.path.join(s.workdir, "late.png")
+    shot = s.client([duet.program("DUET_LATE_SCREENSHOT"), out, "2000"], name="late-shot",
+                    env=s.trusted_env())
+    shot.wait_line(r"^requested$", timeout=15)
+    before = last_frame(good)
+    time.sleep(1.5)
+    after = last_frame(good)
+    duet.log("good client: frame %d when the screenshot was asked, %d 1.5 s later"
+             % (before, after))
+    check(after - before >= 20, "the good client got %d frames in the 1.5 s the screenshot "
+          "pipe stayed unread (the compositor blocked on it?)" % (after - before))
+    _, m = shot.wait_line(r"^done (\d+) (\d+) (\d+)$", timeout=20)
+    width, height, size = (int(v) for v in m.groups())
+    check(size > 4096, "a %d-byte PNG fits the pipe: the test shows nothing" % size)
+    img = duet.pngread.read(out)
+    check((img.width, img.height) == (width, height) and "%dx%d" % (width, height) == s.size,
+          "screenshot %dx%d, screenshot_done %dx%d, output %s"
+          % (img.width, img.height, width, height, s.size))
+    check(shot.wait(10) == 0, "duet-late-screenshot failed: %s" % shot.stderr_tail())
+    check_good_keeps_going(s, good, "the late screenshot")
+
+
 def test():
     scenario = sys.argv[1]
-    with duet.Session("robust-" + scenario.replace(":", "-")) as s:
-        if scenario.startswith("bad:"):
+    args = []
+    if scenario == "texture-budget-total":
+        args = ["--texture-budget", "64", "--client-texture-budget", "1024"]
+    with duet.Session("robust-" + scenario.replace(":", "-"), args=args) as s:
+        if scenario == "texture-budget-total":
+            bad_client(s, "texture-budget")
+            check("in all would exceed the budget of 64 MiB" in s.compositor.stderr_tail(),
+                  "no log line for the total budget:\n" + s.compositor.stderr_tail())
+        elif scenario.startswith("bad:"):
             bad_client(s, scenario[4:])
         elif scenario == "kill-pattern":
             kill_mid_frame(s, [duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
                                "--app-id", "duet-victim"], 3)
+        elif scenario == "late-screenshot":
+            late_screenshot(s)
         elif scenario == "kill-simple-shm":
             kill_mid_frame(s, [duet.third_party("weston-simple-shm")], 3)
         else:

@@ -1,0 +1,59 @@
+/* duet-bad-client's shared parts: bad-client.c (the driver and the
+ * protocol-rule modes), bad-client-limits.c (the nesting, overflow and
+ * budget modes). */
+#ifndef DUET_BAD_CLIENT_H
+#define DUET_BAD_CLIENT_H
+
+#include "client-common.h"
+#include "xdg-shell-client-protocol.h"
+
+/* An accepted answer: the interface of the object the error was posted on
+ * and its code. Several are listed where the specs leave the choice open
+ * (e.g. xdg_wm_base.invalid_surface_state versus the newer per-surface
+ * xdg_surface codes). */
+struct expected_error {
+	const char *interface;
+	uint32_t code;
+};
+
+#define MAX_EXPECTED 4
+
+struct bad_client {
+	struct wl_display *display;
+	struct test_globals g;
+	/* Kept alive until the error arrives: libwayland-client only names
+	 * the interface of an error if the object still exists client-side. */
+	struct wl_surface *surface, *other_surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel, *second_toplevel;
+	struct wl_shm_pool *pool;
+	struct wl_buffer *buffer;
+	struct wl_subsurface *subsurface;
+	struct wp_viewport *viewport;
+	struct wl_callback *frame;
+	int pool_fd;
+	uint32_t configure_serial;
+	bool configured;
+	bool frame_done;
+	/* A mode's own objects, and how to let go of them. */
+	void *mode_data;
+	void (*mode_cleanup)(struct bad_client *c);
+};
+
+uint64_t now_ms(void);
+/* A toplevel with its initial commit done; if wait_configure, also its first
+ * configure received (not acked). */
+bool make_toplevel(struct bad_client *c, bool wait_configure);
+/* A pool of pool_size bytes over a memfd of the same size. */
+bool make_pool(struct bad_client *c, int32_t pool_size);
+
+/* bad-client-limits.c */
+bool run_deep_subsurfaces(struct bad_client *c);
+bool run_deep_popups(struct bad_client *c);
+bool run_positioner_huge_size(struct bad_client *c);
+bool run_huge_buffer_scale(struct bad_client *c);
+bool run_texture_budget(struct bad_client *c);
+bool run_offset_overflow(struct bad_client *c);
+bool run_mime_flood(struct bad_client *c);
+
+#endif

@@ -1,0 +1,163 @@
+/* duet-late-screenshot OUT.png DELAY_MS: asks duet_test for a screenshot
+ * into a small pipe and does not read it for DELAY_MS, as a client that
+ * reads only after screenshot_done would; then reads it all and writes it
+ * to OUT.png. A compositor that writes the PNG with blocking writes stalls
+ * on the full pipe for that long (tests/integration/test_robustness.py,
+ * late-screenshot). Connects to $WAYLAND_DISPLAY, which must be the
+ * compositor's test socket.
+ *
+ * stdout: "requested" once the request is sent, then
+ *         "done W H BYTES" once the PNG is read and screenshot_done came.
+ * Exit status: 0 done, 1 protocol error or short read, 2 setup failure.
+ */
+#include <stdbool.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "duet-test-client-protocol.h"
+
+struct late {
+	struct duet_test *test;
+	bool done;
+	int width, height;
+};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+                            const char *iface, uint32_t version)
+{
+	struct late *late = data;
+	if (strcmp(iface, duet_test_interface.name) == 0)
+		late->test = wl_registry_bind(registry, name, &duet_test_interface, 1);
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static void test_window(void *data, struct duet_test *t, uint32_t id, int32_t pid, int32_t x,
+                        int32_t y, int32_t w, int32_t h, uint32_t focused, const char *app_id,
+                        const char *title)
+{
+}
+
+static void test_windows_done(void *data, struct duet_test *t)
+{
+}
+
+static void test_screenshot_done(void *data, struct duet_test *t, int32_t w, int32_t h)
+{
+	struct late *late = data;
+	late->done = true;
+	late->width = w;
+	late->height = h;
+}
+
+static const struct duet_test_listener test_listener = {
+	.window = test_window,
+	.windows_done = test_windows_done,
+	.screenshot_done = test_screenshot_done,
+};
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: duet-late-screenshot OUT.png DELAY_MS\n");
+		return 2;
+	}
+	long delay_ms = strtol(argv[2], NULL, 10);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct late late = { 0 };
+	struct wl_display *display = wl_display_connect(NULL);
+	if (!display) {
+		fprintf(stderr, "duet-late-screenshot: cannot connect\n");
+		return 2;
+	}
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &registry_listener, &late);
+	if (wl_display_roundtrip(display) < 0 || !late.test) {
+		fprintf(stderr, "duet-late-screenshot: no duet_test here\n");
+		return 2;
+	}
+	duet_test_add_listener(late.test, &test_listener, &late);
+
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		perror("duet-late-screenshot: pipe");
+		return 2;
+	}
+	/* One page: any real screenshot overflows it. */
+	fcntl(fds[1], F_SETPIPE_SZ, 4096);
+	duet_test_screenshot(late.test, fds[1]);
+	if (wl_display_flush(display) < 0) {
+		perror("duet-late-screenshot: flush");
+		return 2;
+	}
+	close(fds[1]);
+	printf("requested\n");
+
+	struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+
+	size_t len = 0, cap = 1 << 16;
+	unsigned char *png = malloc(cap);
+	bool eof = false;
+	while (png && !(eof && late.done)) {
+		struct pollfd pfd[2] = {
+			{ .fd = eof ? -1 : fds[0], .events = POLLIN },
+			{ .fd = wl_display_get_fd(display), .events = POLLIN },
+		};
+		wl_display_flush(display);
+		if (poll(pfd, 2, 10000) <= 0) {
+			fprintf(stderr, "duet-late-screenshot: nothing for 10 s (%zu bytes read, done %d)\n",
+			        len, late.done);
+			return 1;
+		}
+		if (pfd[0].revents) {
+			if (len == cap) {
+				unsigned char *grown = realloc(png, cap *= 2);
+				if (!grown)
+					return 2;
+				png = grown;
+			}
+			ssize_t n = read(fds[0], png + len, cap - len);
+			if (n < 0 && errno != EINTR) {
+				perror("duet-late-screenshot: read");
+				return 1;
+			}
+			if (n == 0)
+				eof = true;
+			else if (n > 0)
+				len += (size_t)n;
+		}
+		if (pfd[1].revents && wl_display_dispatch(display) < 0) {
+			fprintf(stderr, "duet-late-screenshot: connection error: %s (protocol error %u)\n",
+			        strerror(wl_display_get_error(display)),
+			        wl_display_get_protocol_error(display, NULL, NULL));
+			return 1;
+		}
+	}
+	FILE *out = fopen(argv[1], "wb");
+	if (!out || fwrite(png, 1, len, out) != len || fclose(out) != 0) {
+		perror("duet-late-screenshot: writing the PNG");
+		return 2;
+	}
+	printf("done %d %d %zu\n", late.width, late.height, len);
+	free(png);
+	duet_test_destroy(late.test);
+	wl_registry_destroy(registry);
+	wl_display_disconnect(display);
+	return 0;
+}
