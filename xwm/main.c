@@ -34,6 +34,8 @@ static const char usage[] =
 	"  --display :N         X display to manage (default: $DISPLAY)\n"
 	"  --screenshot FILE    write the last composited frame to FILE (PNG) on exit\n"
 	"                       and on SIGUSR1\n"
+	"  --screenshot-dir DIR answer _DUET_SCREENSHOT (off without it): X clients\n"
+	"                       may have the frame written as a new file in DIR\n"
 	"  --refresh HZ         rate of the frame clock (default 60; 0 = paint as\n"
 	"                       soon as there is damage)\n"
 	"  --present egl|shm|auto  how frames reach the screen: EGL swap, or MIT-SHM\n"
@@ -60,6 +62,7 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 	static const struct option longopts[] = {
 		{ "display", required_argument, NULL, 'd' },
 		{ "screenshot", required_argument, NULL, 's' },
+		{ "screenshot-dir", required_argument, NULL, 'S' },
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "present", required_argument, NULL, 'p' },
 		{ "debug", no_argument, NULL, 'D' },
@@ -78,6 +81,11 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 			if (!optarg[0])
 				return bad_usage("bad --screenshot '%s': empty path", optarg);
 			xwm->options.screenshot = optarg;
+			break;
+		case 'S':
+			if (!optarg[0])
+				return bad_usage("bad --screenshot-dir '%s': empty path", optarg);
+			xwm->options.screenshot_dir = optarg;
 			break;
 		case 'r': {
 			char *end;
@@ -392,13 +400,15 @@ int main(int argc, char **argv)
 	int ret;
 
 	xwm_list_init(&xwm.stack);
-	xwm.timer_fd = xwm.sync_timer_fd = -1;
+	xwm.timer_fd = xwm.sync_timer_fd = xwm.screenshot_dir_fd = -1;
 	const char *env_debug = getenv("DUET_XWM_DEBUG");
 	xwm.debug = env_debug && env_debug[0] && strcmp(env_debug, "0") != 0;
 	ret = parse_options(argc, argv, &xwm);
 	if (ret >= 0)
 		return ret;
 
+	if (xwm.options.screenshot_dir && xwm_screenshot_dir_open(&xwm, xwm.options.screenshot_dir) < 0)
+		return 1;
 	render_trace_open(NULL);
 	int signal_fd = setup_signals();
 	xwm.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -440,6 +450,7 @@ out:
 	close(xwm.timer_fd);
 	close(xwm.sync_timer_fd);
 	close(signal_fd);
+	xwm_screenshot_dir_close(&xwm);
 	render_trace_close();
 	return ret;
 }

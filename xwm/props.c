@@ -35,6 +35,12 @@ void xwm_props_init_root(struct xwm *xwm)
 	/* The root's _NET_SUPPORTING_WM_CHECK comes later (announce). */
 	xcb_ewmh_set_supporting_wm_check(e, xwm->check_window, xwm->check_window);
 	xcb_ewmh_set_wm_name(e, xwm->check_window, strlen("duet-xwm"), "duet-xwm");
+	/* Where _DUET_SCREENSHOT writes, for duet-xctl (docs/xwm-control.md). */
+	if (xwm->screenshot_dir_path)
+		xcb_change_property(c, XCB_PROP_MODE_REPLACE, xwm->check_window,
+		                    xwm->atoms._DUET_SCREENSHOT_DIR, e->UTF8_STRING, 8,
+		                    (uint32_t)strlen(xwm->screenshot_dir_path),
+		                    xwm->screenshot_dir_path);
 
 	xcb_atom_t supported[] = {
 		e->_NET_SUPPORTED, e->_NET_SUPPORTING_WM_CHECK, e->_NET_CLIENT_LIST,
@@ -441,6 +447,7 @@ int xwm_props_intern_atoms(struct xwm *xwm)
 		"_NET_WM_FRAME_DRAWN", "_NET_WM_FRAME_TIMINGS", "_NET_WM_CM_S0",
 		"_NET_WM_STATE_FOCUSED",
 		"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
+		"_DUET_SCREENSHOT_DIR",
 	};
 	xcb_atom_t *out[] = {
 		&xwm->atoms.WM_DELETE_WINDOW, &xwm->atoms.WM_TAKE_FOCUS, &xwm->atoms.WM_STATE,
@@ -449,7 +456,7 @@ int xwm_props_intern_atoms(struct xwm *xwm)
 		&xwm->atoms._NET_WM_FRAME_DRAWN, &xwm->atoms._NET_WM_FRAME_TIMINGS,
 		&xwm->atoms._NET_WM_CM_S0, &xwm->atoms._NET_WM_STATE_FOCUSED,
 		&xwm->atoms._DUET_SYNC, &xwm->atoms._DUET_RESIZE, &xwm->atoms._DUET_SCREENSHOT,
-		&xwm->atoms._DUET_SCREENSHOT_PATH,
+		&xwm->atoms._DUET_SCREENSHOT_PATH, &xwm->atoms._DUET_SCREENSHOT_DIR,
 	};
 	enum { N = sizeof(names) / sizeof(names[0]) };
 	xcb_intern_atom_cookie_t cookies[N];

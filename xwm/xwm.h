@@ -9,6 +9,7 @@
  *                _NET_CLIENT_LIST and friends, WM_STATE, _NET_WM_STATE
  *   messages.c   client messages: EWMH requests and duet's control
  *                messages (docs/xwm-control.md)
+ *   screenshot.c screenshots, confined to --screenshot-dir for clients
  *   policy.c     placement, focus and stacking rules (side by side with
  *                compositor/policy.c)
  *   composite.c  Composite/Damage/XFixes setup, windows' damage
@@ -140,12 +141,14 @@ struct xwm_atoms {
 		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
 		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
 		_NET_WM_STATE_FOCUSED,
-		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH;
+		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH,
+		_DUET_SCREENSHOT_DIR;
 };
 
 struct xwm_options {
 	const char *display;
 	const char *screenshot;
+	const char *screenshot_dir; /* --screenshot-dir: _DUET_SCREENSHOT on, in there */
 	int refresh_mhz;
 	const char *present;   /* --present: "auto", "egl" or "shm" */
 };
@@ -160,6 +163,8 @@ struct xwm {
 	struct xwm_atoms atoms;
 	xcb_window_t check_window;   /* _NET_SUPPORTING_WM_CHECK and CM selection owner */
 	xcb_timestamp_t last_time;   /* latest server time seen in an event */
+	int screenshot_dir_fd;       /* --screenshot-dir, -1 without (screenshot.c) */
+	char *screenshot_dir_path;   /* its absolute path */
 
 	uint8_t damage_event, sync_event, xfixes_event;
 	bool has_shm_fd;
@@ -272,7 +277,16 @@ void xwm_props_set_active(struct xwm *xwm, struct xwm_window *w);
 
 /* --------------------------------------------------------- messages.c */
 void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev);
+
+/* ------------------------------------------------------- screenshot.c */
+/* A file name _DUET_SCREENSHOT may create in the screenshot directory. */
+bool xwm_screenshot_name_ok(const char *name);
+int xwm_screenshot_dir_open(struct xwm *xwm, const char *dir);
+void xwm_screenshot_dir_close(struct xwm *xwm);
+/* path: the command line's --screenshot. */
 int xwm_screenshot(struct xwm *xwm, const char *path);
+/* name: a client's, created in --screenshot-dir or refused (logged). */
+int xwm_screenshot_to_dir(struct xwm *xwm, const char *name);
 
 /* ----------------------------------------------------------- policy.c */
 /* Pure decisions, unit-tested without X. */
