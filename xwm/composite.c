@@ -83,8 +83,8 @@ static int claim_cm_selection(struct xwm *xwm)
 		return -1;
 	}
 	free(r);
-	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms._NET_WM_CM_S0,
-	                        XCB_CURRENT_TIME);
+	/* ICCCM 2.8: a selection is taken with a real timestamp. */
+	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms._NET_WM_CM_S0, xwm->claim_time);
 	return 0;
 }
 

@@ -127,7 +127,7 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 		xwm_policy_resize(w, (int32_t)l[0], (int32_t)l[1]);
 	} else if (ev->type == e->_NET_ACTIVE_WINDOW) {
 		if (l[1])
-			xwm->last_time = l[1];
+			xwm->last_time = xwm->event_time = l[1];
 		xwm_policy_activate(w);
 	} else if (ev->type == e->_NET_CLOSE_WINDOW) {
 		xwm_policy_close(w);

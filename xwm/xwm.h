@@ -87,6 +87,12 @@ struct xwm_window {
 	int cfg_x, cfg_y, cfg_width, cfg_height;
 	struct xwm_size_hints hints;
 	bool accepts_input;     /* WM_HINTS input */
+	bool initial_iconic;    /* WM_HINTS initial_state IconicState */
+	xcb_window_t transient_for; /* WM_TRANSIENT_FOR, 0 none */
+	/* Sequence of our last ConfigureWindow of it: a ConfigureNotify
+	 * older than that shows a state before it and is not applied (wm.c). */
+	uint32_t configure_seq;
+	bool configure_sent;
 	bool take_focus;        /* WM_PROTOCOLS has WM_TAKE_FOCUS */
 	bool delete_window;     /* WM_PROTOCOLS has WM_DELETE_WINDOW */
 	bool sync_request;      /* WM_PROTOCOLS has _NET_WM_SYNC_REQUEST */
@@ -139,6 +145,7 @@ struct xwm_window {
 struct xwm_atoms {
 	xcb_atom_t WM_DELETE_WINDOW, WM_TAKE_FOCUS, WM_STATE, WM_CHANGE_STATE,
 		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
+		WM_S0, MANAGER, WM_TRANSIENT_FOR,
 		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
 		_NET_WM_STATE_FOCUSED,
 		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH,
@@ -163,6 +170,9 @@ struct xwm {
 	struct xwm_atoms atoms;
 	xcb_window_t check_window;   /* _NET_SUPPORTING_WM_CHECK and CM selection owner */
 	xcb_timestamp_t last_time;   /* latest server time seen in an event */
+	xcb_timestamp_t claim_time;  /* when we took WM_S0 (and _NET_WM_CM_S0) */
+	xcb_sync_counter_t servertime; /* SYNC's SERVERTIME counter, 0 none */
+	xcb_timestamp_t event_time;  /* of the event being handled, if it has one */
 	int screenshot_dir_fd;       /* --screenshot-dir, -1 without (screenshot.c) */
 	char *screenshot_dir_path;   /* its absolute path */
 
@@ -291,6 +301,9 @@ int xwm_screenshot_to_dir(struct xwm *xwm, const char *name);
 /* ----------------------------------------------------------- policy.c */
 /* Pure decisions, unit-tested without X. */
 void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y);
+/* Rule 11: centered over the parent's rectangle, kept on the screen. */
+void xwm_policy_place_over(int px, int py, int pw, int ph, int screen_w, int screen_h,
+                           int width, int height, int *x, int *y);
 void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height);
 /* Decisions that act through the functions of wm.c above. */
 /* Rule 1 and 2 in two steps: place and raise before the window is mapped

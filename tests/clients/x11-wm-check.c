@@ -26,7 +26,7 @@ struct check {
 	xcb_window_t root;
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #include <stdarg.h>
 static int fail(const char *fmt, ...)
@@ -134,13 +134,253 @@ static int mode_screenshot(struct check *c, const char *path)
 	return 0;
 }
 
+
+/* ------------------------------------------------------------ helpers */
+
+/* _DUET_SYNC: every event the WM got before this one is handled. */
+static bool wm_sync(struct check *c)
+{
+	xcb_window_t reply = xcb_generate_id(c->conn);
+	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, reply, c->root, -1, -1, 1, 1, 0,
+	                  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+	struct answer a = { intern(c, "_DUET_SYNC"), reply, 0x51c };
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = c->root,
+		.type = a.type, .data.data32 = { reply, a.cookie, 0, 0, 0 },
+	};
+	round_trip(c); /* our earlier requests reach the WM's queue first */
+	xcb_send_event(c->conn, 0, c->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&ev);
+	xcb_generic_event_t *got = wait_event(c, 10, is_answer, &a);
+	free(got);
+	xcb_destroy_window(c->conn, reply);
+	return got != NULL;
+}
+
+static xcb_window_t make_window(struct check *c, int x, int y, int w, int h, uint32_t pixel,
+                                bool override, uint32_t event_mask)
+{
+	xcb_window_t win = xcb_generate_id(c->conn);
+	uint32_t values[] = { pixel, override, event_mask };
+	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, win, c->root, (int16_t)x, (int16_t)y,
+	                  (uint16_t)w, (uint16_t)h, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+	                  XCB_COPY_FROM_PARENT,
+	                  XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
+	static const char cls[] = CHECK_CLASS "\0" CHECK_CLASS;
+	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, win, XCB_ATOM_WM_CLASS,
+	                    XCB_ATOM_STRING, 8, sizeof(cls), cls);
+	return win;
+}
+
+static uint32_t prop32(struct check *c, xcb_window_t w, xcb_atom_t prop, int index)
+{
+	xcb_get_property_reply_t *r = xcb_get_property_reply(c->conn,
+		xcb_get_property(c->conn, 0, w, prop, XCB_GET_PROPERTY_TYPE_ANY, 0, 64), NULL);
+	uint32_t v = 0;
+	if (r && r->format == 32 && xcb_get_property_value_length(r) >= 4 * (index + 1))
+		v = ((uint32_t *)xcb_get_property_value(r))[index];
+	free(r);
+	return v;
+}
+
+static bool list_has(struct check *c, xcb_window_t w, xcb_atom_t prop, uint32_t value)
+{
+	xcb_get_property_reply_t *r = xcb_get_property_reply(c->conn,
+		xcb_get_property(c->conn, 0, w, prop, XCB_GET_PROPERTY_TYPE_ANY, 0, 1024), NULL);
+	bool has = false;
+	if (r && r->format == 32) {
+		const uint32_t *v = xcb_get_property_value(r);
+		for (int i = 0; i < xcb_get_property_value_length(r) / 4; i++)
+			has = has || v[i] == value;
+	}
+	free(r);
+	return has;
+}
+
+static uint8_t map_state(struct check *c, xcb_window_t w)
+{
+	xcb_get_window_attributes_reply_t *a = xcb_get_window_attributes_reply(c->conn,
+		xcb_get_window_attributes(c->conn, w), NULL);
+	uint8_t s = a ? a->map_state : 0xff;
+	free(a);
+	return s;
+}
+
+static bool root_position(struct check *c, xcb_window_t w, int *x, int *y)
+{
+	xcb_translate_coordinates_reply_t *t = xcb_translate_coordinates_reply(c->conn,
+		xcb_translate_coordinates(c->conn, w, c->root, 0, 0), NULL);
+	if (!t)
+		return false;
+	*x = t->dst_x;
+	*y = t->dst_y;
+	free(t);
+	return true;
+}
+
+/* ------------------------------------------------------------- modes */
+
+/* ICCCM 2.8: the WM owns WM_S0 (and, compositing, _NET_WM_CM_S0). */
+static int mode_selections(struct check *c)
+{
+	const char *names[] = { "WM_S0", "_NET_WM_CM_S0" };
+	for (int i = 0; i < 2; i++) {
+		xcb_get_selection_owner_reply_t *r = xcb_get_selection_owner_reply(c->conn,
+			xcb_get_selection_owner(c->conn, intern(c, names[i])), NULL);
+		xcb_window_t owner = r ? r->owner : XCB_NONE;
+		free(r);
+		printf("%s owner 0x%x\n", names[i], owner);
+		if (owner == XCB_NONE)
+			return fail("nobody owns %s", names[i]);
+	}
+	return 0;
+}
+
+/* ICCCM 4.1.4: WM_HINTS initial_state IconicState keeps the window
+ * unmapped with WM_STATE Iconic; activating it maps it, WM_STATE Normal. */
+static int mode_iconic(struct check *c)
+{
+	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x3060c0, false, 0);
+	uint32_t hints[9] = { 2 /* StateHint */, 0, 3 /* IconicState */ };
+	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_HINTS,
+	                    XCB_ATOM_WM_HINTS, 32, 9, hints);
+	xcb_map_window(c->conn, w);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	xcb_atom_t wm_state = intern(c, "WM_STATE");
+	uint8_t ms = map_state(c, w);
+	uint32_t state = prop32(c, w, wm_state, 0);
+	bool listed = list_has(c, c->root, intern(c, "_NET_CLIENT_LIST"), w);
+	printf("iconic: map_state %u WM_STATE %u listed %d\n", ms, state, listed);
+	if (ms != XCB_MAP_STATE_UNMAPPED || state != 3 || !listed)
+		return fail("a window asking to start iconic has map state %u, WM_STATE %u, "
+		            "listed %d (want unmapped, 3, listed)", ms, state, listed);
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = w,
+		.type = intern(c, "_NET_ACTIVE_WINDOW"), .data.data32 = { 2, 0, 0, 0, 0 },
+	};
+	xcb_send_event(c->conn, 0, c->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&ev);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	round_trip(c);
+	ms = map_state(c, w);
+	state = prop32(c, w, wm_state, 0);
+	printf("activated: map_state %u WM_STATE %u\n", ms, state);
+	if (ms != XCB_MAP_STATE_VIEWABLE || state != 1)
+		return fail("activating the iconic window left map state %u, WM_STATE %u", ms, state);
+	return 0;
+}
+
+struct take_focus {
+	xcb_window_t window;
+	xcb_atom_t protocols, take_focus;
+};
+
+static bool is_take_focus(xcb_generic_event_t *ev, void *data)
+{
+	struct take_focus *t = data;
+	xcb_client_message_event_t *cm = (xcb_client_message_event_t *)ev;
+	return (ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE && cm->window == t->window &&
+	       cm->type == t->protocols && cm->data.data32[0] == t->take_focus;
+}
+
+static bool is_property_notify(xcb_generic_event_t *ev, void *data)
+{
+	return (ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY &&
+	       ((xcb_property_notify_event_t *)ev)->window == *(xcb_window_t *)data;
+}
+
+/* ICCCM 4.1.7: focus is given with the time of the event that caused it,
+ * never CurrentTime; for a map, the server's time then: no earlier than a
+ * time the server reported to us before we mapped. */
+static int mode_focus_time(struct check *c)
+{
+	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x40a040, false,
+	                             XCB_EVENT_MASK_PROPERTY_CHANGE);
+	struct take_focus t = { w, intern(c, "WM_PROTOCOLS"), intern(c, "WM_TAKE_FOCUS") };
+	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, t.protocols, XCB_ATOM_ATOM, 32, 1,
+	                    &t.take_focus);
+	/* Let the server's clock move past anything the WM saw. */
+	usleep(300000);
+	xcb_change_property(c->conn, XCB_PROP_MODE_APPEND, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
+	                    8, 0, NULL);
+	xcb_generic_event_t *pn = wait_event(c, 10, is_property_notify, &w);
+	if (!pn)
+		return fail("no PropertyNotify for our own window");
+	xcb_timestamp_t before = ((xcb_property_notify_event_t *)pn)->time;
+	free(pn);
+	xcb_map_window(c->conn, w);
+	xcb_generic_event_t *got = wait_event(c, 10, is_take_focus, &t);
+	if (!got)
+		return fail("no WM_TAKE_FOCUS after the map");
+	xcb_timestamp_t time = ((xcb_client_message_event_t *)got)->data.data32[1];
+	free(got);
+	printf("WM_TAKE_FOCUS time %u, server time before the map %u\n", time, before);
+	if (time == XCB_CURRENT_TIME)
+		return fail("focus given with CurrentTime");
+	if ((int32_t)(time - before) < 0)
+		return fail("focus given with time %u, older than %u the server reported before "
+		            "the map: a stale timestamp", time, before);
+	return 0;
+}
+
+/* A dialog (_NET_WM_WINDOW_TYPE_DIALOG, WM_TRANSIENT_FOR) is centered
+ * over its parent, moved off the screen's center first. */
+static int mode_dialog(struct check *c)
+{
+	xcb_window_t parent = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
+	xcb_map_window(c->conn, parent);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	xcb_client_message_event_t mv = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = parent,
+		.type = intern(c, "_NET_MOVERESIZE_WINDOW"),
+		.data.data32 = { (1u << 8) | (1u << 9) | (2u << 12), 10, 20, 0, 0 },
+	};
+	xcb_send_event(c->conn, 0, c->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&mv);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	int px, py;
+	round_trip(c);
+	if (!root_position(c, parent, &px, &py) || px != 10 || py != 20)
+		return fail("the parent did not move to 10,20");
+	xcb_window_t dialog = make_window(c, 0, 0, 100, 80, 0xc0c040, false, 0);
+	xcb_atom_t type = intern(c, "_NET_WM_WINDOW_TYPE_DIALOG");
+	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, dialog,
+	                    intern(c, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 1, &type);
+	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, dialog, XCB_ATOM_WM_TRANSIENT_FOR,
+	                    XCB_ATOM_WINDOW, 32, 1, &parent);
+	xcb_map_window(c->conn, dialog);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	round_trip(c);
+	int dx, dy;
+	if (!root_position(c, dialog, &dx, &dy))
+		return fail("the dialog is gone");
+	printf("parent at %d,%d 400x300, dialog at %d,%d 100x80\n", px, py, dx, dy);
+	if (dx != 10 + 150 || dy != 20 + 110)
+		return fail("the dialog is at %d,%d, not centered over its parent (%d,%d)", dx, dy,
+		            160, 130);
+	return 0;
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: duet-x11-wm-check MODE [ARG]\n"
-	        "  screenshot PATH   send _DUET_SCREENSHOT naming PATH; print the answer\n");
+	        "  screenshot PATH   send _DUET_SCREENSHOT naming PATH; print the answer\n"
+	        "  selections        someone owns WM_S0 and _NET_WM_CM_S0\n"
+	        "  iconic            WM_HINTS IconicState: unmapped, WM_STATE Iconic, until\n"
+	        "                    activated\n"
+	        "  focus-time        WM_TAKE_FOCUS carries a current server time\n"
+	        "  dialog            a dialog is centered over its transient-for parent\n");
 }
 
 int main(int argc, char **argv)
@@ -166,6 +406,14 @@ int main(int argc, char **argv)
 	int ret;
 	if (strcmp(mode, "screenshot") == 0 && argc == 3) {
 		ret = mode_screenshot(&c, argv[2]);
+	} else if (strcmp(mode, "selections") == 0) {
+		ret = mode_selections(&c);
+	} else if (strcmp(mode, "iconic") == 0) {
+		ret = mode_iconic(&c);
+	} else if (strcmp(mode, "focus-time") == 0) {
+		ret = mode_focus_time(&c);
+	} else if (strcmp(mode, "dialog") == 0) {
+		ret = mode_dialog(&c);
 	} else {
 		usage(stderr);
 		ret = 2;
