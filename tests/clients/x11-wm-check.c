@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xcb/composite.h>
 #include <xcb/xcb.h>
 
 #define CHECK_CLASS "duet-wm-check"
@@ -369,6 +370,76 @@ static int mode_dialog(struct check *c)
 	return 0;
 }
 
+/* A window restacked relative to a sibling the WM does not track: an
+ * override-redirect window (red, 100x100, centered) over a managed one
+ * (grey, 400x300) stacks itself above the composite overlay window, which
+ * is above everything the WM draws: it must stay on top, not drop to the
+ * bottom. Prints "ready" and holds the windows until killed. */
+static int mode_above_overlay(struct check *c)
+{
+	int sw = c->screen->width_in_pixels, sh = c->screen->height_in_pixels;
+	xcb_window_t m = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
+	xcb_map_window(c->conn, m);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	xcb_window_t r = make_window(c, sw / 2 - 50, sh / 2 - 50, 100, 100, 0xff0000, true, 0);
+	xcb_map_window(c->conn, r);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	xcb_composite_get_overlay_window_reply_t *ov = xcb_composite_get_overlay_window_reply(
+		c->conn, xcb_composite_get_overlay_window(c->conn, c->root), NULL);
+	if (!ov)
+		return fail("no composite overlay window");
+	uint32_t values[] = { ov->overlay_win, XCB_STACK_MODE_ABOVE };
+	xcb_void_cookie_t ck = xcb_configure_window_checked(c->conn, r,
+		XCB_CONFIG_WINDOW_SIBLING | XCB_CONFIG_WINDOW_STACK_MODE, values);
+	xcb_generic_error_t *err = xcb_request_check(c->conn, ck);
+	if (err) {
+		free(err);
+		return fail("stacking above the overlay window 0x%x failed", ov->overlay_win);
+	}
+	free(ov);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* Windows reparented to the root by their own client are top-level
+ * windows like any other: a normal one (green, 80x60) is managed and
+ * composited, an override-redirect one (blue, 60x40 at 20,20) composited
+ * where it is. Both start as mapped children of a managed grey window.
+ * Prints "ready" and holds the windows until killed. */
+static int mode_reparent_root(struct check *c)
+{
+	xcb_window_t p = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
+	xcb_window_t kids[2];
+	uint32_t pixels[2] = { 0x00ff00, 0x0000ff };
+	for (int i = 0; i < 2; i++) {
+		kids[i] = xcb_generate_id(c->conn);
+		uint32_t values[] = { pixels[i], (uint32_t)i };
+		xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, kids[i], p, 10, 10,
+		                  (uint16_t)(i ? 60 : 80), (uint16_t)(i ? 40 : 60), 0,
+		                  XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT,
+		                  XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, values);
+		xcb_map_window(c->conn, kids[i]);
+	}
+	xcb_map_window(c->conn, p);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	xcb_reparent_window(c->conn, kids[0], c->root, 0, 0);
+	xcb_reparent_window(c->conn, kids[1], c->root, 20, 20);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	round_trip(c);
+	printf("ready 0x%x 0x%x\n", kids[0], kids[1]);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void usage(FILE *out)
@@ -380,7 +451,11 @@ static void usage(FILE *out)
 	        "  iconic            WM_HINTS IconicState: unmapped, WM_STATE Iconic, until\n"
 	        "                    activated\n"
 	        "  focus-time        WM_TAKE_FOCUS carries a current server time\n"
-	        "  dialog            a dialog is centered over its transient-for parent\n");
+	        "  dialog            a dialog is centered over its transient-for parent\n"
+	        "  reparent-root     windows reparented to the root by their client; prints\n"
+	        "                    ready, holds until killed\n"
+	        "  above-overlay     an override-redirect window stacks itself above the\n"
+	        "                    composite overlay; prints ready, holds until killed\n");
 }
 
 int main(int argc, char **argv)
@@ -412,6 +487,10 @@ int main(int argc, char **argv)
 		ret = mode_iconic(&c);
 	} else if (strcmp(mode, "focus-time") == 0) {
 		ret = mode_focus_time(&c);
+	} else if (strcmp(mode, "reparent-root") == 0) {
+		ret = mode_reparent_root(&c);
+	} else if (strcmp(mode, "above-overlay") == 0) {
+		ret = mode_above_overlay(&c);
 	} else if (strcmp(mode, "dialog") == 0) {
 		ret = mode_dialog(&c);
 	} else {
