@@ -41,6 +41,9 @@ static const char usage[] =
 	"  --present egl|shm|auto  how frames reach the screen: EGL swap, or MIT-SHM\n"
 	"                       PutImage of the damaged rectangles (default auto: EGL\n"
 	"                       when the server has DRI3 and EGL a damage-aware swap)\n"
+	"  --texture-budget MIB texture memory for all windows (default 384); a window\n"
+	"                       whose texture would pass it is not composited\n"
+	"  --window-texture-budget MIB  the same for one window (default 64)\n"
 	"  --debug              log every X error and WM decision\n"
 	"  -h, --help           show this help and exit\n"
 	"\n"
@@ -65,6 +68,8 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 		{ "screenshot-dir", required_argument, NULL, 'S' },
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "present", required_argument, NULL, 'p' },
+		{ "texture-budget", required_argument, NULL, 'T' },
+		{ "window-texture-budget", required_argument, NULL, 'W' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -100,6 +105,19 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 				return bad_usage("bad --present '%s': expected egl, shm or auto", optarg);
 			xwm->options.present = optarg;
 			break;
+		case 'T':
+		case 'W': {
+			char *end;
+			long mib = strtol(optarg, &end, 10);
+			if (end == optarg || *end || mib < 1 || mib > 1 << 20)
+				return bad_usage("bad texture budget '%s': expected 1 to 1048576 MiB",
+				                 optarg);
+			if (c == 'T')
+				xwm->options.texture_budget_mib = (unsigned)mib;
+			else
+				xwm->options.window_texture_budget_mib = (unsigned)mib;
+			break;
+		}
 		case 'D':
 			xwm->debug = true;
 			break;

@@ -119,6 +119,7 @@ struct xwm_window {
 	 * initialised by xwm_composite_window_created, freed by _destroyed. */
 	pixman_region32_t damage_region;
 	struct render_texture *texture;
+	uint64_t texture_bytes;  /* its share of xwm.texture_bytes */
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
 	/* Mapped by us and not drawn by its client since: not fetched, not
@@ -158,6 +159,7 @@ struct xwm_options {
 	const char *screenshot_dir; /* --screenshot-dir: _DUET_SCREENSHOT on, in there */
 	int refresh_mhz;
 	const char *present;   /* --present: "auto", "egl" or "shm" */
+	unsigned texture_budget_mib, window_texture_budget_mib; /* 0: default */
 };
 
 struct xwm {
@@ -199,6 +201,8 @@ struct xwm {
 	struct renderer *renderer;
 	struct render_target *target;
 	struct render_scene *scene;
+	/* Texture memory of all windows, and the budgets (composite.c). */
+	uint64_t texture_bytes, texture_budget, window_texture_budget;
 	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
 	const char *content_path;    /* "shm-copy" or "zero-copy" */
 	const char *output_path;     /* "shm-put" or "egl-swap" (output.c) */

@@ -440,6 +440,27 @@ static int mode_reparent_root(struct check *c)
 		pause();
 }
 
+/* n managed windows of w x h (up to 32767 a side) with a background, for
+ * the texture budgets; prints "mapped N" once the WM has handled them and
+ * holds them until killed. */
+static int mode_windows(struct check *c, const char *count, const char *size)
+{
+	int n = atoi(count), w = 0, h = 0;
+	if (n < 1 || n > 64 || sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 ||
+	    w > 32767 || h > 32767)
+		return fail("bad windows arguments '%s' '%s'", count, size);
+	for (int i = 0; i < n; i++) {
+		xcb_window_t win = make_window(c, 0, 0, w, h, 0x202080 + (uint32_t)i * 0x10, false, 0);
+		xcb_map_window(c->conn, win);
+	}
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	printf("mapped %d\n", n);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void usage(FILE *out)
@@ -452,6 +473,7 @@ static void usage(FILE *out)
 	        "                    activated\n"
 	        "  focus-time        WM_TAKE_FOCUS carries a current server time\n"
 	        "  dialog            a dialog is centered over its transient-for parent\n"
+	        "  windows N WxH     N managed windows of WxH; prints mapped N, holds\n"
 	        "  reparent-root     windows reparented to the root by their client; prints\n"
 	        "                    ready, holds until killed\n"
 	        "  above-overlay     an override-redirect window stacks itself above the\n"
@@ -487,6 +509,8 @@ int main(int argc, char **argv)
 		ret = mode_iconic(&c);
 	} else if (strcmp(mode, "focus-time") == 0) {
 		ret = mode_focus_time(&c);
+	} else if (strcmp(mode, "windows") == 0 && argc == 4) {
+		ret = mode_windows(&c, argv[2], argv[3]);
 	} else if (strcmp(mode, "reparent-root") == 0) {
 		ret = mode_reparent_root(&c);
 	} else if (strcmp(mode, "above-overlay") == 0) {
