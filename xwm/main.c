@@ -205,6 +205,42 @@ static void repaint(struct xwm *xwm)
 	repaint_finish(xwm);
 }
 
+/* Applies the replies that are in, oldest request first, across all that
+ * duet-xwm collects without waiting (geometry, properties, contents).
+ * Each check of a reply may read the socket, and a read brings every reply
+ * that came, whichever check asked: checking the sources one after the
+ * other would leave a reply of one, read in during another's check, in
+ * xcb's queue while poll() sleeps (until some later wake-up). Replies come
+ * in request order, so checking only the globally oldest request each
+ * time, and stopping at the first not in, leaves none behind: once the
+ * oldest is not in after a read, no later one can be. */
+static bool poll_replies(struct xwm *xwm)
+{
+	bool applied = false;
+
+	for (;;) {
+		unsigned int seq[3], best = 0;
+		bool has[3] = {
+			xwm_wm_oldest_reply(xwm, &seq[0]),
+			xwm_props_oldest_reply(xwm, &seq[1]),
+			xwm_contents_oldest_reply(xwm, &seq[2]),
+		};
+		int pick = -1;
+		for (int i = 0; i < 3; i++)
+			if (has[i] && (pick < 0 || (int32_t)(seq[i] - best) < 0)) {
+				pick = i;
+				best = seq[i];
+			}
+		if (pick < 0)
+			return applied;
+		bool in = pick == 0 ? xwm_wm_poll_oldest(xwm) :
+		          pick == 1 ? xwm_props_poll_oldest(xwm) : xwm_contents_poll_oldest(xwm);
+		if (!in)
+			return applied;
+		applied = true;
+	}
+}
+
 /* The frame in flight, if its contents have arrived (never blocks). */
 static bool repaint_if_ready(struct xwm *xwm)
 {
@@ -324,7 +360,8 @@ static int run(struct xwm *xwm, int signal_fd)
 		 * the replies a frame or a property read waits for. Checking
 		 * the replies may read more events into the queue, so it comes
 		 * first. */
-		if (xwm_wm_poll(xwm) || xwm_props_poll(xwm) || repaint_if_ready(xwm))
+		bool applied = poll_replies(xwm);
+		if (repaint_if_ready(xwm) || applied)
 			continue;
 		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
 			handle_event(xwm, ev);

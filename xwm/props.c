@@ -250,12 +250,18 @@ static bool apply_oldest(struct xwm *xwm, bool wait)
 	return true;
 }
 
-bool xwm_props_poll(struct xwm *xwm)
+bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence)
 {
-	bool applied = false;
-	while (xwm->prop_reads && xwm->prop_reads->count > 0 && apply_oldest(xwm, false))
-		applied = true;
-	return applied;
+	struct xwm_prop_reads *q = xwm->prop_reads;
+	if (!q || q->count == 0)
+		return false;
+	*sequence = q->read[q->head].sequence;
+	return true;
+}
+
+bool xwm_props_poll_oldest(struct xwm *xwm)
+{
+	return xwm->prop_reads && xwm->prop_reads->count > 0 && apply_oldest(xwm, false);
 }
 
 void xwm_props_settle(struct xwm *xwm)

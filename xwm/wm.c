@@ -128,19 +128,35 @@ static bool resolve_geometry(struct xwm_window *w, bool wait)
 	return true;
 }
 
-bool xwm_wm_poll(struct xwm *xwm)
+/* The window whose geometry request is the oldest still out. Windows are
+ * restacked after creation, so the stacking order says nothing of it. */
+static struct xwm_window *oldest_geometry(struct xwm *xwm)
 {
-	bool applied = false;
+	struct xwm_window *oldest = NULL;
 
 	if (xwm->geometries_pending == 0)
-		return false;
-	/* Replies come in request order, and newer windows are higher up. */
+		return NULL;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (w->geometry_pending && resolve_geometry(w, false))
-			applied = true;
+		if (w->geometry_pending &&
+		    (!oldest || (int32_t)(w->geometry_sequence - oldest->geometry_sequence) < 0))
+			oldest = w;
 	}
-	return applied;
+	return oldest;
+}
+
+bool xwm_wm_oldest_reply(struct xwm *xwm, unsigned int *sequence)
+{
+	struct xwm_window *w = oldest_geometry(xwm);
+	if (w)
+		*sequence = w->geometry_sequence;
+	return w != NULL;
+}
+
+bool xwm_wm_poll_oldest(struct xwm *xwm)
+{
+	struct xwm_window *w = oldest_geometry(xwm);
+	return w && resolve_geometry(w, false);
 }
 
 static void window_free(struct xwm_window *w)

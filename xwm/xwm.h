@@ -251,9 +251,13 @@ int xwm_wm_start(struct xwm *xwm);     /* adopt existing windows */
 void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev);
 /* Applies merged ConfigureRequests; main.c calls it once the queue is empty. */
 void xwm_wm_flush_configures(struct xwm *xwm);
-/* Applies the replies of new windows' geometry that are in (never
- * blocks); true if any was. */
-bool xwm_wm_poll(struct xwm *xwm);
+/* Replies collected without waiting, by the event loop in request order
+ * (main.c: poll_replies), one source each: new windows' geometry here,
+ * property reads (props.c), window contents (fetch.c). oldest_reply gives
+ * the sequence of the source's oldest request still out (false: none);
+ * poll_oldest applies its reply if it is in (never blocks; true if so). */
+bool xwm_wm_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_wm_poll_oldest(struct xwm *xwm);
 struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id);
 void xwm_wm_finish(struct xwm *xwm);   /* free all windows */
 /* What policy.c asks of the X side. */
@@ -276,8 +280,9 @@ void xwm_props_read_all(struct xwm_window *w);
 /* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE): its
  * new value is read without waiting, applied by poll once it arrived. */
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
-/* Applies the reads whose replies are in; true if any was. */
-bool xwm_props_poll(struct xwm *xwm);
+/* Property reads in request order (see xwm_wm_oldest_reply). */
+bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_props_poll_oldest(struct xwm *xwm);
 /* Applies every pending read, waiting for those still out (before an
  * event whose handling depends on what clients asked). */
 void xwm_props_settle(struct xwm *xwm);
@@ -374,7 +379,11 @@ int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
  * textures. wait blocks for them (screenshots only, off the repaint path). */
 bool xwm_contents_fetch(struct xwm *xwm);
 bool xwm_contents_in_flight(const struct xwm *xwm);
+/* Whether every reply of the frame's fetch is in, without reading the
+ * socket: they are collected by poll_oldest (see xwm_wm_oldest_reply). */
 bool xwm_contents_ready(struct xwm *xwm);
+bool xwm_contents_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_contents_poll_oldest(struct xwm *xwm);
 void xwm_contents_wait(struct xwm *xwm);
 void xwm_contents_upload(struct xwm *xwm);
 /* w is unmapped or destroyed: what arrives for it is dropped. */
