@@ -26,14 +26,15 @@
  *     through ConfigureRequest), or the screen size if it asked for
  *     maximized or fullscreen (_NET_WM_STATE) before mapping.
  * X only (Wayland clients cannot ask for these):
- * 11. A dialog (_NET_WM_WINDOW_TYPE_DIALOG or WM_TRANSIENT_FOR) is
- *     centered over its WM_TRANSIENT_FOR parent when that is a visible
- *     managed window (clamped to the screen), else placed as rule 1.
  * 10. ConfigureRequest: before the window is mapped everything is honoured
  *     (sizes constrained); once mapped, only the size, constrained, and
  *     not while maximized or fullscreen. Position and stacking requests of
  *     mapped windows are refused, as a Wayland client cannot move or raise
  *     itself. Every request gets the ICCCM synthetic ConfigureNotify.
+ * 11. A dialog (_NET_WM_WINDOW_TYPE_DIALOG or WM_TRANSIENT_FOR) is
+ *     centered over its WM_TRANSIENT_FOR parent when that is a visible
+ *     managed window (clamped to the screen), else placed as rule 1. (X only here:
+ *     duet-compositor does not place by xdg_toplevel.set_parent yet.)
  */
 #include "xwm.h"
 
