@@ -461,6 +461,55 @@ static int mode_windows(struct check *c, const char *count, const char *size)
 		pause();
 }
 
+static void send_resize(struct check *c, xcb_window_t w, uint32_t width, uint32_t height)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = w,
+		.type = intern(c, "_DUET_RESIZE"), .data.data32 = { width, height, 0, 0, 0 },
+	};
+	xcb_send_event(c->conn, 0, c->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&ev);
+}
+
+/* A ConfigureNotify the server sent before it processed the WM's latest
+ * configure must not overwrite the size the WM asked for. In one batch:
+ * resize to 300x200 (the WM configures A), a title change (the WM reads
+ * it), resize to 400x300 (the WM first waits for that read, which lets
+ * A's ConfigureNotify in behind it, then configures B), and a
+ * ConfigureRequest for the height only (250), merged by the WM with the
+ * width it holds: 400 unless A's stale notify replaced it. */
+static int mode_stale_configure(struct check *c)
+{
+	xcb_window_t w = make_window(c, 0, 0, 200, 150, 0x806040, false, 0);
+	xcb_map_window(c->conn, w);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	intern(c, "_DUET_RESIZE");
+	send_resize(c, w, 300, 200);
+	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
+	                    8, 5, "title");
+	send_resize(c, w, 400, 300);
+	uint32_t height = 250;
+	xcb_configure_window(c->conn, w, XCB_CONFIG_WINDOW_HEIGHT, &height);
+	xcb_flush(c->conn);
+	usleep(200000);
+	if (!wm_sync(c))
+		return fail("no _DUET_SYNC answer");
+	round_trip(c);
+	xcb_get_geometry_reply_t *g = xcb_get_geometry_reply(c->conn,
+		xcb_get_geometry(c->conn, w), NULL);
+	if (!g)
+		return fail("the window is gone");
+	printf("size %ux%u\n", g->width, g->height);
+	int gw = g->width, gh = g->height;
+	free(g);
+	if (gw != 400 || gh != 250)
+		return fail("the window is %dx%d, want 400x250: a stale ConfigureNotify replaced "
+		            "the size the WM had asked for", gw, gh);
+	return 0;
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void usage(FILE *out)
@@ -473,6 +522,8 @@ static void usage(FILE *out)
 	        "                    activated\n"
 	        "  focus-time        WM_TAKE_FOCUS carries a current server time\n"
 	        "  dialog            a dialog is centered over its transient-for parent\n"
+	        "  stale-configure   a ConfigureNotify older than the WM's configure does not\n"
+	        "                    undo it\n"
 	        "  windows N WxH     N managed windows of WxH; prints mapped N, holds\n"
 	        "  reparent-root     windows reparented to the root by their client; prints\n"
 	        "                    ready, holds until killed\n"
@@ -509,6 +560,8 @@ int main(int argc, char **argv)
 		ret = mode_iconic(&c);
 	} else if (strcmp(mode, "focus-time") == 0) {
 		ret = mode_focus_time(&c);
+	} else if (strcmp(mode, "stale-configure") == 0) {
+		ret = mode_stale_configure(&c);
 	} else if (strcmp(mode, "windows") == 0 && argc == 4) {
 		ret = mode_windows(&c, argv[2], argv[3]);
 	} else if (strcmp(mode, "reparent-root") == 0) {

@@ -3,7 +3,8 @@
 a mode of duet-x11-wm-check (tests/clients/x11-wm-check.c), which asks and
 checks the answer itself.
 
-usage: test_xwm_icccm.py selections|iconic|focus-time|dialog|above-overlay|reparent-root
+usage: test_xwm_icccm.py selections|iconic|focus-time|dialog|stale-configure|above-overlay|
+                         reparent-root
   selections  WM_S0 (ICCCM 2.8) and _NET_WM_CM_S0 are owned
   iconic      WM_HINTS initial_state IconicState: the window stays unmapped
               with WM_STATE Iconic, listed, until activated
@@ -11,6 +12,9 @@ usage: test_xwm_icccm.py selections|iconic|focus-time|dialog|above-overlay|repar
               CurrentTime and not a stale time (WM_TAKE_FOCUS shows it)
   dialog      a _NET_WM_WINDOW_TYPE_DIALOG with WM_TRANSIENT_FOR is
               centered over its parent
+  stale-configure  a ConfigureNotify the server sent before processing the
+              WM's last configure does not replace the size the WM asked for
+              (a later height-only ConfigureRequest keeps the WM's width)
   above-overlay  an override-redirect window restacked above the composite
               overlay (a sibling duet-xwm does not track) is still drawn on
               top of a managed window, not dropped to the bottom
