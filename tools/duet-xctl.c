@@ -38,6 +38,7 @@ enum atom_index {
 	A_DUET_RESIZE,
 	A_DUET_SCREENSHOT,
 	A_DUET_SCREENSHOT_PATH,
+	A_DUET_SCREENSHOT_DIR,
 	A_COUNT
 };
 
@@ -45,6 +46,7 @@ static const char *const atom_names[A_COUNT] = {
 	"_NET_CLIENT_LIST_STACKING", "_NET_ACTIVE_WINDOW", "_NET_CLOSE_WINDOW",
 	"_NET_SUPPORTING_WM_CHECK", "_NET_WM_NAME", "_NET_WM_PID", "UTF8_STRING",
 	"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
+	"_DUET_SCREENSHOT_DIR",
 };
 
 struct ctl {
@@ -88,6 +90,7 @@ static void usage(FILE *out)
 	        "                            screen's _NET_WM_CM_Sn selection; print the\n"
 	        "                            owner window (hex)\n"
 	        "  screenshot FILE.png       have duet-xwm write its last composited frame\n"
+	        "                            (into its --screenshot-dir; moved to FILE.png)\n"
 	        "  grab FILE.png             read the root window back from the X server\n"
 	        "                            (GetImage; works with any WM)\n"
 	        "  resize ID W H             window-manager resize (_DUET_RESIZE)\n"
@@ -473,31 +476,72 @@ static int cmd_wait_cm(struct ctl *ctl, double timeout_s)
 	return 1;
 }
 
+/* Copies src to dst (rename across file systems); dst is replaced. */
+static int copy_file(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ret = in < 0 || out < 0 ? -1 : 0;
+	char buf[65536];
+	ssize_t n;
+
+	while (ret == 0 && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			ret = -1;
+	}
+	if (out >= 0 && close(out) != 0)
+		ret = -1;
+	if (in >= 0)
+		close(in);
+	return ret;
+}
+
+/* duet-xwm writes only new files of its --screenshot-dir, named by us
+ * (docs/xwm-control.md): it publishes the directory on its check window;
+ * the file is then moved to path. */
 static int cmd_screenshot(struct ctl *ctl, const char *path)
 {
-	/* duet-xwm writes the file itself, from its own working directory. */
-	char *abs = realpath(".", NULL);
-	char *full = NULL;
-	if (path[0] == '/' || !abs)
-		full = strdup(path);
-	else if (asprintf(&full, "%s/%s", abs, path) < 0)
-		full = NULL;
-	free(abs);
-	if (!full) {
+	uint32_t check = 0, n = 0;
+	char *dir = NULL;
+	if (get_window_prop(ctl, ctl->screen->root, ctl->atoms[A_NET_SUPPORTING_WM_CHECK],
+	                    XCB_ATOM_WINDOW, &check))
+		dir = get_property(ctl, check, ctl->atoms[A_DUET_SCREENSHOT_DIR],
+		                   ctl->atoms[A_UTF8_STRING], 8, &n);
+	if (!dir || !dir[0]) {
+		fprintf(stderr, "duet-xctl: screenshots are off: the window manager publishes no "
+		        "_DUET_SCREENSHOT_DIR (start duet-xwm with --screenshot-dir DIR)\n");
+		free(dir);
+		return 1;
+	}
+	static unsigned serial;
+	char name[64], *shot = NULL;
+	snprintf(name, sizeof(name), "duet-xctl-%ld-%u-%llu.png", (long)getpid(), serial++,
+	         (unsigned long long)(ctl_now_s() * 1e6));
+	if (asprintf(&shot, "%s/%s", dir, name) < 0) {
+		free(dir);
 		fprintf(stderr, "duet-xctl: out of memory\n");
 		return 1;
 	}
+	free(dir);
 	xcb_window_t reply = reply_window(ctl);
 	xcb_change_property(ctl->conn, XCB_PROP_MODE_REPLACE, reply,
 	                    ctl->atoms[A_DUET_SCREENSHOT_PATH], ctl->atoms[A_UTF8_STRING], 8,
-	                    (uint32_t)strlen(full), full);
+	                    (uint32_t)strlen(name), name);
 	uint32_t ok = 0;
 	int ret = request_reply(ctl, A_DUET_SCREENSHOT, &ok);
 	if (ret == 0 && ok != 1) {
-		fprintf(stderr, "duet-xctl: duet-xwm could not write %s\n", full);
+		fprintf(stderr, "duet-xctl: duet-xwm could not write %s\n", shot);
 		ret = 1;
 	}
-	free(full);
+	if (ret == 0 && rename(shot, path) != 0) {
+		if (errno != EXDEV || copy_file(shot, path) != 0) {
+			fprintf(stderr, "duet-xctl: cannot move %s to %s: %s\n", shot, path,
+			        strerror(errno));
+			ret = 1;
+		}
+		unlink(shot);
+	}
+	free(shot);
 	return ret;
 }
 

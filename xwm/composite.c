@@ -54,8 +54,13 @@
 #include "xwm.h"
 
 #define BACKGROUND_ARGB 0xff202020u /* as duet-compositor's output */
-/* Windows larger than this many bytes of pixels are not composited. */
-#define MAX_WINDOW_BYTES (256u << 20)
+/* Texture memory budgets (--texture-budget, --window-texture-budget):
+ * any client can create windows up to 32767x32767, and each composited one
+ * costs a texture of its size (8192x8192 is 256 MiB). A window whose
+ * texture would pass either budget is not composited, with one log line
+ * per map or resize; the others keep theirs. */
+#define DEFAULT_WINDOW_BUDGET_MIB 64   /* 4096x4096 */
+#define DEFAULT_TOTAL_BUDGET_MIB 384
 
 /* ----------------------------------------------------------- setup */
 
@@ -83,8 +88,8 @@ static int claim_cm_selection(struct xwm *xwm)
 		return -1;
 	}
 	free(r);
-	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms._NET_WM_CM_S0,
-	                        XCB_CURRENT_TIME);
+	/* ICCCM 2.8: a selection is taken with a real timestamp. */
+	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms._NET_WM_CM_S0, xwm->claim_time);
 	return 0;
 }
 
@@ -184,6 +189,12 @@ int xwm_composite_start(struct xwm *xwm)
 	if (xwm_output_start(xwm, sw, sh) < 0)
 		return -1;
 	render_frame_sched_init(&xwm->sched, xwm->options.refresh_mhz, render_now_ns());
+	xwm->texture_budget = (uint64_t)(xwm->options.texture_budget_mib ?
+	                                 xwm->options.texture_budget_mib :
+	                                 DEFAULT_TOTAL_BUDGET_MIB) << 20;
+	xwm->window_texture_budget = (uint64_t)(xwm->options.window_texture_budget_mib ?
+	                                        xwm->options.window_texture_budget_mib :
+	                                        DEFAULT_WINDOW_BUDGET_MIB) << 20;
 
 	bool image_pixmap = render_egl_has_extension(xwm->egl, "EGL_KHR_image_pixmap");
 	xwm->content_path = "shm-copy";
@@ -337,6 +348,8 @@ void xwm_composite_window_unmapped(struct xwm_window *w)
 	if (w->texture)
 		render_texture_destroy(w->texture);
 	w->texture = NULL;
+	w->xwm->texture_bytes -= w->texture_bytes;
+	w->texture_bytes = 0;
 	xwm_schedule_repaint(w->xwm);
 }
 
@@ -365,6 +378,8 @@ void xwm_composite_window_destroyed(struct xwm_window *w)
 	if (w->texture)
 		render_texture_destroy(w->texture);
 	w->texture = NULL;
+	w->xwm->texture_bytes -= w->texture_bytes;
+	w->texture_bytes = 0;
 	if (w->node)
 		render_node_destroy(w->node);
 	w->node = NULL;
@@ -409,8 +424,23 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w)
 	int pw = w->width + 2 * w->border, ph = w->height + 2 * w->border;
 
 	release_pixmap(w);
-	if ((uint64_t)pw * (uint64_t)ph * 4u > MAX_WINDOW_BYTES) {
-		xwm_log("window 0x%x of %dx%d is too large to composite", w->id, pw, ph);
+	uint64_t bytes = (uint64_t)pw * (uint64_t)ph * 4u;
+	uint64_t others = xwm->texture_bytes - w->texture_bytes;
+	const char *over = bytes > xwm->window_texture_budget ? "per-window" :
+	                   others + bytes > xwm->texture_budget ? "total" : NULL;
+	if (over) {
+		xwm_log("window 0x%x of %dx%d (%" PRIu64 " MiB) is over the %s texture budget "
+		        "(%" PRIu64 " MiB, %" PRIu64 " MiB used by others): not composited",
+		        w->id, pw, ph, bytes >> 20, over,
+		        (over[0] == 'p' ? xwm->window_texture_budget : xwm->texture_budget) >> 20,
+		        others >> 20);
+		if (w->texture)
+			render_texture_destroy(w->texture);
+		w->texture = NULL;
+		xwm->texture_bytes = others;
+		w->texture_bytes = 0;
+		render_node_set_visible(w->node, false);
+		xwm_schedule_repaint(xwm);
 		return false;
 	}
 	w->pixmap = xcb_generate_id(xwm->conn);
@@ -426,9 +456,13 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w)
 	    render_texture_has_alpha(w->texture) != (format == RENDER_FORMAT_ARGB8888)) {
 		if (w->texture)
 			render_texture_destroy(w->texture);
+		xwm->texture_bytes -= w->texture_bytes;
+		w->texture_bytes = 0;
 		w->texture = render_texture_create(xwm->renderer, format, pw, ph);
 		if (!w->texture)
 			return false;
+		w->texture_bytes = bytes;
+		xwm->texture_bytes += bytes;
 		/* Shown once its first contents are fetched. */
 		render_node_set_visible(w->node, false);
 		render_node_set_texture(w->node, w->texture);

@@ -90,7 +90,7 @@ struct xwm_contents {
 	bool shm;               /* into xwm->shm_data, else GetImage replies */
 	bool in_flight;
 	/* The output's GetInputFocus when nothing is fetched (see above). */
-	bool marker;
+	bool marker, marker_arrived;
 	unsigned int marker_sequence;
 	/* For the debug line that reports what a frame cost. */
 	unsigned int requests;
@@ -360,7 +360,7 @@ bool xwm_contents_fetch(struct xwm *xwm)
 	b->count = b->nwindows = b->arrived = b->bytes = 0;
 	b->requests = 0;
 	b->fetched_bytes = 0;
-	b->marker = false;
+	b->marker = b->marker_arrived = false;
 	b->t0 = xwm->debug ? render_now_ns() : 0;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
@@ -409,12 +409,15 @@ static bool collect(struct xwm *xwm, bool wait)
 		return true;
 	if (b->marker) {
 		void *reply = NULL;
+		if (b->marker_arrived)
+			return true;
 		if (wait)
 			reply = xcb_wait_for_reply(c, b->marker_sequence, NULL);
 		else if (!xcb_poll_for_reply(c, b->marker_sequence, &reply, NULL))
 			return false;
 		free(reply);
 		xwm_note_processed(xwm, b->marker_sequence);
+		b->marker_arrived = true;
 		return true;
 	}
 	while (b->arrived < b->count) {
@@ -437,7 +440,42 @@ static bool collect(struct xwm *xwm, bool wait)
 
 bool xwm_contents_ready(struct xwm *xwm)
 {
-	return collect(xwm, false);
+	struct xwm_contents *b = xwm->contents;
+	if (!b || !b->in_flight)
+		return true;
+	return b->marker ? b->marker_arrived : b->arrived == b->count;
+}
+
+bool xwm_contents_oldest_reply(struct xwm *xwm, unsigned int *sequence)
+{
+	struct xwm_contents *b = xwm->contents;
+	if (!b || !b->in_flight || xwm_contents_ready(xwm))
+		return false;
+	*sequence = b->marker ? b->marker_sequence : b->fetch[b->arrived].sequence;
+	return true;
+}
+
+bool xwm_contents_poll_oldest(struct xwm *xwm)
+{
+	struct xwm_contents *b = xwm->contents;
+	void *reply = NULL;
+	xcb_generic_error_t *error = NULL;
+
+	if (!b || !b->in_flight || xwm_contents_ready(xwm))
+		return false;
+	unsigned int seq = b->marker ? b->marker_sequence : b->fetch[b->arrived].sequence;
+	if (!xcb_poll_for_reply(xwm->conn, seq, &reply, &error))
+		return false;
+	free(error);
+	xwm_note_processed(xwm, seq);
+	if (b->marker) {
+		free(reply);
+		b->marker_arrived = true;
+	} else {
+		/* NULL: the pixmap is gone (see collect). */
+		b->fetch[b->arrived++].reply = reply;
+	}
+	return true;
 }
 
 void xwm_contents_wait(struct xwm *xwm)

@@ -108,6 +108,16 @@ bool xwm_hints_parse_input(const void *data, size_t n_items, int format)
 	return f[1] != 0;
 }
 
+bool xwm_hints_parse_iconic(const void *data, size_t n_items, int format)
+{
+	uint32_t f[3];
+
+	if (format != 32 || !data || n_items < 3)
+		return false;
+	memcpy(f, data, sizeof(f));
+	return (f[0] & 2u) && f[2] == 3; /* StateHint, IconicState */
+}
+
 bool xwm_hints_atom_list_has(const void *data, size_t n_items, int format, uint32_t atom)
 {
 	if (format != 32 || !data || atom == 0)

@@ -41,6 +41,8 @@ void xwm_hints_constrain(const struct xwm_size_hints *h, int *width, int *height
  * field when InputHint is in flags; true when absent or malformed, as the
  * ICCCM's "passive or locally active" default). */
 bool xwm_hints_parse_input(const void *data, size_t n_items, int format);
+/* WM_HINTS initial_state: true if StateHint asks for IconicState. */
+bool xwm_hints_parse_iconic(const void *data, size_t n_items, int format);
 
 /* ICCCM WM_STATE values. */
 enum { XWM_WM_STATE_WITHDRAWN = 0, XWM_WM_STATE_NORMAL = 1, XWM_WM_STATE_ICONIC = 3 };

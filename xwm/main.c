@@ -34,11 +34,16 @@ static const char usage[] =
 	"  --display :N         X display to manage (default: $DISPLAY)\n"
 	"  --screenshot FILE    write the last composited frame to FILE (PNG) on exit\n"
 	"                       and on SIGUSR1\n"
+	"  --screenshot-dir DIR answer _DUET_SCREENSHOT (off without it): X clients\n"
+	"                       may have the frame written as a new file in DIR\n"
 	"  --refresh HZ         rate of the frame clock (default 60; 0 = paint as\n"
 	"                       soon as there is damage)\n"
 	"  --present egl|shm|auto  how frames reach the screen: EGL swap, or MIT-SHM\n"
 	"                       PutImage of the damaged rectangles (default auto: EGL\n"
 	"                       when the server has DRI3 and EGL a damage-aware swap)\n"
+	"  --texture-budget MIB texture memory for all windows (default 384); a window\n"
+	"                       whose texture would pass it is not composited\n"
+	"  --window-texture-budget MIB  the same for one window (default 64)\n"
 	"  --debug              log every X error and WM decision\n"
 	"  -h, --help           show this help and exit\n"
 	"\n"
@@ -60,8 +65,11 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 	static const struct option longopts[] = {
 		{ "display", required_argument, NULL, 'd' },
 		{ "screenshot", required_argument, NULL, 's' },
+		{ "screenshot-dir", required_argument, NULL, 'S' },
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "present", required_argument, NULL, 'p' },
+		{ "texture-budget", required_argument, NULL, 'T' },
+		{ "window-texture-budget", required_argument, NULL, 'W' },
 		{ "debug", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
@@ -79,6 +87,11 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 				return bad_usage("bad --screenshot '%s': empty path", optarg);
 			xwm->options.screenshot = optarg;
 			break;
+		case 'S':
+			if (!optarg[0])
+				return bad_usage("bad --screenshot-dir '%s': empty path", optarg);
+			xwm->options.screenshot_dir = optarg;
+			break;
 		case 'r': {
 			char *end;
 			double hz = strtod(optarg, &end);
@@ -92,6 +105,19 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 				return bad_usage("bad --present '%s': expected egl, shm or auto", optarg);
 			xwm->options.present = optarg;
 			break;
+		case 'T':
+		case 'W': {
+			char *end;
+			long mib = strtol(optarg, &end, 10);
+			if (end == optarg || *end || mib < 1 || mib > 1 << 20)
+				return bad_usage("bad texture budget '%s': expected 1 to 1048576 MiB",
+				                 optarg);
+			if (c == 'T')
+				xwm->options.texture_budget_mib = (unsigned)mib;
+			else
+				xwm->options.window_texture_budget_mib = (unsigned)mib;
+			break;
+		}
 		case 'D':
 			xwm->debug = true;
 			break;
@@ -177,6 +203,42 @@ static void repaint(struct xwm *xwm)
 		return;
 	}
 	repaint_finish(xwm);
+}
+
+/* Applies the replies that are in, oldest request first, across all that
+ * duet-xwm collects without waiting (geometry, properties, contents).
+ * Each check of a reply may read the socket, and a read brings every reply
+ * that came, whichever check asked: checking the sources one after the
+ * other would leave a reply of one, read in during another's check, in
+ * xcb's queue while poll() sleeps (until some later wake-up). Replies come
+ * in request order, so checking only the globally oldest request each
+ * time, and stopping at the first not in, leaves none behind: once the
+ * oldest is not in after a read, no later one can be. */
+static bool poll_replies(struct xwm *xwm)
+{
+	bool applied = false;
+
+	for (;;) {
+		unsigned int seq[3], best = 0;
+		bool has[3] = {
+			xwm_wm_oldest_reply(xwm, &seq[0]),
+			xwm_props_oldest_reply(xwm, &seq[1]),
+			xwm_contents_oldest_reply(xwm, &seq[2]),
+		};
+		int pick = -1;
+		for (int i = 0; i < 3; i++)
+			if (has[i] && (pick < 0 || (int32_t)(seq[i] - best) < 0)) {
+				pick = i;
+				best = seq[i];
+			}
+		if (pick < 0)
+			return applied;
+		bool in = pick == 0 ? xwm_wm_poll_oldest(xwm) :
+		          pick == 1 ? xwm_props_poll_oldest(xwm) : xwm_contents_poll_oldest(xwm);
+		if (!in)
+			return applied;
+		applied = true;
+	}
 }
 
 /* The frame in flight, if its contents have arrived (never blocks). */
@@ -298,7 +360,8 @@ static int run(struct xwm *xwm, int signal_fd)
 		 * the replies a frame or a property read waits for. Checking
 		 * the replies may read more events into the queue, so it comes
 		 * first. */
-		if (xwm_wm_poll(xwm) || xwm_props_poll(xwm) || repaint_if_ready(xwm))
+		bool applied = poll_replies(xwm);
+		if (repaint_if_ready(xwm) || applied)
 			continue;
 		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
 			handle_event(xwm, ev);
@@ -392,13 +455,15 @@ int main(int argc, char **argv)
 	int ret;
 
 	xwm_list_init(&xwm.stack);
-	xwm.timer_fd = xwm.sync_timer_fd = -1;
+	xwm.timer_fd = xwm.sync_timer_fd = xwm.screenshot_dir_fd = -1;
 	const char *env_debug = getenv("DUET_XWM_DEBUG");
 	xwm.debug = env_debug && env_debug[0] && strcmp(env_debug, "0") != 0;
 	ret = parse_options(argc, argv, &xwm);
 	if (ret >= 0)
 		return ret;
 
+	if (xwm.options.screenshot_dir && xwm_screenshot_dir_open(&xwm, xwm.options.screenshot_dir) < 0)
+		return 1;
 	render_trace_open(NULL);
 	int signal_fd = setup_signals();
 	xwm.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -440,6 +505,7 @@ out:
 	close(xwm.timer_fd);
 	close(xwm.sync_timer_fd);
 	close(signal_fd);
+	xwm_screenshot_dir_close(&xwm);
 	render_trace_close();
 	return ret;
 }

@@ -2,7 +2,11 @@
  * move/resize, state changes), ICCCM WM_CHANGE_STATE, and duet's control
  * messages of docs/xwm-control.md (_DUET_SYNC, _DUET_RESIZE,
  * _DUET_SCREENSHOT). Window ids in them come from any client and may name
- * no window of ours: such messages are ignored. */
+ * no window of ours: such messages are ignored. _DUET_SYNC and _DUET_RESIZE
+ * give a client nothing the core protocol and the EWMH do not (a round
+ * trip; a ConfigureRequest or _NET_MOVERESIZE_WINDOW on any window), so
+ * they are always on; _DUET_SCREENSHOT writes a file and is confined to
+ * --screenshot-dir (screenshot.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,36 +29,25 @@ static void reply(struct xwm *xwm, xcb_window_t to, uint32_t cookie, uint32_t re
 	xcb_flush(xwm->conn);
 }
 
-/* Writes the last composited frame (after finishing any frame in
- * progress, so that everything handled so far is in it). */
-int xwm_screenshot(struct xwm *xwm, const char *path)
-{
-	if (!xwm->target)
-		return -1;
-	xwm_repaint_now(xwm);
-	int ret = render_target_write_png(xwm->target, path);
-	if (ret == 0)
-		xwm_log("screenshot written to %s", path);
-	else
-		xwm_log("screenshot to %s failed", path);
-	return ret;
-}
-
 static void handle_screenshot(struct xwm *xwm, xcb_window_t reply_window, uint32_t cookie)
 {
 	xcb_get_property_reply_t *r = xcb_get_property_reply(xwm->conn,
 		xcb_get_property(xwm->conn, 0, reply_window, xwm->atoms._DUET_SCREENSHOT_PATH,
 		                 XCB_GET_PROPERTY_TYPE_ANY, 0, 1024), NULL);
-	char path[4097];
+	char name[4097];
 	uint32_t ok = 0;
 
+	/* A file name in --screenshot-dir, never a path (screenshot.c). */
 	if (r && r->format == 8 &&
 	    (r->type == XCB_ATOM_STRING || r->type == xwm->ewmh.UTF8_STRING)) {
 		int len = xcb_get_property_value_length(r);
-		if (len > 0 && len < (int)sizeof(path)) {
-			memcpy(path, xcb_get_property_value(r), (size_t)len);
-			path[len] = '\0';
-			ok = xwm_screenshot(xwm, path) == 0;
+		if (len > 0 && len < (int)sizeof(name) && !memchr(xcb_get_property_value(r), 0,
+		                                                  (size_t)len)) {
+			memcpy(name, xcb_get_property_value(r), (size_t)len);
+			name[len] = '\0';
+			ok = xwm_screenshot_to_dir(xwm, name) == 0;
+		} else {
+			xwm_log("_DUET_SCREENSHOT refused: unusable _DUET_SCREENSHOT_PATH");
 		}
 	} else {
 		xwm_log("_DUET_SCREENSHOT: reply window 0x%x has no usable _DUET_SCREENSHOT_PATH",
@@ -134,7 +127,7 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 		xwm_policy_resize(w, (int32_t)l[0], (int32_t)l[1]);
 	} else if (ev->type == e->_NET_ACTIVE_WINDOW) {
 		if (l[1])
-			xwm->last_time = l[1];
+			xwm->last_time = xwm->event_time = l[1];
 		xwm_policy_activate(w);
 	} else if (ev->type == e->_NET_CLOSE_WINDOW) {
 		xwm_policy_close(w);

@@ -31,6 +31,10 @@
  *     not while maximized or fullscreen. Position and stacking requests of
  *     mapped windows are refused, as a Wayland client cannot move or raise
  *     itself. Every request gets the ICCCM synthetic ConfigureNotify.
+ * 11. A dialog (_NET_WM_WINDOW_TYPE_DIALOG or WM_TRANSIENT_FOR) is
+ *     centered over its WM_TRANSIENT_FOR parent when that is a visible
+ *     managed window (clamped to the screen), else placed as rule 1. (X only here:
+ *     duet-compositor does not place by xdg_toplevel.set_parent yet.)
  */
 #include "xwm.h"
 
@@ -68,6 +72,16 @@ void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x,
 	*y = py < 0 ? 0 : py;
 }
 
+void xwm_policy_place_over(int px, int py, int pw, int ph, int screen_w, int screen_h,
+                           int width, int height, int *x, int *y)
+{
+	int cx = px + (pw - width) / 2, cy = py + (ph - height) / 2;
+	cx = cx > screen_w - width ? screen_w - width : cx;
+	cy = cy > screen_h - height ? screen_h - height : cy;
+	*x = cx < 0 ? 0 : cx;
+	*y = cy < 0 ? 0 : cy;
+}
+
 void xwm_policy_window_place(struct xwm_window *w)
 {
 	int sw, sh;
@@ -79,7 +93,14 @@ void xwm_policy_window_place(struct xwm_window *w)
 		xwm_window_move_resize(w, 0, 0, sw, sh);
 	} else {
 		int x, y;
-		xwm_policy_place(sw, sh, w->width, w->height, &x, &y);
+		struct xwm_window *parent = w->transient_for ?
+			xwm_window_lookup(w->xwm, w->transient_for) : NULL;
+		if (parent && parent != w && xwm_window_visible(parent)) {
+			xwm_policy_place_over(parent->x, parent->y, parent->width, parent->height,
+			                      sw, sh, w->width, w->height, &x, &y);
+		} else {
+			xwm_policy_place(sw, sh, w->width, w->height, &x, &y);
+		}
 		xwm_window_move_resize(w, x, y, w->width, w->height);
 	}
 	xwm_window_raise(w);

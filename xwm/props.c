@@ -25,16 +25,17 @@ void xwm_props_init_root(struct xwm *xwm)
 	xcb_connection_t *c = xwm->conn;
 	xcb_ewmh_connection_t *e = &xwm->ewmh;
 
-	/* The supporting-WM check window doubles as the owner of the
-	 * _NET_WM_CM_S0 selection (composite.c). */
-	xwm->check_window = xcb_generate_id(c);
-	uint32_t override = 1;
-	xcb_create_window(c, XCB_COPY_FROM_PARENT, xwm->check_window, xwm->root, -1, -1, 1, 1,
-	                  0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
-	                  XCB_CW_OVERRIDE_REDIRECT, &override);
+	/* The supporting-WM check window (made by xwm_wm_claim) doubles as
+	 * the owner of the WM_S0 and _NET_WM_CM_S0 selections. */
 	/* The root's _NET_SUPPORTING_WM_CHECK comes later (announce). */
 	xcb_ewmh_set_supporting_wm_check(e, xwm->check_window, xwm->check_window);
 	xcb_ewmh_set_wm_name(e, xwm->check_window, strlen("duet-xwm"), "duet-xwm");
+	/* Where _DUET_SCREENSHOT writes, for duet-xctl (docs/xwm-control.md). */
+	if (xwm->screenshot_dir_path)
+		xcb_change_property(c, XCB_PROP_MODE_REPLACE, xwm->check_window,
+		                    xwm->atoms._DUET_SCREENSHOT_DIR, e->UTF8_STRING, 8,
+		                    (uint32_t)strlen(xwm->screenshot_dir_path),
+		                    xwm->screenshot_dir_path);
 
 	xcb_atom_t supported[] = {
 		e->_NET_SUPPORTED, e->_NET_SUPPORTING_WM_CHECK, e->_NET_CLIENT_LIST,
@@ -95,6 +96,11 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 		                      w->class_name, sizeof(w->class_name));
 	} else if (atom == xwm->atoms.WM_HINTS) {
 		w->accepts_input = xwm_hints_parse_input(data, n, format);
+		w->initial_iconic = xwm_hints_parse_iconic(data, n, format);
+	} else if (atom == xwm->atoms.WM_TRANSIENT_FOR) {
+		w->transient_for = 0;
+		if (format == 32 && n >= 1)
+			memcpy(&w->transient_for, data, 4);
 	} else if (atom == xwm->atoms.WM_NORMAL_HINTS) {
 		if (!xwm_hints_parse_normal(data, n, format, &w->hints) && r && r->type != XCB_NONE)
 			xwm_debug(xwm, "0x%x: unusable WM_NORMAL_HINTS (format %d, %zu items)",
@@ -144,6 +150,7 @@ static xcb_atom_t watched_atom(struct xwm_window *w, int i)
 		xwm->atoms.WM_NAME, e->_NET_WM_NAME, xwm->atoms.WM_CLASS, xwm->atoms.WM_HINTS,
 		xwm->atoms.WM_NORMAL_HINTS, xwm->atoms.WM_PROTOCOLS, e->_NET_WM_WINDOW_TYPE,
 		e->_NET_WM_STATE, e->_NET_WM_SYNC_REQUEST_COUNTER, e->_NET_WM_PID,
+		xwm->atoms.WM_TRANSIENT_FOR,
 	};
 	return i < (int)(sizeof(atoms) / sizeof(atoms[0])) ? atoms[i] : XCB_NONE;
 }
@@ -243,12 +250,18 @@ static bool apply_oldest(struct xwm *xwm, bool wait)
 	return true;
 }
 
-bool xwm_props_poll(struct xwm *xwm)
+bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence)
 {
-	bool applied = false;
-	while (xwm->prop_reads && xwm->prop_reads->count > 0 && apply_oldest(xwm, false))
-		applied = true;
-	return applied;
+	struct xwm_prop_reads *q = xwm->prop_reads;
+	if (!q || q->count == 0)
+		return false;
+	*sequence = q->read[q->head].sequence;
+	return true;
+}
+
+bool xwm_props_poll_oldest(struct xwm *xwm)
+{
+	return xwm->prop_reads && xwm->prop_reads->count > 0 && apply_oldest(xwm, false);
 }
 
 void xwm_props_settle(struct xwm *xwm)
@@ -438,18 +451,20 @@ int xwm_props_intern_atoms(struct xwm *xwm)
 	static const char *names[] = {
 		"WM_DELETE_WINDOW", "WM_TAKE_FOCUS", "WM_STATE", "WM_CHANGE_STATE",
 		"WM_NAME", "WM_CLASS", "WM_HINTS", "WM_NORMAL_HINTS", "WM_PROTOCOLS",
-		"_NET_WM_FRAME_DRAWN", "_NET_WM_FRAME_TIMINGS", "_NET_WM_CM_S0",
+		"WM_S0", "MANAGER", "WM_TRANSIENT_FOR", "_NET_WM_FRAME_DRAWN", "_NET_WM_FRAME_TIMINGS", "_NET_WM_CM_S0",
 		"_NET_WM_STATE_FOCUSED",
 		"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
+		"_DUET_SCREENSHOT_DIR",
 	};
 	xcb_atom_t *out[] = {
 		&xwm->atoms.WM_DELETE_WINDOW, &xwm->atoms.WM_TAKE_FOCUS, &xwm->atoms.WM_STATE,
 		&xwm->atoms.WM_CHANGE_STATE, &xwm->atoms.WM_NAME, &xwm->atoms.WM_CLASS,
 		&xwm->atoms.WM_HINTS, &xwm->atoms.WM_NORMAL_HINTS, &xwm->atoms.WM_PROTOCOLS,
+		&xwm->atoms.WM_S0, &xwm->atoms.MANAGER, &xwm->atoms.WM_TRANSIENT_FOR,
 		&xwm->atoms._NET_WM_FRAME_DRAWN, &xwm->atoms._NET_WM_FRAME_TIMINGS,
 		&xwm->atoms._NET_WM_CM_S0, &xwm->atoms._NET_WM_STATE_FOCUSED,
 		&xwm->atoms._DUET_SYNC, &xwm->atoms._DUET_RESIZE, &xwm->atoms._DUET_SCREENSHOT,
-		&xwm->atoms._DUET_SCREENSHOT_PATH,
+		&xwm->atoms._DUET_SCREENSHOT_PATH, &xwm->atoms._DUET_SCREENSHOT_DIR,
 	};
 	enum { N = sizeof(names) / sizeof(names[0]) };
 	xcb_intern_atom_cookie_t cookies[N];

@@ -128,19 +128,35 @@ static bool resolve_geometry(struct xwm_window *w, bool wait)
 	return true;
 }
 
-bool xwm_wm_poll(struct xwm *xwm)
+/* The window whose geometry request is the oldest still out. Windows are
+ * restacked after creation, so the stacking order says nothing of it. */
+static struct xwm_window *oldest_geometry(struct xwm *xwm)
 {
-	bool applied = false;
+	struct xwm_window *oldest = NULL;
 
 	if (xwm->geometries_pending == 0)
-		return false;
-	/* Replies come in request order, and newer windows are higher up. */
+		return NULL;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (w->geometry_pending && resolve_geometry(w, false))
-			applied = true;
+		if (w->geometry_pending &&
+		    (!oldest || (int32_t)(w->geometry_sequence - oldest->geometry_sequence) < 0))
+			oldest = w;
 	}
-	return applied;
+	return oldest;
+}
+
+bool xwm_wm_oldest_reply(struct xwm *xwm, unsigned int *sequence)
+{
+	struct xwm_window *w = oldest_geometry(xwm);
+	if (w)
+		*sequence = w->geometry_sequence;
+	return w != NULL;
+}
+
+bool xwm_wm_poll_oldest(struct xwm *xwm)
+{
+	struct xwm_window *w = oldest_geometry(xwm);
+	return w && resolve_geometry(w, false);
 }
 
 static void window_free(struct xwm_window *w)
@@ -214,10 +230,11 @@ void xwm_window_move_resize(struct xwm_window *w, int x, int y, int width, int h
 		xwm_sync_request(w);
 
 	uint32_t values[] = { (uint32_t)x, (uint32_t)y, (uint32_t)width, (uint32_t)height, 0 };
-	xcb_configure_window(w->xwm->conn, w->id,
+	w->configure_seq = xcb_configure_window(w->xwm->conn, w->id,
 	                     XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
 	                     XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT |
-	                     XCB_CONFIG_WINDOW_BORDER_WIDTH, values);
+	                     XCB_CONFIG_WINDOW_BORDER_WIDTH, values).sequence;
+	w->configure_sent = true;
 	/* Optimistic: the policy reads the geometry before the server's
 	 * ConfigureNotify comes back, which then confirms it. */
 	w->x = x;
@@ -238,7 +255,9 @@ void xwm_window_resize(struct xwm_window *w, int width, int height)
 void xwm_window_raise(struct xwm_window *w)
 {
 	uint32_t mode = XCB_STACK_MODE_ABOVE;
-	xcb_configure_window(w->xwm->conn, w->id, XCB_CONFIG_WINDOW_STACK_MODE, &mode);
+	w->configure_seq = xcb_configure_window(w->xwm->conn, w->id, XCB_CONFIG_WINDOW_STACK_MODE,
+	                                        &mode).sequence;
+	w->configure_sent = true;
 	/* Our model follows at once; the ConfigureNotify agrees later. */
 	xwm_list_remove(&w->link);
 	xwm_list_insert_after(w->xwm->stack.prev, &w->link);
@@ -261,9 +280,59 @@ void xwm_window_set_hidden(struct xwm_window *w, bool hidden)
 	xwm_props_update_net_state(w);
 }
 
+/* The timestamp a focus change carries (ICCCM 4.1.7 wants the time of
+ * the event that caused it, never CurrentTime): the event's own, or for
+ * a focus no timed event caused (a map, a window going away) the server's
+ * time now, read from SYNC's SERVERTIME counter (one round trip). The last
+ * event time we saw would do only while nothing else changed the focus
+ * since: the server ignores a SetInputFocus older than the last one. */
+static xcb_timestamp_t focus_time(struct xwm *xwm)
+{
+	if (xwm->event_time)
+		return xwm->event_time;
+	if (xwm->servertime) {
+		xcb_sync_query_counter_reply_t *r = xcb_sync_query_counter_reply(xwm->conn,
+			xcb_sync_query_counter(xwm->conn, xwm->servertime), NULL);
+		if (r) {
+			xwm->last_time = r->counter_value.lo;
+			free(r);
+		}
+		xwm_debug(xwm, "server time %u (SERVERTIME)", xwm->last_time);
+	}
+	return xwm->last_time;
+}
+
+/* Finds SERVERTIME among SYNC's system counters (needs SYNC initialised).
+ * The list is walked by hand: each entry is counter (4), resolution (8),
+ * name length (2) and the name, padded to 4 bytes, and libxcb's iterator
+ * pads it wrongly (it reads the names 2 bytes off after the first). */
+static void find_servertime(struct xwm *xwm)
+{
+	if (!xwm->sync_event)
+		return;
+	xcb_sync_list_system_counters_reply_t *r = xcb_sync_list_system_counters_reply(
+		xwm->conn, xcb_sync_list_system_counters(xwm->conn), NULL);
+	if (!r)
+		return;
+	const uint8_t *p = (const uint8_t *)(r + 1), *end = p + (size_t)r->length * 4;
+	for (uint32_t i = 0; i < r->counters_len && p + 14 <= end; i++) {
+		uint32_t counter;
+		uint16_t len;
+		memcpy(&counter, p, 4);
+		memcpy(&len, p + 12, 2);
+		if (p + 14 + len > end)
+			break;
+		if (len == 10 && memcmp(p + 14, "SERVERTIME", 10) == 0)
+			xwm->servertime = counter;
+		p += (14 + (size_t)len + 3) & ~(size_t)3;
+	}
+	free(r);
+}
+
 void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
 {
 	struct xwm_window *old = xwm->focused;
+	xcb_timestamp_t time = focus_time(xwm);
 
 	xwm->focused = w;
 	if (w) {
@@ -271,7 +340,7 @@ void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
 		 * SetInputFocus; "locally/globally active" ones WM_TAKE_FOCUS. */
 		if (w->accepts_input)
 			xcb_set_input_focus(xwm->conn, XCB_INPUT_FOCUS_POINTER_ROOT, w->id,
-			                    xwm->last_time);
+			                    time);
 		if (w->take_focus) {
 			xcb_client_message_event_t ev = {
 				.response_type = XCB_CLIENT_MESSAGE,
@@ -280,13 +349,13 @@ void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
 				.type = xwm->atoms.WM_PROTOCOLS,
 			};
 			ev.data.data32[0] = xwm->atoms.WM_TAKE_FOCUS;
-			ev.data.data32[1] = xwm->last_time;
+			ev.data.data32[1] = time;
 			xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
 			               (const char *)&ev);
 		}
 	} else {
 		xcb_set_input_focus(xwm->conn, XCB_INPUT_FOCUS_POINTER_ROOT,
-		                    XCB_INPUT_FOCUS_POINTER_ROOT, xwm->last_time);
+		                    XCB_INPUT_FOCUS_POINTER_ROOT, time);
 	}
 	if (old && old != w)
 		xwm_props_update_net_state(old);
@@ -354,6 +423,16 @@ static void show(struct xwm_window *w)
 	 * comes at its final place, and the server damages a mapped
 	 * window it moves, which must not pass for the client's drawing. */
 	xwm_policy_window_place(w);
+	if (w->initial_iconic) {
+		/* ICCCM 4.1.4: a client whose WM_HINTS initial_state is
+		 * IconicState starts iconic: managed and listed, not mapped,
+		 * WM_STATE Iconic, until activated (as a minimized window). */
+		w->minimized = true;
+		xwm_props_set_wm_state(w, XWM_WM_STATE_ICONIC);
+		xwm_props_update_net_state(w);
+		xwm_props_update_client_lists(w->xwm);
+		return;
+	}
 	xwm_composite_window_mapping(w);
 	xcb_map_window(w->xwm->conn, w->id);
 	xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
@@ -387,6 +466,18 @@ static void restack(struct xwm *xwm, struct xwm_window *w, xcb_window_t above)
 {
 	struct xwm_window *sibling = above ? xwm_window_lookup(xwm, above) : NULL;
 
+	if (above && !sibling) {
+		/* A window we do not track. Above the composite overlay
+		 * (a client can stack itself there) is above all we draw;
+		 * anything else keeps its place rather than drop to the
+		 * bottom. */
+		if (above != xwm->overlay || window_at_top(xwm) == w) {
+			xwm_debug(xwm, "0x%x restacked above unknown 0x%x: kept in place", w->id,
+			          above);
+			return;
+		}
+		sibling = window_at_top(xwm);
+	}
 	if (sibling == w)
 		return;
 	xwm_list_remove(&w->link);
@@ -539,6 +630,14 @@ static void handle_configure_notify(struct xwm *xwm, xcb_generic_event_t *generi
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (!w)
 		return;
+	/* Sent before the server processed our last configure of w: it
+	 * shows a geometry and stacking we have already replaced (our model
+	 * holds what we asked for); the notify of our request follows. */
+	if (w->configure_sent && (int32_t)(generic->full_sequence - w->configure_seq) < 0) {
+		xwm_debug(xwm, "0x%x: stale ConfigureNotify %dx%d (seq %u < %u) not applied", w->id,
+		          ev->width, ev->height, generic->full_sequence, w->configure_seq);
+		return;
+	}
 	bool resized = w->width != ev->width || w->height != ev->height ||
 	               w->border != ev->border_width;
 	w->x = ev->x;
@@ -613,7 +712,7 @@ static void handle_client_message(struct xwm *xwm, xcb_generic_event_t *generic)
 static void handle_button_press(struct xwm *xwm, xcb_generic_event_t *generic)
 {
 	xcb_button_press_event_t *ev = (xcb_button_press_event_t *)generic;
-	xwm->last_time = ev->time;
+	xwm->last_time = xwm->event_time = ev->time;
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->event);
 	if (w && w->managed && xwm->focused != w)
 		xwm_policy_activate(w);
@@ -624,8 +723,10 @@ static void handle_button_press(struct xwm *xwm, xcb_generic_event_t *generic)
 static void handle_selection_clear(struct xwm *xwm, xcb_generic_event_t *generic)
 {
 	xcb_selection_clear_event_t *ev = (xcb_selection_clear_event_t *)generic;
-	if (ev->selection == xwm->atoms._NET_WM_CM_S0) {
-		xwm_log("another compositing manager took _NET_WM_CM_S0; exiting");
+	if (ev->selection == xwm->atoms._NET_WM_CM_S0 || ev->selection == xwm->atoms.WM_S0) {
+		xwm_log("another %s took %s; exiting",
+		        ev->selection == xwm->atoms.WM_S0 ? "window manager" : "compositing manager",
+		        ev->selection == xwm->atoms.WM_S0 ? "WM_S0" : "_NET_WM_CM_S0");
 		xwm->quit = true;
 	}
 }
@@ -700,6 +801,7 @@ void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 		return;
 	if (type < XCB_NO_OPERATION && handlers[type])
 		handlers[type](xwm, ev);
+	xwm->event_time = 0;
 }
 
 /* ------------------------------------------------------------- startup */
@@ -749,9 +851,78 @@ static void adopt_existing(struct xwm *xwm)
 	free(tree);
 }
 
+/* A timestamp of the server's clock now: the time of a PropertyNotify of
+ * a zero-length append to our own window. Only at start, before any other
+ * event is selected, so the wait drops nothing. */
+static xcb_timestamp_t server_time_at_start(struct xwm *xwm)
+{
+	xcb_connection_t *c = xwm->conn;
+	xcb_change_property(c, XCB_PROP_MODE_APPEND, xwm->check_window, XCB_ATOM_WM_NAME,
+	                    XCB_ATOM_STRING, 8, 0, NULL);
+	xcb_flush(c);
+	xcb_generic_event_t *ev;
+	while ((ev = xcb_wait_for_event(c))) {
+		if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
+			xcb_timestamp_t t = ((xcb_property_notify_event_t *)ev)->time;
+			free(ev);
+			return t;
+		}
+		free(ev);
+	}
+	return XCB_CURRENT_TIME;
+}
+
+/* ICCCM 2.8: a window manager owns WM_Sn (n: the screen), taken with a
+ * real timestamp, then tells the root with a MANAGER client message. */
+static int claim_wm_selection(struct xwm *xwm)
+{
+	xcb_connection_t *c = xwm->conn;
+	xcb_get_selection_owner_reply_t *r = xcb_get_selection_owner_reply(c,
+		xcb_get_selection_owner(c, xwm->atoms.WM_S0), NULL);
+	if (r && r->owner != XCB_NONE) {
+		xwm_log("another window manager owns WM_S0 (window 0x%x)", r->owner);
+		free(r);
+		return -1;
+	}
+	free(r);
+	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms.WM_S0, xwm->claim_time);
+	r = xcb_get_selection_owner_reply(c, xcb_get_selection_owner(c, xwm->atoms.WM_S0), NULL);
+	bool ours = r && r->owner == xwm->check_window;
+	free(r);
+	if (!ours) {
+		xwm_log("could not take the WM_S0 selection");
+		return -1;
+	}
+	return 0;
+}
+
+static void announce_manager(struct xwm *xwm)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = xwm->root,
+		.type = xwm->atoms.MANAGER,
+		.data.data32 = { xwm->claim_time, xwm->atoms.WM_S0, xwm->check_window, 0, 0 },
+	};
+	xcb_send_event(xwm->conn, 0, xwm->root, XCB_EVENT_MASK_STRUCTURE_NOTIFY, (const char *)&ev);
+}
+
 int xwm_wm_claim(struct xwm *xwm)
 {
 	xcb_connection_t *c = xwm->conn;
+
+	/* The check window: owner of the selections, and the window tools
+	 * and toolkits watch to tell the WM is alive (props.c). */
+	xwm->check_window = xcb_generate_id(c);
+	uint32_t values[] = { 1, XCB_EVENT_MASK_PROPERTY_CHANGE };
+	xcb_create_window(c, XCB_COPY_FROM_PARENT, xwm->check_window, xwm->root, -1, -1, 1, 1,
+	                  0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT,
+	                  XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
+	xwm->claim_time = server_time_at_start(xwm);
+	xwm->last_time = xwm->claim_time;
+	if (claim_wm_selection(xwm) < 0)
+		return -1;
 	uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT |
 	                XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
 	                XCB_EVENT_MASK_STRUCTURE_NOTIFY |
@@ -769,6 +940,7 @@ int xwm_wm_claim(struct xwm *xwm)
 		free(err);
 		return -1;
 	}
+	announce_manager(xwm);
 	return 0;
 }
 
@@ -780,6 +952,7 @@ int xwm_wm_start(struct xwm *xwm)
 	 * attributes consistently. Windows created since xwm_wm_claim are
 	 * also announced by queued CreateNotify events, which find them
 	 * already known. */
+	find_servertime(xwm);
 	xcb_grab_server(c);
 	adopt_existing(xwm);
 	xcb_ungrab_server(c);

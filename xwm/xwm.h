@@ -9,6 +9,7 @@
  *                _NET_CLIENT_LIST and friends, WM_STATE, _NET_WM_STATE
  *   messages.c   client messages: EWMH requests and duet's control
  *                messages (docs/xwm-control.md)
+ *   screenshot.c screenshots, confined to --screenshot-dir for clients
  *   policy.c     placement, focus and stacking rules (side by side with
  *                compositor/policy.c)
  *   composite.c  Composite/Damage/XFixes setup, windows' damage
@@ -86,6 +87,12 @@ struct xwm_window {
 	int cfg_x, cfg_y, cfg_width, cfg_height;
 	struct xwm_size_hints hints;
 	bool accepts_input;     /* WM_HINTS input */
+	bool initial_iconic;    /* WM_HINTS initial_state IconicState */
+	xcb_window_t transient_for; /* WM_TRANSIENT_FOR, 0 none */
+	/* Sequence of our last ConfigureWindow of it: a ConfigureNotify
+	 * older than that shows a state before it and is not applied (wm.c). */
+	uint32_t configure_seq;
+	bool configure_sent;
 	bool take_focus;        /* WM_PROTOCOLS has WM_TAKE_FOCUS */
 	bool delete_window;     /* WM_PROTOCOLS has WM_DELETE_WINDOW */
 	bool sync_request;      /* WM_PROTOCOLS has _NET_WM_SYNC_REQUEST */
@@ -112,6 +119,7 @@ struct xwm_window {
 	 * initialised by xwm_composite_window_created, freed by _destroyed. */
 	pixman_region32_t damage_region;
 	struct render_texture *texture;
+	uint64_t texture_bytes;  /* its share of xwm.texture_bytes */
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
 	/* Mapped by us and not drawn by its client since: not fetched, not
@@ -138,16 +146,20 @@ struct xwm_window {
 struct xwm_atoms {
 	xcb_atom_t WM_DELETE_WINDOW, WM_TAKE_FOCUS, WM_STATE, WM_CHANGE_STATE,
 		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
+		WM_S0, MANAGER, WM_TRANSIENT_FOR,
 		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
 		_NET_WM_STATE_FOCUSED,
-		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH;
+		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH,
+		_DUET_SCREENSHOT_DIR;
 };
 
 struct xwm_options {
 	const char *display;
 	const char *screenshot;
+	const char *screenshot_dir; /* --screenshot-dir: _DUET_SCREENSHOT on, in there */
 	int refresh_mhz;
 	const char *present;   /* --present: "auto", "egl" or "shm" */
+	unsigned texture_budget_mib, window_texture_budget_mib; /* 0: default */
 };
 
 struct xwm {
@@ -160,6 +172,11 @@ struct xwm {
 	struct xwm_atoms atoms;
 	xcb_window_t check_window;   /* _NET_SUPPORTING_WM_CHECK and CM selection owner */
 	xcb_timestamp_t last_time;   /* latest server time seen in an event */
+	xcb_timestamp_t claim_time;  /* when we took WM_S0 (and _NET_WM_CM_S0) */
+	xcb_sync_counter_t servertime; /* SYNC's SERVERTIME counter, 0 none */
+	xcb_timestamp_t event_time;  /* of the event being handled, if it has one */
+	int screenshot_dir_fd;       /* --screenshot-dir, -1 without (screenshot.c) */
+	char *screenshot_dir_path;   /* its absolute path */
 
 	uint8_t damage_event, sync_event, xfixes_event;
 	bool has_shm_fd;
@@ -184,6 +201,8 @@ struct xwm {
 	struct renderer *renderer;
 	struct render_target *target;
 	struct render_scene *scene;
+	/* Texture memory of all windows, and the budgets (composite.c). */
+	uint64_t texture_bytes, texture_budget, window_texture_budget;
 	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
 	const char *content_path;    /* "shm-copy" or "zero-copy" */
 	const char *output_path;     /* "shm-put" or "egl-swap" (output.c) */
@@ -232,9 +251,13 @@ int xwm_wm_start(struct xwm *xwm);     /* adopt existing windows */
 void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev);
 /* Applies merged ConfigureRequests; main.c calls it once the queue is empty. */
 void xwm_wm_flush_configures(struct xwm *xwm);
-/* Applies the replies of new windows' geometry that are in (never
- * blocks); true if any was. */
-bool xwm_wm_poll(struct xwm *xwm);
+/* Replies collected without waiting, by the event loop in request order
+ * (main.c: poll_replies), one source each: new windows' geometry here,
+ * property reads (props.c), window contents (fetch.c). oldest_reply gives
+ * the sequence of the source's oldest request still out (false: none);
+ * poll_oldest applies its reply if it is in (never blocks; true if so). */
+bool xwm_wm_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_wm_poll_oldest(struct xwm *xwm);
 struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id);
 void xwm_wm_finish(struct xwm *xwm);   /* free all windows */
 /* What policy.c asks of the X side. */
@@ -257,8 +280,9 @@ void xwm_props_read_all(struct xwm_window *w);
 /* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE): its
  * new value is read without waiting, applied by poll once it arrived. */
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
-/* Applies the reads whose replies are in; true if any was. */
-bool xwm_props_poll(struct xwm *xwm);
+/* Property reads in request order (see xwm_wm_oldest_reply). */
+bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_props_poll_oldest(struct xwm *xwm);
 /* Applies every pending read, waiting for those still out (before an
  * event whose handling depends on what clients asked). */
 void xwm_props_settle(struct xwm *xwm);
@@ -272,11 +296,23 @@ void xwm_props_set_active(struct xwm *xwm, struct xwm_window *w);
 
 /* --------------------------------------------------------- messages.c */
 void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev);
+
+/* ------------------------------------------------------- screenshot.c */
+/* A file name _DUET_SCREENSHOT may create in the screenshot directory. */
+bool xwm_screenshot_name_ok(const char *name);
+int xwm_screenshot_dir_open(struct xwm *xwm, const char *dir);
+void xwm_screenshot_dir_close(struct xwm *xwm);
+/* path: the command line's --screenshot. */
 int xwm_screenshot(struct xwm *xwm, const char *path);
+/* name: a client's, created in --screenshot-dir or refused (logged). */
+int xwm_screenshot_to_dir(struct xwm *xwm, const char *name);
 
 /* ----------------------------------------------------------- policy.c */
 /* Pure decisions, unit-tested without X. */
 void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y);
+/* Rule 11: centered over the parent's rectangle, kept on the screen. */
+void xwm_policy_place_over(int px, int py, int pw, int ph, int screen_w, int screen_h,
+                           int width, int height, int *x, int *y);
 void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height);
 /* Decisions that act through the functions of wm.c above. */
 /* Rule 1 and 2 in two steps: place and raise before the window is mapped
@@ -343,7 +379,11 @@ int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
  * textures. wait blocks for them (screenshots only, off the repaint path). */
 bool xwm_contents_fetch(struct xwm *xwm);
 bool xwm_contents_in_flight(const struct xwm *xwm);
+/* Whether every reply of the frame's fetch is in, without reading the
+ * socket: they are collected by poll_oldest (see xwm_wm_oldest_reply). */
 bool xwm_contents_ready(struct xwm *xwm);
+bool xwm_contents_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_contents_poll_oldest(struct xwm *xwm);
 void xwm_contents_wait(struct xwm *xwm);
 void xwm_contents_upload(struct xwm *xwm);
 /* w is unmapped or destroyed: what arrives for it is dropped. */

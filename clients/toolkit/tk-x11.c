@@ -5,7 +5,17 @@
  * _NET_WM_SYNC_REQUEST_COUNTER as GTK does). Frames are timed with
  * _NET_WM_FRAME_DRAWN when the WM lists it in _NET_SUPPORTED (the extended
  * counter goes odd while drawing and even when done); otherwise a round
- * trip after the swap stands in, labelled "roundtrip-fallback". */
+ * trip after the swap stands in, labelled "roundtrip-fallback".
+ *
+ * A server or window manager that goes away is reported, never waited
+ * out: SIGPIPE is ignored (xcb writes with writev, which would kill the
+ * app by that signal when the X server dies under a write; ignored, the
+ * write fails, xcb marks the connection broken and dispatch returns -1),
+ * and the WM's _NET_SUPPORTING_WM_CHECK window, watched from show time on,
+ * is destroyed with the WM's connection: dispatch then returns -1 too,
+ * where the app would otherwise wait out its timeout for a map, a
+ * _NET_WM_FRAME_DRAWN or a configure that no one will send. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +50,8 @@ struct x11_app {
 	xcb_atom_t atoms[ATOM_COUNT];
 	bool have_sync;
 	bool wm_checked, frame_drawn, duet_resize;
+	xcb_window_t wm_window;  /* the WM's check window, watched; 0 none */
+	bool wm_gone;            /* it was destroyed: the WM is gone */
 	uint64_t events;       /* received */
 	uint64_t probes;       /* NoOperation requests sent to read the sequence */
 	uint64_t seq_high;     /* wraps of the 32-bit cookie sequence */
@@ -94,8 +106,21 @@ void **tk_x11_shm_slot(struct tk_window *win)
 	return &win_data(win)->shm;
 }
 
+/* Only a default disposition is changed: an app's own handler stays. */
+static void ignore_sigpipe(void)
+{
+	struct sigaction sa;
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_IGN;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGPIPE, &sa, NULL);
+	}
+}
+
 static int x11_connect(struct tk_app *app)
 {
+	ignore_sigpipe();
 	struct x11_app *xa = calloc(1, sizeof(*xa));
 	if (!xa)
 		return -1;
@@ -171,6 +196,20 @@ static void check_wm(struct tk_app *app)
 		xa->atoms[NET_SUPPORTING_WM_CHECK], XCB_ATOM_WINDOW, 0, 1), NULL);
 	if (r && r->format == 32 && xcb_get_property_value_length(r) == 4) {
 		xcb_window_t check = *(xcb_window_t *)xcb_get_property_value(r);
+		/* Its DestroyNotify says the WM is gone. A window already gone
+		 * (a WM that died and left the root's property) is no WM. */
+		uint32_t mask = XCB_EVENT_MASK_STRUCTURE_NOTIFY;
+		xcb_generic_error_t *err = xcb_request_check(xa->conn,
+			xcb_change_window_attributes_checked(xa->conn, check, XCB_CW_EVENT_MASK,
+			                                     &mask));
+		if (err) {
+			free(err);
+			free(r);
+			xa->frame_drawn = xa->duet_resize = false;
+			app->presentation = "roundtrip-fallback";
+			return;
+		}
+		xa->wm_window = check;
 		xcb_get_property_reply_t *n = xcb_get_property_reply(xa->conn,
 			xcb_get_property(xa->conn, 0, check, xa->atoms[NET_WM_NAME],
 			                 xa->atoms[UTF8_STRING], 0, 16), NULL);
@@ -529,6 +568,13 @@ static void handle_event(struct tk_app *app, xcb_generic_event_t *ev)
 			tk_window_set_size(win, ce->width, ce->height);
 		break;
 	}
+	case XCB_DESTROY_NOTIFY: {
+		xcb_destroy_notify_event_t *de = (xcb_destroy_notify_event_t *)ev;
+		struct x11_app *xa = app_data(app);
+		if (xa->wm_window && de->window == xa->wm_window)
+			xa->wm_gone = true;
+		break;
+	}
 	case XCB_MAP_NOTIFY: {
 		xcb_map_notify_event_t *me = (xcb_map_notify_event_t *)ev;
 		win = window_for(app, me->window);
@@ -565,6 +611,11 @@ static int x11_dispatch(struct tk_app *app, int timeout_ms)
 	}
 	if (xcb_connection_has_error(c))
 		goto lost;
+	if (app_data(app)->wm_gone) {
+		fprintf(stderr, "the window manager went away (its _NET_SUPPORTING_WM_CHECK "
+		        "window 0x%x was destroyed)\n", app_data(app)->wm_window);
+		return -1;
+	}
 	xcb_flush(c);
 	return 0;
 lost:

@@ -406,8 +406,13 @@ class XSession(Session):
     settle, and screenshots read the root window back from the X server.
     """
 
-    def __init__(self, name, size="1024x768", wm="duet", wm_args=(), xvfb_args=(), wm_env=None):
+    def __init__(self, name, size="1024x768", wm="duet", wm_args=(), xvfb_args=(), wm_env=None,
+                 screenshots=True):
         super().__init__(name, size=size)
+        # duet-xwm answers _DUET_SCREENSHOT only with --screenshot-dir; the
+        # session gives it a directory of its own unless told not to.
+        self.screenshots = screenshots
+        self.shot_dir = None
         self.wm_kind = wm
         self.wm_args = list(wm_args)
         self.xvfb_args = list(xvfb_args)  # e.g. -extension MIT-SHM
@@ -431,7 +436,12 @@ class XSession(Session):
         log("Xvfb pid %d up on %s" % (self.xserver.pid, self.display))
 
         if self.wm_kind == "duet":
-            argv = [program("DUET_XWM"), "--display", self.display] + self.wm_args
+            argv = [program("DUET_XWM"), "--display", self.display]
+            if self.screenshots:
+                self.shot_dir = os.path.join(self.workdir, "xwm-shots")
+                os.makedirs(self.shot_dir, exist_ok=True)
+                argv += ["--screenshot-dir", self.shot_dir]
+            argv += self.wm_args
             self.wm = self.spawn("duet-xwm", argv, dict(self.env, **self.wm_env))
         elif self.wm_kind == "openbox":
             # A private, empty config dir: the caller's openbox rc must not

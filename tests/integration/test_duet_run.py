@@ -179,13 +179,19 @@ def case_x11_screenshot(tmp):
     shot = os.path.join(tmp, "x11.png")
     out = os.path.join(tmp, "pattern.out")
     # CMD shows the pattern, waits until it is drawn and composited, ends.
+    # With --test-control, duet-xctl screenshot works inside the run too.
+    live = os.path.join(tmp, "live.png")
     script = ('"$0" --size 100x80 > "$1" & '
-              'while ! grep -q mapped "$1"; do sleep 0.05; done; "$2" sync; sleep 0.3')
-    r = run(["run", "x11", "--size", "320x200", "--screenshot", shot, "--", "sh", "-c", script,
-             duet.program("DUET_X11_TEST_PATTERN"), out, duet.program("DUET_XCTL")], tmp)
+              'while ! grep -q mapped "$1"; do sleep 0.05; done; "$2" sync; sleep 0.3; '
+              '"$2" screenshot "$3"')
+    r = run(["run", "x11", "--size", "320x200", "--screenshot", shot, "--test-control", "--",
+             "sh", "-c", script, duet.program("DUET_X11_TEST_PATTERN"), out,
+             duet.program("DUET_XCTL"), live], tmp)
     check(r.returncode == 0, "duet run x11 --screenshot exited %d; stderr:\n%s"
           % (r.returncode, r.stderr[-3000:]))
     check(os.path.exists(shot), "--screenshot wrote no file")
+    check(os.path.exists(live), "duet-xctl screenshot inside `duet run --test-control` wrote "
+          "no file")
     img = pngread.read(shot)
     check((img.width, img.height) == (320, 200), "screenshot is %dx%d, screen 320x200"
           % (img.width, img.height))
@@ -199,7 +205,7 @@ def case_x11_screenshot(tmp):
 def case_usage(tmp):
     for args in (["run", "vnc", "--", "true"], ["run", "x11"], ["run", "x11", "--size", "0x0",
                  "--", "true"], ["run", "x11", "--refresh", "60", "--", "true"],
-                 ["run", "x11", "--test-protocol", "--", "true"], ["frobnicate"],
+                 ["frobnicate"],
                  []):
         r = run(args, tmp, timeout=20)
         check(r.returncode == 2, "duet %s exited %d, want 2" % (" ".join(args), r.returncode))

@@ -72,6 +72,15 @@ void xwm_window_send_close(struct xwm_window *w)
 static struct xwm xwm;
 static struct xwm_window windows[4];
 
+struct xwm_window *xwm_window_lookup(struct xwm *x, xcb_window_t id)
+{
+	(void)x;
+	for (int i = 0; i < 4; i++)
+		if (windows[i].xwm && windows[i].id == id)
+			return &windows[i];
+	return NULL;
+}
+
 static struct xwm_window *new_window(int i, int width, int height)
 {
 	struct xwm_window *w = &windows[i];
@@ -231,9 +240,22 @@ static void test_resize_configure(void)
 	CHECK(closes == 1 && last_closed == a);
 }
 
+/* Rule 11: dialogs over their parent, kept on the screen. */
+static void test_place_over(void)
+{
+	int x, y;
+	xwm_policy_place_over(10, 20, 400, 300, 1920, 1080, 100, 80, &x, &y);
+	CHECK(x == 160 && y == 130);
+	xwm_policy_place_over(1800, 1000, 400, 300, 1920, 1080, 300, 200, &x, &y);
+	CHECK(x == 1620 && y == 880);
+	xwm_policy_place_over(-50, -50, 60, 60, 1920, 1080, 300, 200, &x, &y);
+	CHECK(x == 0 && y == 0);
+}
+
 int main(void)
 {
 	test_place();
+	test_place_over();
 	test_map_focus();
 	test_activate_minimize();
 	test_maximize_fullscreen();
