@@ -492,41 +492,12 @@ int comp_output_encode_png(struct comp_output *output, uint8_t **data, size_t *l
 
 int comp_output_write_png(struct comp_output *output, const char *path)
 {
-	if (!output->backend->encode_png)
-		return render_target_write_png(output->target, path);
-	/* Under a temporary name and renamed, as render_target_write_png
-	 * does, so a reader never sees half a PNG. */
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -1;
 	uint8_t *data = NULL;
 	size_t len = 0;
-	if (comp_output_encode_png(output, &data, &len) != 0)
-		return -1;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		comp_log("cannot create %s: %s", tmp, strerror(errno));
-		free(data);
-		return -1;
-	}
-	int ret = 0;
-	for (size_t off = 0; off < len && ret == 0;) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			ret = -1;
-		else
-			off += (size_t)n;
-	}
+	int ret = comp_output_encode_png(output, &data, &len);
+
+	if (ret == 0)
+		ret = render_write_file_atomic(path, data, len);
 	free(data);
-	if (close(fd) != 0)
-		ret = -1;
-	if (ret == 0 && rename(tmp, path) != 0) {
-		comp_log("rename %s -> %s: %s", tmp, path, strerror(errno));
-		ret = -1;
-	}
-	if (ret != 0)
-		unlink(tmp);
 	return ret;
 }

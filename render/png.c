@@ -3,7 +3,9 @@
  * caller that must not block on a slow reader: it writes the bytes itself
  * when the fd is ready). */
 #include <errno.h>
+#include <fcntl.h>
 #include <png.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,4 +145,44 @@ int render_png_encode(const uint32_t *argb, int width, int height, int stride_by
 	*data = sink.data;
 	*len = sink.len;
 	return 0;
+}
+
+int render_write_file_atomic(const char *path, const uint8_t *data, size_t len)
+{
+	/* Written under a temporary name and renamed, so a reader polling for
+	 * the file never sees half of it. */
+	char tmp[4096];
+	int fd, ret = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		render_log("path too long: %s", path);
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		render_log("cannot create %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	for (size_t off = 0; off < len && ret == 0;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			render_log("write %s: %s", tmp, n < 0 ? strerror(errno) : "short write");
+			ret = -1;
+		} else {
+			off += (size_t)n;
+		}
+	}
+	if (close(fd) != 0 && ret == 0) {
+		render_log("close %s: %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0 && rename(tmp, path) != 0) {
+		render_log("rename %s -> %s: %s", tmp, path, strerror(errno));
+		ret = -1;
+	}
+	if (ret != 0)
+		unlink(tmp);
+	return ret;
 }

@@ -86,6 +86,9 @@ int render_png_write_fd(int fd, const uint32_t *argb, int width, int height,
 int render_png_encode(const uint32_t *argb, int width, int height, int stride_bytes,
                       uint8_t **data, size_t *len);
 int render_target_encode_png(struct render_target *t, uint8_t **data, size_t *len);
+/* LEN bytes into PATH through PATH.tmp.PID and a rename, so a reader never
+ * sees a partial file. 0 or -1 (logged). */
+int render_write_file_atomic(const char *path, const uint8_t *data, size_t len);
 
 /* ------------------------------------------------------------- textures */
 

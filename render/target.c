@@ -247,62 +247,47 @@ int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box
 	return 0;
 }
 
-int render_target_write_png_fd(struct render_target *t, int fd)
+/* The whole target, read back as ARGB8888 rows of width * 4 bytes
+ * (malloc'ed), or NULL. */
+static uint32_t *read_whole(struct render_target *t)
 {
 	pixman_box32_t box = { 0, 0, t->width, t->height };
 	uint32_t *pixels = malloc((size_t)t->width * t->height * 4);
-	int ret;
 
-	if (!pixels)
-		return -1;
-	ret = render_target_read_pixels(t, &box, pixels, t->width * 4);
-	if (ret == 0)
-		ret = render_png_write_fd(fd, pixels, t->width, t->height, t->width * 4);
+	if (pixels && render_target_read_pixels(t, &box, pixels, t->width * 4) != 0) {
+		free(pixels);
+		return NULL;
+	}
+	return pixels;
+}
+
+int render_target_write_png_fd(struct render_target *t, int fd)
+{
+	uint32_t *pixels = read_whole(t);
+	int ret = pixels ? render_png_write_fd(fd, pixels, t->width, t->height, t->width * 4) : -1;
+
 	free(pixels);
 	return ret;
 }
 
 int render_target_encode_png(struct render_target *t, uint8_t **data, size_t *len)
 {
-	pixman_box32_t box = { 0, 0, t->width, t->height };
-	uint32_t *pixels = malloc((size_t)t->width * t->height * 4);
-	int ret;
+	uint32_t *pixels = read_whole(t);
+	int ret = pixels ? render_png_encode(pixels, t->width, t->height, t->width * 4, data, len)
+	                 : -1;
 
-	if (!pixels)
-		return -1;
-	ret = render_target_read_pixels(t, &box, pixels, t->width * 4);
-	if (ret == 0)
-		ret = render_png_encode(pixels, t->width, t->height, t->width * 4, data, len);
 	free(pixels);
 	return ret;
 }
 
 int render_target_write_png(struct render_target *t, const char *path)
 {
-	/* Written under a temporary name and renamed, so a reader polling for
-	 * the file never sees half a PNG. */
-	char tmp[4096];
-	int fd, ret;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int ret = render_target_encode_png(t, &data, &len);
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
-		render_log("screenshot path too long: %s", path);
-		return -1;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		render_log("cannot create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	ret = render_target_write_png_fd(t, fd);
-	if (close(fd) != 0 && ret == 0) {
-		render_log("close %s: %s", tmp, strerror(errno));
-		ret = -1;
-	}
-	if (ret == 0 && rename(tmp, path) != 0) {
-		render_log("rename %s -> %s: %s", tmp, path, strerror(errno));
-		ret = -1;
-	}
-	if (ret != 0)
-		unlink(tmp);
+	if (ret == 0)
+		ret = render_write_file_atomic(path, data, len);
+	free(data);
 	return ret;
 }
