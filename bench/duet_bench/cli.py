@@ -209,9 +209,10 @@ class Bench:
                 server.signal_group(signal.SIGKILL)
 
     # ------------------------------------------------------------ results
-    def save(self):
-        self.results["finished"] = datetime.datetime.now().astimezone().isoformat(
-            timespec="seconds")
+    def save(self, stamp=True):
+        if stamp or not self.results["finished"]:
+            self.results["finished"] = datetime.datetime.now().astimezone().isoformat(
+                timespec="seconds")
         tmp = os.path.join(self.out, ".results.json.tmp")
         with open(tmp, "w") as f:
             json.dump(self.results, f, indent=1)
@@ -512,7 +513,8 @@ def finish(bench, args, status, problems):
     one JSON line on stdout (outcome.brief) and the summary table on
     stderr, otherwise the table and the paths on stdout."""
     bench.results["outcome"] = outcome.outcome(bench.results, status, problems)
-    bench.save()
+    # The time the runs finished stays the one the report was written with.
+    bench.save(stamp=False)
     if not os.path.exists(os.path.join(bench.out, "summary.csv")):
         report.write_csv(bench.results, bench.out)
     results_path = os.path.join(bench.out, "results.json")
