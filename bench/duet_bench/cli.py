@@ -67,6 +67,8 @@ class Options:
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
         self.seed = args.seed if args.seed is not None else stats.new_seed()
+        # DUET_BENCH_PATIENCE: the factor every wait's upper bound was given.
+        self.patience = procs.patience(1.0)
 
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,

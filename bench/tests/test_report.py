@@ -40,7 +40,25 @@ def rounds_of(rng, n_rounds, per_round, centre, spread, drift=None):
                     for _ in range(per_round)] for r in range(n_rounds)}
 
 
+def test_patience():
+    from duet_bench import procs
+    old = os.environ.get("DUET_BENCH_PATIENCE")
+    try:
+        os.environ["DUET_BENCH_PATIENCE"] = "10"
+        check(procs.patience(2.0) == 20.0, "DUET_BENCH_PATIENCE=10 waits ten times longer")
+        os.environ["DUET_BENCH_PATIENCE"] = "0.1"
+        check(procs.patience(2.0) == 2.0, "... and never less than the native bound")
+        os.environ["DUET_BENCH_PATIENCE"] = "lots"
+        check(procs.patience(2.0) == 2.0, "... and a bad value is ignored")
+    finally:
+        if old is None:
+            os.environ.pop("DUET_BENCH_PATIENCE", None)
+        else:
+            os.environ["DUET_BENCH_PATIENCE"] = old
+
+
 def test_stats():
+    test_patience()
     rng = random.Random(12345)
     drift = [1 + 0.2 * rng.random() for _ in range(8)]
     a = rounds_of(rng, 8, 3, 20.0, 0.5, drift)
