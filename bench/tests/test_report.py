@@ -46,6 +46,17 @@ def test_patience():
     try:
         os.environ["DUET_BENCH_PATIENCE"] = "10"
         check(procs.patience(2.0) == 20.0, "DUET_BENCH_PATIENCE=10 waits ten times longer")
+        from types import SimpleNamespace
+        from duet_bench.experiments import app_argv
+        ctx = SimpleNamespace(apps={"launch": "duet-launch", "render": "duet-render"},
+                              opts=SimpleNamespace(engine="sw"))
+        stack = SimpleNamespace(kind="wayland")
+        argv = app_argv(ctx, stack, "launch", "--stay")
+        check(argv[argv.index("--timeout-ms") + 1] == "200000",
+              "... and the apps give up ten times later: %s" % argv)
+        os.environ["DUET_BENCH_PATIENCE"] = "1"
+        check("--timeout-ms" not in app_argv(ctx, stack, "launch"),
+              "natively the apps keep their own time-outs")
         os.environ["DUET_BENCH_PATIENCE"] = "0.1"
         check(procs.patience(2.0) == 2.0, "... and never less than the native bound")
         os.environ["DUET_BENCH_PATIENCE"] = "lots"
