@@ -32,7 +32,13 @@ DUET_KMS_PACKAGES="
 # the bench's packages).
 DUET_TEST_PACKAGES="
 	wayland-utils foot xterm
-	python3-jsonschema
+	python3-jsonschema lava-common
+"
+# scripts/board-vm: an arm64 Debian root file system (debootstrap, run
+# through qemu-user and binfmt_misc), qemu-system-aarch64, and a venv for
+# virtme-ng from PyPI.
+DUET_BOARD_VM_PACKAGES="
+	debootstrap qemu-system-arm qemu-user-static python3-venv
 "
 
 # duet_ensure_packages WHO PACKAGES...: installs what is missing with apt-get

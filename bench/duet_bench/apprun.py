@@ -56,7 +56,7 @@ class AppRun:
     def wait(self, until=None, timeout=30.0, sampler=None, experiment=None):
         """Until until(events) is true (the app keeps running) or the app
         exits. Raises StackDied or AppFailed (timeout)."""
-        deadline = self.started + timeout
+        deadline = self.started + procs.patience(timeout)
         while True:
             self.read_events()
             if until and until(self.events):

@@ -7,8 +7,13 @@
 Results go to DIR (default bench-results/DATE): results.json (every raw
 sample, rewritten after each experiment so an interrupted run keeps what
 finished), summary.csv, report.md, report.html. Exit status: 0, 1 when
-any experiment failed (the report is still written), 2 for bad usage, 130
-when interrupted.
+any experiment failed or nothing could be measured (the report is still
+written), 2 for bad usage, 130 when interrupted. results.json's "outcome"
+says pass, fail or skip per experiment and stack. --no-report (for board
+farms and scripts) writes results.json and summary.csv only and prints
+one JSON line on stdout: the result, the exit status, what failed, each
+experiment's result and the two files' paths; the summary table goes to
+stderr.
 """
 import argparse
 import atexit
@@ -22,7 +27,8 @@ import sys
 import tempfile
 import time
 
-from duet_bench import experiments, ipc, machine, procs, report, stacks, stats, thirdparty
+from duet_bench import (experiments, ipc, machine, outcome, procs, report, stacks, stats,
+                        thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
@@ -61,6 +67,8 @@ class Options:
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
         self.seed = args.seed if args.seed is not None else stats.new_seed()
+        # DUET_BENCH_PATIENCE: the factor every wait's upper bound was given.
+        self.patience = procs.patience(1.0)
 
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
@@ -203,9 +211,10 @@ class Bench:
                 server.signal_group(signal.SIGKILL)
 
     # ------------------------------------------------------------ results
-    def save(self):
-        self.results["finished"] = datetime.datetime.now().astimezone().isoformat(
-            timespec="seconds")
+    def save(self, stamp=True):
+        if stamp or not self.results["finished"]:
+            self.results["finished"] = datetime.datetime.now().astimezone().isoformat(
+                timespec="seconds")
         tmp = os.path.join(self.out, ".results.json.tmp")
         with open(tmp, "w") as f:
             json.dump(self.results, f, indent=1)
@@ -331,14 +340,6 @@ class Bench:
                 self.run_stack(name)
         self.save()
 
-    def failures(self):
-        """["experiment x stack", ...] of every record that failed."""
-        out = ["%s x %s" % (e, st) for e, per in self.results["experiments"].items()
-               for st, r in per.items() if r.get("status") == "failed"]
-        out += ["ipc %s x %s" % (e, st) for st, per in self.results["ipc"].items()
-                for e, r in per.items() if isinstance(r, dict) and r.get("status") == "failed"]
-        return out
-
     def timing_job(self, exp, name):
         rec = self.results["experiments"][exp].setdefault(name, {"status": "pending",
                                                                  "samples": []})
@@ -462,10 +463,11 @@ def run(args, argv):
     bench = Bench(args, argv)
     missing_apps = [n for n, p in bench.apps.items() if not p]
     if missing_apps:
-        print("duet bench: cannot find the apps %s: build duet first (meson setup build && "
-              "ninja -C build) or set DUET_BUILD_DIR" % ", ".join(
-                  "duet-" + n for n in missing_apps), file=sys.stderr)
-        return 1
+        why = ("cannot find the apps %s: build duet first (meson setup build && ninja -C "
+               "build) or set DUET_BUILD_DIR" % ", ".join("duet-" + n for n in missing_apps))
+        shutil.rmtree(bench.workdir, ignore_errors=True)
+        # Still a results.json that says so: a board farm reads nothing else.
+        return finish(bench, args, EXIT_FAILED, [why])
 
     def on_signal(signum, frame):
         raise Interrupted(signum)
@@ -473,6 +475,7 @@ def run(args, argv):
                                                     signal.SIGHUP)}
     atexit.register(procs.cleanup)
     status = 0
+    problems = []
     try:
         bench.progress.say("duet bench: %s -> %s" % (", ".join(args.stacks), bench.out))
         bench.run()
@@ -493,21 +496,41 @@ def run(args, argv):
             try:
                 report.write_all(bench.results, bench.out)
             except Exception as e:  # the raw results are safe already
-                print("duet bench: writing the report failed: %r" % e, file=sys.stderr)
-                status = status or 1
+                problems.append("writing the report failed: %r" % e)
+                status = status or EXIT_FAILED
         else:
             report.write_csv(bench.results, bench.out)
         shutil.rmtree(bench.workdir, ignore_errors=True)
         for s, h in old.items():
             signal.signal(s, h)
-    print(report.summary_table(bench.results))
-    print("results: %s" % os.path.join(bench.out, "results.json"))
-    if not args.no_report:
-        print("report:  %s" % os.path.join(bench.out, "report.html"))
-    failed = bench.failures()
-    if failed and not status:
-        print("duet bench: failed: %s" % ", ".join(failed), file=sys.stderr)
+    if not status and not outcome.measured(bench.results):
+        problems.append("nothing was measured: every experiment was skipped")
+    if not status and (outcome.failures(bench.results) or problems):
         status = EXIT_FAILED
+    return finish(bench, args, status, problems)
+
+
+def finish(bench, args, status, problems):
+    """Records the outcome in results.json and says it: with --no-report
+    one JSON line on stdout (outcome.brief) and the summary table on
+    stderr, otherwise the table and the paths on stdout."""
+    bench.results["outcome"] = outcome.outcome(bench.results, status, problems)
+    # The time the runs finished stays the one the report was written with.
+    bench.save(stamp=False)
+    if not os.path.exists(os.path.join(bench.out, "summary.csv")):
+        report.write_csv(bench.results, bench.out)
+    results_path = os.path.join(bench.out, "results.json")
+    failed = bench.results["outcome"]["failed"]
+    if failed:
+        print("duet bench: failed: %s" % ", ".join(failed), file=sys.stderr)
+    if args.no_report:
+        print(report.summary_table(bench.results), file=sys.stderr)
+        print(json.dumps(outcome.brief(bench.results["outcome"], results_path,
+                                       os.path.join(bench.out, "summary.csv"))), flush=True)
+        return status
+    print(report.summary_table(bench.results))
+    print("results: %s" % results_path)
+    print("report:  %s" % os.path.join(bench.out, "report.html"))
     return status
 
 

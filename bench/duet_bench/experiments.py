@@ -13,8 +13,15 @@ SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 99
          (333, 999), (1920, 1080)]
 
 
+# The apps' own give-up times (ms, their defaults) for an emulated machine.
+APP_TIMEOUT_MS = {"launch": 20000, "resize": 10000}
+
+
 def app_argv(ctx, stack, app, *args):
-    return [ctx.apps[app], "--backend", stack.kind, "--engine", ctx.opts.engine] + list(args)
+    argv = [ctx.apps[app], "--backend", stack.kind, "--engine", ctx.opts.engine]
+    if app in APP_TIMEOUT_MS and procs.patience(1.0) > 1.0:
+        argv += ["--timeout-ms", str(int(procs.patience(APP_TIMEOUT_MS[app] / 1000.0) * 1000))]
+    return argv + list(args)
 
 
 def runs(ctx, exp, stack):

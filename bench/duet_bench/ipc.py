@@ -55,7 +55,7 @@ def dump_now(d, pid, timeout=1.5):
         os.kill(pid, DUMP_SIGNAL)
     except ProcessLookupError:
         return None  # its last dump is not now's
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + procs.patience(timeout)
     while time.monotonic() < deadline:
         cur = read_dump(d, pid)
         if cur and cur["seq"] > seq:
@@ -261,7 +261,7 @@ def xwm_protocol_log(stack):
             os.kill(wm.pid, signal.SIGUSR2)
         except OSError:
             pass
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + procs.patience(2.0)
     data = None
     while time.monotonic() < deadline:
         try:
@@ -309,7 +309,7 @@ def with_wm(proto, wm, wm_before=None):
 
 
 def wait_protocol_log(stack, app_pid, timeout=2.0):
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + procs.patience(timeout)
     while time.monotonic() < deadline:
         p = protocol_log(stack, app_pid)
         if p is not None:

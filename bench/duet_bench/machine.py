@@ -35,6 +35,8 @@ def machine():
                     break
     except OSError:
         pass
+    if not model:
+        model = arm_cpu_model()
     mem = None
     try:
         with open("/proc/meminfo") as f:
@@ -48,6 +50,38 @@ def machine():
             "virtualization": virt["summary"], "virt": virt,
             "emulation": virt["emulation"], "cpufreq": cpufreq(),
             "loadavg": loadavg(), "steal": steal_since_boot()}
+
+
+# Arm Ltd's CPU part numbers (/proc/cpuinfo "CPU part" with implementer 0x41).
+ARM_PARTS = {0xc07: "Cortex-A7", 0xc09: "Cortex-A9", 0xc0f: "Cortex-A15", 0xc0e: "Cortex-A17",
+             0xd03: "Cortex-A53", 0xd04: "Cortex-A35", 0xd05: "Cortex-A55",
+             0xd07: "Cortex-A57", 0xd08: "Cortex-A72", 0xd09: "Cortex-A73",
+             0xd0a: "Cortex-A75", 0xd0b: "Cortex-A76", 0xd0c: "Neoverse-N1",
+             0xd0d: "Cortex-A77", 0xd41: "Cortex-A78", 0xd46: "Cortex-A510",
+             0xd47: "Cortex-A710"}
+
+
+def arm_cpu_model():
+    """ARM kernels name no CPU model in /proc/cpuinfo: the board (device
+    tree model) and the cores' part numbers say it, e.g. "Hardkernel
+    ODROID-U3 board based on Exynos4412; 4x Cortex-A9"."""
+    parts = []
+    implementer = None
+    for line in (_read("/proc/cpuinfo") or "").splitlines():
+        key, _, val = line.partition(":")
+        key, val = key.strip().lower(), val.strip()
+        try:
+            if key == "cpu implementer":
+                implementer = int(val, 16)
+            elif key == "cpu part":
+                n = int(val, 16)
+                parts.append(ARM_PARTS.get(n, "part 0x%x" % n) if implementer == 0x41
+                             else "implementer 0x%x part 0x%x" % (implementer or 0, n))
+        except ValueError:
+            pass
+    board = (_read("/proc/device-tree/model") or "").rstrip("\0")
+    cores = ", ".join("%dx %s" % (parts.count(p), p) for p in dict.fromkeys(parts))
+    return "; ".join(x for x in (board, cores) if x) or None
 
 
 def _read(path):
@@ -188,6 +222,18 @@ def auxv_platform():
     return {"has_vdso": 33 in keys, "entries": len(keys)}
 
 
+def device_tree_model():
+    """The device tree's model and compatible strings ("qemu virt board:
+    linux,dummy-virt", "Hardkernel ODROID-U3 board: hardkernel,odroid-u3
+    samsung,exynos4412 ..."), or None on a machine without one (x86)."""
+    base = "/proc/device-tree"
+    if not os.path.isdir(base):
+        return None
+    model = (_read(os.path.join(base, "model")) or "").rstrip("\0")
+    compat = (_read(os.path.join(base, "compatible")) or "").split("\0")
+    return ("%s: %s" % (model, " ".join(c for c in compat if c))).strip(": ") or None
+
+
 def virtualization():
     """VM / container / emulator, from every source there is; summary is
     one line for the report."""
@@ -207,9 +253,14 @@ def virtualization():
                                                     re.M))
     out["binfmt_interpreter"] = binfmt_emulator()
     out["auxv"] = auxv_platform()
+    out["device_tree"] = device_tree_model()
     vm = out.get("systemd_detect_virt_vm")
     if vm == "none":
         vm = None
+    if not vm and out["device_tree"] and "linux,dummy-virt" in out["device_tree"]:
+        # qemu's "virt" board (arm, arm64, riscv) has no DMI under a
+        # direct kernel boot, and minimal images have no systemd.
+        vm = "qemu"
     dmi_text = " ".join(dmi.values()).lower() if dmi else ""
     if not vm:
         for needle, name in (("qemu", "qemu"), ("kvm", "kvm"), ("vmware", "vmware"),
@@ -235,6 +286,15 @@ def virtualization():
         # systemd-detect-virt says "kvm" when qemu runs with KVM and "qemu"
         # when it translates every instruction (TCG).
         emulation = "qemu system emulation (TCG, no KVM)"
+    # Detection cannot tell every emulator (qemu-system-aarch64 under TCG
+    # shows the emulated CPU's own MIDR), and a qemu "virt" board under KVM
+    # looks like TCG from inside: whoever starts the machine may say.
+    override = os.environ.get("DUET_EMULATION")
+    if override is not None:
+        out["detected_emulation"] = emulation
+        emulation = None if override.strip().lower() in ("", "none", "0", "no") else (
+            "%s (declared by DUET_EMULATION)" % override.strip())
+    out["override"] = override
     out["vm"] = vm
     out["container"] = container
     out["emulation"] = emulation

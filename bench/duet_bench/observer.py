@@ -123,7 +123,7 @@ class Observer:
             del self.stderr[:-20]
 
     def _wait_for(self, pred, timeout):
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + procs.patience(timeout)
         with self._cond:
             while not pred():
                 left = deadline - time.monotonic()

@@ -14,6 +14,18 @@ import subprocess
 import threading
 import time
 
+
+def patience(seconds):
+    """How long to wait for something that should come (a stack's start,
+    an app's frame, a dump), times DUET_BENCH_PATIENCE: an emulated machine
+    (scripts/board-vm's guest, 12-24x slower) sets it. Only upper bounds
+    scale; nothing measured does."""
+    try:
+        factor = float(os.environ.get("DUET_BENCH_PATIENCE", "1"))
+    except ValueError:
+        factor = 1.0
+    return seconds * max(factor, 1.0)
+
 RUN_MARK = "DUET_BENCH_RUN"  # set in every child's environment: find strays by it
 _registry = []
 _cleaning = False

@@ -135,6 +135,7 @@ class Stack:
         return child
 
     def wait(self, what, pred, timeout=START_TIMEOUT):
+        timeout = procs.patience(timeout)
         deadline = time.monotonic() + timeout
         while not pred():
             for c in self.procs.values():
@@ -208,11 +209,12 @@ class Stack:
         t0 = time.monotonic_ns()
         # The software engine: no EGL start-up, so a probe costs ~20 ms, not ~150.
         child = procs.Child("probe", [exe, "--backend", self.kind, "--engine", "sw", "--size",
-                                      PROBE_SIZE, "--stay", "--timeout-ms", "10000"], env,
+                                      PROBE_SIZE, "--stay", "--timeout-ms",
+                                      str(int(procs.patience(10) * 1000))], env,
                             log_path=os.path.join(self.dir, "probe.log"))
         lines = timeline.JsonLines(trace)
         try:
-            deadline = time.monotonic() + START_TIMEOUT
+            deadline = time.monotonic() + procs.patience(START_TIMEOUT)
             while not any(e.get("name") == "first_frame" for e in lines.read()):
                 if not child.alive():
                     return "duet-launch %s: %s" % (child.status(),
@@ -221,7 +223,7 @@ class Stack:
                     dead = self.dead()
                     return "%s %s" % (dead.role, dead.status()), None
                 if time.monotonic() > deadline:
-                    return "no first frame within %.0f s" % START_TIMEOUT, None
+                    return "no first frame within %.0f s" % procs.patience(START_TIMEOUT), None
                 time.sleep(0.01)
             if obs:
                 t = obs.wait_seen(5)
@@ -349,13 +351,13 @@ class Stack:
         finally:
             os.close(w)
         data = b""
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + procs.patience(START_TIMEOUT)
         try:
             while not data.endswith(b"\n"):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise StackError("Xvfb did not report its display within %.0f s"
-                                     % START_TIMEOUT)
+                                     % procs.patience(START_TIMEOUT))
                 ready, _, _ = select.select([r], [], [], left)
                 if ready:
                     chunk = os.read(r, 64)

@@ -16,6 +16,8 @@ Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 import json
 import time
 
+from duet_bench import procs
+
 SOURCE = {"wayland": "duet-compositor trace", "x11": "duet-xwm trace",
           "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)"}
 
@@ -119,7 +121,7 @@ def server_composited(stack, pid, app_id, since_ns, first=True, width=None, heig
     reader = getattr(stack, "composited_log", None)
     if reader is None:
         return None, "%s reports no composited time" % stack.name
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + procs.patience(timeout)
     while True:
         items = reader.read()
         if stack.name == "weston":

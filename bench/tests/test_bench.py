@@ -10,6 +10,12 @@ usage: test_bench.py quick|fault
   interrupt: SIGINT (Ctrl-C) once the first experiment has finished: exit
          status 130, valid results marked interrupted that keep what
          finished, a report, and no process left behind.
+  no-report: `--no-report` as a board farm runs it: one JSON line on stdout
+         with the result and each experiment's, results.json's outcome
+         (schema-valid) with pass/fail per experiment and stack, no report;
+         exit 1 with the failed experiment x stack named when a server is
+         killed, and when nothing could be measured (the only stack
+         missing); DUET_EMULATION marks the run emulated.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import json
@@ -237,7 +243,91 @@ def test_render_refresh():
     shutil.rmtree(out, ignore_errors=True)
 
 
+def brief_of(r):
+    """The one JSON line --no-report prints on stdout (nothing else there)."""
+    lines = r.stdout.strip().splitlines()
+    check(len(lines) == 1, "--no-report prints one line on stdout (%d)" % len(lines))
+    try:
+        return json.loads(lines[0])
+    except ValueError:
+        fail("stdout is not JSON: %r" % lines[0][:200])
+
+
+def check_schema(res):
+    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
+    schema_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "results.schema.json")
+    with open(schema_path) as f:
+        schema = json.load(f)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(res))
+    check(not errors, "results.json validates against the schema%s" % "".join(
+        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+
+
+def test_no_report():
+    r, out, mark, took = run_bench(
+        ["--no-report", "--stacks", "wayland", "--experiments", "launch,cpu", "--reps", "1",
+         "--no-ipc"], {"DUET_EMULATION": "qemu-system-aarch64 TCG (test)"}, timeout=300)
+    check(r.returncode == 0, "a run that measured everything exits 0 (status %d)"
+          % r.returncode)
+    line = brief_of(r)
+    check(line["result"] == "pass" and line["exit_status"] == 0 and line["failed"] == []
+          and line["experiments"] == {"launch": "pass", "cpu": "pass"},
+          "the line says pass, for each experiment too: %s" % line)
+    check(line["results"] == os.path.join(out, "results.json")
+          and os.path.isfile(line["summary_csv"]), "the line names results.json and "
+          "summary.csv, both written")
+    for name in ("report.md", "report.html", "plots"):
+        check(not os.path.exists(os.path.join(out, name)), "no %s" % name)
+    check("metric" in r.stderr and "launch_ms" in r.stderr,
+          "the summary table goes to stderr")
+    res = load(out)
+    check_schema(res)
+    o = res["outcome"]
+    check(o["result"] == "pass" and o["measured"] == 2 and o["experiments"]["launch"] == {
+        "result": "pass", "stacks": {"wayland": "pass"}}, "results.json's outcome: %s" % o)
+    check(res["machine"]["emulation"] == "qemu-system-aarch64 TCG (test) (declared by "
+          "DUET_EMULATION)" and "WARNING: run under emulation" in r.stderr,
+          "DUET_EMULATION marks the run emulated: %s" % res["machine"]["emulation"])
+    shutil.rmtree(out, ignore_errors=True)
+
+    # One experiment x stack fails: exit 1, and which one is said.
+    r, out, mark, took = run_bench(
+        ["--no-report", "--stacks", "wayland,x11", "--experiments", "launch,cpu", "--reps",
+         "1", "--no-ipc"], {"DUET_BENCH_TEST_KILL_SERVER": "wayland:launch:0"}, timeout=300)
+    check(r.returncode == 1, "a run with a failed experiment exits 1 (status %d)"
+          % r.returncode)
+    line = brief_of(r)
+    check(line["result"] == "fail" and line["exit_status"] == 1
+          and line["failed"] == ["launch x wayland"]
+          and line["experiments"] == {"launch": "fail", "cpu": "pass"},
+          "the line says which experiment x stack failed: %s" % line)
+    res = load(out)
+    check_schema(res)
+    check(res["outcome"]["experiments"]["launch"]["stacks"] == {"wayland": "fail", "x11": "pass"}
+          and res["outcome"]["experiments"]["cpu"]["stacks"] == {"wayland": "pass",
+                                                                 "x11": "pass"},
+          "pass/fail per experiment and stack: %s" % res["outcome"]["experiments"])
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)
+
+    # Nothing measured (weston missing from PATH): a failure, not a pass.
+    empty = tempfile.mkdtemp(prefix="duet-bench-nopath-")
+    r, out, mark, took = run_bench(["--no-report", "--stacks", "weston", "--experiments",
+                                    "launch", "--reps", "1", "--no-ipc"], {"PATH": empty},
+                                   timeout=120)
+    line = brief_of(r)
+    check(r.returncode == 1 and line["result"] == "fail"
+          and line["experiments"] == {"launch": "skip"}
+          and any("nothing was measured" in f for f in line["failed"]),
+          "a run that measured nothing exits 1 and says why: %s" % line)
+    check_schema(load(out))
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(empty, ignore_errors=True)
+
+
 if __name__ == "__main__":
     {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt,
-     "render-refresh": test_render_refresh, "rounds": test_rounds}[sys.argv[1]]()
+     "render-refresh": test_render_refresh, "rounds": test_rounds,
+     "no-report": test_no_report}[sys.argv[1]]()
     print("PASS")

@@ -40,7 +40,36 @@ def rounds_of(rng, n_rounds, per_round, centre, spread, drift=None):
                     for _ in range(per_round)] for r in range(n_rounds)}
 
 
+def test_patience():
+    from duet_bench import procs
+    old = os.environ.get("DUET_BENCH_PATIENCE")
+    try:
+        os.environ["DUET_BENCH_PATIENCE"] = "10"
+        check(procs.patience(2.0) == 20.0, "DUET_BENCH_PATIENCE=10 waits ten times longer")
+        from types import SimpleNamespace
+        from duet_bench.experiments import app_argv
+        ctx = SimpleNamespace(apps={"launch": "duet-launch", "render": "duet-render"},
+                              opts=SimpleNamespace(engine="sw"))
+        stack = SimpleNamespace(kind="wayland")
+        argv = app_argv(ctx, stack, "launch", "--stay")
+        check(argv[argv.index("--timeout-ms") + 1] == "200000",
+              "... and the apps give up ten times later: %s" % argv)
+        os.environ["DUET_BENCH_PATIENCE"] = "1"
+        check("--timeout-ms" not in app_argv(ctx, stack, "launch"),
+              "natively the apps keep their own time-outs")
+        os.environ["DUET_BENCH_PATIENCE"] = "0.1"
+        check(procs.patience(2.0) == 2.0, "... and never less than the native bound")
+        os.environ["DUET_BENCH_PATIENCE"] = "lots"
+        check(procs.patience(2.0) == 2.0, "... and a bad value is ignored")
+    finally:
+        if old is None:
+            os.environ.pop("DUET_BENCH_PATIENCE", None)
+        else:
+            os.environ["DUET_BENCH_PATIENCE"] = old
+
+
 def test_stats():
+    test_patience()
     rng = random.Random(12345)
     drift = [1 + 0.2 * rng.random() for _ in range(8)]
     a = rounds_of(rng, 8, 3, 20.0, 0.5, drift)
