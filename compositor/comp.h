@@ -250,6 +250,10 @@ struct comp_surface {
 
 	const struct comp_surface_role *role;
 	void *role_data;
+	/* xdg_toplevel or xdg_popup (enum comp_xdg_role, xdg-shell.c): the
+	 * xdg_surface role is shared, but the two roles under it are
+	 * distinct and, once given, the surface's for life. */
+	int xdg_role;
 
 	struct wl_resource *viewport;   /* wp_viewport, at most one */
 	struct wl_list subsurfaces;     /* comp_subsurface.parent_link, bottom to top */

@@ -202,7 +202,8 @@ static void xdg_surface_destroy(struct wl_client *client, struct wl_resource *re
 	wl_resource_destroy(resource);
 }
 
-static bool check_role_free(struct comp_xdg_surface *xdg, struct wl_resource *resource)
+static bool check_role_free(struct comp_xdg_surface *xdg, struct wl_resource *resource,
+                            enum comp_xdg_role want)
 {
 	if (xdg->window || xdg->popup) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED,
@@ -216,6 +217,15 @@ static bool check_role_free(struct comp_xdg_surface *xdg, struct wl_resource *re
 		                       wl_resource_get_id(resource));
 		return false;
 	}
+	if (xdg->surface->xdg_role != COMP_XDG_ROLE_NONE && xdg->surface->xdg_role != (int)want) {
+		wl_resource_post_error(xdg->wm_base ? xdg->wm_base->resource : resource,
+		                       XDG_WM_BASE_ERROR_ROLE,
+		                       "wl_surface@%u was an %s, it cannot become an %s",
+		                       wl_resource_get_id(xdg->surface->resource),
+		                       want == COMP_XDG_ROLE_POPUP ? "xdg_toplevel" : "xdg_popup",
+		                       want == COMP_XDG_ROLE_POPUP ? "xdg_popup" : "xdg_toplevel");
+		return false;
+	}
 	return true;
 }
 
@@ -223,8 +233,11 @@ static void xdg_surface_get_toplevel(struct wl_client *client, struct wl_resourc
                                      uint32_t id)
 {
 	struct comp_xdg_surface *xdg = xdg_from_resource(resource);
-	if (check_role_free(xdg, resource))
-		comp_xdg_toplevel_create(xdg, id);
+	if (!check_role_free(xdg, resource, COMP_XDG_ROLE_TOPLEVEL))
+		return;
+	comp_xdg_toplevel_create(xdg, id);
+	if (xdg->window)
+		xdg->surface->xdg_role = COMP_XDG_ROLE_TOPLEVEL;
 }
 
 static void xdg_surface_get_popup(struct wl_client *client, struct wl_resource *resource,
@@ -232,7 +245,7 @@ static void xdg_surface_get_popup(struct wl_client *client, struct wl_resource *
                                   struct wl_resource *positioner_resource)
 {
 	struct comp_xdg_surface *xdg = xdg_from_resource(resource);
-	if (!check_role_free(xdg, resource))
+	if (!check_role_free(xdg, resource, COMP_XDG_ROLE_POPUP))
 		return;
 	const struct comp_positioner *positioner = comp_positioner_from_resource(positioner_resource);
 	struct wl_resource *wm_base = xdg->wm_base ? xdg->wm_base->resource : resource;
@@ -261,6 +274,8 @@ static void xdg_surface_get_popup(struct wl_client *client, struct wl_resource *
 		return;
 	}
 	comp_xdg_popup_create(xdg, id, parent, positioner);
+	if (xdg->popup)
+		xdg->surface->xdg_role = COMP_XDG_ROLE_POPUP;
 }
 
 static void xdg_surface_set_window_geometry(struct wl_client *client,

@@ -280,6 +280,23 @@ static const struct bad_mode modes[] = {
 	 run_texture_budget, 1000, {{"wl_display", WL_DISPLAY_ERROR_NO_MEMORY}}},
 	{"mime-flood", "a wl_data_source offering 100000 MIME types", run_mime_flood, 1000,
 	 {{"wl_display", WL_DISPLAY_ERROR_NO_MEMORY}}},
+	/* bad-client-spec.c */
+	{"toplevel-to-popup", "a former toplevel's wl_surface given the xdg_popup role",
+	 run_toplevel_to_popup, 1000, {{"xdg_wm_base", XDG_WM_BASE_ERROR_ROLE}}},
+	{"popup-to-toplevel", "a former popup's wl_surface given the xdg_toplevel role",
+	 run_popup_to_toplevel, 1000, {{"xdg_wm_base", XDG_WM_BASE_ERROR_ROLE}}},
+	{"short-stride", "a 64-pixel XRGB buffer with a 64-byte stride, committed",
+	 run_short_stride, 1000,
+	 {{"wl_buffer", WL_SHM_ERROR_INVALID_STRIDE}, {"wl_shm", WL_SHM_ERROR_INVALID_STRIDE},
+	  {"wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE}}},
+	{"offset-past-pool", "wl_shm_pool.create_buffer whose last row ends past the pool",
+	 run_offset_past_pool, 1000,
+	 {{"wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE}, {"wl_shm", WL_SHM_ERROR_INVALID_STRIDE}}},
+	{"min-over-max", "xdg_toplevel min size 300x100 over max size 200x200, committed",
+	 run_min_over_max, 1000, {{"xdg_toplevel", XDG_TOPLEVEL_ERROR_INVALID_SIZE}}},
+	/* No error expected: the viewport sets the size. */
+	{"scale-viewport", "a 33x33 buffer at scale 2 with a 50x50 viewport destination",
+	 run_scale_viewport, 1000, {{NULL, 0}}},
 };
 
 #define NUM_MODES (sizeof(modes) / sizeof(modes[0]))

@@ -1,6 +1,6 @@
 /* duet-bad-client's shared parts: bad-client.c (the driver and the
  * protocol-rule modes), bad-client-limits.c (the nesting, overflow and
- * budget modes). */
+ * budget modes), bad-client-spec.c (finer rules of the specs). */
 #ifndef DUET_BAD_CLIENT_H
 #define DUET_BAD_CLIENT_H
 
@@ -55,5 +55,13 @@ bool run_huge_buffer_scale(struct bad_client *c);
 bool run_texture_budget(struct bad_client *c);
 bool run_offset_overflow(struct bad_client *c);
 bool run_mime_flood(struct bad_client *c);
+
+/* bad-client-spec.c */
+bool run_toplevel_to_popup(struct bad_client *c);
+bool run_popup_to_toplevel(struct bad_client *c);
+bool run_short_stride(struct bad_client *c);
+bool run_offset_past_pool(struct bad_client *c);
+bool run_min_over_max(struct bad_client *c);
+bool run_scale_viewport(struct bad_client *c);
 
 #endif

@@ -1,0 +1,149 @@
+/* duet-bad-client modes for rules of the specs that a compositor can get
+ * subtly wrong (issue 10, "protocol correctness"): permanent xdg roles, shm
+ * strides, size hints, a scale that the viewport makes irrelevant. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bad-client.h"
+#include "viewporter-client-protocol.h"
+
+/* What the role modes make beyond struct bad_client's own objects. */
+struct roles {
+	struct wl_surface *surface;
+	struct xdg_surface *xdg, *xdg_again;
+	struct xdg_toplevel *toplevel;
+	struct xdg_popup *popup;
+	struct xdg_positioner *positioner;
+};
+
+static void roles_cleanup(struct bad_client *c)
+{
+	struct roles *r = c->mode_data;
+	if (r->popup)
+		xdg_popup_destroy(r->popup);
+	if (r->toplevel)
+		xdg_toplevel_destroy(r->toplevel);
+	if (r->xdg_again)
+		xdg_surface_destroy(r->xdg_again);
+	if (r->xdg)
+		xdg_surface_destroy(r->xdg);
+	if (r->positioner)
+		xdg_positioner_destroy(r->positioner);
+	if (r->surface)
+		wl_surface_destroy(r->surface);
+	free(r);
+	c->mode_data = NULL;
+}
+
+static struct roles *roles_new(struct bad_client *c)
+{
+	struct roles *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	c->mode_data = r;
+	c->mode_cleanup = roles_cleanup;
+	r->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
+	xdg_positioner_set_size(r->positioner, 10, 10);
+	xdg_positioner_set_anchor_rect(r->positioner, 0, 0, 1, 1);
+	return r;
+}
+
+/* A wl_surface that was a toplevel, its xdg objects destroyed, made a
+ * popup through a new xdg_surface: xdg_wm_base.role. */
+bool run_toplevel_to_popup(struct bad_client *c)
+{
+	struct roles *r = roles_new(c);
+	if (!r || !make_toplevel(c, false)) /* the parent */
+		return false;
+	r->surface = wl_compositor_create_surface(c->g.compositor);
+	r->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
+	r->toplevel = xdg_surface_get_toplevel(r->xdg);
+	wl_surface_commit(r->surface);
+	if (wl_display_roundtrip(c->display) < 0)
+		return false;
+	xdg_toplevel_destroy(r->toplevel);
+	r->toplevel = NULL;
+	xdg_surface_destroy(r->xdg);
+	r->xdg = NULL;
+	r->xdg_again = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
+	r->popup = xdg_surface_get_popup(r->xdg_again, c->xdg_surface, r->positioner);
+	return true;
+}
+
+/* The other way round: a popup's wl_surface made a toplevel. */
+bool run_popup_to_toplevel(struct bad_client *c)
+{
+	struct roles *r = roles_new(c);
+	if (!r || !make_toplevel(c, false))
+		return false;
+	r->surface = wl_compositor_create_surface(c->g.compositor);
+	r->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
+	r->popup = xdg_surface_get_popup(r->xdg, c->xdg_surface, r->positioner);
+	wl_surface_commit(r->surface);
+	if (wl_display_roundtrip(c->display) < 0)
+		return false;
+	xdg_popup_destroy(r->popup);
+	r->popup = NULL;
+	xdg_surface_destroy(r->xdg);
+	r->xdg = NULL;
+	r->xdg_again = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
+	r->toplevel = xdg_surface_get_toplevel(r->xdg_again);
+	return true;
+}
+
+/* A 64-pixel-wide XRGB buffer whose rows are 64 bytes apart: libwayland
+ * accepts it (stride >= width), the compositor must not. */
+bool run_short_stride(struct bad_client *c)
+{
+	const int w = 64, h = 64;
+	if (!make_toplevel(c, true) || !make_pool(c, w * h * 4))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w, WL_SHM_FORMAT_XRGB8888);
+	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
+	wl_surface_commit(c->surface);
+	return true;
+}
+
+/* offset + stride * height four bytes past the end of the pool. */
+bool run_offset_past_pool(struct bad_client *c)
+{
+	if (!make_pool(c, 4096))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 4096 - 64 + 4, 16, 1, 64,
+	                                      WL_SHM_FORMAT_XRGB8888);
+	return true;
+}
+
+bool run_min_over_max(struct bad_client *c)
+{
+	if (!make_toplevel(c, true))
+		return false;
+	xdg_toplevel_set_min_size(c->toplevel, 300, 100);
+	xdg_toplevel_set_max_size(c->toplevel, 200, 200);
+	wl_surface_commit(c->surface);
+	return true;
+}
+
+/* Scale 2 and a 33x33 buffer, which alone is invalid_size; a viewport
+ * destination makes the surface 50x50 whatever the scale. */
+bool run_scale_viewport(struct bad_client *c)
+{
+	const int w = 33, h = 33;
+	if (!c->g.viewporter) {
+		fprintf(stderr, "duet-bad-client: no wp_viewporter\n");
+		return false;
+	}
+	if (!make_toplevel(c, true) || !make_pool(c, w * h * 4))
+		return false;
+	c->viewport = wp_viewporter_get_viewport(c->g.viewporter, c->surface);
+	wp_viewport_set_destination(c->viewport, 50, 50);
+	wl_surface_set_buffer_scale(c->surface, 2);
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
+	wl_surface_commit(c->surface);
+	return true;
+}
