@@ -219,6 +219,14 @@ static void latch_buffer_destroyed(struct wl_listener *listener, void *data)
  * the damage still to copy. Returns false after posting a protocol
  * error. *full is set when the texture was (re)created, so the whole node
  * must be repainted. */
+/* The buffer must be a whole number of scale-sized pixels, unless a
+ * viewport destination sets the surface size instead (the later
+ * wl_surface text exempts that case; weston and wlroots do too). */
+static bool scale_fits(int width, int height, const struct comp_surface_state *state)
+{
+	return state->viewport.dst_w > 0 || (width % state->scale == 0 && height % state->scale == 0);
+}
+
 static bool surface_take_buffer(struct comp_surface *surface, struct comp_surface_state *state,
                                 bool *full)
 {
@@ -242,7 +250,19 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		return false;
 	}
 	int width = wl_shm_buffer_get_width(shm), height = wl_shm_buffer_get_height(shm);
-	if (width % state->scale || height % state->scale) {
+	/* libwayland's create_buffer checks offset + stride * height against
+	 * the pool, but only stride >= width, not the format's bytes per
+	 * pixel; so rows that overlap are caught here, when the buffer is
+	 * first used (both formats we take are 4 bytes a pixel). */
+	const int bpp = 4;
+	if (wl_shm_buffer_get_stride(shm) / bpp < width) {
+		wl_resource_post_error(buffer, WL_SHM_ERROR_INVALID_STRIDE,
+		                       "wl_buffer@%u: stride %d is less than %d pixels of %d bytes",
+		                       wl_resource_get_id(buffer), wl_shm_buffer_get_stride(shm),
+		                       width, bpp);
+		return false;
+	}
+	if (!scale_fits(width, height, state)) {
 		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
 		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
 		                       wl_resource_get_id(surface->resource), width, height,
@@ -402,8 +422,8 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 			surface_drop_texture(surface);
 			full = true;
 		}
-	} else if (surface->texture && (surface->buffer_width % state->scale ||
-	                                surface->buffer_height % state->scale)) {
+	} else if (surface->texture &&
+	           !scale_fits(surface->buffer_width, surface->buffer_height, state)) {
 		/* A new scale applies to the buffer already committed as well;
 		 * checking it here also keeps the scale no larger than a buffer
 		 * side, which bounds the damage arithmetic below. */
