@@ -121,6 +121,16 @@ void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel)
 	struct comp_window *window = &toplevel->window;
 	struct comp_xdg_surface *xdg = toplevel->xdg;
 
+	/* Checked here, not per request: a client may set them in either
+	 * order before the commit that applies both. */
+	if ((toplevel->pending_max_w > 0 && toplevel->pending_min_w > toplevel->pending_max_w) ||
+	    (toplevel->pending_max_h > 0 && toplevel->pending_min_h > toplevel->pending_max_h)) {
+		wl_resource_post_error(window->xdg_toplevel, XDG_TOPLEVEL_ERROR_INVALID_SIZE,
+		                       "xdg_toplevel: min size %dx%d is larger than max size %dx%d",
+		                       toplevel->pending_min_w, toplevel->pending_min_h,
+		                       toplevel->pending_max_w, toplevel->pending_max_h);
+		return;
+	}
 	window->min_width = toplevel->pending_min_w;
 	window->min_height = toplevel->pending_min_h;
 	window->max_width = toplevel->pending_max_w;
