@@ -317,8 +317,12 @@ typedef void (*comp_surface_iter_t)(struct comp_surface *surface, void *data);
 void comp_surface_tree_for_each(struct comp_surface *surface, comp_surface_iter_t fn,
                                 void *data);
 bool comp_subsurface_is_synchronized(struct comp_surface *surface);
-/* A commit of a synchronized subsurface: keep it until the parent commits. */
-void comp_subsurface_cache_commit(struct comp_surface *surface);
+/* A subsurface's commit: a synchronized one is merged into its cache until
+ * the parent commits; a desynchronized one with a cache left (its parent
+ * became desynchronized) is merged into it and applied as a whole, so an
+ * older cached state never lands over a newer one. False: not a
+ * subsurface commit, apply the pending state as usual. */
+bool comp_subsurface_commit(struct comp_surface *surface);
 /* The parent's state was applied: apply children's positions, stacking and
  * cached commits. */
 void comp_subsurface_parent_committed(struct comp_surface *parent);

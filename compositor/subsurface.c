@@ -127,13 +127,22 @@ bool comp_subsurface_is_synchronized(struct comp_surface *surface)
 	return false;
 }
 
-void comp_subsurface_cache_commit(struct comp_surface *surface)
+bool comp_subsurface_commit(struct comp_surface *surface)
 {
 	struct comp_subsurface *sub = subsurface_from_surface(surface);
 	if (!sub)
-		return;
+		return false;
+	if (comp_subsurface_is_synchronized(surface)) {
+		comp_surface_state_merge(&sub->cache, &surface->pending);
+		sub->has_cache = true;
+		return true;
+	}
+	if (!sub->has_cache)
+		return false;
 	comp_surface_state_merge(&sub->cache, &surface->pending);
-	sub->has_cache = true;
+	sub->has_cache = false;
+	comp_surface_apply_state(surface, &sub->cache);
+	return true;
 }
 
 static void subsurface_place(struct comp_subsurface *sub)

@@ -122,6 +122,11 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
 		dst->buffer_attached = true;
 		state_set_buffer(dst, src->buffer);
 	}
+	/* Each commit is a content update of its own: the cached one it
+	 * replaces will never be shown, so its presentation feedback is
+	 * discarded (presentation-time: "superseded"). Frame callbacks are
+	 * not tied to one update and add up (wl_surface.frame). */
+	discard_feedbacks(&dst->feedbacks);
 	dst->dx = comp_clamp_coord((int64_t)dst->dx + src->dx);
 	dst->dy = comp_clamp_coord((int64_t)dst->dy + src->dy);
 	pixman_region32_union(&dst->damage, &dst->damage, &src->damage);
@@ -214,11 +219,6 @@ static void latch_buffer_destroyed(struct wl_listener *listener, void *data)
 	latch_set_buffer(surface, NULL);
 }
 
-/* Takes the committed buffer for the next repaint: checks it, (re)creates
- * the texture when its size or format changed, and adds what changed to
- * the damage still to copy. Returns false after posting a protocol
- * error. *full is set when the texture was (re)created, so the whole node
- * must be repainted. */
 /* The buffer must be a whole number of scale-sized pixels, unless a
  * viewport destination sets the surface size instead (the later
  * wl_surface text exempts that case; weston and wlroots do too). */
@@ -227,6 +227,11 @@ static bool scale_fits(int width, int height, const struct comp_surface_state *s
 	return state->viewport.dst_w > 0 || (width % state->scale == 0 && height % state->scale == 0);
 }
 
+/* Takes the committed buffer for the next repaint: checks it, (re)creates
+ * the texture when its size or format changed, and adds what changed to
+ * the damage still to copy. Returns false after posting a protocol
+ * error. *full is set when the texture was (re)created, so the whole node
+ * must be repainted. */
 static bool surface_take_buffer(struct comp_surface *surface, struct comp_surface_state *state,
                                 bool *full)
 {
@@ -596,9 +601,7 @@ static void surface_set_input_region(struct wl_client *client, struct wl_resourc
 static void surface_commit(struct wl_client *client, struct wl_resource *resource)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	if (comp_subsurface_is_synchronized(surface))
-		comp_subsurface_cache_commit(surface);
-	else
+	if (!comp_subsurface_commit(surface))
 		comp_surface_apply_state(surface, &surface->pending);
 }
 

@@ -1,0 +1,595 @@
+/* duet-wl-probe MODE: plays one protocol scenario whose outcome the spec
+ * fixes, for tests/integration/test_wl_protocol.py (issue 10, "protocol
+ * correctness").
+ *
+ * Where the outcome is on screen, the probe prints "step NAME" once the
+ * state to check is committed and waits for a line on stdin, while the test
+ * looks (duet-testctl windows or a screenshot). Where the client itself can
+ * tell (presentation feedback, the selection), the probe checks and prints
+ * "ok ..." or "FAIL ...".
+ *
+ * Exit status: 0 done (and every check passed), 1 a check failed, 2 setup
+ * failure or a protocol error.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "presentation-time-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+#define RED 0xffff0000u
+#define GREEN 0xff00ff00u
+#define BLUE 0xff0000ffu
+#define YELLOW 0xffffff00u
+#define WHITE 0xffffffffu
+
+struct conn {
+	struct wl_display *display;
+	struct test_globals g;
+	struct wl_registry *registry;          /* for what test_globals lacks */
+	struct wl_compositor *compositor5;      /* wl_surface.offset needs v5 */
+	struct wp_presentation *presentation;
+	struct wl_seat *seat;
+	struct wl_keyboard *keyboard;
+	struct wl_data_device *data_device;
+	uint32_t enter_serial;
+	bool focused;
+};
+
+struct window {
+	struct conn *conn;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg;
+	struct xdg_toplevel *toplevel;
+	struct xdg_popup *popup;
+	uint32_t serial;
+	bool configured;
+	int width, height; /* of the last configure */
+};
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "duet-wl-probe: %s\n", msg);
+	exit(2);
+}
+
+static void roundtrip(struct conn *c)
+{
+	if (wl_display_roundtrip(c->display) < 0)
+		die("connection lost (protocol error?)");
+}
+
+/* Tells the test the state to check is on its way, and waits for its go. */
+static void step(struct conn *c, const char *name)
+{
+	roundtrip(c);
+	printf("step %s\n", name);
+	fflush(stdout);
+	char line[64];
+	if (!fgets(line, sizeof(line), stdin))
+		die("stdin closed");
+}
+
+/* ------------------------------------------------------------- globals */
+
+static void keyboard_keymap(void *data, struct wl_keyboard *kbd, uint32_t format, int32_t fd,
+                            uint32_t size)
+{
+	close(fd);
+}
+
+static void keyboard_enter(void *data, struct wl_keyboard *kbd, uint32_t serial,
+                           struct wl_surface *surface, struct wl_array *keys)
+{
+	struct conn *c = data;
+	c->enter_serial = serial;
+	c->focused = true;
+}
+
+static void keyboard_leave(void *data, struct wl_keyboard *kbd, uint32_t serial,
+                           struct wl_surface *surface)
+{
+	struct conn *c = data;
+	c->focused = false;
+}
+
+static void keyboard_key(void *data, struct wl_keyboard *kbd, uint32_t serial, uint32_t time,
+                         uint32_t key, uint32_t state)
+{
+}
+
+static void keyboard_modifiers(void *data, struct wl_keyboard *kbd, uint32_t serial,
+                               uint32_t depressed, uint32_t latched, uint32_t locked,
+                               uint32_t group)
+{
+}
+
+static const struct wl_keyboard_listener keyboard_listener = {
+	.keymap = keyboard_keymap,
+	.enter = keyboard_enter,
+	.leave = keyboard_leave,
+	.key = keyboard_key,
+	.modifiers = keyboard_modifiers,
+};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+                            const char *interface, uint32_t version)
+{
+	struct conn *c = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0 && version >= 5)
+		c->compositor5 = wl_registry_bind(registry, name, &wl_compositor_interface, 5);
+	else if (strcmp(interface, wp_presentation_interface.name) == 0)
+		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+	else if (strcmp(interface, wl_seat_interface.name) == 0 && !c->seat)
+		c->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static void conn_open(struct conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->display = wl_display_connect(NULL);
+	if (!c->display)
+		die("cannot connect to a Wayland display");
+	if (!test_bind_globals(c->display, &c->g) || !c->g.compositor || !c->g.shm ||
+	    !c->g.wm_base || !c->g.subcompositor)
+		die("wl_compositor, wl_subcompositor, wl_shm or xdg_wm_base missing");
+	c->registry = wl_display_get_registry(c->display);
+	wl_registry_add_listener(c->registry, &registry_listener, c);
+	roundtrip(c);
+}
+
+/* ------------------------------------------------------------- buffers */
+
+/* A w x h XRGB buffer: colours[0] fills it, or with four colours its
+ * quadrants (top-left, top-right, bottom-left, bottom-right). */
+static struct wl_buffer *make_buffer(struct conn *c, int w, int h, const uint32_t *colours,
+                                     int n)
+{
+	size_t size = (size_t)w * (size_t)h * 4;
+	int fd = test_create_memfd(size);
+	if (fd < 0)
+		die("memfd");
+	uint32_t *px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (px == MAP_FAILED)
+		die("mmap");
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			px[y * w + x] = n == 4 ? colours[(y >= h / 2) * 2 + (x >= w / 2)] : colours[0];
+	munmap(px, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(c->g.shm, fd, (int32_t)size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
+	                                                     WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+static struct wl_buffer *solid(struct conn *c, int w, int h, uint32_t colour)
+{
+	return make_buffer(c, w, h, &colour, 1);
+}
+
+static void show(struct wl_surface *surface, struct wl_buffer *buffer)
+{
+	wl_surface_attach(surface, buffer, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(surface);
+}
+
+/* ------------------------------------------------------------- windows */
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
+	struct window *w = data;
+	w->serial = serial;
+	w->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
+                               int32_t height, struct wl_array *states)
+{
+	struct window *w = data;
+	w->width = width;
+	w->height = height;
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
+                            int32_t width, int32_t height)
+{
+	struct window *w = data;
+	w->width = width;
+	w->height = height;
+}
+
+static void popup_done(void *data, struct xdg_popup *popup)
+{
+}
+
+static const struct xdg_popup_listener popup_listener = {
+	.configure = popup_configure,
+	.popup_done = popup_done,
+};
+
+static void wait_configure(struct window *w)
+{
+	w->configured = false;
+	while (!w->configured)
+		if (wl_display_dispatch(w->conn->display) < 0)
+			die("connection lost waiting for a configure");
+}
+
+static struct wl_surface *new_surface(struct conn *c)
+{
+	return wl_compositor_create_surface(c->compositor5 ? c->compositor5 : c->g.compositor);
+}
+
+/* A toplevel showing buffer (mapped once this returns). */
+static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
+                         struct wl_buffer *buffer, int32_t transform)
+{
+	memset(w, 0, sizeof(*w));
+	w->conn = c;
+	w->surface = new_surface(c);
+	w->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, w->surface);
+	xdg_surface_add_listener(w->xdg, &xdg_surface_listener, w);
+	w->toplevel = xdg_surface_get_toplevel(w->xdg);
+	xdg_toplevel_add_listener(w->toplevel, &toplevel_listener, w);
+	xdg_toplevel_set_app_id(w->toplevel, app_id);
+	wl_surface_commit(w->surface);
+	wait_configure(w);
+	xdg_surface_ack_configure(w->xdg, w->serial);
+	if (transform)
+		wl_surface_set_buffer_transform(w->surface, transform);
+	show(w->surface, buffer);
+	roundtrip(c);
+}
+
+/* A popup of parent, size w x h at x,y of the parent's geometry. */
+static void map_popup(struct conn *c, struct window *w, struct window *parent, int x, int y,
+                      struct wl_buffer *buffer, int width, int height)
+{
+	memset(w, 0, sizeof(*w));
+	w->conn = c;
+	w->surface = new_surface(c);
+	w->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, w->surface);
+	xdg_surface_add_listener(w->xdg, &xdg_surface_listener, w);
+	struct xdg_positioner *pos = xdg_wm_base_create_positioner(c->g.wm_base);
+	xdg_positioner_set_size(pos, width, height);
+	xdg_positioner_set_anchor_rect(pos, x, y, 1, 1);
+	xdg_positioner_set_anchor(pos, XDG_POSITIONER_ANCHOR_TOP_LEFT);
+	xdg_positioner_set_gravity(pos, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+	w->popup = xdg_surface_get_popup(w->xdg, parent->xdg, pos);
+	xdg_positioner_destroy(pos);
+	xdg_popup_add_listener(w->popup, &popup_listener, w);
+	wl_surface_commit(w->surface);
+	wait_configure(w);
+	xdg_surface_ack_configure(w->xdg, w->serial);
+	show(w->surface, buffer);
+	roundtrip(c);
+}
+
+static struct wl_subsurface *add_subsurface(struct conn *c, struct wl_surface *surface,
+                                            struct wl_surface *parent, int x, int y)
+{
+	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(c->g.subcompositor, surface,
+	                                                            parent);
+	wl_subsurface_set_position(sub, x, y);
+	return sub;
+}
+
+/* --------------------------------------------------------------- modes */
+
+/* T (red 200x150) > P (sync, green 100x100 at 20,20) > C (desync, at
+ * 10,10). C's commit of blue is cached (P is synchronized); P turns
+ * desynchronized; C commits yellow, which is now applied at once, and
+ * must not be undone by the stale blue when P commits next. */
+static int mode_subsurface_merge(struct conn *c)
+{
+	struct window t;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	struct wl_surface *p = new_surface(c), *ch = new_surface(c);
+	struct wl_subsurface *psub = add_subsurface(c, p, t.surface, 20, 20);
+	show(p, solid(c, 100, 100, GREEN));
+	struct wl_subsurface *csub = add_subsurface(c, ch, p, 10, 10);
+	wl_subsurface_set_desync(csub);
+	wl_surface_commit(p);       /* C's position */
+	wl_surface_commit(t.surface); /* P's position and content, C's position */
+	show(ch, solid(c, 40, 40, BLUE)); /* cached: P is synchronized */
+	wl_subsurface_set_desync(psub);
+	show(ch, solid(c, 40, 40, YELLOW));
+	wl_surface_commit(p);
+	step(c, "check");
+	return 0;
+}
+
+struct feedback {
+	int state; /* 0 waiting, 1 presented, 2 discarded */
+};
+
+static void fb_sync_output(void *data, struct wp_presentation_feedback *fb,
+                           struct wl_output *output)
+{
+}
+
+static void fb_presented(void *data, struct wp_presentation_feedback *fb, uint32_t sec_hi,
+                         uint32_t sec_lo, uint32_t nsec, uint32_t refresh, uint32_t seq_hi,
+                         uint32_t seq_lo, uint32_t flags)
+{
+	((struct feedback *)data)->state = 1;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static void fb_discarded(void *data, struct wp_presentation_feedback *fb)
+{
+	((struct feedback *)data)->state = 2;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = fb_sync_output,
+	.presented = fb_presented,
+	.discarded = fb_discarded,
+};
+
+static void ask_feedback(struct conn *c, struct wl_surface *surface, struct feedback *f)
+{
+	f->state = 0;
+	wp_presentation_feedback_add_listener(wp_presentation_feedback(c->presentation, surface),
+	                                      &feedback_listener, f);
+}
+
+/* Two commits of a synchronized subsurface, each with presentation
+ * feedback, then the parent's commit: the first update was replaced
+ * before it could be shown, so its feedback is discarded; the second is
+ * presented. */
+static int mode_subsurface_feedback(struct conn *c)
+{
+	if (!c->presentation)
+		die("no wp_presentation");
+	struct window t;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	struct wl_surface *s = new_surface(c);
+	add_subsurface(c, s, t.surface, 10, 10);
+	struct feedback f1, f2;
+	ask_feedback(c, s, &f1);
+	show(s, solid(c, 50, 50, GREEN));
+	ask_feedback(c, s, &f2);
+	show(s, solid(c, 50, 50, BLUE));
+	wl_surface_commit(t.surface);
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		roundtrip(c);
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((!f1.state || !f2.state) && now.tv_sec - start.tv_sec < 5);
+	static const char *names[] = {"nothing", "presented", "discarded"};
+	printf("feedback of the replaced update: %s\n", names[f1.state]);
+	printf("feedback of the shown update: %s\n", names[f2.state]);
+	bool ok = f1.state == 2 && f2.state == 1;
+	printf("%s\n", ok ? "ok" : "FAIL: want discarded, then presented");
+	return ok ? 0 : 1;
+}
+
+/* Maximize, unmaximize, fullscreen: each request gets a configure at
+ * once, but the window moves only with the ack and the commit. */
+static void state_round(struct conn *c, struct window *t, void (*request)(struct xdg_toplevel *),
+                        const char *requested, const char *applied)
+{
+	request(t->toplevel);
+	wait_configure(t);
+	step(c, requested);
+	int w = t->width ? t->width : 200, h = t->height ? t->height : 150;
+	xdg_surface_ack_configure(t->xdg, t->serial);
+	show(t->surface, solid(c, w, h, RED));
+	step(c, applied);
+}
+
+static void unset_fullscreen(struct xdg_toplevel *toplevel)
+{
+	xdg_toplevel_unset_fullscreen(toplevel);
+}
+
+static void set_fullscreen(struct xdg_toplevel *toplevel)
+{
+	xdg_toplevel_set_fullscreen(toplevel, NULL);
+}
+
+static int mode_maximize_ack(struct conn *c)
+{
+	struct window t;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	step(c, "mapped");
+	state_round(c, &t, xdg_toplevel_set_maximized, "maximize-asked", "maximized");
+	state_round(c, &t, xdg_toplevel_unset_maximized, "restore-asked", "restored");
+	state_round(c, &t, set_fullscreen, "fullscreen-asked", "fullscreen");
+	state_round(c, &t, unset_fullscreen, "unfullscreen-asked", "unfullscreen");
+	return 0;
+}
+
+/* Two windows of one 100x60 four-colour buffer: rotated 90 degrees, and
+ * flipped. */
+static int mode_buffer_transform(struct conn *c)
+{
+	static const uint32_t quads[4] = {RED, GREEN, BLUE, WHITE};
+	struct window a, b;
+	map_toplevel(c, &a, "duet-probe-90", make_buffer(c, 100, 60, quads, 4),
+	             WL_OUTPUT_TRANSFORM_90);
+	map_toplevel(c, &b, "duet-probe-flipped-270", make_buffer(c, 100, 60, quads, 4),
+	             WL_OUTPUT_TRANSFORM_FLIPPED_270);
+	step(c, "check");
+	return 0;
+}
+
+/* wl_surface.offset on a subsurface and on a popup moves them by the
+ * offset, as it moves a toplevel. */
+static int mode_offset(struct conn *c)
+{
+	if (!c->compositor5)
+		die("no wl_compositor v5");
+	struct window t, p;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	struct wl_surface *s = new_surface(c);
+	struct wl_subsurface *sub = add_subsurface(c, s, t.surface, 10, 10);
+	wl_subsurface_set_desync(sub);
+	struct wl_buffer *green = solid(c, 20, 20, GREEN);
+	show(s, green);
+	wl_surface_commit(t.surface);
+	struct wl_buffer *blue = solid(c, 30, 30, BLUE);
+	map_popup(c, &p, &t, 100, 50, blue, 30, 30);
+	step(c, "placed");
+	wl_surface_offset(s, 30, 20);
+	show(s, green);
+	wl_surface_offset(p.surface, 20, 10);
+	show(p.surface, blue);
+	step(c, "offset");
+	return 0;
+}
+
+/* ----------------------------------------------------------- selection */
+
+struct source {
+	struct wl_data_source *source;
+	bool cancelled;
+};
+
+static void source_target(void *data, struct wl_data_source *s, const char *mime)
+{
+}
+
+static void source_send(void *data, struct wl_data_source *s, const char *mime, int32_t fd)
+{
+	close(fd);
+}
+
+static void source_cancelled(void *data, struct wl_data_source *s)
+{
+	((struct source *)data)->cancelled = true;
+}
+
+static const struct wl_data_source_listener source_listener = {
+	.target = source_target,
+	.send = source_send,
+	.cancelled = source_cancelled,
+};
+
+static void new_source(struct conn *c, struct source *s, const char *mime)
+{
+	s->cancelled = false;
+	s->source = wl_data_device_manager_create_data_source(c->g.data_device_manager);
+	wl_data_source_add_listener(s->source, &source_listener, s);
+	wl_data_source_offer(s->source, mime);
+}
+
+static void seat_keyboard(struct conn *c)
+{
+	if (!c->seat || !c->g.data_device_manager)
+		die("no wl_seat or wl_data_device_manager");
+	c->keyboard = wl_seat_get_keyboard(c->seat);
+	wl_keyboard_add_listener(c->keyboard, &keyboard_listener, c);
+	c->data_device = wl_data_device_manager_get_data_device(c->g.data_device_manager, c->seat);
+}
+
+static bool check(bool ok, const char *what)
+{
+	printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+	return ok;
+}
+
+/* B maps and gets the focus, then A does. A's selection (with its enter
+ * serial) stands; B, now unfocused, cannot replace it, nor can A with a
+ * serial older than its focus; A with its own serial can. */
+static int mode_selection_focus(struct conn *a)
+{
+	struct conn b;
+	conn_open(&b);
+	seat_keyboard(a);
+	seat_keyboard(&b);
+	struct window wb, wa;
+	map_toplevel(&b, &wb, "duet-probe-b", solid(&b, 100, 100, GREEN), 0);
+	roundtrip(&b);
+	map_toplevel(a, &wa, "duet-probe-a", solid(a, 100, 100, RED), 0);
+	roundtrip(a);
+	roundtrip(&b);
+	if (!a->focused || b.focused)
+		die("A should have the keyboard focus, B not");
+	struct source sa, sb, stale, again;
+	new_source(a, &sa, "text/x-duet-a");
+	wl_data_device_set_selection(a->data_device, sa.source, a->enter_serial);
+	roundtrip(a);
+	new_source(&b, &sb, "text/x-duet-b");
+	wl_data_device_set_selection(b.data_device, sb.source, b.enter_serial);
+	roundtrip(&b);
+	roundtrip(a);
+	bool ok = check(!sa.cancelled, "an unfocused client cannot replace the selection");
+	new_source(a, &stale, "text/x-duet-stale");
+	wl_data_device_set_selection(a->data_device, stale.source, b.enter_serial);
+	roundtrip(a);
+	ok &= check(!sa.cancelled, "a serial older than the focus does not replace it");
+	new_source(a, &again, "text/x-duet-again");
+	wl_data_device_set_selection(a->data_device, again.source, a->enter_serial);
+	roundtrip(a);
+	ok &= check(sa.cancelled, "the focused client replaces it with its own serial");
+	return ok ? 0 : 1;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct conn *c);
+} modes[] = {
+	{"subsurface-merge", mode_subsurface_merge},
+	{"subsurface-feedback", mode_subsurface_feedback},
+	{"maximize-ack", mode_maximize_ack},
+	{"buffer-transform", mode_buffer_transform},
+	{"offset", mode_offset},
+	{"selection-focus", mode_selection_focus},
+};
+
+int main(int argc, char **argv)
+{
+	size_t n = sizeof(modes) / sizeof(modes[0]);
+	for (size_t i = 0; argc == 2 && i < n; i++) {
+		if (strcmp(argv[1], modes[i].name) != 0)
+			continue;
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		struct conn c;
+		conn_open(&c);
+		int status = modes[i].run(&c);
+		roundtrip(&c);
+		printf("done\n");
+		return status;
+	}
+	fprintf(stderr, "usage: duet-wl-probe MODE\nmodes:");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " %s", modes[i].name);
+	fprintf(stderr, "\n");
+	return 2;
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Protocol rules whose outcome a client or the screen can tell (issue 10,
+"protocol correctness"), played by duet-wl-probe (tests/clients/wl-probe.c).
+
+usage: test_wl_protocol.py SCENARIO
+
+subsurface-merge     a desynchronized child of a synchronized subsurface
+                     commits while cached, its parent turns desynchronized,
+                     the child commits again: the newer content stays (the
+                     cache was merged and applied whole, not replayed later).
+subsurface-feedback  a cached synchronized commit replaced by a newer one
+                     before the parent's commit: its presentation feedback
+                     is discarded, the newer one's presented.
+maximize-ack         maximize, restore, fullscreen, unfullscreen: the window
+                     moves only once the client acks the configure and
+                     commits, not when it asks.
+buffer-transform     buffers drawn with wl_surface.set_buffer_transform 90
+                     and flipped-270: the surface is rotated/transposed on
+                     screen and its size follows.
+offset               wl_surface.offset moves a subsurface and a popup.
+selection-focus      wl_data_device.set_selection from an unfocused client or
+                     with a serial older than the focus is ignored.
+"""
+
+import subprocess
+import sys
+
+import duet
+from duet import check
+
+RED, GREEN, BLUE, YELLOW, WHITE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0), \
+    (255, 255, 255)
+
+
+class Probe:
+    """duet-wl-probe MODE, stepped through its "step NAME" lines."""
+
+    def __init__(self, s, mode):
+        self.s = s
+        self.proc = s.spawn("probe", [duet.program("DUET_WL_PROBE"), mode], s.env,
+                            stdin=subprocess.PIPE)
+        self.at = 0
+
+    def wait_step(self, name):
+        self.at, _ = self.proc.wait_line(r"^step %s$" % name, start=self.at, timeout=20)
+        self.at += 1
+        self.s.sync()
+
+    def go(self):
+        self.proc.popen.stdin.write(b"go\n")
+        self.proc.popen.stdin.flush()
+
+    def finish(self):
+        self.proc.popen.stdin.close()
+        status = self.proc.wait(20)
+        out = "\n".join(self.proc.lines)
+        duet.log("duet-wl-probe:\n" + out)
+        check(status == 0, "duet-wl-probe exited %d:\n%s\n%s"
+              % (status, out, self.proc.stderr_tail()))
+
+
+def expect_colours(img, win, points, what):
+    for (x, y), want in points:
+        got = img.pixel(win.x + x, win.y + y)
+        check(got == want, "%s: pixel %d,%d of window %r is %r, want %r"
+              % (what, x, y, win, got, want))
+
+
+def subsurface_merge(s):
+    probe = Probe(s, "subsurface-merge")
+    probe.wait_step("check")
+    win = s.wait_window(app_id="duet-probe")
+    img = s.screenshot("merge")
+    # The child is 40x40 at 30,30 of the toplevel.
+    expect_colours(img, win, [((50, 50), YELLOW), ((25, 25), GREEN), ((5, 5), RED)],
+                   "the child's newest commit")
+    probe.go()
+    probe.finish()
+
+
+def subsurface_feedback(s):
+    Probe(s, "subsurface-feedback").finish()
+
+
+def maximize_ack(s):
+    ow, oh = (int(v) for v in s.size.split("x"))
+    probe = Probe(s, "maximize-ack")
+
+    def window(step):
+        probe.wait_step(step)
+        win = s.wait_window(app_id="duet-probe")
+        duet.log("%s: %r" % (step, win))
+        return win
+
+    normal = window("mapped")
+    check((normal.x, normal.y) != (0, 0), "a 200x150 window placed at 0,0: %r" % (normal,))
+    for asked, applied, full in (("maximize-asked", "maximized", True),
+                                 ("restore-asked", "restored", False),
+                                 ("fullscreen-asked", "fullscreen", True),
+                                 ("unfullscreen-asked", "unfullscreen", False)):
+        before = (0, 0, ow, oh) if not full else (normal.x, normal.y, normal.w, normal.h)
+        win = window(asked)
+        check((win.x, win.y, win.w, win.h) == before,
+              "%s: the window changed before the client acked and committed: %r, want %r"
+              % (asked, win, before))
+        probe.go()
+        after = (0, 0, ow, oh) if full else (normal.x, normal.y, normal.w, normal.h)
+        win = window(applied)
+        check((win.x, win.y, win.w, win.h) == after,
+              "%s: window %r after ack and commit, want %r" % (applied, win, after))
+        probe.go()
+    probe.finish()
+
+
+def buffer_transform(s):
+    probe = Probe(s, "buffer-transform")
+    probe.wait_step("check")
+    img = s.screenshot("transform")
+    # The 100x60 buffer's quadrants are red, green / blue, white.
+    for app_id, quads in (("duet-probe-90", (GREEN, WHITE, RED, BLUE)),
+                          ("duet-probe-flipped-270", (RED, BLUE, GREEN, WHITE))):
+        win = s.wait_window(app_id=app_id)
+        check((win.w, win.h) == (60, 100), "%s is %dx%d, want 60x100" % (app_id, win.w, win.h))
+        expect_colours(img, win, [((15, 25), quads[0]), ((45, 25), quads[1]),
+                                  ((15, 75), quads[2]), ((45, 75), quads[3])], app_id)
+    probe.go()
+    probe.finish()
+
+
+def offset(s):
+    probe = Probe(s, "offset")
+    probe.wait_step("placed")
+    win = s.wait_window(app_id="duet-probe")
+    img = s.screenshot("placed")
+    # Subsurface 20x20 at 10,10, popup 30x30 at 100,50.
+    expect_colours(img, win, [((15, 15), GREEN), ((110, 60), BLUE)], "before the offsets")
+    probe.go()
+    probe.wait_step("offset")
+    img = s.screenshot("offset")
+    # Moved by 30,20 and 20,10.
+    expect_colours(img, win, [((15, 15), RED), ((45, 35), GREEN), ((105, 55), RED),
+                              ((125, 65), BLUE)], "after wl_surface.offset")
+    probe.go()
+    probe.finish()
+
+
+def selection_focus(s):
+    Probe(s, "selection-focus").finish()
+
+
+SCENARIOS = {
+    "subsurface-merge": subsurface_merge,
+    "subsurface-feedback": subsurface_feedback,
+    "maximize-ack": maximize_ack,
+    "buffer-transform": buffer_transform,
+    "offset": offset,
+    "selection-focus": selection_focus,
+}
+
+
+def test():
+    scenario = sys.argv[1]
+    if scenario not in SCENARIOS:
+        raise duet.Failure("unknown scenario %r" % scenario)
+    with duet.Session("wl-protocol-" + scenario) as s:
+        SCENARIOS[scenario](s)
+        s.check_alive()
+
+
+if __name__ == "__main__":
+    duet.main(test)
