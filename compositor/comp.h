@@ -367,6 +367,10 @@ void comp_window_send_close(struct comp_window *window);
 void comp_window_send_state(struct comp_window *window);
 /* Moves the window's geometry origin to output position x,y (its popups follow). */
 void comp_window_set_position(struct comp_window *window, int x, int y);
+/* The same, but only once the client has acked the configure just sent
+ * and committed (maximize, fullscreen and their undoing: the window moves
+ * with its new content, xdg_toplevel's text). */
+void comp_window_move_on_ack(struct comp_window *window, int x, int y);
 /* Puts the window on top of the stack. */
 void comp_window_raise(struct comp_window *window);
 /* Hides (minimize) or shows the window's surfaces without unmapping it. */

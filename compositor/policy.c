@@ -139,19 +139,21 @@ static void save_geometry(struct comp_window *window)
 	window->saved_height = window->geometry.height;
 }
 
+/* The window moves when the client has acked the configure and drawn
+ * for it, not before (rule 5 takes effect with the client's new content). */
 static void restore_geometry(struct comp_window *window)
 {
-	if (window->mapped)
-		comp_window_set_position(window, window->saved_x, window->saved_y);
 	comp_window_configure(window, window->saved_width, window->saved_height);
+	if (window->mapped)
+		comp_window_move_on_ack(window, window->saved_x, window->saved_y);
 }
 
 static void fill_output(struct comp_window *window)
 {
 	struct comp_output *output = window->server->output;
-	if (window->mapped)
-		comp_window_set_position(window, 0, 0);
 	comp_window_configure(window, output->width, output->height);
+	if (window->mapped)
+		comp_window_move_on_ack(window, 0, 0);
 }
 
 void comp_policy_request_maximize(struct comp_window *window, bool maximize)

@@ -114,6 +114,11 @@ struct comp_xdg_toplevel {
 	struct comp_xdg_surface *xdg;   /* NULL once the xdg_surface is gone */
 	int pending_min_w, pending_min_h, pending_max_w, pending_max_h;
 	int configured_w, configured_h; /* size of the last configure sent */
+	/* comp_window_move_on_ack: where the window goes once the configure
+	 * with move_serial (or a later one) is acked and a commit follows. */
+	bool move_pending, move_acked;
+	uint32_t move_serial;
+	int move_x, move_y;
 };
 
 static inline struct comp_xdg_toplevel *comp_xdg_toplevel_from_window(struct comp_window *window)
@@ -126,6 +131,8 @@ static inline struct comp_xdg_toplevel *comp_xdg_toplevel_from_window(struct com
 void comp_xdg_toplevel_create(struct comp_xdg_surface *xdg, uint32_t id);
 void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel);
 void comp_xdg_toplevel_unmap(struct comp_xdg_toplevel *toplevel);
+/* The client acked the configure with this serial (older ones included). */
+void comp_xdg_toplevel_acked(struct comp_xdg_toplevel *toplevel, uint32_t serial);
 /* Tears the toplevel down (its resource becomes inert). */
 void comp_xdg_toplevel_destroy_object(struct comp_xdg_toplevel *toplevel);
 

@@ -332,6 +332,8 @@ static void xdg_surface_ack_configure(struct wl_client *client, struct wl_resour
 	/* Acking a configure implicitly acks the older ones. */
 	wl_list_for_each_safe(c, tmp, &xdg->configures, link) {
 		bool last = c->serial == serial;
+		if (xdg->role == COMP_XDG_ROLE_TOPLEVEL && xdg->window)
+			comp_xdg_toplevel_acked(comp_xdg_toplevel_from_window(xdg->window), c->serial);
 		wl_list_remove(&c->link);
 		free(c);
 		xdg->n_configures--;

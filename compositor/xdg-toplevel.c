@@ -15,6 +15,28 @@ void comp_window_set_position(struct comp_window *window, int x, int y)
 		comp_xdg_surface_update_position(toplevel->xdg);
 }
 
+void comp_window_move_on_ack(struct comp_window *window, int x, int y)
+{
+	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
+	if (!toplevel->xdg || wl_list_empty(&toplevel->xdg->configures)) {
+		comp_window_set_position(window, x, y);
+		return;
+	}
+	struct comp_xdg_configure *last =
+		wl_container_of(toplevel->xdg->configures.prev, last, link);
+	toplevel->move_pending = true;
+	toplevel->move_acked = false;
+	toplevel->move_serial = last->serial;
+	toplevel->move_x = x;
+	toplevel->move_y = y;
+}
+
+void comp_xdg_toplevel_acked(struct comp_xdg_toplevel *toplevel, uint32_t serial)
+{
+	if (toplevel->move_pending && serial == toplevel->move_serial)
+		toplevel->move_acked = true;
+}
+
 void comp_window_raise(struct comp_window *window)
 {
 	wl_list_remove(&window->link);
@@ -109,6 +131,7 @@ void comp_xdg_toplevel_unmap(struct comp_xdg_toplevel *toplevel)
 		comp_surface_unmap(window->surface);
 	window->mapped = false;
 	window->minimized = false;
+	toplevel->move_pending = false;
 	comp_policy_window_unmapped(window); /* refocuses */
 	if (window->server->focused == window)
 		window->server->focused = NULL;
@@ -153,6 +176,11 @@ void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel)
 		comp_xdg_toplevel_unmap(toplevel);
 		comp_xdg_surface_reset(xdg);
 	} else if (window->mapped) {
+		if (toplevel->move_pending && toplevel->move_acked) {
+			toplevel->move_pending = false;
+			window->x = toplevel->move_x;
+			window->y = toplevel->move_y;
+		}
 		/* wl_surface.offset moves the window, like attach's x,y did. */
 		if (xdg->surface->current.dx || xdg->surface->current.dy) {
 			/* Clamped: a client moving itself commit after commit. */

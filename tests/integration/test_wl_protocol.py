@@ -94,6 +94,7 @@ def maximize_ack(s):
 
     normal = window("mapped")
     check((normal.x, normal.y) != (0, 0), "a 200x150 window placed at 0,0: %r" % (normal,))
+    probe.go()
     for asked, applied, full in (("maximize-asked", "maximized", True),
                                  ("restore-asked", "restored", False),
                                  ("fullscreen-asked", "fullscreen", True),
