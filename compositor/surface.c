@@ -461,6 +461,7 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 		full = true;
 
 	render_node_set_size(surface->node, surface->width, surface->height);
+	render_node_set_transform(surface->node, state->transform);
 	const struct comp_viewport_state *vp = &state->viewport;
 	if (vp->has_src)
 		render_node_set_source(surface->node, (float)(vp->src_x * state->scale),
@@ -615,8 +616,6 @@ static void surface_set_buffer_transform(struct wl_client *client,
 		                       wl_resource_get_id(resource), transform);
 		return;
 	}
-	/* Accepted but drawn untransformed: no client duet runs rotates its
-	 * buffers; the surface size still follows the rotation. */
 	surface->pending.transform = transform;
 }
 

@@ -171,16 +171,14 @@ static void set_blending(struct renderer *r, bool blend)
 	r->blending = blend;
 }
 
-/* Draws the quad dst with texture coordinates tc (s1,t1,s2,t2) once per
- * rectangle of clip ∩ dst; the current program and state must be set. */
-static void draw_clipped(struct renderer *r, const pixman_box32_t *dst, const GLfloat tc[4])
+/* Draws the quad dst with texcoord for its corners (top-left, top-right,
+ * bottom-left, bottom-right) once per rectangle of clip ∩ dst; the current
+ * program and state must be set. */
+static void draw_clipped(struct renderer *r, const pixman_box32_t *dst, const GLfloat texcoord[8])
 {
 	const GLfloat pos[8] = {
 		(GLfloat)dst->x1, (GLfloat)dst->y1, (GLfloat)dst->x2, (GLfloat)dst->y1,
 		(GLfloat)dst->x1, (GLfloat)dst->y2, (GLfloat)dst->x2, (GLfloat)dst->y2,
-	};
-	const GLfloat texcoord[8] = {
-		tc[0], tc[1], tc[2], tc[1], tc[0], tc[3], tc[2], tc[3],
 	};
 	pixman_region32_t region;
 	const pixman_box32_t *rects;
@@ -206,7 +204,7 @@ static void draw_clipped(struct renderer *r, const pixman_box32_t *dst, const GL
 
 static void fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend)
 {
-	static const GLfloat tc[4] = { 0, 0, 0, 0 };
+	static const GLfloat tc[8] = { 0 };
 	struct render_program *p = &r->programs[RENDER_SHADER_SOLID];
 
 	if (box->x2 <= box->x1 || box->y2 <= box->y1)
@@ -232,6 +230,24 @@ void render_fill_replace(struct renderer *r, const pixman_box32_t *box, uint32_t
 	fill(r, box, argb, false);
 }
 
+/* The texture coordinate u,v (0..1) shown at s,t (0..1) of a quad whose
+ * content was drawn with transform (render_quad.transform). */
+static void transform_coord(int transform, GLfloat s, GLfloat t, GLfloat *uv)
+{
+	GLfloat u = s, v = t;
+	switch (transform & 7) {
+	case 1: u = 1 - t; v = s; break;     /* 90 */
+	case 2: u = 1 - s; v = 1 - t; break; /* 180 */
+	case 3: u = t; v = 1 - s; break;     /* 270 */
+	case 4: u = 1 - s; break;            /* flipped */
+	case 5: u = 1 - t; v = 1 - s; break; /* flipped 90 */
+	case 6: v = 1 - t; break;            /* flipped 180 */
+	case 7: u = t; v = s; break;         /* flipped 270 */
+	}
+	uv[0] = u;
+	uv[1] = v;
+}
+
 void render_draw_texture(struct renderer *r, struct render_texture *tex,
                          const struct render_quad *q)
 {
@@ -241,7 +257,7 @@ void render_draw_texture(struct renderer *r, struct render_texture *tex,
 	float sx = q->src_x, sy = q->src_y, sw = q->src_w, sh = q->src_h;
 	float alpha = q->alpha > 1.0f ? 1.0f : q->alpha;
 	pixman_box32_t dst;
-	GLfloat tc[4];
+	GLfloat tc[8];
 	GLint filter = q->nearest ? GL_NEAREST : GL_LINEAR;
 	bool opaque;
 
@@ -254,18 +270,23 @@ void render_draw_texture(struct renderer *r, struct render_texture *tex,
 	dst.y1 = q->y;
 	dst.x2 = q->x + q->width;
 	dst.y2 = q->y + q->height;
+	/* The source rect is in the transformed texture: 90 and 270 degrees
+	 * swap its axes. */
+	float tw = (float)(q->transform & 1 ? tex->height : tex->width);
+	float th = (float)(q->transform & 1 ? tex->width : tex->height);
 	if (sw <= 0 || sh <= 0) {
 		sx = 0;
 		sy = 0;
-		sw = (float)tex->width;
-		sh = (float)tex->height;
+		sw = tw;
+		sh = th;
 	}
 	/* Texture row 0 is the image's top row, and output y grows downwards:
 	 * the y flip of a target lives only in the projection. */
-	tc[0] = sx / tex->width;
-	tc[1] = sy / tex->height;
-	tc[2] = (sx + sw) / tex->width;
-	tc[3] = (sy + sh) / tex->height;
+	GLfloat s1 = sx / tw, t1 = sy / th, s2 = (sx + sw) / tw, t2 = (sy + sh) / th;
+	transform_coord(q->transform, s1, t1, &tc[0]);
+	transform_coord(q->transform, s2, t1, &tc[2]);
+	transform_coord(q->transform, s1, t2, &tc[4]);
+	transform_coord(q->transform, s2, t2, &tc[6]);
 
 	opaque = alpha >= 1.0f && (q->opaque || kind == RENDER_SHADER_RGBX);
 	use_program(r, kind);

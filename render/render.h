@@ -160,6 +160,11 @@ struct render_quad {
 	float alpha;                  /* 0..1 multiplied into the texture */
 	bool opaque;                  /* draw without blending (opaque content) */
 	bool nearest;                 /* nearest filtering instead of linear */
+	/* How the texture's content was drawn, undone when it is shown; the
+	 * values and their meaning are wl_output_transform's (0 normal, 1-3
+	 * rotated by 90/180/270 degrees counter-clockwise, 4-7 the same after a
+	 * horizontal flip). src_* are in the transformed texture's texels. */
+	int transform;
 };
 void render_draw_texture(struct renderer *r, struct render_texture *tex,
                          const struct render_quad *q);
@@ -191,6 +196,8 @@ void render_node_set_size(struct render_node *n, int width, int height);
 /* Source crop in texels (viewporter); w <= 0 clears it. */
 void render_node_set_source(struct render_node *n, float x, float y, float w, float h);
 void render_node_set_alpha(struct render_node *n, float alpha);
+/* render_quad.transform for the node's texture (0 = none). */
+void render_node_set_transform(struct render_node *n, int transform);
 /* Region in node-local destination coordinates known to be fully opaque;
  * NULL = none (ARGB) . XRGB textures are opaque whatever this says. */
 void render_node_set_opaque_region(struct render_node *n, const pixman_region32_t *opaque);

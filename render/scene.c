@@ -24,6 +24,7 @@ struct render_node {
 	int width, height;            /* 0x0 = texture size */
 	float src_x, src_y, src_w, src_h; /* src_w <= 0: whole texture */
 	float alpha;
+	int transform;                /* render_quad.transform */
 	bool has_opaque;
 	pixman_region32_t opaque;     /* node-local */
 	pixman_region32_t paint_clip; /* scratch of render_scene_paint */
@@ -234,6 +235,14 @@ void render_node_set_size(struct render_node *n, int width, int height)
 	node_damage_shown(n);
 }
 
+void render_node_set_transform(struct render_node *n, int transform)
+{
+	if (n->transform == transform)
+		return;
+	n->transform = transform;
+	render_node_damage(n, NULL);
+}
+
 void render_node_set_source(struct render_node *n, float x, float y, float w, float h)
 {
 	if (!(w > 0) || !(h > 0))
@@ -387,6 +396,7 @@ static void paint_node(struct renderer *r, struct render_node *n,
 	q.src_w = n->src_w;
 	q.src_h = n->src_h;
 	q.alpha = n->alpha;
+	q.transform = n->transform;
 	/* Unscaled with whole-texel offsets: nearest gives the exact texels
 	 * and is cheaper; scaled content gets linear filtering. */
 	q.nearest = sw == (float)w && sh == (float)h &&

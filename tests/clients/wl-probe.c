@@ -435,17 +435,21 @@ static int mode_maximize_ack(struct conn *c)
 	return 0;
 }
 
-/* Two windows of one 100x60 four-colour buffer: rotated 90 degrees, and
- * flipped. */
+/* One 100x60 four-colour buffer shown rotated by 90 degrees, then (in a
+ * window of its own, the first one gone) flipped and rotated by 270. */
 static int mode_buffer_transform(struct conn *c)
 {
 	static const uint32_t quads[4] = {RED, GREEN, BLUE, WHITE};
-	struct window a, b;
-	map_toplevel(c, &a, "duet-probe-90", make_buffer(c, 100, 60, quads, 4),
+	struct window w;
+	map_toplevel(c, &w, "duet-probe-90", make_buffer(c, 100, 60, quads, 4),
 	             WL_OUTPUT_TRANSFORM_90);
-	map_toplevel(c, &b, "duet-probe-flipped-270", make_buffer(c, 100, 60, quads, 4),
+	step(c, "check-90");
+	xdg_toplevel_destroy(w.toplevel);
+	xdg_surface_destroy(w.xdg);
+	wl_surface_destroy(w.surface);
+	map_toplevel(c, &w, "duet-probe-flipped-270", make_buffer(c, 100, 60, quads, 4),
 	             WL_OUTPUT_TRANSFORM_FLIPPED_270);
-	step(c, "check");
+	step(c, "check-flipped-270");
 	return 0;
 }
 

@@ -115,16 +115,18 @@ def maximize_ack(s):
 
 def buffer_transform(s):
     probe = Probe(s, "buffer-transform")
-    probe.wait_step("check")
-    img = s.screenshot("transform")
-    # The 100x60 buffer's quadrants are red, green / blue, white.
-    for app_id, quads in (("duet-probe-90", (GREEN, WHITE, RED, BLUE)),
-                          ("duet-probe-flipped-270", (RED, BLUE, GREEN, WHITE))):
+    # The 100x60 buffer's quadrants are red, green / blue, white; what each
+    # surface quadrant shows follows weston's surface-to-buffer mapping.
+    for name, quads in (("90", (GREEN, WHITE, RED, BLUE)),
+                        ("flipped-270", (RED, BLUE, GREEN, WHITE))):
+        probe.wait_step("check-" + name)
+        app_id = "duet-probe-" + name
         win = s.wait_window(app_id=app_id)
+        img = s.screenshot(name)
         check((win.w, win.h) == (60, 100), "%s is %dx%d, want 60x100" % (app_id, win.w, win.h))
         expect_colours(img, win, [((15, 25), quads[0]), ((45, 25), quads[1]),
                                   ((15, 75), quads[2]), ((45, 75), quads[3])], app_id)
-    probe.go()
+        probe.go()
     probe.finish()
 
 
