@@ -240,6 +240,16 @@ static void subsurface_role_commit(struct comp_surface *surface)
 	struct comp_subsurface *sub = surface->role_data;
 	if (!sub->parent)
 		return;
+	/* wl_surface.offset moves the child relative to its parent, from
+	 * where it is; a later set_position places it afresh. */
+	int dx = surface->current.dx, dy = surface->current.dy;
+	if (dx || dy) {
+		sub->x = comp_clamp_coord((int64_t)sub->x + dx);
+		sub->y = comp_clamp_coord((int64_t)sub->y + dy);
+		sub->pending_x = comp_clamp_coord((int64_t)sub->pending_x + dx);
+		sub->pending_y = comp_clamp_coord((int64_t)sub->pending_y + dy);
+		subsurface_place(sub);
+	}
 	bool want = sub->parent->mapped && surface->texture;
 	if (want && !surface->mapped) {
 		comp_surface_map(surface, sub->parent->x + sub->x, sub->parent->y + sub->y);

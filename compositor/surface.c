@@ -524,8 +524,12 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 	}
 	surface->pending.buffer_attached = true;
 	state_set_buffer(&surface->pending, buffer);
-	surface->pending.dx = comp_clamp_coord(x);
-	surface->pending.dy = comp_clamp_coord(y);
+	/* From version 5 the offset is wl_surface.offset's alone: an attach
+	 * (with 0,0) must not undo one sent before it. */
+	if (wl_resource_get_version(resource) < WL_SURFACE_OFFSET_SINCE_VERSION) {
+		surface->pending.dx = comp_clamp_coord(x);
+		surface->pending.dy = comp_clamp_coord(y);
+	}
 }
 
 static void add_damage(pixman_region32_t *region, int32_t x, int32_t y, int32_t w, int32_t h)

@@ -87,6 +87,9 @@ void comp_xdg_popup_commit(struct comp_xdg_popup *popup)
 		popup_unmap(popup);
 		comp_xdg_surface_reset(xdg);
 	} else if (popup->mapped) {
+		/* wl_surface.offset moves the popup as it moves a toplevel. */
+		popup->box.x = comp_clamp_coord((int64_t)popup->box.x + xdg->surface->current.dx);
+		popup->box.y = comp_clamp_coord((int64_t)popup->box.y + xdg->surface->current.dy);
 		comp_xdg_surface_update_position(xdg);
 	}
 }
