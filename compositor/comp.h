@@ -413,6 +413,10 @@ void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint3
 
 /* The client whose surface has keyboard focus, or NULL. */
 struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server);
+/* Whether client has the keyboard focus and serial is one of an event it
+ * got while it had it (wl_data_device.set_selection's rule). */
+bool comp_seat_focus_serial_ok(struct comp_server *server, struct wl_client *client,
+                               uint32_t serial);
 
 void comp_data_device_manager_create(struct comp_server *server);
 /* The selection follows keyboard focus: seat.c calls this whenever the

@@ -289,6 +289,15 @@ static void device_handle_set_selection(struct wl_client *client, struct wl_reso
 		return;
 	if (source)
 		source->used = true;
+	/* Only the focused client, for an event it got while focused, may set
+	 * it; anyone else is ignored (no protocol error, and no log line a
+	 * client could flood). The source is cancelled so its client knows it
+	 * does not hold the selection. */
+	if (!comp_seat_focus_serial_ok(manager->server, client, serial)) {
+		if (source)
+			wl_data_source_send_cancelled(source_resource);
+		return;
+	}
 	struct data_source *old = manager->selection;
 	manager->selection = source;
 	/* The replaced source is told; its client destroys it. */

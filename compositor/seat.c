@@ -57,6 +57,7 @@ struct comp_seat {
 	struct wl_array pressed;        /* uint32_t evdev keycodes */
 	struct comp_surface *keyboard_focus;
 	struct wl_listener keyboard_focus_destroy;
+	uint32_t keyboard_focus_serial; /* of the enter that gave it the focus */
 	struct {
 		uint32_t depressed, latched, locked, group;
 	} mods;
@@ -228,6 +229,19 @@ static void handle_keyboard_focus_destroy(struct wl_listener *listener, void *da
 	comp_data_device_set_focus(seat->server, NULL);
 }
 
+bool comp_seat_focus_serial_ok(struct comp_server *server, struct wl_client *client,
+                               uint32_t serial)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat || !seat->keyboard_focus || surface_client(seat->keyboard_focus) != client)
+		return false;
+	/* Every event the focused client got since its enter carries a serial
+	 * in [enter, last sent]; unsigned differences keep that right across
+	 * the serials' wrap-around. */
+	uint32_t since = serial - seat->keyboard_focus_serial;
+	return since <= wl_display_get_serial(server->display) - seat->keyboard_focus_serial;
+}
+
 void comp_seat_set_keyboard_focus(struct comp_server *server, struct comp_surface *surface)
 {
 	struct comp_seat *seat = server->seat;
@@ -249,6 +263,7 @@ void comp_seat_set_keyboard_focus(struct comp_server *server, struct comp_surfac
 		seat->keyboard_focus = surface;
 		wl_resource_add_destroy_listener(surface->resource, &seat->keyboard_focus_destroy);
 		uint32_t serial = next_serial(seat);
+		seat->keyboard_focus_serial = serial;
 		wl_resource_for_each(kbd, &seat->keyboards) {
 			if (wl_resource_get_client(kbd) == new_client)
 				keyboard_send_enter(seat, kbd, serial);
