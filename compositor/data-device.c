@@ -4,7 +4,9 @@
  * with keyboard focus gets a fresh wl_data_offer describing it on every
  * focus change and every new selection; receive on an offer is forwarded to
  * the source as send (the fd goes from one client to the other; the
- * compositor never reads the data). Drags are refused by cancelling their
+ * compositor never reads the data). Only the focused client may set the
+ * selection, with a serial from its time in focus (comp_seat_focus_serial_ok).
+ * Drags are refused by cancelling their
  * source at once, which toolkits handle as a drag that ended without a drop.
  *
  * The state is found from the display through our destroy listener, so that
