@@ -67,6 +67,9 @@ struct comp_server {
 	struct wl_list windows;    /* comp_window.link, stacking order, topmost first */
 	uint32_t next_window_id;
 	struct comp_window *focused; /* window with keyboard focus, or NULL */
+	/* xdg_popups that took a grab, outermost first: the last one is the
+	 * topmost and has the keyboard focus once mapped (xdg-popup.c). */
+	struct wl_list popup_grabs;
 
 	uint64_t texture_bytes;    /* all surfaces' textures, budget.c */
 
@@ -357,6 +360,9 @@ struct comp_window {
 };
 
 void comp_xdg_shell_create(struct comp_server *server);
+/* A button press on surface (NULL: on no surface): a click outside the
+ * grabbing client's surfaces dismisses its grabbing popups. */
+void comp_xdg_popup_grab_button(struct comp_server *server, struct comp_surface *surface);
 struct comp_window *comp_window_from_surface(struct comp_surface *surface);
 /* Sends a configure with this size and the window's current states
  * (0x0 lets the client choose). */

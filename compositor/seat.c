@@ -518,6 +518,9 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 	if (!pressed_update(&seat->buttons, button, pressed))
 		return;
 	struct comp_surface *surface = seat->pointer_focus;
+	if (pressed)
+		comp_xdg_popup_grab_button(seat->server, surface);
+	surface = seat->pointer_focus; /* re-read after the call out */
 	if (!surface) {
 		if (!pressed)
 			pointer_update(seat, time_ms, false);

@@ -1,6 +1,12 @@
 /* xdg_popup: a surface placed by a positioner relative to its parent's
  * window geometry, kept on the output, stacked above its parent, and
- * dismissed (popup_done) when the parent goes away or unmaps. */
+ * dismissed (popup_done) when the parent goes away or unmaps.
+ *
+ * Grabs: a popup that asks for one before it maps joins the server's grab
+ * chain (its parent must be a toplevel or the chain's topmost popup) and
+ * gets the keyboard focus while mapped; a button press outside the
+ * grabbing client's surfaces dismisses the chain. Pointer events are not
+ * confined to the client during a grab. */
 #include <stdlib.h>
 
 #include "xdg-shell-internal.h"
@@ -23,8 +29,32 @@ static void popup_send_configure(struct comp_xdg_popup *popup)
 	comp_xdg_surface_send_configure(popup->xdg);
 }
 
+/* The popup leaves the grab chain; the keyboard focus it had goes back to
+ * the popup below it in the chain, or to the focused window. */
+static void popup_ungrab(struct comp_xdg_popup *popup)
+{
+	if (!popup->grabbed)
+		return;
+	struct comp_server *server = popup->xdg->server;
+	popup->grabbed = false;
+	wl_list_remove(&popup->grab_link);
+	wl_list_init(&popup->grab_link);
+	if (!popup->mapped || !popup->xdg->surface)
+		return;
+	struct comp_surface *next = NULL;
+	if (!wl_list_empty(&server->popup_grabs)) {
+		struct comp_xdg_popup *top = wl_container_of(server->popup_grabs.prev, top, grab_link);
+		if (top->mapped)
+			next = top->xdg->surface;
+	}
+	if (!next && server->focused)
+		next = server->focused->surface;
+	comp_seat_set_keyboard_focus(server, next);
+}
+
 static void popup_unmap(struct comp_xdg_popup *popup)
 {
+	popup_ungrab(popup);
 	if (!popup->mapped)
 		return;
 	popup->mapped = false;
@@ -83,6 +113,8 @@ void comp_xdg_popup_commit(struct comp_xdg_popup *popup)
 		comp_xdg_surface_update_position(xdg);
 		comp_surface_map(xdg->surface, xdg->surface->x, xdg->surface->y);
 		comp_stack_update(xdg->server);
+		if (popup->grabbed)
+			comp_seat_set_keyboard_focus(xdg->server, xdg->surface);
 	} else if (!has_content && popup->mapped) {
 		popup_unmap(popup);
 		comp_xdg_surface_reset(xdg);
@@ -105,6 +137,7 @@ void comp_xdg_popup_destroy_object(struct comp_xdg_popup *popup)
 	popup_unmap(popup);
 	/* Children of a destroyed popup cannot stay open on nothing. */
 	comp_xdg_surface_dismiss_popups(xdg);
+	popup_ungrab(popup);
 	if (popup->parent)
 		wl_list_remove(&popup->parent_link);
 	xdg->popup = NULL;
@@ -140,9 +173,40 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 		                       wl_resource_get_id(resource));
 		return;
 	}
-	/* Accepted: the popup is dismissed when its parent unmaps; there is no
-	 * pointer grab to click outside of with injected input. */
+	if (popup->grabbed)
+		return;
+	if (!popup->parent) {
+		popup_dismiss(popup); /* its parent is gone: no grab to take */
+		return;
+	}
+	struct comp_server *server = popup->xdg->server;
+	struct comp_xdg_popup *top = wl_list_empty(&server->popup_grabs) ? NULL :
+		wl_container_of(server->popup_grabs.prev, top, grab_link);
+	if (popup->parent->popup && popup->parent->popup != top) {
+		struct comp_xdg_surface *xdg = popup->xdg;
+		wl_resource_post_error(xdg->wm_base ? xdg->wm_base->resource : resource,
+		                       XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
+		                       "xdg_popup@%u.grab: its parent is a popup that is not the "
+		                       "topmost grabbing popup", wl_resource_get_id(resource));
+		return;
+	}
+	/* A grab from another client, or on a toplevel while a chain is
+	 * open, starts a chain of its own: the old one is dismissed. */
+	if (top && !popup->parent->popup)
+		popup_dismiss(wl_container_of(server->popup_grabs.next, top, grab_link));
 	popup->grabbed = true;
+	wl_list_insert(server->popup_grabs.prev, &popup->grab_link);
+}
+
+void comp_xdg_popup_grab_button(struct comp_server *server, struct comp_surface *surface)
+{
+	if (wl_list_empty(&server->popup_grabs))
+		return;
+	struct comp_xdg_popup *outer = wl_container_of(server->popup_grabs.next, outer, grab_link);
+	struct wl_client *grabber = wl_resource_get_client(outer->resource);
+	if (surface && wl_resource_get_client(surface->resource) == grabber)
+		return;
+	popup_dismiss(outer); /* and every popup above it */
 }
 
 static void popup_reposition(struct wl_client *client, struct wl_resource *resource,
@@ -192,6 +256,7 @@ void comp_xdg_popup_create(struct comp_xdg_surface *xdg, uint32_t id,
 	}
 	popup->xdg = xdg;
 	popup->parent = parent;
+	wl_list_init(&popup->grab_link);
 	popup->depth = parent->popup ? parent->popup->depth + 1 : 1;
 	popup->positioner = *positioner;
 	wl_list_insert(parent->popups.prev, &popup->parent_link); /* on top of its siblings */

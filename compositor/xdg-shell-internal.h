@@ -87,6 +87,7 @@ struct comp_xdg_popup {
 	int depth;                        /* 1 on a toplevel, parent's + 1 on a popup */
 	bool mapped;
 	bool grabbed;
+	struct wl_list grab_link;         /* comp_server.popup_grabs while grabbed */
 };
 
 struct comp_xdg_surface *comp_xdg_surface_from_surface(struct comp_surface *surface);

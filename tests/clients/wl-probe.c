@@ -40,6 +40,7 @@ struct conn {
 	struct wl_data_device *data_device;
 	uint32_t enter_serial;
 	bool focused;
+	struct wl_surface *keyboard_focus;
 };
 
 struct window {
@@ -51,6 +52,7 @@ struct window {
 	uint32_t serial;
 	bool configured;
 	int width, height; /* of the last configure */
+	bool done;         /* xdg_popup.popup_done */
 };
 
 static void die(const char *msg)
@@ -90,6 +92,7 @@ static void keyboard_enter(void *data, struct wl_keyboard *kbd, uint32_t serial,
 	struct conn *c = data;
 	c->enter_serial = serial;
 	c->focused = true;
+	c->keyboard_focus = surface;
 }
 
 static void keyboard_leave(void *data, struct wl_keyboard *kbd, uint32_t serial,
@@ -97,6 +100,7 @@ static void keyboard_leave(void *data, struct wl_keyboard *kbd, uint32_t serial,
 {
 	struct conn *c = data;
 	c->focused = false;
+	c->keyboard_focus = NULL;
 }
 
 static void keyboard_key(void *data, struct wl_keyboard *kbd, uint32_t serial, uint32_t time,
@@ -231,6 +235,8 @@ static void popup_configure(void *data, struct xdg_popup *popup, int32_t x, int3
 
 static void popup_done(void *data, struct xdg_popup *popup)
 {
+	struct window *w = data;
+	w->done = true;
 }
 
 static const struct xdg_popup_listener popup_listener = {
@@ -272,9 +278,11 @@ static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
 	roundtrip(c);
 }
 
-/* A popup of parent, size w x h at x,y of the parent's geometry. */
-static void map_popup(struct conn *c, struct window *w, struct window *parent, int x, int y,
-                      struct wl_buffer *buffer, int width, int height)
+/* A popup of parent, size w x h at x,y of the parent's geometry; with
+ * grab_serial (non-zero) it takes a grab before it maps. */
+static void map_popup_grab(struct conn *c, struct window *w, struct window *parent, int x,
+                           int y, struct wl_buffer *buffer, int width, int height,
+                           uint32_t grab_serial)
 {
 	memset(w, 0, sizeof(*w));
 	w->conn = c;
@@ -289,11 +297,19 @@ static void map_popup(struct conn *c, struct window *w, struct window *parent, i
 	w->popup = xdg_surface_get_popup(w->xdg, parent->xdg, pos);
 	xdg_positioner_destroy(pos);
 	xdg_popup_add_listener(w->popup, &popup_listener, w);
+	if (grab_serial)
+		xdg_popup_grab(w->popup, c->seat, grab_serial);
 	wl_surface_commit(w->surface);
 	wait_configure(w);
 	xdg_surface_ack_configure(w->xdg, w->serial);
 	show(w->surface, buffer);
 	roundtrip(c);
+}
+
+static void map_popup(struct conn *c, struct window *w, struct window *parent, int x, int y,
+                      struct wl_buffer *buffer, int width, int height)
+{
+	map_popup_grab(c, w, parent, x, y, buffer, width, height, 0);
 }
 
 static struct wl_subsurface *add_subsurface(struct conn *c, struct wl_surface *surface,
@@ -565,10 +581,57 @@ static int mode_selection_focus(struct conn *a)
 	return ok ? 0 : 1;
 }
 
+/* ---------------------------------------------------------- popup grab */
+
+/* A grabbing popup on the toplevel, a grabbing popup on it: each takes
+ * the keyboard focus. The test clicks outside (step "grabbed"): both get
+ * popup_done and the focus goes back to the toplevel. Last, a grab on a
+ * popup that is not the topmost grabbing one: not_the_topmost_popup. */
+static int mode_popup_grab(struct conn *c)
+{
+	seat_keyboard(c);
+	struct window t, p1, p2, p3, p4;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	roundtrip(c);
+	bool ok = check(c->keyboard_focus == t.surface, "the toplevel has the keyboard focus");
+	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
+	roundtrip(c);
+	ok &= check(c->keyboard_focus == p1.surface, "a grabbing popup takes the keyboard focus");
+	map_popup_grab(c, &p2, &p1, 10, 10, solid(c, 30, 30, BLUE), 30, 30, c->enter_serial);
+	roundtrip(c);
+	ok &= check(c->keyboard_focus == p2.surface, "a nested grabbing popup takes it next");
+	step(c, "grabbed");
+	for (int i = 0; i < 100 && !(p1.done && p2.done); i++) {
+		roundtrip(c);
+		usleep(10000);
+	}
+	ok &= check(p1.done && p2.done, "a click outside dismisses the grabbing popups");
+	ok &= check(c->keyboard_focus == t.surface, "the focus goes back to the toplevel");
+	map_popup_grab(c, &p3, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
+	map_popup(c, &p4, &p3, 10, 10, solid(c, 30, 30, BLUE), 30, 30);
+	/* A grab on a child of p4, which took none: p3 is the topmost. */
+	struct wl_surface *s = new_surface(c);
+	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, s);
+	struct xdg_positioner *pos = xdg_wm_base_create_positioner(c->g.wm_base);
+	xdg_positioner_set_size(pos, 10, 10);
+	xdg_positioner_set_anchor_rect(pos, 0, 0, 1, 1);
+	struct xdg_popup *bad = xdg_surface_get_popup(xdg, p4.xdg, pos);
+	xdg_popup_grab(bad, c->seat, c->enter_serial);
+	wl_display_roundtrip(c->display);
+	const struct wl_interface *iface = NULL;
+	uint32_t code = wl_display_get_protocol_error(c->display, &iface, NULL);
+	ok &= check(iface && strcmp(iface->name, "xdg_wm_base") == 0 &&
+	            code == XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
+	            "a grab on a popup above a non-grabbing one is not_the_topmost_popup");
+	printf("done\n");
+	exit(ok ? 0 : 1); /* the connection is gone */
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct conn *c);
 } modes[] = {
+	{"popup-grab", mode_popup_grab},
 	{"subsurface-merge", mode_subsurface_merge},
 	{"subsurface-feedback", mode_subsurface_feedback},
 	{"maximize-ack", mode_maximize_ack},

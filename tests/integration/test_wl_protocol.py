@@ -20,6 +20,10 @@ buffer-transform     buffers drawn with wl_surface.set_buffer_transform 90
 offset               wl_surface.offset moves a subsurface and a popup.
 selection-focus      wl_data_device.set_selection from an unfocused client or
                      with a serial older than the focus is ignored.
+popup-grab           xdg_popup.grab: grabbing popups (nested too) take the
+                     keyboard focus, a click outside dismisses them and gives
+                     it back; a grab whose parent is not the topmost grabbing
+                     popup is xdg_wm_base.not_the_topmost_popup.
 """
 
 import subprocess
@@ -147,6 +151,17 @@ def offset(s):
     probe.finish()
 
 
+def popup_grab(s):
+    probe = Probe(s, "popup-grab")
+    probe.wait_step("grabbed")
+    # A click on the background, outside every window.
+    s.testctl("motion", 2, 2)
+    s.testctl("button", "left", 1)
+    s.testctl("button", "left", 0)
+    probe.go()
+    probe.finish()
+
+
 def selection_focus(s):
     Probe(s, "selection-focus").finish()
 
@@ -158,6 +173,7 @@ SCENARIOS = {
     "buffer-transform": buffer_transform,
     "offset": offset,
     "selection-focus": selection_focus,
+    "popup-grab": popup_grab,
 }
 
 
