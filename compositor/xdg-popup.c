@@ -183,8 +183,7 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 	struct comp_xdg_popup *top = wl_list_empty(&server->popup_grabs) ? NULL :
 		wl_container_of(server->popup_grabs.prev, top, grab_link);
 	if (popup->parent->popup && popup->parent->popup != top) {
-		struct comp_xdg_surface *xdg = popup->xdg;
-		wl_resource_post_error(xdg->wm_base ? xdg->wm_base->resource : resource,
+		wl_resource_post_error(comp_xdg_wm_base_resource(popup->xdg, resource),
 		                       XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
 		                       "xdg_popup@%u.grab: its parent is a popup that is not the "
 		                       "topmost grabbing popup", wl_resource_get_id(resource));
@@ -217,8 +216,7 @@ static void popup_reposition(struct wl_client *client, struct wl_resource *resou
 		return;
 	const struct comp_positioner *positioner = comp_positioner_from_resource(positioner_resource);
 	if (!comp_positioner_is_complete(positioner)) {
-		struct comp_xdg_surface *xdg = popup->xdg;
-		wl_resource_post_error(xdg->wm_base ? xdg->wm_base->resource : resource,
+		wl_resource_post_error(comp_xdg_wm_base_resource(popup->xdg, resource),
 		                       XDG_WM_BASE_ERROR_INVALID_POSITIONER,
 		                       "xdg_popup@%u.reposition: positioner has no size or no "
 		                       "anchor rectangle", wl_resource_get_id(resource));

@@ -90,6 +90,14 @@ struct comp_xdg_popup {
 	struct wl_list grab_link;         /* comp_server.popup_grabs while grabbed */
 };
 
+/* Where xdg_wm_base errors about xdg go: its wm_base, or fallback once
+ * the client destroyed that. */
+static inline struct wl_resource *comp_xdg_wm_base_resource(const struct comp_xdg_surface *xdg,
+                                                            struct wl_resource *fallback)
+{
+	return xdg->wm_base ? xdg->wm_base->resource : fallback;
+}
+
 struct comp_xdg_surface *comp_xdg_surface_from_surface(struct comp_surface *surface);
 /* Effective window geometry (set_window_geometry, else the surface's size). */
 struct comp_box comp_xdg_surface_geometry(const struct comp_xdg_surface *xdg);

@@ -218,7 +218,7 @@ static bool check_role_free(struct comp_xdg_surface *xdg, struct wl_resource *re
 		return false;
 	}
 	if (xdg->surface->xdg_role != COMP_XDG_ROLE_NONE && xdg->surface->xdg_role != (int)want) {
-		wl_resource_post_error(xdg->wm_base ? xdg->wm_base->resource : resource,
+		wl_resource_post_error(comp_xdg_wm_base_resource(xdg, resource),
 		                       XDG_WM_BASE_ERROR_ROLE,
 		                       "wl_surface@%u was an %s, it cannot become an %s",
 		                       wl_resource_get_id(xdg->surface->resource),
@@ -248,7 +248,7 @@ static void xdg_surface_get_popup(struct wl_client *client, struct wl_resource *
 	if (!check_role_free(xdg, resource, COMP_XDG_ROLE_POPUP))
 		return;
 	const struct comp_positioner *positioner = comp_positioner_from_resource(positioner_resource);
-	struct wl_resource *wm_base = xdg->wm_base ? xdg->wm_base->resource : resource;
+	struct wl_resource *wm_base = comp_xdg_wm_base_resource(xdg, resource);
 	if (!comp_positioner_is_complete(positioner)) {
 		wl_resource_post_error(wm_base, XDG_WM_BASE_ERROR_INVALID_POSITIONER,
 		                       "xdg_surface@%u.get_popup: positioner has no size or no "
