@@ -231,18 +231,20 @@ void render_fill_replace(struct renderer *r, const pixman_box32_t *box, uint32_t
 }
 
 /* The texture coordinate u,v (0..1) shown at s,t (0..1) of a quad whose
- * content was drawn with transform (render_quad.transform). */
+ * content was drawn with transform (render_quad.transform): the texture
+ * is the quad's image flipped (4-7) then turned counter-clockwise, so a
+ * point goes where that flip and turn take it (weston draws the same). */
 static void transform_coord(int transform, GLfloat s, GLfloat t, GLfloat *uv)
 {
 	GLfloat u = s, v = t;
 	switch (transform & 7) {
-	case 1: u = 1 - t; v = s; break;     /* 90 */
+	case 1: u = t; v = 1 - s; break;     /* 90 */
 	case 2: u = 1 - s; v = 1 - t; break; /* 180 */
-	case 3: u = t; v = 1 - s; break;     /* 270 */
+	case 3: u = 1 - t; v = s; break;     /* 270 */
 	case 4: u = 1 - s; break;            /* flipped */
-	case 5: u = 1 - t; v = 1 - s; break; /* flipped 90 */
+	case 5: u = t; v = s; break;         /* flipped 90 */
 	case 6: v = 1 - t; break;            /* flipped 180 */
-	case 7: u = t; v = s; break;         /* flipped 270 */
+	case 7: u = 1 - t; v = 1 - s; break; /* flipped 270 */
 	}
 	uv[0] = u;
 	uv[1] = v;

@@ -15,8 +15,8 @@ maximize-ack         maximize, restore, fullscreen, unfullscreen: the window
                      moves only once the client acks the configure and
                      commits, not when it asks.
 buffer-transform     buffers drawn with wl_surface.set_buffer_transform 90
-                     and flipped-270: the surface is rotated/transposed on
-                     screen and its size follows.
+                     and flipped-270: shown turned back (and flipped) as
+                     weston shows them, the surface size following.
 offset               wl_surface.offset moves a subsurface and a popup.
 selection-focus      wl_data_device.set_selection from an unfocused client or
                      with a serial older than the focus is ignored.
@@ -119,10 +119,12 @@ def maximize_ack(s):
 
 def buffer_transform(s):
     probe = Probe(s, "buffer-transform")
-    # The 100x60 buffer's quadrants are red, green / blue, white; what each
-    # surface quadrant shows follows weston's surface-to-buffer mapping.
-    for name, quads in (("90", (GREEN, WHITE, RED, BLUE)),
-                        ("flipped-270", (RED, BLUE, GREEN, WHITE))):
+    # The 100x60 buffer's quadrants are red, green / blue, white. Shown
+    # turned clockwise (90: the client turned it counter-clockwise) and
+    # turned then flipped back (flipped-270), as weston 10 shows them too
+    # (checked with weston-screenshooter).
+    for name, quads in (("90", (BLUE, RED, WHITE, GREEN)),
+                        ("flipped-270", (WHITE, GREEN, BLUE, RED))):
         probe.wait_step("check-" + name)
         app_id = "duet-probe-" + name
         win = s.wait_window(app_id=app_id)
