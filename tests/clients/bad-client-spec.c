@@ -126,6 +126,14 @@ bool run_min_over_max(struct bad_client *c)
 	return true;
 }
 
+bool run_negative_min_size(struct bad_client *c)
+{
+	if (!make_toplevel(c, true))
+		return false;
+	xdg_toplevel_set_min_size(c->toplevel, -1, 10);
+	return true;
+}
+
 /* Scale 2 and a 33x33 buffer, which alone is invalid_size; a viewport
  * destination makes the surface 50x50 whatever the scale. */
 bool run_scale_viewport(struct bad_client *c)

@@ -294,6 +294,8 @@ static const struct bad_mode modes[] = {
 	 {{"wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE}, {"wl_shm", WL_SHM_ERROR_INVALID_STRIDE}}},
 	{"min-over-max", "xdg_toplevel min size 300x100 over max size 200x200, committed",
 	 run_min_over_max, 1000, {{"xdg_toplevel", XDG_TOPLEVEL_ERROR_INVALID_SIZE}}},
+	{"negative-min-size", "xdg_toplevel.set_min_size(-1, 10)", run_negative_min_size, 1000,
+	 {{"xdg_toplevel", XDG_TOPLEVEL_ERROR_INVALID_SIZE}}},
 	/* No error expected: the viewport sets the size. */
 	{"scale-viewport", "a 33x33 buffer at scale 2 with a 50x50 viewport destination",
 	 run_scale_viewport, 1000, {{NULL, 0}}},

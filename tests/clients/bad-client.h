@@ -62,6 +62,7 @@ bool run_popup_to_toplevel(struct bad_client *c);
 bool run_short_stride(struct bad_client *c);
 bool run_offset_past_pool(struct bad_client *c);
 bool run_min_over_max(struct bad_client *c);
+bool run_negative_min_size(struct bad_client *c);
 bool run_scale_viewport(struct bad_client *c);
 
 #endif

@@ -19,14 +19,14 @@ from test_globals import listed_interfaces
 # an error; that mode is run as a negative control instead: duet-bad-client
 # must notice that no error came and exit 1.
 # Modes where weston 10 does not answer what duet-compositor does: silent
-# (double-role, short-stride, min-over-max), or the role error posted on the
+# (double-role, short-stride, min-over-max, negative-min-size), or the role error posted on the
 # xdg_surface instead of xdg_wm_base (toplevel-to-popup, popup-to-toplevel).
 WESTON_SILENT_MODES = {"double-role", "toplevel-to-popup", "popup-to-toplevel", "short-stride",
-                       "min-over-max"}
+                       "min-over-max", "negative-min-size"}
 BAD_MODES = ["buffer-too-big", "negative-size", "huge-stride", "truncated-pool", "bad-ack",
              "unconfigured-buffer", "double-role", "double-role-subsurface", "bad-viewport",
              "invalid-object", "toplevel-to-popup", "popup-to-toplevel", "short-stride",
-             "offset-past-pool", "min-over-max", "scale-viewport"]
+             "offset-past-pool", "min-over-max", "negative-min-size", "scale-viewport"]
 
 
 class WestonSession(duet.Session):
