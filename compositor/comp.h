@@ -360,9 +360,10 @@ struct comp_window {
 };
 
 void comp_xdg_shell_create(struct comp_server *server);
-/* A button press on surface (NULL: on no surface): a click outside the
- * grabbing client's surfaces dismisses its grabbing popups. */
-void comp_xdg_popup_grab_button(struct comp_server *server, struct comp_surface *surface);
+/* Input goes to surface (NULL: to none): a button press there, or the
+ * keyboard focus given to it. Outside the grabbing client's surfaces, that
+ * dismisses its grabbing popups. */
+void comp_xdg_popup_grab_input(struct comp_server *server, struct comp_surface *surface);
 struct comp_window *comp_window_from_surface(struct comp_surface *surface);
 /* Sends a configure with this size and the window's current states
  * (0x0 lets the client choose). */

@@ -48,6 +48,8 @@ static void set_focus(struct comp_server *server, struct comp_window *window)
 		window->activated = true;
 		comp_window_send_state(window);
 	}
+	/* Another client's window taking the focus ends a popup grab. */
+	comp_xdg_popup_grab_input(server, window ? window->surface : NULL);
 	comp_seat_set_keyboard_focus(server, window ? window->surface : NULL);
 }
 

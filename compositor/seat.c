@@ -519,7 +519,7 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 		return;
 	struct comp_surface *surface = seat->pointer_focus;
 	if (pressed)
-		comp_xdg_popup_grab_button(seat->server, surface);
+		comp_xdg_popup_grab_input(seat->server, surface);
 	surface = seat->pointer_focus; /* re-read after the call out */
 	if (!surface) {
 		if (!pressed)

@@ -5,7 +5,8 @@
  * Grabs: a popup that asks for one before it maps joins the server's grab
  * chain (its parent must be a toplevel or the chain's topmost popup) and
  * gets the keyboard focus while mapped; a button press outside the
- * grabbing client's surfaces dismisses the chain. Pointer events are not
+ * grabbing client's surfaces, or the focus given to another client's
+ * window, dismisses the chain. Pointer events are not
  * confined to the client during a grab. */
 #include <stdlib.h>
 
@@ -197,7 +198,7 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 	wl_list_insert(server->popup_grabs.prev, &popup->grab_link);
 }
 
-void comp_xdg_popup_grab_button(struct comp_server *server, struct comp_surface *surface)
+void comp_xdg_popup_grab_input(struct comp_server *server, struct comp_surface *surface)
 {
 	if (wl_list_empty(&server->popup_grabs))
 		return;

@@ -585,8 +585,10 @@ static int mode_selection_focus(struct conn *a)
 
 /* A grabbing popup on the toplevel, a grabbing popup on it: each takes
  * the keyboard focus. The test clicks outside (step "grabbed"): both get
- * popup_done and the focus goes back to the toplevel. Last, a grab on a
- * popup that is not the topmost grabbing one: not_the_topmost_popup. */
+ * popup_done and the focus goes back to the toplevel. Another grab, and
+ * the test focuses another client's window (step "regrabbed"): popup_done
+ * again. Last, a grab on a popup that is not the topmost grabbing one:
+ * not_the_topmost_popup. */
 static int mode_popup_grab(struct conn *c)
 {
 	seat_keyboard(c);
@@ -607,6 +609,16 @@ static int mode_popup_grab(struct conn *c)
 	}
 	ok &= check(p1.done && p2.done, "a click outside dismisses the grabbing popups");
 	ok &= check(c->keyboard_focus == t.surface, "the focus goes back to the toplevel");
+	struct window p5;
+	map_popup_grab(c, &p5, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
+	step(c, "regrabbed"); /* the test activates another client's window */
+	for (int i = 0; i < 100 && !p5.done; i++) {
+		roundtrip(c);
+		usleep(10000);
+	}
+	ok &= check(p5.done, "another client's window taking the focus dismisses the grab");
+	/* Back on top, for the last check's grabs. */
+	step(c, "reactivated");
 	map_popup_grab(c, &p3, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
 	map_popup(c, &p4, &p3, 10, 10, solid(c, 30, 30, BLUE), 30, 30);
 	/* A grab on a child of p4, which took none: p3 is the topmost. */

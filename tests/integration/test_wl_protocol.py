@@ -22,7 +22,8 @@ selection-focus      wl_data_device.set_selection from an unfocused client or
                      with a serial older than the focus is ignored.
 popup-grab           xdg_popup.grab: grabbing popups (nested too) take the
                      keyboard focus, a click outside dismisses them and gives
-                     it back; a grab whose parent is not the topmost grabbing
+                     it back, so does another client's window taking the
+                     focus; a grab whose parent is not the topmost grabbing
                      popup is xdg_wm_base.not_the_topmost_popup.
 """
 
@@ -154,12 +155,23 @@ def offset(s):
 
 
 def popup_grab(s):
+    other = s.client([duet.program("DUET_TEST_PATTERN"), "--app-id", "duet-other",
+                      "--size", "100x100"], name="other")
+    other.wait_line(r"^mapped 100 100$")
+    other_win = s.wait_window(app_id="duet-other")
     probe = Probe(s, "popup-grab")
     probe.wait_step("grabbed")
     # A click on the background, outside every window.
     s.testctl("motion", 2, 2)
     s.testctl("button", "left", 1)
     s.testctl("button", "left", 0)
+    probe.go()
+    probe.wait_step("regrabbed")
+    s.testctl("activate", other_win.id)
+    probe.go()
+    probe.wait_step("reactivated")
+    s.testctl("activate", s.wait_window(app_id="duet-probe").id)
+    s.sync()
     probe.go()
     probe.finish()
 
