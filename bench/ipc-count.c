@@ -227,9 +227,26 @@ static void count_fd(enum call c, int fd, ssize_t result)
 	}
 }
 
-static void count_wait(enum call c)
+/* Set by the dump's signal handler on the thread it interrupted: the wait
+ * that thread was blocked in then returns EINTR because of us. */
+static __thread __attribute__((tls_model("initial-exec"))) bool dump_interrupted;
+
+static void wait_begin(void)
 {
-	ADD(&counts[c][K_WAIT].calls, 1);
+	dump_interrupted = false;
+}
+
+/* A wait counts when it returns, unless a dump interrupted it: a process
+ * idle in one wait across two dumps shows no wait between them (counted
+ * on entry, the wait re-entered after the first dump's EINTR would). */
+static int wait_end(enum call c, int r)
+{
+	int saved = errno;
+	if (!(r < 0 && saved == EINTR && dump_interrupted))
+		ADD(&counts[c][K_WAIT].calls, 1);
+	dump_interrupted = false;
+	errno = saved;
+	return r;
 }
 
 /* ------------------------------------------------------------ wrappers */
@@ -322,46 +339,46 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
 
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	count_wait(C_POLL);
-	return REAL(real_poll, "poll")(fds, n, timeout);
+	wait_begin();
+	return wait_end(C_POLL, REAL(real_poll, "poll")(fds, n, timeout));
 }
 
 EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
-	count_wait(C_POLL);
-	return REAL(real_poll_chk, "__poll_chk")(fds, n, timeout, fdslen);
+	wait_begin();
+	return wait_end(C_POLL, REAL(real_poll_chk, "__poll_chk")(fds, n, timeout, fdslen));
 }
 
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t, const sigset_t *mask)
 {
-	count_wait(C_PPOLL);
-	return REAL(real_ppoll, "ppoll")(fds, n, t, mask);
+	wait_begin();
+	return wait_end(C_PPOLL, REAL(real_ppoll, "ppoll")(fds, n, t, mask));
 }
 
 EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
 {
-	count_wait(C_SELECT);
-	return REAL(real_select, "select")(n, r, w, e, t);
+	wait_begin();
+	return wait_end(C_SELECT, REAL(real_select, "select")(n, r, w, e, t));
 }
 
 EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t,
                    const sigset_t *mask)
 {
-	count_wait(C_PSELECT);
-	return REAL(real_pselect, "pselect")(n, r, w, e, t, mask);
+	wait_begin();
+	return wait_end(C_PSELECT, REAL(real_pselect, "pselect")(n, r, w, e, t, mask));
 }
 
 EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
-	count_wait(C_EPOLL_WAIT);
-	return REAL(real_epoll_wait, "epoll_wait")(epfd, ev, max, timeout);
+	wait_begin();
+	return wait_end(C_EPOLL_WAIT, REAL(real_epoll_wait, "epoll_wait")(epfd, ev, max, timeout));
 }
 
 EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
                        const sigset_t *mask)
 {
-	count_wait(C_EPOLL_PWAIT);
-	return REAL(real_epoll_pwait, "epoll_pwait")(epfd, ev, max, timeout, mask);
+	wait_begin();
+	return wait_end(C_EPOLL_PWAIT, REAL(real_epoll_pwait, "epoll_pwait")(epfd, ev, max, timeout, mask));
 }
 
 /* fd numbers are reused: forget what we knew when one is closed or made
@@ -610,6 +627,7 @@ static void on_usr2(int sig)
 {
 	/* The dump's own calls went through the real functions, so they do
 	 * not count. */
+	dump_interrupted = true;
 	dump("signal");
 }
 

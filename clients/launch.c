@@ -2,8 +2,8 @@
  * font-like glyph data first), shows a window and reports when its first
  * frame was presented, relative to DUET_T0_NS (CLOCK_MONOTONIC taken by the
  * launcher just before fork), with the launch's timeline: exec (main()
- * entered), connected, submitted (first frame handed over), received (a
- * round trip after that) and presented, in absolute CLOCK_MONOTONIC ns.
+ * entered), connected, submitted (first frame handed over), received (the server
+ * answered a mark sent with that frame) and presented, in absolute CLOCK_MONOTONIC ns.
  * Then exits, or stays with --stay. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,15 +199,17 @@ int main(int argc, char **argv)
 	uint64_t submitted = 0, received = 0;
 	for (int attempt = 0; attempt < 10 && !l.presented; attempt++) {
 		l.discarded = false;
+		tk_window_mark_received(l.win);
 		l.want_seq = draw_frame(&l, n_images, n_fonts);
 		if (!l.want_seq) {
 			fprintf(stderr, "duet-launch: drawing the first frame failed\n");
 			goto out;
 		}
-		/* "received": one round trip once the frame is on its way, so
-		 * it costs the frame nothing; later frames (--stay) skip it. */
+		/* "received": the server's reply to a mark sent in the frame's
+		 * own write, so it costs the frame nothing; later frames (--stay)
+		 * skip it. */
 		submitted = tk_window_submitted_ns(l.win);
-		received = tk_app_roundtrip(app);
+		received = tk_window_wait_received(l.win);
 		if (!received) {
 			fprintf(stderr, "duet-launch: the display connection was lost after the first "
 			        "frame\n");

@@ -42,8 +42,8 @@ struct state {
 	uint64_t want_seq;
 	bool got, discarded;
 	struct tk_frame_info info;
-	/* Of the frame last drawn by present_at: handed over, and a round
-	 * trip after it ("received"). */
+	/* Of the frame last drawn by present_at: handed over, and the server's
+	 * answer to a mark sent with it ("received"). */
 	uint64_t submitted_ns, received_ns;
 };
 
@@ -136,11 +136,12 @@ static bool present_at(struct tk_app *app, struct state *s, int step, uint64_t d
 	s->got = false;
 	while (!s->got) {
 		s->discarded = false;
+		tk_window_mark_received(s->win);
 		s->want_seq = draw_frame(s, step);
 		if (!s->want_seq)
 			return false;
 		s->submitted_ns = tk_window_submitted_ns(s->win);
-		s->received_ns = tk_app_roundtrip(app);
+		s->received_ns = tk_window_wait_received(s->win);
 		if (!s->received_ns)
 			return false;
 		while (!s->got && !s->discarded) {

@@ -5,7 +5,10 @@
  *   child:  N sendmsg (10 bytes), N writev (20 bytes), 1 recvmsg
  *   parent: N recvmsg, N readv, 1 sendmsg, 2 write + 2 read on a pipe,
  *           3 poll; then SIGUSR2 (a dump) and exit (another).
- * Prints "parent PID child PID" on stdout. */
+ * Prints "parent PID child PID" on stdout.
+ * With "idle" instead of N: prints "idle PID" and waits in poll() on a
+ * pipe that never becomes readable, re-entering after every EINTR as an
+ * event loop does, until killed. */
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,8 +38,22 @@ static void msg_io(int fd, int send, size_t len)
 		die(send ? "sendmsg" : "recvmsg");
 }
 
+_Noreturn static void idle(void)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		die("pipe");
+	printf("idle %d\n", (int)getpid());
+	fflush(stdout);
+	struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+	for (;;)
+		poll(&pfd, 1, -1);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "idle") == 0)
+		idle();
 	int n = argc > 1 ? atoi(argv[1]) : 7;
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	/* Abstract namespace: nothing to clean up on disk. */

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import check, fail  # noqa: E402
@@ -59,7 +60,49 @@ def main():
           "the child's counts do not include the parent's (reset at fork)")
     check(c["peers"].get(str(parent), {}).get("writev") == [N, 20 * N],
           "the parent is the child's peer: %s" % c["peers"])
+    check_idle(lib, probe)
     print("PASS")
+
+
+def wait_dump(path, seq, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                d = json.load(f)
+            if d["seq"] == seq:
+                return d
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    fail("no dump %d in %s" % (seq, path))
+
+
+def waits(dump):
+    return dump["counts"].get("poll", {}).get("wait", [0])[0]
+
+
+def check_idle(lib, probe):
+    """A process idle in one poll across two dumps made no wait between
+    them: the dump's own signal interrupting the poll is not a wait."""
+    with tempfile.TemporaryDirectory(prefix="duet-ipc-test-") as d:
+        env = dict(os.environ, LD_PRELOAD=lib, DUET_IPC_COUNT_DIR=d)
+        env["ASAN_OPTIONS"] = "verify_asan_link_order=0:" + env.get("ASAN_OPTIONS", "")
+        p = subprocess.Popen([probe, "idle"], env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            pid = int(p.stdout.readline().split()[1])
+            path = os.path.join(d, "%d.json" % pid)
+            time.sleep(0.2)  # into its poll
+            first = []
+            for seq in (1, 2, 3):
+                os.kill(pid, 12)  # SIGUSR2
+                first.append(waits(wait_dump(path, seq)))
+                time.sleep(0.1)
+        finally:
+            p.kill()
+            p.wait()
+    check(first[1] == first[0] and first[2] == first[0],
+          "an idle process shows no waits between dumps: %s" % first)
 
 
 if __name__ == "__main__":

@@ -395,6 +395,22 @@ uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns)
 	return seq;
 }
 
+void tk_window_mark_received(struct tk_window *win)
+{
+	win->want_mark = true;
+}
+
+uint64_t tk_window_wait_received(struct tk_window *win)
+{
+	if (!win->mark_sent)
+		return 0;
+	int r = win->mark_ns ? 0 : win->app->backend->wait_mark(win);
+	uint64_t t = win->mark_ns;
+	win->mark_sent = false;
+	win->mark_ns = 0;
+	return r < 0 ? 0 : t;
+}
+
 uint64_t tk_window_submitted_ns(const struct tk_window *win)
 {
 	return win->submitted_ns;

@@ -21,6 +21,10 @@ struct tk_backend {
 	bool (*can_server_resize)(struct tk_app *app, const char **why);
 	bool (*protocol_counts)(struct tk_app *app, uint64_t *requests, uint64_t *events);
 	int (*roundtrip)(struct tk_app *app);
+	/* Waits for the reply to the mark a frame's post_commit sent (see
+	 * tk_window_mark_received) and sets win->mark_ns; -1 if the
+	 * connection is lost. */
+	int (*wait_mark)(struct tk_window *win);
 
 	int (*window_create)(struct tk_window *win);
 	void (*window_destroy)(struct tk_window *win);
@@ -124,6 +128,11 @@ struct tk_window {
 	bool in_frame;
 	uint64_t seq;
 	uint64_t submitted_ns; /* see tk_window_submitted_ns; backends set it after their flush */
+	/* tk_window_mark_received: want_mark until the next frame's post_commit
+	 * sends the mark; mark_sent until tk_window_wait_received has its reply. */
+	bool want_mark, mark_sent;
+	uint64_t mark_ns;     /* when the backend saw the mark's reply, 0 before */
+	uint32_t mark_cookie; /* X11: the GetInputFocus sequence number */
 	int frame_width, frame_height; /* size of the frame being drawn */
 	/* GL engine */
 	EGLSurface egl_surface;

@@ -147,8 +147,8 @@ int tk_shm_wl_present(struct tk_window *win)
 		wl_surface_damage(surface, 0, 0, b->width, b->height);
 	wl_surface_commit(surface);
 	b->busy = true;
-	if (wl_display_flush(tk_wayland_display(win->app)) < 0 && errno != EAGAIN)
-		return -1;
+	/* The backend's frame_post_commit flushes, with the frame's other
+	 * requests in the same write. */
 	return 0;
 }
 
@@ -334,7 +334,8 @@ int tk_shm_x11_present(struct tk_window *win)
 			              (const uint8_t *)st->plain + (size_t)y * stride);
 		}
 	}
-	return xcb_flush(c) > 0 ? 0 : -1;
+	/* Flushed by the backend's frame_post_commit (see the Wayland side). */
+	return xcb_connection_has_error(c) ? -1 : 0;
 }
 
 void tk_shm_x11_destroy(struct tk_window *win)

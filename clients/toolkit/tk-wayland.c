@@ -3,6 +3,7 @@
  * and data device, wl_data_device_manager, wl_output, wp_presentation), one
  * xdg_toplevel per window with title and app_id, and a wp_presentation
  * feedback per frame. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ struct wl_win {
 	uint32_t server_id;         /* duet_test window id, 0 unknown */
 	bool listing;
 	struct feedback *feedbacks; /* outstanding, freed with the window */
+	struct wl_callback *mark;   /* tk_window_mark_received's sync, until done */
 };
 
 struct feedback {
@@ -293,8 +295,12 @@ static int wl_connect(struct tk_app *app)
 	app->connected_ns = tk_now_ns();
 	wa->registry = wl_display_get_registry(wa->display);
 	wl_registry_add_listener(wa->registry, &registry_listener, wa);
-	/* Globals, then the events of what was bound (seat caps, clock id). */
-	if (wl_display_roundtrip(wa->display) < 0 || wl_display_roundtrip(wa->display) < 0) {
+	/* One round trip for the globals. What is bound answers (seat caps,
+	 * shm formats, the presentation clock) in the same write as the first
+	 * configure: nothing here needs those events before the window exists,
+	 * and a second round trip would cost the launch a write and a read on
+	 * each side. */
+	if (wl_display_roundtrip(wa->display) < 0) {
 		fprintf(stderr, "Wayland connection failed during start-up\n");
 		goto fail;
 	}
@@ -372,7 +378,9 @@ static int wl_dispatch(struct tk_app *app, int timeout_ms)
 	}
 	if (wl_display_dispatch_pending(d) < 0)
 		goto error;
-	wl_display_flush(d);
+	/* What the handlers asked (a pong, the seat's devices) leaves with the
+	 * next frame or before the next wait, whichever comes first: one write
+	 * per state change, not one per batch of events. */
 	return 0;
 error:
 	fprintf(stderr, "Wayland connection lost (error %d)\n", wl_display_get_error(d));
@@ -439,6 +447,8 @@ static void wl_window_destroy(struct tk_window *win)
 		return;
 	while (ww->feedbacks)
 		feedback_free(ww->feedbacks);
+	if (ww->mark)
+		wl_callback_destroy(ww->mark);
 	xdg_toplevel_destroy(ww->toplevel);
 	xdg_surface_destroy(ww->xdg_surface);
 	wl_surface_destroy(ww->surface);
@@ -605,10 +615,41 @@ static void wl_frame_pre_commit(struct tk_window *win, uint64_t seq)
 	}
 }
 
+static void mark_done(void *data, struct wl_callback *cb, uint32_t serial)
+{
+	struct tk_window *win = data;
+	win->mark_ns = tk_now_ns();
+	win_data(win)->mark = NULL;
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener mark_listener = { .done = mark_done };
+
 static void wl_frame_post_commit(struct tk_window *win, uint64_t seq)
 {
-	wl_display_flush(app_data(win->app)->display);
+	struct wl_app *wa = app_data(win->app);
+	struct wl_win *ww = win_data(win);
+	/* One write for the commit and, when asked for, the mark behind it
+	 * (the sw engine's commit is not flushed before this; EGL flushes its
+	 * own). */
+	if (win->want_mark && !ww->mark) {
+		ww->mark = wl_display_sync(wa->display);
+		wl_callback_add_listener(ww->mark, &mark_listener, win);
+		win->want_mark = false;
+		win->mark_sent = true;
+	}
+	if (wl_display_flush(wa->display) < 0 && errno != EAGAIN)
+		fprintf(stderr, "Wayland connection lost while sending a frame\n");
 	win->submitted_ns = tk_now_ns();
+}
+
+static int wl_wait_mark(struct tk_window *win)
+{
+	struct wl_display *d = app_data(win->app)->display;
+	while (win_data(win)->mark)
+		if (wl_display_dispatch(d) < 0)
+			return -1;
+	return 0;
 }
 
 static int wl_roundtrip(struct tk_app *app)
@@ -655,6 +696,7 @@ const struct tk_backend tk_backend_wayland = {
 	.dispatch = wl_dispatch,
 	.can_server_resize = wl_can_server_resize,
 	.roundtrip = wl_roundtrip,
+	.wait_mark = wl_wait_mark,
 	.window_create = wl_window_create,
 	.window_destroy = wl_window_destroy,
 	.set_title = wl_set_title,

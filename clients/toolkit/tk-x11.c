@@ -412,6 +412,32 @@ static void x11_frame_pre_commit(struct tk_window *win, uint64_t seq)
 {
 }
 
+/* The frame's requests (the image, the counters) leave in one write, with
+ * the "received" mark behind them when one was asked for. */
+static void flush_frame(struct tk_window *win)
+{
+	xcb_connection_t *c = app_data(win->app)->conn;
+	if (win->want_mark) {
+		win->mark_cookie = xcb_get_input_focus(c).sequence;
+		win->want_mark = false;
+		win->mark_sent = true;
+	}
+	xcb_flush(c);
+	win->submitted_ns = tk_now_ns();
+}
+
+static int x11_wait_mark(struct tk_window *win)
+{
+	xcb_connection_t *c = app_data(win->app)->conn;
+	xcb_get_input_focus_cookie_t cookie = { win->mark_cookie };
+	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, cookie, NULL);
+	free(r);
+	if (!r)
+		return -1;
+	win->mark_ns = tk_now_ns();
+	return 0;
+}
+
 static void x11_frame_post_commit(struct tk_window *win, uint64_t seq)
 {
 	struct x11_app *xa = app_data(win->app);
@@ -435,8 +461,7 @@ static void x11_frame_post_commit(struct tk_window *win, uint64_t seq)
 		if (xw->counter % 2)
 			xw->counter++;
 		set_counter(xa, xw->extended, xw->counter);
-		xcb_flush(xa->conn);
-		win->submitted_ns = tk_now_ns();
+		flush_frame(win);
 		if (!win->feedback)
 			return;
 		/* Remember the frame until _NET_WM_FRAME_DRAWN names its value;
@@ -454,13 +479,16 @@ static void x11_frame_post_commit(struct tk_window *win, uint64_t seq)
 		slot->info = info;
 		return;
 	}
-	xcb_flush(xa->conn);
-	win->submitted_ns = tk_now_ns();
+	flush_frame(win);
 	if (!win->feedback)
 		return;
 	/* Fallback: once the server answers, it has processed the frame's
-	 * requests; a compositing manager may show it later. */
-	free(xcb_get_input_focus_reply(xa->conn, xcb_get_input_focus(xa->conn), NULL));
+	 * requests; a compositing manager may show it later. A "received"
+	 * mark sent with the frame is that answer already. */
+	if (win->mark_sent)
+		x11_wait_mark(win);
+	else
+		free(xcb_get_input_focus_reply(xa->conn, xcb_get_input_focus(xa->conn), NULL));
 	info.presented_ns = tk_now_ns();
 	tk_window_queue_presented(win, &info);
 }
@@ -644,6 +672,7 @@ const struct tk_backend tk_backend_x11 = {
 	.can_server_resize = x11_can_server_resize,
 	.protocol_counts = x11_protocol_counts,
 	.roundtrip = x11_roundtrip,
+	.wait_mark = x11_wait_mark,
 	.window_create = x11_window_create,
 	.window_destroy = x11_window_destroy,
 	.set_title = x11_set_title,

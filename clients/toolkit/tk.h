@@ -117,6 +117,16 @@ uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns);
  * returned and the connection was flushed (before the X11 round-trip
  * fallback waits for the server). 0 before the first frame. */
 uint64_t tk_window_submitted_ns(const struct tk_window *win);
+/* Asks that the next frame carry a "received" mark: a request with a
+ * reply (wl_display_sync / GetInputFocus) sent in the same write as the
+ * frame, so confirming that the server handled the frame costs no write
+ * of its own (with the GL engine, EGL writes the frame itself and the
+ * mark follows in a write of its own). tk_window_wait_received then waits
+ * for the reply and returns CLOCK_MONOTONIC when it arrived (0 when the
+ * connection is lost or no mark was sent); Wayland events that arrive
+ * meanwhile are dispatched, X11 events queued as in tk_app_roundtrip. */
+void tk_window_mark_received(struct tk_window *win);
+uint64_t tk_window_wait_received(struct tk_window *win);
 
 /* ------------------------------------------------------------ drawing */
 /* Colours are straight (not premultiplied) RGBA in 0..1; the engines blend

@@ -244,7 +244,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: duet-test-pattern [--size WxH] [--app-id ID] [--title T] [--frames N]\n"
-	        "                         [--exit-after-first-frame]\n"
+	        "                         [--maximized] [--exit-after-first-frame]\n"
 	        "Shows a toplevel with a fixed test pattern; prints 'mapped W H' once shown.\n");
 }
 
@@ -261,6 +261,7 @@ int main(int argc, char **argv)
 	struct pattern_app app = {.default_width = 320, .default_height = 240};
 	const char *app_id = "duet-test-pattern";
 	const char *title = "duet test pattern";
+	bool maximized = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -283,6 +284,8 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
 			app.exit_after_first_frame = true;
+		} else if (strcmp(arg, "--maximized") == 0) {
+			maximized = true;
 		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 			usage(stdout);
 			return 0;
@@ -314,6 +317,8 @@ int main(int argc, char **argv)
 	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
 	xdg_toplevel_set_app_id(app.toplevel, app_id);
 	xdg_toplevel_set_title(app.toplevel, title);
+	if (maximized)
+		xdg_toplevel_set_maximized(app.toplevel);
 	wl_surface_commit(app.surface);
 
 	int status = 0;

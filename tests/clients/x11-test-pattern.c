@@ -286,7 +286,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	        "usage: duet-x11-test-pattern [--size WxH] [--class CLASS] [--title T]\n"
 	        "                             [--frames N] [--interval-ms MS] [--min WxH] [--max WxH]\n"
-	        "                             [--exit-after-first-frame]\n"
+	        "                             [--maximized] [--exit-after-first-frame]\n"
 	        "Shows an X11 window with duet's fixed test pattern; prints 'mapped W H' once\n"
 	        "drawn, 'resized W H' after a resize, 'frame N' per --frames redraw; exits 0 on\n"
 	        "WM_DELETE_WINDOW. Connects to $DISPLAY.\n");
@@ -326,6 +326,7 @@ int main(int argc, char **argv)
 	const char *wm_class = "duet-x11-test-pattern";
 	const char *title = "duet x11 test pattern";
 	int min[2] = { 0, 0 }, max[2] = { 0, 0 };
+	bool maximized = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -351,6 +352,8 @@ int main(int argc, char **argv)
 				goto bad_value;
 		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
 			app.exit_after_first_frame = true;
+		} else if (strcmp(arg, "--maximized") == 0) {
+			maximized = true;
 		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
 			usage(stdout);
 			return 0;
@@ -406,6 +409,13 @@ bad_value:
 	app.gc = xcb_generate_id(app.conn);
 	xcb_create_gc(app.conn, app.gc, app.window, 0, NULL);
 	set_properties(&app, wm_class, title, min, max);
+	if (maximized) {
+		/* Before mapping, a client states its own _NET_WM_STATE (EWMH). */
+		xcb_atom_t states[] = { intern(app.conn, "_NET_WM_STATE_MAXIMIZED_VERT"),
+		                        intern(app.conn, "_NET_WM_STATE_MAXIMIZED_HORZ") };
+		xcb_change_property(app.conn, XCB_PROP_MODE_REPLACE, app.window,
+		                    intern(app.conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 2, states);
+	}
 	xcb_map_window(app.conn, app.window);
 	xcb_flush(app.conn);
 

@@ -10,6 +10,10 @@
                     compositor makes no syscall at all (strace -c, 2 s)
   idle-frames       a frame callback with nothing to paint costs one timer
                     wakeup, not a repaint and then a flip (strace)
+  launch-syscalls   duet-launch (sw engine) from its fork to its first
+                    presented frame costs the compositor at most 8 socket
+                    syscalls (strace): 3 reads and 4 writes are enough for
+                    the globals, the binds with the window, and the frame
 """
 
 import json
@@ -190,11 +194,33 @@ def scenario_idle_frames():
               % (len(timer_reads), n))
 
 
+def scenario_launch_syscalls():
+    limit = 8
+    with duet.Session("launch-syscalls") as s:
+        s.sync()
+        time.sleep(0.3)  # the testctl connection's teardown
+        out = os.path.join(s.workdir, "launch.strace")
+        st = Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg"])
+        c = s.client([duet.program("DUET_LAUNCH"), "--engine", "sw", "--stay"])
+        c.wait_line(r'"name":"first_frame"', timeout=30)
+        text = st.stop()
+        calls = [l for l in text.splitlines()
+                 if re.search(r"\b(sendmsg|recvmsg)\(", l) and not re.search(r"= -1 E", l)]
+        log("compositor socket syscalls for one launch: %d\n%s"
+            % (len(calls), "\n".join(l[:100] for l in calls)))
+        check(calls, "strace saw no socket syscall during the launch")
+        check(len(calls) <= limit,
+              "the compositor made %d socket syscalls for one launch (at most %d: a read "
+              "and a write for the globals, for the binds with the window, and for the "
+              "frame, and the presentation event)" % (len(calls), limit))
+
+
 SCENARIOS = {
     "latch": scenario_latch,
     "one-configure": scenario_one_configure,
     "idle-syscalls": scenario_idle_syscalls,
     "idle-frames": scenario_idle_frames,
+    "launch-syscalls": scenario_launch_syscalls,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,287 @@
+/* duet-input-probe: a toplevel that reports what the seat delivers to it,
+ * so tests can check pointer and keyboard delivery and focus.
+ *
+ *   duet-input-probe [--app-id ID] [--size WxH]
+ *
+ * Maps a WxH (default 200x200) XRGB8888 toplevel in one flat colour and
+ * prints, one line each, on stdout:
+ *   mapped W H                    the first buffer is committed
+ *   configure W H activated=0|1   every xdg_toplevel.configure
+ *   pointer-enter X Y             surface-local, whole pixels
+ *   pointer-motion X Y
+ *   pointer-button BUTTON STATE   evdev code, 1 pressed / 0 released
+ *   pointer-leave
+ *   keyboard-enter                it got the keyboard focus
+ *   keyboard-leave
+ *   key KEY STATE                 evdev keycode, 1 pressed / 0 released
+ *   keymap FORMAT SIZE            xkb_v1 = 1
+ * Exits 0 when closed, 1 on a connection error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "xdg-shell-client-protocol.h"
+
+struct probe {
+	struct wl_display *display;
+	struct test_globals g;
+	struct wl_registry *seat_registry;
+	struct wl_seat *seat;
+	struct wl_pointer *pointer;
+	struct wl_keyboard *keyboard;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct wl_buffer *buffer;
+	int width, height;
+	bool mapped, closed;
+};
+
+/* ------------------------------------------------------------ pointer */
+static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
+                          struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
+	printf("pointer-enter %d %d\n", wl_fixed_to_int(x), wl_fixed_to_int(y));
+}
+
+static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
+                          struct wl_surface *surface)
+{
+	printf("pointer-leave\n");
+}
+
+static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
+                           wl_fixed_t y)
+{
+	printf("pointer-motion %d %d\n", wl_fixed_to_int(x), wl_fixed_to_int(y));
+}
+
+static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
+                           uint32_t button, uint32_t state)
+{
+	printf("pointer-button %u %u\n", button, state);
+}
+
+static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
+                         wl_fixed_t value)
+{
+}
+
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
+};
+
+/* ------------------------------------------------------------ keyboard */
+static void keyboard_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
+                            uint32_t size)
+{
+	printf("keymap %u %u\n", format, size);
+	close(fd);
+}
+
+static void keyboard_enter(void *data, struct wl_keyboard *k, uint32_t serial,
+                           struct wl_surface *surface, struct wl_array *keys)
+{
+	printf("keyboard-enter\n");
+}
+
+static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
+                           struct wl_surface *surface)
+{
+	printf("keyboard-leave\n");
+}
+
+static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
+                         uint32_t key, uint32_t state)
+{
+	printf("key %u %u\n", key, state);
+}
+
+static void keyboard_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
+                               uint32_t depressed, uint32_t latched, uint32_t locked,
+                               uint32_t group)
+{
+}
+
+static void keyboard_repeat_info(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
+{
+}
+
+static const struct wl_keyboard_listener keyboard_listener = {
+	.keymap = keyboard_keymap,
+	.enter = keyboard_enter,
+	.leave = keyboard_leave,
+	.key = keyboard_key,
+	.modifiers = keyboard_modifiers,
+	.repeat_info = keyboard_repeat_info,
+};
+
+/* ------------------------------------------------------------ seat */
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct probe *p = data;
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !p->pointer) {
+		p->pointer = wl_seat_get_pointer(seat);
+		wl_pointer_add_listener(p->pointer, &pointer_listener, p);
+	}
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !p->keyboard) {
+		p->keyboard = wl_seat_get_keyboard(seat);
+		wl_keyboard_add_listener(p->keyboard, &keyboard_listener, p);
+	}
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_capabilities,
+	.name = seat_name,
+};
+
+/* test_bind_globals owns the first registry; the seat comes from a second. */
+static void registry_global(void *data, struct wl_registry *reg, uint32_t name,
+                            const char *iface, uint32_t version)
+{
+	struct probe *p = data;
+	if (strcmp(iface, wl_seat_interface.name) == 0 && !p->seat) {
+		/* v4: repeat_info, and no pointer frame/axis events to handle. */
+		p->seat = wl_registry_bind(reg, name, &wl_seat_interface, version < 4 ? version : 4);
+		wl_seat_add_listener(p->seat, &seat_listener, p);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *reg, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+/* ------------------------------------------------------------ window */
+static struct wl_buffer *make_buffer(struct probe *p)
+{
+	int stride = p->width * 4;
+	size_t size = (size_t)stride * (size_t)p->height;
+	int fd = test_create_memfd(size);
+	if (fd < 0)
+		return NULL;
+	uint32_t *px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (px == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	for (size_t i = 0; i < size / 4; i++)
+		px[i] = 0xff3060a0;
+	munmap(px, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(p->g.shm, fd, (int32_t)size);
+	struct wl_buffer *b = wl_shm_pool_create_buffer(pool, 0, p->width, p->height, stride,
+	                                                WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return b;
+}
+
+static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
+                               struct wl_array *states)
+{
+	bool activated = false;
+	uint32_t *s;
+	wl_array_for_each(s, states)
+		if (*s == XDG_TOPLEVEL_STATE_ACTIVATED)
+			activated = true;
+	printf("configure %d %d activated=%d\n", w, h, activated);
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *t)
+{
+	((struct probe *)data)->closed = true;
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *s, uint32_t serial)
+{
+	struct probe *p = data;
+	xdg_surface_ack_configure(s, serial);
+	if (!p->mapped) {
+		wl_surface_attach(p->surface, p->buffer, 0, 0);
+		wl_surface_damage_buffer(p->surface, 0, 0, p->width, p->height);
+		p->mapped = true;
+		printf("mapped %d %d\n", p->width, p->height);
+	}
+	wl_surface_commit(p->surface);
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+int main(int argc, char **argv)
+{
+	struct probe p = { .width = 200, .height = 200 };
+	const char *app_id = "duet-input-probe";
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--app-id") == 0 && i + 1 < argc) {
+			app_id = argv[++i];
+		} else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+			char tail;
+			if (sscanf(argv[++i], "%dx%d%c", &p.width, &p.height, &tail) != 2 ||
+			    p.width <= 0 || p.height <= 0 || p.width > 4096 || p.height > 4096) {
+				fprintf(stderr, "duet-input-probe: bad size '%s'\n", argv[i]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: duet-input-probe [--app-id ID] [--size WxH]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	p.display = wl_display_connect(NULL);
+	if (!p.display) {
+		fprintf(stderr, "duet-input-probe: cannot connect to a Wayland display\n");
+		return 1;
+	}
+	if (!test_bind_globals(p.display, &p.g) || !p.g.compositor || !p.g.shm || !p.g.wm_base) {
+		fprintf(stderr, "duet-input-probe: wl_compositor, wl_shm or xdg_wm_base missing\n");
+		return 1;
+	}
+	p.seat_registry = wl_display_get_registry(p.display);
+	wl_registry_add_listener(p.seat_registry, &registry_listener, &p);
+	if (wl_display_roundtrip(p.display) < 0 || !p.seat) {
+		fprintf(stderr, "duet-input-probe: no wl_seat\n");
+		return 1;
+	}
+	p.buffer = make_buffer(&p);
+	if (!p.buffer) {
+		perror("duet-input-probe: shm buffer");
+		return 1;
+	}
+	p.surface = wl_compositor_create_surface(p.g.compositor);
+	p.xdg_surface = xdg_wm_base_get_xdg_surface(p.g.wm_base, p.surface);
+	xdg_surface_add_listener(p.xdg_surface, &xdg_surface_listener, &p);
+	p.toplevel = xdg_surface_get_toplevel(p.xdg_surface);
+	xdg_toplevel_add_listener(p.toplevel, &toplevel_listener, &p);
+	xdg_toplevel_set_app_id(p.toplevel, app_id);
+	wl_surface_commit(p.surface);
+	while (!p.closed)
+		if (wl_display_dispatch(p.display) < 0) {
+			fprintf(stderr, "duet-input-probe: connection error %d\n",
+			        wl_display_get_error(p.display));
+			return 1;
+		}
+	return 0;
+}

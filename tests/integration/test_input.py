@@ -1,0 +1,135 @@
+"""Pointer and keyboard delivery and focus on duet-compositor (issue 10's
+Wayland test gaps), with input injected through duet_test (--test-protocol)
+and read back by tests/clients/input-probe.c:
+
+  pointer   the pointer over a window: enter at surface-local coordinates,
+            motion, a button press and release with the evdev code, leave
+            once it moves off
+  keyboard  the newly mapped window has the keyboard (enter, keymap) and
+            the "activated" state; keys go to it alone; a second window
+            takes the focus from it (leave, and a configure without
+            "activated"); activating the first gives it back
+  click     a button press on an unfocused window raises and focuses it
+            (policy rule 4) and the press is delivered to it
+"""
+
+import sys
+
+import duet
+from duet import check, log
+
+BTN_LEFT = 272
+KEY_A = 30
+
+
+def probe(s, name, size="200x200"):
+    c = s.client([duet.program("DUET_INPUT_PROBE"), "--app-id", name, "--size", size],
+                 name=name)
+    c.wait_line(r"^mapped ")
+    win = s.wait_window(app_id=name)
+    s.sync()
+    return c, win
+
+
+def lines(c):
+    with c._cond:
+        return list(c.lines)
+
+
+def after(c, mark, pattern, timeout=10):
+    """Waits for a line matching pattern after line number mark."""
+    return c.wait_line(pattern, timeout=timeout, start=mark)
+
+
+def scenario_pointer():
+    with duet.Session("input-pointer") as s:
+        c, win = probe(s, "p")
+        mark = len(lines(c))
+        x, y = win.x + 50, win.y + 70
+        s.testctl("motion", x, y)
+        after(c, mark, r"^pointer-enter 50 70$")
+        s.testctl("motion", x + 10, y + 5)
+        after(c, mark, r"^pointer-motion 60 75$")
+        s.testctl("button", BTN_LEFT, 1)
+        s.testctl("button", BTN_LEFT, 0)
+        after(c, mark, r"^pointer-button %d 1$" % BTN_LEFT)
+        after(c, mark, r"^pointer-button %d 0$" % BTN_LEFT)
+        s.testctl("motion", win.x + win.w + 20, win.y)
+        after(c, mark, r"^pointer-leave$")
+        log("enter, motion, button, leave delivered in surface coordinates")
+
+
+def keyboard_state(c):
+    """(has the keyboard, last activated state) from the probe's lines."""
+    focus, activated = False, None
+    for line in lines(c):
+        if line == "keyboard-enter":
+            focus = True
+        elif line == "keyboard-leave":
+            focus = False
+        elif line.startswith("configure "):
+            activated = line.endswith("activated=1")
+    return focus, activated
+
+
+def scenario_keyboard():
+    with duet.Session("input-keyboard") as s:
+        a, wa = probe(s, "a")
+        a.wait_line(r"^keymap 1 \d+$")
+        check(keyboard_state(a) == (True, True), "a new window has no keyboard focus or is not "
+              "activated: %s" % (keyboard_state(a),))
+        mark_a = len(lines(a))
+        s.testctl("key", KEY_A, 1)
+        s.testctl("key", KEY_A, 0)
+        after(a, mark_a, r"^key %d 1$" % KEY_A)
+        after(a, mark_a, r"^key %d 0$" % KEY_A)
+
+        b, wb = probe(s, "b", size="150x150")
+        a.wait_line(r"^keyboard-leave$", start=mark_a)
+        s.sync()
+        check(keyboard_state(a) == (False, False), "a kept focus or activated after b mapped: "
+              "%s" % (keyboard_state(a),))
+        check(keyboard_state(b) == (True, True), "b has no focus: %s" % (keyboard_state(b),))
+        mark_a, mark_b = len(lines(a)), len(lines(b))
+        s.testctl("key", KEY_A, 1)
+        s.testctl("key", KEY_A, 0)
+        after(b, mark_b, r"^key %d 0$" % KEY_A)
+        s.sync()
+        check(not [l for l in lines(a)[mark_a:] if l.startswith("key ")],
+              "a got keys while b had the focus: %s" % lines(a)[mark_a:])
+
+        s.testctl("activate", wa.id)
+        after(a, mark_a, r"^keyboard-enter$")
+        after(b, mark_b, r"^keyboard-leave$")
+        s.sync()
+        check(keyboard_state(a) == (True, True) and keyboard_state(b) == (False, False),
+              "after activate: a %s, b %s" % (keyboard_state(a), keyboard_state(b)))
+        top = s.windows()[0]
+        check(top.app_id == "a" and top.focused, "a is not on top and focused: %r" % (top,))
+
+
+def scenario_click():
+    with duet.Session("input-click") as s:
+        a, wa = probe(s, "a", size="400x300")
+        b, wb = probe(s, "b", size="100x100")
+        # b is centred over a: click a where b does not cover it.
+        mark_a = len(lines(a))
+        s.testctl("motion", wa.x + 10, wa.y + 10)
+        s.testctl("button", BTN_LEFT, 1)
+        s.testctl("button", BTN_LEFT, 0)
+        after(a, mark_a, r"^pointer-button %d 1$" % BTN_LEFT)
+        after(a, mark_a, r"^keyboard-enter$")
+        s.sync()
+        top = s.windows()[0]
+        check(top.app_id == "a" and top.focused, "the click did not raise and focus a: %r"
+              % (s.windows(),))
+        check(keyboard_state(b)[0] is False, "b kept the keyboard after the click on a")
+
+
+SCENARIOS = {"pointer": scenario_pointer, "keyboard": scenario_keyboard,
+             "click": scenario_click}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
+        sys.exit("usage: test_input.py %s" % "|".join(SCENARIOS))
+    duet.main(SCENARIOS[sys.argv[1]])
