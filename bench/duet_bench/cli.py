@@ -115,8 +115,9 @@ def add_arguments(p):
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
                    help="comma-separated: launch,render,cpu,resize,thirdparty (default: all)")
     p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
-                   type=lambda t: parse_list(t, stacks.ORDER, "stack"),
-                   help="comma-separated: wayland,x11,weston,openbox (default: all)")
+                   type=lambda t: parse_list(t, stacks.ALL, "stack"),
+                   help="comma-separated: wayland,x11,weston,openbox,e-x11,e-wayland "
+                   "(default: the first four; the Enlightenment stacks when asked for)")
     p.add_argument("--reps", type=int_arg(1, 10000, "reps must be 1..10000"), metavar="N",
                    help="repetitions of every experiment (resize: runs of the 8 sizes)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")

@@ -14,7 +14,8 @@ from duet_bench.study import BOARD, STUDY, UNITS
 SIZES = ["100x100", "1000x240", "850x900", "400x1000", "1800x500", "999x999", "333x999",
          "1920x1080"]
 PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
-              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston"}
+              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
+              ("e-x11", "e-wayland"): "e-x11/e-wayland"}
 # Short names of the claims for plot tick labels.
 SHORT = {"launch_ms": "launch", "launch_submitted_ms": "launch (submitted)",
          "launch_ipc": "IPC launch", "render_fps": "render fps", "flush_ms": "flush",

@@ -5,7 +5,8 @@ from duet_bench import metrics, stats
 from duet_bench.thirdparty import NOTE_ROUNDTRIP
 
 PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
-              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston"}
+              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
+              ("e-x11", "e-wayland"): "e-x11/e-wayland"}
 
 
 def _fmt(v):

@@ -1,9 +1,14 @@
-"""The four display stacks, started the same way for every experiment.
+"""The display stacks, started the same way for every experiment.
 
-    wayland  duet-compositor (headless output)                  server
-    x11      Xvfb + duet-xwm                                     server, wm
-    weston   weston --backend=headless-backend.so --use-gl       server
-    openbox  Xvfb + openbox + xcompmgr -c                        server, wm, compositor
+    wayland    duet-compositor (headless output)                 server
+    x11        Xvfb + duet-xwm                                    server, wm
+    weston     weston --backend=headless-backend.so --use-gl      server
+    openbox    Xvfb + openbox + xcompmgr -c                       server, wm, compositor
+    e-x11      Xvfb + Enlightenment (WM and compositor)           server, wm
+    e-wayland  Enlightenment, headless Wayland compositor         server
+
+The first four are the default set; the two Enlightenment stacks (the
+study's own software, enlightenment.py) run when asked for.
 
 Each instance gets its own socket / display and XDG_RUNTIME_DIR, so stacks
 never meet. counting=True preloads the IPC counter into every process of
@@ -24,13 +29,19 @@ import subprocess
 import tempfile
 import time
 
-from duet_bench import procs, timeline
+from duet_bench import enlightenment, procs, timeline
 
 START_TIMEOUT = 20.0
 PROBE_SIZE = "96x96"  # duet-launch's clear colour under its 48-pixel bar: a 96-pixel run
 DUMP_SIGNAL = 40  # SIGRTMIN+6 with glibc; none of the measured programs uses it
 ORDER = ["wayland", "x11", "weston", "openbox"]
-KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11"}
+E_STACKS = ["e-x11", "e-wayland"]
+ALL = ORDER + E_STACKS
+KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11",
+        "e-x11": "x11", "e-wayland": "wayland"}
+# Stacks whose compositor tells no one when it composited: the bench's
+# observer watches Xvfb's framebuffer for them.
+OBSERVED = {"openbox", "e-x11"}
 
 
 def memory_dir(prefix):
@@ -82,12 +93,19 @@ def needs(stack):
         return {"Xvfb": sysp("Xvfb", "xvfb"), "openbox": sysp("openbox", "openbox"),
                 "xcompmgr": sysp("xcompmgr", "xcompmgr"), "xprop": sysp("xprop", "x11-utils"),
                 "duet-xctl": own("duet-xctl", "tools")}
+    if stack in E_STACKS:
+        progs = {n: (p, "Debian package " + pkg) for n, (p, pkg) in enlightenment.needs().items()}
+        if stack == "e-x11":
+            progs.update({"Xvfb": sysp("Xvfb", "xvfb"), "duet-xctl": own("duet-xctl", "tools")})
+        return progs
     raise KeyError(stack)
 
 
 def missing(stack):
     """None, or why the stack cannot run here."""
     lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack).items() if not p]
+    if not lack and stack in E_STACKS:
+        return enlightenment.missing()
     return ("missing " + ", ".join(lack)) if lack else None
 
 
@@ -95,6 +113,9 @@ class Stack:
     def __init__(self, name, workdir, base_env, refresh=60, counting=None, size="1920x1080"):
         self.name = name
         self.kind = KIND[name]
+        self.observed = name in OBSERVED
+        self.e_session = None       # enlightenment.Session of an E stack
+        self.role_pids = {}         # role -> the measured process, where not the one spawned
         self.refresh = refresh
         self.counting = counting  # None or dir for the counter's dumps
         self.size = size
@@ -148,7 +169,7 @@ class Stack:
     # -------------------------------------------------------------- start
     def start(self):
         try:
-            getattr(self, "_start_" + self.name)()
+            getattr(self, "_start_" + self.name.replace("-", "_"))()
             self._probe()
         except (StackError, OSError) as e:
             self.stop()
@@ -198,7 +219,7 @@ class Stack:
         obs = None
         trace = os.path.join(self.dir, "probe-%d.jsonl" % attempt)
         env = dict(self.env, DUET_TRACE=trace)
-        if self.name == "openbox":
+        if self.observed:
             try:
                 obs = observer.Observer(self.fb_path, observer.LAUNCH_RGB, self.base_env).start()
                 obs.wait_ready(5)
@@ -229,6 +250,14 @@ class Stack:
                 t = obs.wait_seen(5)
                 why = None if t else "the observer never saw the probe's window"
             else:
+                if self.name == "e-wayland":
+                    # E's Wayland server tells no one when it composited and
+                    # its buffer output cannot be watched.
+                    note = ("Enlightenment's Wayland output cannot be observed and it reports "
+                            "no composited time: ready = the probe's first frame callback")
+                    if note not in self.notes:
+                        self.notes.append(note)
+                    return None, None
                 t, why = timeline.server_composited(self, child.pid, "duet-launch", t0,
                                                     timeout=5)
                 if t is None and self.name in ("wayland", "x11") and not any(
@@ -408,6 +437,43 @@ class Stack:
         self.wait("xcompmgr to own _NET_WM_CM_S0", self._cm_ready)
         self.notes.append("xcompmgr has no frame clock: it composites on every damage event")
 
+    def _start_e(self, env, ready_what, ready):
+        self.e_session = enlightenment.Session(self.dir, engine="sw")
+        try:
+            env = self.e_session.start(env)
+        except enlightenment.EError as e:
+            raise StackError(str(e))
+        self.notes += self.e_session.notes
+        desc = enlightenment.describe("sw")
+        self.notes.append("Enlightenment %s, profile %s, compositor engine software, "
+                          "first_draw_delay %g s (E's default)"
+                          % (desc["version"], desc["profile"], desc["first_draw_delay_s"]))
+        role = "wm" if self.kind == "x11" else "server"
+        child = self.spawn(role, enlightenment.argv(self.programs["enlightenment_start"]), env)
+        self.wait(ready_what, ready)
+        # enlightenment_start only starts (and restarts) E: E is its child,
+        # and E is what is measured.
+        pid = enlightenment.e_pid(child.pid)
+        if not pid:
+            raise StackError("enlightenment_start (pid %d) has no enlightenment child"
+                             % child.pid)
+        self.role_pids[role] = pid
+
+    def _start_e_x11(self):
+        self._start_xvfb()
+        self._start_e(dict(self.server_env(), DISPLAY=self.display),
+                      "Enlightenment to own _NET_WM_CM_S0", self._cm_ready)
+
+    def _start_e_wayland(self):
+        env = dict(self.server_env(), E_WL_FORCE="buffer")
+        sock = os.path.join(self.runtime, "wayland-0")
+        self._start_e(env, "Enlightenment's Wayland socket", lambda: os.path.exists(sock))
+        self.env = dict(self.base_env, WAYLAND_DISPLAY="wayland-0")
+        self.notes.append("Enlightenment's Wayland output is its wl_buffer module's, fixed at "
+                          "%s; it offers no wl_output, wp_presentation or viewporter, so the "
+                          "apps' presented time is their frame callback's"
+                          % enlightenment.WAYLAND_SIZE)
+
     # -------------------------------------------------------------- state
     def dead(self):
         """The first stack process that is gone, or None."""
@@ -417,7 +483,7 @@ class Stack:
         return None
 
     def pids(self):
-        return {role: c.pid for role, c in self.procs.items()}
+        return dict({role: c.pid for role, c in self.procs.items()}, **self.role_pids)
 
     def logs(self):
         logs = {role: c.log_tail() for role, c in self.procs.items()}
@@ -434,6 +500,8 @@ class Stack:
     def stop(self):
         for c in reversed(list(self.procs.values())):
             c.stop()
+        if self.e_session:
+            self.e_session.stop()
         # Xvfb is gone: its framebuffer file in /dev/shm (8 MB at 1080p)
         # goes now, also for callers that never call cleanup().
         self._drop_fb()

@@ -22,8 +22,9 @@ COUNT_TOLERANCE = 1.10
 
 # Pairs compared, as (numerator, denominator): the study's X/W for both
 # kinds of stack, then each duet server against the peer of its kind.
-PAIRS = [("x11", "wayland"), ("openbox", "weston"), ("x11", "openbox"), ("wayland", "weston")]
-STUDY_PAIRS = {("x11", "wayland"), ("openbox", "weston")}
+PAIRS = [("x11", "wayland"), ("openbox", "weston"), ("x11", "openbox"), ("wayland", "weston"),
+         ("e-x11", "e-wayland")]
+STUDY_PAIRS = {("x11", "wayland"), ("openbox", "weston"), ("e-x11", "e-wayland")}
 
 
 def median(vals):

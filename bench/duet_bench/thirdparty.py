@@ -263,14 +263,14 @@ class EflWitness(timeline.LaunchWitness):
         return observer.Observer(self.stack.fb_path, EFL_RGB, self.stack.base_env)
 
     def composited(self, pid, t0, timeout=10.0):
-        if self.stack.name == "openbox":
+        if self.stack.observed:
             if self.obs is None:
                 return None, None, self.why
             t = self.obs.wait_seen(timeout)
             if t is None:
                 return None, None, ("the observer did not see elementary_test's background "
                                     "(%d,%d,%d) within %.0f s" % (EFL_RGB + (timeout,)))
-            return t, timeline.SOURCE["openbox"] + ", colour %d,%d,%d" % EFL_RGB, None
+            return t, timeline.SOURCE[self.stack.name] + ", colour %d,%d,%d" % EFL_RGB, None
         t, why = timeline.server_composited(self.stack, pid, EFL_APP, t0, timeout=timeout,
                                             named_only=True)
         return (t, timeline.SOURCE[self.stack.name], None) if t is not None else \

@@ -19,7 +19,8 @@ import time
 from duet_bench import procs
 
 SOURCE = {"wayland": "duet-compositor trace", "x11": "duet-xwm trace",
-          "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)"}
+          "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)",
+          "e-x11": "observer (Xvfb -fbdir)", "e-wayland": "none (not observable)"}
 
 
 class JsonLines:
@@ -159,7 +160,7 @@ class _ObserverWitness:
         raise NotImplementedError
 
     def start(self):
-        if self.stack.name != "openbox":
+        if not self.stack.observed:
             return self
         from duet_bench import observer  # it imports stacks, which imports us
         if not self.stack.fb_path:
@@ -204,13 +205,13 @@ class LaunchWitness(_ObserverWitness):
 
     def composited(self, pid, t0):
         """(ns, source, None) or (None, None, why)."""
-        if self.stack.name == "openbox":
+        if self.stack.observed:
             if self.obs is None:
                 return None, None, self.why
             t = self.obs.wait_seen(3)
             if t is None:
                 return None, None, "the observer did not see duet-launch's colour within 3 s"
-            return t, SOURCE["openbox"], None
+            return t, SOURCE[self.stack.name], None
         t, why = server_composited(self.stack, pid, "duet-launch", t0)
         return (t, SOURCE[self.stack.name], None) if t is not None else (None, None, why)
 
@@ -322,9 +323,9 @@ def resize_points(stack, step, pid, app_id="duet-resize", witness=None, until=No
             source[p] = step.get("presentation") if p == "presented" else "duet-resize"
         else:
             missing[p] = "duet-resize reported no %s point" % p
-    if stack.name == "openbox":
+    if stack.observed:
         if witness is None:
-            missing["composited"] = "xcompmgr reports nothing, and no observer watched"
+            missing["composited"] = "the compositor reports nothing, and no observer watched"
             return tl, missing, source
         t, src, why = witness.composited(step.get("got_width"), step.get("got_height"), t0,
                                          until)

@@ -53,9 +53,12 @@ struct wl_win {
 	struct wl_callback *mark;   /* tk_window_mark_received's sync, until done */
 };
 
+/* One frame's presentation: wp_presentation feedback, or where the server
+ * has none (Enlightenment's) the frame callback requested with it. */
 struct feedback {
 	struct tk_window *win;
 	struct wp_presentation_feedback *fb;
+	struct wl_callback *cb;
 	struct tk_frame_info info;
 	struct feedback *next;
 };
@@ -68,7 +71,10 @@ static void feedback_free(struct feedback *fb)
 			*p = fb->next;
 			break;
 		}
-	wp_presentation_feedback_destroy(fb->fb);
+	if (fb->fb)
+		wp_presentation_feedback_destroy(fb->fb);
+	if (fb->cb)
+		wl_callback_destroy(fb->cb);
 	free(fb);
 }
 
@@ -315,7 +321,7 @@ static int wl_connect(struct tk_app *app)
 	}
 	/* Another clock (weston: CLOCK_MONOTONIC_RAW) is mapped onto
 	 * CLOCK_MONOTONIC when each event arrives; see feedback_presented. */
-	app->presentation = wa->presentation ? "wp_presentation" : "none";
+	app->presentation = wa->presentation ? "wp_presentation" : "frame-callback";
 	return 0;
 fail:
 	wl_disconnect(app);
@@ -585,6 +591,23 @@ static const struct wp_presentation_feedback_listener feedback_listener = {
 	.discarded = feedback_discarded,
 };
 
+/* The fallback's "presented": when the app read the server's go-ahead for
+ * the next frame. The frame was shown no later than that, if at all: a
+ * frame callback cannot tell a discarded frame from a shown one. */
+static void frame_callback_done(void *data, struct wl_callback *cb, uint32_t time_ms)
+{
+	struct feedback *fb = data;
+	fb->info.presented_ns = tk_now_ns();
+	struct tk_frame_info info = fb->info;
+	struct tk_window *win = fb->win;
+	feedback_free(fb);
+	tk_window_emit_presented(win, &info);
+}
+
+static const struct wl_callback_listener frame_callback_listener = {
+	.done = frame_callback_done,
+};
+
 static void wl_frame_pre_commit(struct tk_window *win, uint64_t seq)
 {
 	struct wl_app *wa = app_data(win->app);
@@ -599,7 +622,7 @@ static void wl_frame_pre_commit(struct tk_window *win, uint64_t seq)
 		ww->geometry_w = win->frame_width;
 		ww->geometry_h = win->frame_height;
 	}
-	if (win->feedback && wa->presentation) {
+	if (win->feedback) {
 		struct feedback *fb = calloc(1, sizeof(*fb));
 		if (!fb)
 			return;
@@ -608,8 +631,13 @@ static void wl_frame_pre_commit(struct tk_window *win, uint64_t seq)
 		fb->info.width = win->frame_width;
 		fb->info.height = win->frame_height;
 		fb->info.commit_ns = tk_now_ns();
-		fb->fb = wp_presentation_feedback(wa->presentation, ww->surface);
-		wp_presentation_feedback_add_listener(fb->fb, &feedback_listener, fb);
+		if (wa->presentation) {
+			fb->fb = wp_presentation_feedback(wa->presentation, ww->surface);
+			wp_presentation_feedback_add_listener(fb->fb, &feedback_listener, fb);
+		} else {
+			fb->cb = wl_surface_frame(ww->surface);
+			wl_callback_add_listener(fb->cb, &frame_callback_listener, fb);
+		}
 		fb->next = ww->feedbacks;
 		ww->feedbacks = fb;
 	}
