@@ -492,6 +492,11 @@ class Stack:
             text = procs.read_tail(self.weston_log, 200000)
             plain = [l for l in text.splitlines() if not l.startswith("{")]
             logs["server"] = (logs["server"] + "\n".join(plain))[-4000:]
+        if self.e_session:
+            # E logs to its HOME, not to the output enlightenment_start shows.
+            role = "wm" if self.kind == "x11" else "server"
+            e_log = procs.read_tail(os.path.join(self.e_session.home, ".e-log.log"), 4000)
+            logs[role] = (logs.get(role, "") + "\n.e-log.log:\n" + e_log)[-6000:]
         return logs
 
     def command_lines(self):
