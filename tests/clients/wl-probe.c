@@ -21,6 +21,7 @@
 
 #include "client-common.h"
 #include "presentation-time-client-protocol.h"
+#include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 #define RED 0xffff0000u
@@ -52,6 +53,7 @@ struct window {
 	uint32_t serial;
 	bool configured;
 	int width, height; /* of the last configure */
+	int x, y;          /* a popup's last configure, relative to its parent */
 	bool done;         /* xdg_popup.popup_done */
 };
 
@@ -229,6 +231,8 @@ static void popup_configure(void *data, struct xdg_popup *popup, int32_t x, int3
                             int32_t width, int32_t height)
 {
 	struct window *w = data;
+	w->x = x;
+	w->y = y;
 	w->width = width;
 	w->height = height;
 }
@@ -494,6 +498,105 @@ static int mode_offset(struct conn *c)
 	return 0;
 }
 
+/* T red 200x150 with two desynchronized subsurfaces: A green 60x60 at
+ * 20,20, B blue 60x60 at 50,50 (B above A: made later). Restacking is
+ * the parent's state: it takes effect when T commits. */
+static int mode_subsurface_restack(struct conn *c)
+{
+	struct window t;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	struct wl_surface *a = new_surface(c), *b = new_surface(c);
+	struct wl_subsurface *sa = add_subsurface(c, a, t.surface, 20, 20);
+	struct wl_subsurface *sb = add_subsurface(c, b, t.surface, 50, 50);
+	wl_subsurface_set_desync(sa);
+	wl_subsurface_set_desync(sb);
+	show(a, solid(c, 60, 60, GREEN));
+	show(b, solid(c, 60, 60, BLUE));
+	wl_surface_commit(t.surface);
+	step(c, "initial");
+	wl_subsurface_place_below(sb, a);
+	step(c, "pending"); /* not yet: T has not committed */
+	wl_surface_commit(t.surface);
+	step(c, "b-below-a");
+	wl_subsurface_place_below(sa, t.surface);
+	wl_surface_commit(t.surface);
+	step(c, "a-below-parent");
+	return 0;
+}
+
+/* A 40x30 buffer in four quadrants (red, green / blue, white) shown at
+ * 200x150 by a wp_viewport destination, then with a source crop of its
+ * top-right quadrant. */
+static int mode_viewport_scale(struct conn *c)
+{
+	if (!c->g.viewporter)
+		die("no wp_viewporter");
+	const uint32_t quads[4] = { RED, GREEN, BLUE, WHITE };
+	struct wl_buffer *buffer = make_buffer(c, 40, 30, quads, 4);
+	struct window t;
+	memset(&t, 0, sizeof(t));
+	t.conn = c;
+	t.surface = new_surface(c);
+	struct wp_viewport *vp = wp_viewporter_get_viewport(c->g.viewporter, t.surface);
+	wp_viewport_set_destination(vp, 200, 150);
+	t.xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, t.surface);
+	xdg_surface_add_listener(t.xdg, &xdg_surface_listener, &t);
+	t.toplevel = xdg_surface_get_toplevel(t.xdg);
+	xdg_toplevel_add_listener(t.toplevel, &toplevel_listener, &t);
+	xdg_toplevel_set_app_id(t.toplevel, "duet-probe");
+	wl_surface_commit(t.surface);
+	wait_configure(&t);
+	xdg_surface_ack_configure(t.xdg, t.serial);
+	show(t.surface, buffer);
+	step(c, "scaled");
+	wp_viewport_set_source(vp, wl_fixed_from_int(20), 0, wl_fixed_from_int(20),
+	                       wl_fixed_from_int(15));
+	wl_surface_commit(t.surface);
+	step(c, "cropped");
+	return 0;
+}
+
+/* A 500x40 popup anchored at the right edge of a 200x150 toplevel, its
+ * gravity to the right: it does not fit on the output. With FLIP_X it
+ * must open to the left instead; with SLIDE_X it must slide left until it
+ * fits. Prints "popup ADJ X Y W H" (the configure, parent-relative). */
+static int mode_positioner_constrain(struct conn *c)
+{
+	struct window t;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	const struct { const char *name; uint32_t adj; } cases[] = {
+		{"flip-x", XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_X},
+		{"slide-x", XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X},
+		{"none", XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_NONE},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct window p;
+		memset(&p, 0, sizeof(p));
+		p.conn = c;
+		p.surface = new_surface(c);
+		p.xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, p.surface);
+		xdg_surface_add_listener(p.xdg, &xdg_surface_listener, &p);
+		struct xdg_positioner *pos = xdg_wm_base_create_positioner(c->g.wm_base);
+		xdg_positioner_set_size(pos, 500, 40);
+		xdg_positioner_set_anchor_rect(pos, 190, 10, 10, 10);
+		xdg_positioner_set_anchor(pos, XDG_POSITIONER_ANCHOR_RIGHT);
+		xdg_positioner_set_gravity(pos, XDG_POSITIONER_GRAVITY_RIGHT);
+		xdg_positioner_set_constraint_adjustment(pos, cases[i].adj);
+		p.popup = xdg_surface_get_popup(p.xdg, t.xdg, pos);
+		xdg_positioner_destroy(pos);
+		xdg_popup_add_listener(p.popup, &popup_listener, &p);
+		wl_surface_commit(p.surface);
+		wait_configure(&p);
+		printf("popup %s %d %d %d %d\n", cases[i].name, p.x, p.y, p.width, p.height);
+		xdg_popup_destroy(p.popup);
+		xdg_surface_destroy(p.xdg);
+		wl_surface_destroy(p.surface);
+		roundtrip(c);
+	}
+	step(c, "measured");
+	return 0;
+}
+
 /* ----------------------------------------------------------- selection */
 
 struct source {
@@ -650,6 +753,9 @@ static const struct {
 	{"buffer-transform", mode_buffer_transform},
 	{"offset", mode_offset},
 	{"selection-focus", mode_selection_focus},
+	{"subsurface-restack", mode_subsurface_restack},
+	{"viewport-scale", mode_viewport_scale},
+	{"positioner-constrain", mode_positioner_constrain},
 };
 
 int main(int argc, char **argv)

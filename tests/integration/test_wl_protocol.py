@@ -25,6 +25,13 @@ popup-grab           xdg_popup.grab: grabbing popups (nested too) take the
                      it back, so does another client's window taking the
                      focus; a grab whose parent is not the topmost grabbing
                      popup is xdg_wm_base.not_the_topmost_popup.
+subsurface-restack   place_below between siblings and below the parent:
+                     applied with the parent's next commit, not before.
+viewport-scale       a wp_viewport destination scales a 40x30 buffer to a
+                     200x150 window; a source crop then shows one quadrant.
+positioner-constrain a popup that does not fit on the output: flip-x opens
+                     it on the other side, slide-x moves it until it fits,
+                     none leaves it where the rules put it.
 """
 
 import subprocess
@@ -180,6 +187,62 @@ def selection_focus(s):
     Probe(s, "selection-focus").finish()
 
 
+def subsurface_restack(s):
+    probe = Probe(s, "subsurface-restack")
+    # A (green) at 20..80, B (blue) at 50..110: 60,60 is in both, 25,25
+    # in A only.
+    for step, overlap, a_only in (("initial", BLUE, GREEN), ("pending", BLUE, GREEN),
+                                  ("b-below-a", GREEN, GREEN), ("a-below-parent", BLUE, RED)):
+        probe.wait_step(step)
+        win = s.wait_window(app_id="duet-probe")
+        img = s.screenshot(step)
+        expect_colours(img, win, [((60, 60), overlap), ((25, 25), a_only), ((150, 130), RED)],
+                       "stacking " + step)
+        probe.go()
+    probe.finish()
+
+
+def viewport_scale(s):
+    probe = Probe(s, "viewport-scale")
+    probe.wait_step("scaled")
+    win = s.wait_window(app_id="duet-probe")
+    check((win.w, win.h) == (200, 150), "the viewport's window is %dx%d, want 200x150"
+          % (win.w, win.h))
+    img = s.screenshot("scaled")
+    expect_colours(img, win, [((50, 37), RED), ((150, 37), GREEN), ((50, 112), BLUE),
+                              ((150, 112), WHITE)], "the buffer scaled to 200x150")
+    probe.go()
+    probe.wait_step("cropped")
+    img = s.screenshot("cropped")
+    expect_colours(img, win, [((5, 5), GREEN), ((100, 75), GREEN), ((194, 144), GREEN)],
+                   "the top-right quadrant cropped and scaled")
+    probe.go()
+    probe.finish()
+
+
+def positioner_constrain(s):
+    probe = Probe(s, "positioner-constrain")
+    probe.wait_step("measured")
+    win = s.wait_window(app_id="duet-probe")
+    probe.go()
+    probe.finish()
+    ow = int(s.size.split("x")[0])
+    got = {}
+    for line in probe.proc.lines:
+        if line.startswith("popup "):
+            name, x, y, w, h = line.split()[1:]
+            got[name] = (int(x), int(y), int(w), int(h))
+    # Anchored at the middle of the toplevel's right edge (anchor rect
+    # 190,10 10x10), 500x40, to the right: it would end at win.x + 700.
+    check(win.x + 700 > ow, "the test needs a window nearer the right edge: %r" % (win,))
+    want = {"none": (200, -5, 500, 40),
+            "flip-x": (190 - 500, -5, 500, 40),
+            "slide-x": (ow - 500 - win.x, -5, 500, 40)}
+    for name, rect in want.items():
+        check(got.get(name) == rect, "%s: popup configured at %r, want %r (window %r)"
+              % (name, got.get(name), rect, win))
+
+
 SCENARIOS = {
     "subsurface-merge": subsurface_merge,
     "subsurface-feedback": subsurface_feedback,
@@ -188,6 +251,9 @@ SCENARIOS = {
     "offset": offset,
     "selection-focus": selection_focus,
     "popup-grab": popup_grab,
+    "subsurface-restack": subsurface_restack,
+    "viewport-scale": viewport_scale,
+    "positioner-constrain": positioner_constrain,
 }
 
 
