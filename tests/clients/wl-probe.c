@@ -684,6 +684,132 @@ static int mode_selection_focus(struct conn *a)
 	return ok ? 0 : 1;
 }
 
+/* A (red) and B (green) of one size, so B, mapped last, covers A. B asks
+ * to be minimized: hidden, and the focus goes to A (policy rule 6). The
+ * test then activates B, which is shown again (rule 4). */
+static int mode_minimize(struct conn *c)
+{
+	struct window a, b;
+	map_toplevel(c, &a, "duet-probe-a", solid(c, 100, 100, RED), 0);
+	map_toplevel(c, &b, "duet-probe-b", solid(c, 100, 100, GREEN), 0);
+	step(c, "mapped");
+	xdg_toplevel_set_minimized(b.toplevel);
+	step(c, "minimized");
+	step(c, "activated");
+	return 0;
+}
+
+/* ------------------------------------------------- selection transfer */
+
+#define TRANSFER_MIME "text/plain;charset=utf-8"
+#define TRANSFER_TEXT "duet selection, 7 bytes and more"
+
+static void transfer_send(void *data, struct wl_data_source *s, const char *mime, int32_t fd)
+{
+	if (strcmp(mime, TRANSFER_MIME) == 0 &&
+	    write(fd, TRANSFER_TEXT, strlen(TRANSFER_TEXT)) != (ssize_t)strlen(TRANSFER_TEXT))
+		perror("duet-wl-probe: writing the selection");
+	close(fd);
+}
+
+static const struct wl_data_source_listener transfer_source_listener = {
+	.target = source_target,
+	.send = transfer_send,
+	.cancelled = source_cancelled,
+};
+
+struct offer_seen {
+	struct wl_data_offer *selection;
+	bool has_mime;
+};
+
+static void offer_offer(void *data, struct wl_data_offer *offer, const char *mime)
+{
+	if (strcmp(mime, TRANSFER_MIME) == 0)
+		((struct offer_seen *)data)->has_mime = true;
+}
+
+static const struct wl_data_offer_listener offer_listener = { .offer = offer_offer };
+
+static void dd_data_offer(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
+{
+	((struct offer_seen *)data)->has_mime = false;
+	wl_data_offer_add_listener(offer, &offer_listener, data);
+}
+
+static void dd_enter(void *data, struct wl_data_device *dd, uint32_t serial,
+                     struct wl_surface *s, wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *o)
+{
+}
+
+static void dd_leave(void *data, struct wl_data_device *dd) {}
+
+static void dd_motion(void *data, struct wl_data_device *dd, uint32_t t, wl_fixed_t x,
+                      wl_fixed_t y)
+{
+}
+
+static void dd_drop(void *data, struct wl_data_device *dd) {}
+
+static void dd_selection(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
+{
+	((struct offer_seen *)data)->selection = offer;
+}
+
+static const struct wl_data_device_listener dd_listener = {
+	.data_offer = dd_data_offer,
+	.enter = dd_enter,
+	.leave = dd_leave,
+	.motion = dd_motion,
+	.drop = dd_drop,
+	.selection = dd_selection,
+};
+
+/* A (focused) sets the selection; B maps, takes the focus, gets the offer
+ * with A's MIME type, and receives A's bytes through a pipe. */
+static int mode_selection_transfer(struct conn *a)
+{
+	struct conn b;
+	conn_open(&b);
+	seat_keyboard(a);
+	seat_keyboard(&b);
+	struct offer_seen seen = { NULL, false };
+	wl_data_device_add_listener(b.data_device, &dd_listener, &seen);
+	struct window wa, wb;
+	map_toplevel(a, &wa, "duet-probe-a", solid(a, 100, 100, RED), 0);
+	roundtrip(a);
+	if (!a->focused)
+		die("A should have the keyboard focus");
+	struct source sa = { NULL, false };
+	sa.source = wl_data_device_manager_create_data_source(a->g.data_device_manager);
+	wl_data_source_add_listener(sa.source, &transfer_source_listener, &sa);
+	wl_data_source_offer(sa.source, TRANSFER_MIME);
+	wl_data_device_set_selection(a->data_device, sa.source, a->enter_serial);
+	roundtrip(a);
+	map_toplevel(&b, &wb, "duet-probe-b", solid(&b, 100, 100, GREEN), 0);
+	roundtrip(&b);
+	bool ok = check(b.focused, "B has the focus");
+	ok &= check(seen.selection && seen.has_mime, "B got the selection offer with A's type");
+	if (!ok)
+		return 1;
+	int p[2];
+	if (pipe(p) < 0)
+		die("pipe");
+	wl_data_offer_receive(seen.selection, TRANSFER_MIME, p[1]);
+	close(p[1]);
+	roundtrip(&b);
+	roundtrip(a); /* A writes in its send handler */
+	char buf[128];
+	size_t got = 0;
+	ssize_t r;
+	while (got < sizeof(buf) - 1 && (r = read(p[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)r;
+	close(p[0]);
+	buf[got] = 0;
+	ok &= check(strcmp(buf, TRANSFER_TEXT) == 0, "B read A's bytes");
+	return ok ? 0 : 1;
+}
+
 /* ---------------------------------------------------------- popup grab */
 
 /* A grabbing popup on the toplevel, a grabbing popup on it: each takes
@@ -756,6 +882,8 @@ static const struct {
 	{"subsurface-restack", mode_subsurface_restack},
 	{"viewport-scale", mode_viewport_scale},
 	{"positioner-constrain", mode_positioner_constrain},
+	{"selection-transfer", mode_selection_transfer},
+	{"minimize", mode_minimize},
 };
 
 int main(int argc, char **argv)

@@ -29,6 +29,11 @@ subsurface-restack   place_below between siblings and below the parent:
                      applied with the parent's next commit, not before.
 viewport-scale       a wp_viewport destination scales a 40x30 buffer to a
                      200x150 window; a source crop then shows one quadrant.
+minimize             xdg_toplevel.set_minimized hides the window and moves
+                     the focus on; activating it shows and focuses it again.
+selection-transfer   a focused client's selection reaches the client that
+                     takes the focus next (offer, MIME type) and its bytes
+                     arrive through the pipe the receiver gave.
 positioner-constrain a popup that does not fit on the output: flip-x opens
                      it on the other side, slide-x moves it until it fits,
                      none leaves it where the rules put it.
@@ -187,6 +192,37 @@ def selection_focus(s):
     Probe(s, "selection-focus").finish()
 
 
+def minimize(s):
+    probe = Probe(s, "minimize")
+
+    def state(step):
+        probe.wait_step(step)
+        wins = {w.app_id: w for w in s.windows()}
+        img = s.screenshot(step)
+        b = wins["duet-probe-b"]
+        return wins, img.pixel(b.x + 50, b.y + 50)
+
+    wins, px = state("mapped")
+    check(wins["duet-probe-b"].focused and px == GREEN, "B is not shown and focused: %r %r"
+          % (wins, px))
+    probe.go()
+    wins, px = state("minimized")
+    check(px == RED, "the minimized window is still shown (%r under it, want A's red)" % (px,))
+    check(wins["duet-probe-a"].focused and not wins["duet-probe-b"].focused,
+          "the focus did not move to A: %r" % wins)
+    s.testctl("activate", wins["duet-probe-b"].id)
+    probe.go()
+    wins, px = state("activated")
+    check(px == GREEN and wins["duet-probe-b"].focused,
+          "activate did not show and focus the minimized window: %r %r" % (wins, px))
+    probe.go()
+    probe.finish()
+
+
+def selection_transfer(s):
+    Probe(s, "selection-transfer").finish()
+
+
 def subsurface_restack(s):
     probe = Probe(s, "subsurface-restack")
     # A (green) at 20..80, B (blue) at 50..110: 60,60 is in both, 25,25
@@ -254,6 +290,8 @@ SCENARIOS = {
     "subsurface-restack": subsurface_restack,
     "viewport-scale": viewport_scale,
     "positioner-constrain": positioner_constrain,
+    "selection-transfer": selection_transfer,
+    "minimize": minimize,
 }
 
 
