@@ -116,6 +116,15 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 			handle_screenshot(xwm, l[0], l[1]);
 		return;
 	}
+	if (ev->type == e->_NET_REQUEST_FRAME_EXTENTS) {
+		/* EWMH: answered for any window, usually one not mapped yet,
+		 * with the frame it would get: none, duet-xwm draws no
+		 * decorations. (A window that is gone costs a BadWindow the
+		 * event loop ignores.) */
+		xcb_ewmh_set_frame_extents(e, ev->window, 0, 0, 0, 0);
+		xcb_flush(xwm->conn);
+		return;
+	}
 
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (!w || !w->managed) {

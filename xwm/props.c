@@ -47,6 +47,7 @@ void xwm_props_init_root(struct xwm *xwm)
 		e->_NET_WM_WINDOW_TYPE_NORMAL, e->_NET_WM_WINDOW_TYPE_DIALOG,
 		e->_NET_WM_SYNC_REQUEST, e->_NET_WM_SYNC_REQUEST_COUNTER,
 		xwm->atoms._NET_WM_FRAME_DRAWN, xwm->atoms._NET_WM_FRAME_TIMINGS,
+		e->_NET_REQUEST_FRAME_EXTENTS, e->_NET_FRAME_EXTENTS,
 	};
 	xcb_ewmh_set_supported(e, 0, sizeof(supported) / sizeof(supported[0]), supported);
 	xcb_ewmh_set_active_window(e, 0, XCB_NONE);
