@@ -21,7 +21,9 @@
  * wayland|x11 (default: WAYLAND_DISPLAY, then DISPLAY).
  * Output ($DUET_TRACE, else stdout): one roundtrip_group line per group
  * {"kind","group","trips","ns"}, then roundtrip_done {"kind","groups",
- * "trips","median_trip_ns"}. Exit 1 if the display or the WM never
+ * "trips","median_trip_ns","switches"} (this process's voluntary +
+ * involuntary context switches during the groups; for the floor then a
+ * roundtrip_peer line with the child's over its life). Exit 1 if the display or the WM never
  * answers (wm: 2 s per trip), 2 on bad usage.
  */
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +46,12 @@ struct opts {
 	const char *backend;
 	long groups, trips, cpus;
 };
+
+static long switches(int who)
+{
+	struct rusage ru;
+	return getrusage(who, &ru) == 0 ? ru.ru_nvcsw + ru.ru_nivcsw : 0;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -58,6 +67,7 @@ static int run_groups(const struct opts *o, int (*one)(void *), void *data)
 		return 1;
 	if (one(data) < 0) /* a first trip outside the groups: connection warm */
 		return 1;
+	long sw0 = switches(RUSAGE_SELF);
 	for (long g = 0; g < o->groups && !app_quit; g++) {
 		uint64_t t0 = tk_now_ns();
 		for (long i = 0; i < o->trips; i++)
@@ -71,10 +81,11 @@ static int run_groups(const struct opts *o, int (*one)(void *), void *data)
 		tk_trace("roundtrip_group", "\"kind\":\"%s\",\"group\":%ld,\"trips\":%ld,\"ns\":%llu",
 		         o->kind, g, o->trips, (unsigned long long)ns);
 	}
+	long sw = switches(RUSAGE_SELF) - sw0;
 	qsort(per_trip, (size_t)o->groups, sizeof(*per_trip), cmp_u64);
 	tk_trace("roundtrip_done", "\"kind\":\"%s\",\"groups\":%ld,\"trips\":%ld,"
-	         "\"median_trip_ns\":%llu", o->kind, o->groups, o->trips,
-	         (unsigned long long)per_trip[o->groups / 2]);
+	         "\"median_trip_ns\":%llu,\"switches\":%ld", o->kind, o->groups, o->trips,
+	         (unsigned long long)per_trip[o->groups / 2], sw);
 	free(per_trip);
 	return 0;
 }
@@ -240,6 +251,8 @@ static int floor_run(const struct opts *o, bool unix_socket)
 	if (!unix_socket)
 		close(me.in);
 	waitpid(pid, NULL, 0);
+	tk_trace("roundtrip_peer", "\"kind\":\"%s\",\"switches\":%ld", o->kind,
+	         switches(RUSAGE_CHILDREN));
 	return r;
 }
 

@@ -32,7 +32,7 @@ from duet_bench import (experiments, ipc, machine, outcome, procs, report, stack
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
-EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty"]
+EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 
@@ -63,6 +63,8 @@ class Options:
         self.thirdparty_reps = reps or (1 if q else 5)
         self.glmark2_duration_s = 0.5 if q else 5
         self.efl_idle_s = 1 if q else 4
+        # roundtrip: 10 groups of 100 trips of each kind per run.
+        self.roundtrip_reps = reps or (1 if q else 5)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
@@ -72,7 +74,8 @@ class Options:
 
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
-                "resize": self.resize_runs, "thirdparty": self.thirdparty_reps}[exp]
+                "resize": self.resize_runs, "thirdparty": self.thirdparty_reps,
+                "roundtrip": self.roundtrip_reps}[exp]
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -113,7 +116,8 @@ def add_arguments(p):
                    help="few repetitions, short durations (under 3 minutes)")
     p.add_argument("--experiments", default=",".join(EXPERIMENTS), metavar="LIST",
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
-                   help="comma-separated: launch,render,cpu,resize,thirdparty (default: all)")
+                   help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip "
+                   "(default: all)")
     p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ALL, "stack"),
                    help="comma-separated: wayland,x11,weston,openbox,e-x11,e-wayland "
@@ -157,7 +161,8 @@ class Bench:
         self.workdir = stacks.memory_dir("duet-bench-")
         self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
                      "render": stacks.find_own("duet-render", "clients"),
-                     "resize": stacks.find_own("duet-resize", "clients")}
+                     "resize": stacks.find_own("duet-resize", "clients"),
+                     "roundtrip": stacks.find_own("duet-roundtrip", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
         self.round = 0

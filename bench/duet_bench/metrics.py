@@ -118,6 +118,13 @@ def _thirdparty(client, *path):
     return pick
 
 
+def _roundtrip(kind, field="trip_us"):
+    def pick(results, stack):
+        r = exp(results, "roundtrip", stack) or {}
+        return [(s, s.get(field)) for s in r.get("samples", []) if s.get("kind") == kind]
+    return pick
+
+
 def _ipc(*path):
     def pick(results, stack):
         v = _get((results.get("ipc") or {}).get(stack, {}), *path)
@@ -174,6 +181,24 @@ TIMINGS = [
      _thirdparty("efl", "launch_cpu_ms", "window_system")),
     (Metric("thirdparty_efl_idle_ws_cpu_ms", "Window-system CPU while elementary_test idles",
             "ms"), _thirdparty("efl", "idle_cpu_ms", "window_system")),
+    # Round trips (roundtrip.py): 10 groups of 100, the median group per trip.
+    (Metric("roundtrip_server_us", "Round trip to the display server (wl_display.sync / "
+            "GetInputFocus), per trip", "us"), _roundtrip("server")),
+    (Metric("roundtrip_server_switches", "Context switches per server round trip, every "
+            "window-system process + the app", "switches/trip"),
+     _roundtrip("server", "switches_per_trip_all")),
+    (Metric("roundtrip_wm_us", "X11's window-manager hop (_NET_REQUEST_FRAME_EXTENTS -> "
+            "_NET_FRAME_EXTENTS), per trip; Wayland has no such hop", "us"),
+     _roundtrip("wm")),
+    (Metric("roundtrip_wm_switches", "Context switches per WM hop, every window-system "
+            "process + the app", "switches/trip"), _roundtrip("wm", "switches_per_trip_all")),
+    (Metric("roundtrip_floor_unix_1cpu_us", "Floor: Unix-socket ping-pong between two "
+            "processes on one CPU, per trip (the same on every stack: the machine)", "us"),
+     _roundtrip("floor-unix-1cpu")),
+    (Metric("roundtrip_floor_unix_2cpu_us", "Floor: Unix-socket ping-pong, two CPUs, per trip",
+            "us"), _roundtrip("floor-unix-2cpu")),
+    (Metric("roundtrip_floor_pipe_1cpu_us", "Floor: pipe ping-pong, one CPU, per trip", "us"),
+     _roundtrip("floor-pipe-1cpu")),
 ]
 
 COUNTS = [

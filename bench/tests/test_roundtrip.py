@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""`duet bench --experiments roundtrip` end to end on duet-compositor and on
+Xvfb + duet-xwm: one quick run with 2 rounds. Every stack has server round
+trips, the X11 stack the WM hop too, and both the floor (Unix socket and
+pipe, one and two CPUs); each sample has 10 groups, a median within them,
+and context switches per trip for the app and every stack process; the
+report and summary.csv carry the roundtrip metrics; results.json validates
+against bench/results.schema.json.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import check  # noqa: E402
+
+SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
+FLOORS = {"floor-unix-1cpu", "floor-unix-2cpu", "floor-pipe-1cpu", "floor-pipe-2cpu"}
+
+
+def main():
+    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
+    out = tempfile.mkdtemp(prefix="duet-roundtrip-test-")
+    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out,
+                        "--quick", "--experiments", "roundtrip", "--stacks", "wayland,x11",
+                        "--rounds", "2", "--reps", "2", "--seed", "5", "--no-ipc"],
+                       capture_output=True, text=True, timeout=300)
+    print(r.stdout[-2000:])
+    print(r.stderr[-2000:])
+    check(r.returncode == 0, "duet bench --experiments roundtrip exits 0 (%d)" % r.returncode)
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    with open(SCHEMA) as f:
+        errors = list(jsonschema.Draft202012Validator(json.load(f)).iter_errors(res))
+    check(not errors, "results.json validates against the schema%s" % "".join(
+        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+    for st, roles in (("wayland", {"server"}), ("x11", {"server", "wm"})):
+        rec = res["experiments"]["roundtrip"][st]
+        check(rec["status"] == "ok", "%s: roundtrip ran (%s)" % (st, rec.get("reason")))
+        want = {"server"} | FLOORS | ({"wm"} if st == "x11" else set())
+        kinds = {}
+        for s in rec["samples"]:
+            kinds.setdefault(s["kind"], []).append(s)
+        check(set(kinds) == want, "%s: kinds %s, want %s" % (st, sorted(kinds), sorted(want)))
+        for kind, samples in kinds.items():
+            check(len(samples) == 2 and {s["round"] for s in samples} == {1, 2},
+                  "%s %s: one sample per round: %r" % (st, kind, samples))
+            for s in samples:
+                g = sorted(s["groups_us"])
+                check(len(g) == 10 and g[0] > 0 and g[0] <= s["trip_us"] <= g[-1],
+                      "%s %s: 10 groups with the median among them: %r" % (st, kind, s))
+                sw = s["switches_per_trip"]
+                need = {"app"} | (roles if not kind.startswith("floor") else {"peer"})
+                check(need <= set(sw) and s["switches_per_trip_all"] > 0,
+                      "%s %s: switches per trip of %s: %r" % (st, kind, sorted(need), sw))
+    with open(os.path.join(out, "summary.csv")) as f:
+        rows = {(row["metric"], row.get("stack")) for row in csv.DictReader(f)}
+    for m in ("roundtrip_server_us", "roundtrip_wm_us", "roundtrip_floor_unix_1cpu_us"):
+        check(any(k == m for k, _ in rows), "summary.csv has %s" % m)
+    with open(os.path.join(out, "report.md")) as f:
+        check("roundtrip_server_us" in f.read(), "the report shows the round trips")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
