@@ -99,8 +99,9 @@ static void usage(FILE *out)
 	        "  activate ID               raise and focus (_NET_ACTIVE_WINDOW, as a pager)\n"
 	        "  click X Y                 XTEST: move the pointer to root X Y, press and\n"
 	        "                            release button 1\n"
-	        "  key KEYCODE               XTEST: press and release an X keycode (8-255;\n"
-	        "                            the evdev code + 8)\n"
+	        "  key KEYCODE [KEYCODE...]  XTEST: press the X keycodes (8-255; the evdev\n"
+	        "                            code + 8) in order, release them in reverse\n"
+	        "                            (a chord such as Control+Q: key 37 24)\n"
 	        "\n"
 	        "--timeout S bounds every wait for an answer (default %.0f s).\n"
 	        "exit status: 0 success, 1 failure, 2 bad usage\n",
@@ -631,17 +632,25 @@ static int cmd_click(struct ctl *ctl, int x, int y)
 	return ret;
 }
 
-static int cmd_key(struct ctl *ctl, uint8_t keycode)
+#define MAX_CHORD 8
+
+static int cmd_key(struct ctl *ctl, const uint8_t *keycodes, int n)
 {
 	if (!have_xtest(ctl))
 		return 1;
 	xcb_window_t root = ctl->screen->root;
-	xcb_void_cookie_t press = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_PRESS, keycode,
-	                                                      XCB_CURRENT_TIME, root, 0, 0, 0);
-	xcb_void_cookie_t release = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_RELEASE, keycode,
-	                                                        XCB_CURRENT_TIME, root, 0, 0, 0);
-	int ret = check_request(ctl, press, "XTEST FakeInput");
-	return check_request(ctl, release, "XTEST FakeInput") | ret;
+	xcb_void_cookie_t cookies[2 * MAX_CHORD];
+	for (int i = 0; i < n; i++)
+		cookies[i] = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_PRESS, keycodes[i],
+		                                         XCB_CURRENT_TIME, root, 0, 0, 0);
+	for (int i = n - 1; i >= 0; i--)
+		cookies[2 * n - 1 - i] = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_RELEASE,
+		                                                     keycodes[i], XCB_CURRENT_TIME,
+		                                                     root, 0, 0, 0);
+	int ret = 0;
+	for (int i = 0; i < 2 * n; i++)
+		ret |= check_request(ctl, cookies[i], "XTEST FakeInput");
+	return ret;
 }
 
 /* With ctl NULL only checks the arguments, so that bad usage is reported
@@ -737,10 +746,16 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return ctl ? cmd_click(ctl, (int)a, (int)b) : 0;
 	}
 	if (strcmp(cmd, "key") == 0) {
-		NEED_ARGS(1, "key KEYCODE");
-		if (!ctl_parse_long(argv[1], 8, 255, &a))
-			return bad_usage("bad X keycode '%s' (8 to 255)", argv[1]);
-		return ctl ? cmd_key(ctl, (uint8_t)a) : 0;
+		if (argc < 2 || argc > MAX_CHORD + 1)
+			return bad_usage("usage: duet-xctl key KEYCODE [KEYCODE...] (at most %s)",
+			                 "8");
+		uint8_t keycodes[MAX_CHORD];
+		for (int k = 1; k < argc; k++) {
+			if (!ctl_parse_long(argv[k], 8, 255, &a))
+				return bad_usage("bad X keycode '%s' (8 to 255)", argv[k]);
+			keycodes[k - 1] = (uint8_t)a;
+		}
+		return ctl ? cmd_key(ctl, keycodes, argc - 1) : 0;
 	}
 #undef NEED_ARGS
 	return bad_usage("unknown command '%s'", cmd);
