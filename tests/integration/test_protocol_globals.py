@@ -3,7 +3,7 @@
 (docs/clients.md): each scenario has a client bind one and checks the
 answer.
 
-usage: test_protocol_globals.py xdg-decoration|xdg-output
+usage: test_protocol_globals.py xdg-decoration|xdg-output|single-pixel-buffer
 """
 
 import re
@@ -37,7 +37,25 @@ def xdg_output(s):
           % (m.group(4), m.group(5), s.size))
 
 
-SCENARIOS = {"xdg-decoration": xdg_decoration, "xdg-output": xdg_output}
+def single_pixel_buffer(s):
+    # One magenta pixel scaled to 200x150 by a viewport fills the window.
+    bg = s.background()
+    p = s.client([duet.program("DUET_SINGLE_PIXEL_CLIENT")])
+    p.wait_line(r"^mapped 200 150$")
+    win = s.wait_window(app_id="duet-single-pixel-client")
+    check((win.w, win.h) == (200, 150), "window %r, want 200x150" % (win,))
+    img = s.screenshot("single-pixel")
+    x0, y0, x1, y1 = duet.clip_rect(img, win)
+    area = (x1 - x0) * (y1 - y0)
+    magenta = img.count_color((255, 0, 255), x0, y0, x1, y1)
+    check(area == 200 * 150 and magenta == area,
+          "%d of %d pixels of the window are magenta" % (magenta, area))
+    duet.check_outside_is_background(img, win, bg)
+    check(p.alive(), "the client exited (status %s)" % p.popen.poll())
+
+
+SCENARIOS = {"xdg-decoration": xdg_decoration, "xdg-output": xdg_output,
+             "single-pixel-buffer": single_pixel_buffer}
 
 
 def test():
