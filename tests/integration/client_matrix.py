@@ -90,6 +90,7 @@ def mpv(vo_wayland, vo_x11, extra=()):
 MPV_SHM = mpv(["--vo=wlshm"], ["--vo=x11"])
 MPV_GPU = mpv(["--vo=gpu", "--gpu-context=wayland"], ["--vo=gpu", "--gpu-context=x11egl"])
 NO_X11 = "Wayland-only client"
+KITTY = ["kitty", "-o", "confirm_os_window_close=0", "sh"]
 
 CLIENTS = [
     # gtk3-demo has no quit accelerator: Down moves the selection in its
@@ -101,8 +102,8 @@ CLIENTS = [
     client("qt5-application", "qtbase5-examples + qtwayland5", [QT_EXAMPLE], [QT_EXAMPLE],
            {"QT_QPA_PLATFORM": "wayland"}, {"QT_QPA_PLATFORM": "xcb"}, keys=CTRL_Q,
            note="Qt 5's widgets/mainwindows/application example"),
-    client("sdl2-testsprite2", "libsdl2-tests", [SDL_TESTS + "/testsprite2"],
-           [SDL_TESTS + "/testsprite2"], {"SDL_VIDEODRIVER": "wayland"},
+    client("sdl2-testsprite2", "libsdl2-tests", [SDL_TESTS + "/testsprite2", "--resizable"],
+           [SDL_TESTS + "/testsprite2", "--resizable"], {"SDL_VIDEODRIVER": "wayland"},
            {"SDL_VIDEODRIVER": "x11"}, keys=ESC),
     client("mpv-shm", "mpv", MPV_SHM[0], MPV_SHM[1], keys=Q,
            note="--vo=wlshm on Wayland, --vo=x11 on X11; a lavfi testsrc clip"),
@@ -111,8 +112,9 @@ CLIENTS = [
     client("alacritty", "alacritty", ["alacritty", "-e", "sh"], ["alacritty", "-e", "sh"],
            {"WINIT_UNIX_BACKEND": "wayland"}, {"WINIT_UNIX_BACKEND": "x11"}, keys=TYPE_EXIT,
            close_status=None),
-    client("kitty", "kitty", ["kitty", "sh"], ["kitty", "sh"],
-           {"KITTY_DISABLE_WAYLAND": ""}, {"KITTY_DISABLE_WAYLAND": "1"}, keys=TYPE_EXIT,
+    # Without confirm_os_window_close=0 kitty answers a close request with
+    # a confirmation prompt while its shell runs.
+    client("kitty", "kitty", KITTY, KITTY, {}, {"KITTY_DISABLE_WAYLAND": "1"}, keys=TYPE_EXIT,
            close_status=None),
     client("imv", "imv", ["imv-wayland", "@IMAGE@"], ["imv-x11", "@IMAGE@"], keys=Q),
     client("foot / xterm", "foot, xterm", ["foot", "sh"], ["xterm", "-e", "sh"],
@@ -124,12 +126,20 @@ CLIENTS = [
            keys=TYPE_EXIT, close_status=None),
     client("glmark2", "glmark2-es2-wayland, glmark2-es2-x11",
            ["glmark2-es2-wayland", "-s", "400x300", "-b", "build:duration=600"],
-           ["glmark2-es2", "-s", "400x300", "-b", "build:duration=600"], keys=ESC),
+           ["glmark2-es2", "-s", "400x300", "-b", "build:duration=600"], keys=ESC,
+           fixed_size="renders at its -s size whatever the window is given"),
     client("elementary_test", "libelementary-bin", ["elementary_test", "-to", "Button"],
            ["elementary_test", "-to", "Button"], {"ELM_DISPLAY": "wl"}, {"ELM_DISPLAY": "x11"},
            keys=TAB, keys_change=True),
 ]
 BY_NAME = {c["name"]: c for c in CLIENTS}
+
+# The CI subset (meson test client-matrix-smoke) and the cells that are skips there.
+SMOKE_CLIENTS = ["weston-simple-shm", "gtk3-demo"]
+SMOKE_STACKS = ["wayland", "x11"]
+SMOKE_SKIPS = {("weston-simple-shm", "wayland", "input"): "skip",
+               ("weston-simple-shm", "wayland", "resize"): "skip"}
+SMOKE_SKIPS.update({("weston-simple-shm", "x11", c): "skip" for c in CHECKS})
 
 
 def log(msg):
@@ -245,7 +255,8 @@ class X11(Control):
             self.run(self.ctl + ["screenshot", path])
 
     def resize(self, win, w, h):
-        self.run(self.ctl + ["resize", win["id"], w, h])
+        # _DUET_RESIZE is duet-xwm's; other WMs get EWMH's request.
+        self.run(self.ctl + ["moveresize" if self.grab else "resize", win["id"], w, h])
 
     def close(self, win):
         self.run(self.ctl + ["close", win["id"]])
@@ -308,6 +319,17 @@ def diff_bbox(img, ref):
     return None if x1 < 0 else {"x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0}
 
 
+def last_words(proc):
+    """': ' and the last line a client that exited wrote, for the reason."""
+    try:
+        with open(proc.log_path, "rb") as f:
+            lines = [l.strip() for l in f.read()[-2000:].decode("utf-8", "replace").splitlines()
+                     if l.strip()]
+    except OSError:
+        return ""
+    return (": " + lines[-1][:160]) if lines else ""
+
+
 class Cell:
     def __init__(self):
         self.results = {}
@@ -361,8 +383,10 @@ class Runner:
         err = open(os.path.join(self.workdir, "%s-%s.log" % (self.stack,
                                                               spec["name"].replace(" / ", "-"))),
                    "ab")
-        return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                                start_new_session=True), err
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                                start_new_session=True)
+        proc.log_path = err.name
+        return proc, err
 
     def stop(self, proc):
         for sig in (15, 9):
@@ -382,7 +406,8 @@ class Runner:
         deadline = time.monotonic() + MAP_TIMEOUT
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise Fail("exited (status %d) before a window appeared" % proc.returncode)
+                raise Fail("exited (status %d) before a window appeared%s"
+                           % (proc.returncode, last_words(proc)))
             if "windows" in self.ctl.can:
                 new = [w for w in self.ctl.windows() if w["id"] not in before
                        and w["w"] > 1 and w["h"] > 1]
@@ -408,7 +433,7 @@ class Runner:
         deadline = time.monotonic() + PIXEL_TIMEOUT
         while True:
             if proc.poll() is not None:
-                raise Fail("exited (status %d)" % proc.returncode)
+                raise Fail("exited (status %d)%s" % (proc.returncode, last_words(proc)))
             win = self.current(win)
             if win["id"] is None:  # weston: the changed area, from the latest screenshot
                 img = self.screenshot(label)
@@ -461,8 +486,18 @@ class Runner:
         cell.skip_rest("not reached")
         return cell.results
 
+    def settle(self):
+        """Without a window list, the screen must be back to the background
+        (weston fades closed windows out) before the next client maps."""
+        if "windows" in self.ctl.can:
+            return
+        deadline = time.monotonic() + 5
+        while diff_bbox(self.screenshot("settle"), self.bg) and time.monotonic() < deadline:
+            time.sleep(0.3)
+
     def first_run(self, spec, cell):
         """start, map, pixels, resize, then keys (which end the client)."""
+        self.settle()
         before = {w["id"] for w in self.ctl.windows()} if "windows" in self.ctl.can else set()
         proc, err = self.launch(spec)
         try:
@@ -505,7 +540,7 @@ class Runner:
                 if abs(cur["w"] - w) <= 64 and abs(cur["h"] - h) <= 64:
                     break
                 if proc.poll() is not None:
-                    raise Fail("exited (status %d)" % proc.returncode)
+                    raise Fail("exited (status %d)%s" % (proc.returncode, last_words(proc)))
                 if time.monotonic() > deadline:
                     raise Fail("asked %dx%d, still %dx%d after %.0f s"
                                % (w, h, cur["w"], cur["h"], PIXEL_TIMEOUT))
@@ -523,7 +558,8 @@ class Runner:
             cell.set("input", "skip", "%s has no seat here (headless)" % self.stack)
             return
         if proc.poll() is not None:
-            cell.set("input", "fail", "exited (status %d) before the keys" % proc.returncode)
+            cell.set("input", "fail", "exited (status %d) before the keys%s"
+                     % (proc.returncode, last_words(proc)))
             return
         what = KEY_NAMES.get(id(spec["keys"]), "keys")
         try:
@@ -708,13 +744,20 @@ def main(argv):
     p.add_argument("--clients", default=",".join(c["name"] for c in CLIENTS))
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the tables here")
+    p.add_argument("--update-doc", metavar="FILE.md",
+                   help="replace the tables between FILE.md's matrix markers")
     p.add_argument("--size", default=SIZE)
     p.add_argument("--keep", action="store_true", help="keep the screenshots and logs")
+    p.add_argument("--smoke", action="store_true",
+                   help="the CI subset (%s on %s); fails if a cell regresses"
+                   % (", ".join(SMOKE_CLIENTS), ", ".join(SMOKE_STACKS)))
     p.add_argument("--inside", choices=STACKS, help=argparse.SUPPRESS)
     p.add_argument("--workdir", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     names = [n for n in a.clients.split(",") if n]
     stacks_ = [s for s in a.stacks.split(",") if s]
+    if a.smoke:
+        names, stacks_ = SMOKE_CLIENTS, SMOKE_STACKS
     bad = [n for n in names if n not in BY_NAME] + [s for s in stacks_ if s not in STACKS]
     if bad:
         p.error("unknown: %s (clients: %s)" % (", ".join(bad), ", ".join(BY_NAME)))
@@ -744,11 +787,53 @@ def main(argv):
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(text)
+    elif a.update_doc:
+        update_doc(a.update_doc, text, a.size)
     else:
         print(text)
     failed = any(r.get("status") == "fail" for st in results.values() for cell in st.values()
                  for r in cell.values())
+    if a.smoke:
+        return smoke_verdict(results)
     return 1 if failed else 0
+
+
+BEGIN, END = "<!-- client matrix begin -->", "<!-- client matrix end -->"
+
+
+def update_doc(path, tables, size):
+    with open(path) as f:
+        doc = f.read()
+    i, j = doc.find(BEGIN), doc.find(END)
+    if i < 0 or j < i:
+        raise SystemExit("client-matrix: %s has no %s ... %s markers" % (path, BEGIN, END))
+    stamp = "Generated by `scripts/client-matrix` on %s, output %s.\n\n" % (
+        time.strftime("%Y-%m-%d"), size)
+    with open(path, "w") as f:
+        f.write(doc[:i + len(BEGIN)] + "\n" + stamp + tables + doc[j:])
+    log("%s updated" % path)
+
+
+def smoke_verdict(results):
+    """meson's status: 1 if a cell is not what it was when the test was
+    written (ok, or the skips the client or stack explain), 77 if a client
+    is not installed (outside CI)."""
+    missing = [n for n in SMOKE_CLIENTS if not shutil.which(BY_NAME[n]["wayland"][0])]
+    if missing:
+        print("%s not installed" % ", ".join(missing))
+        return 1 if os.environ.get("CI") == "true" else 77
+    bad = []
+    for stack in SMOKE_STACKS:
+        for name in SMOKE_CLIENTS:
+            for check in CHECKS:
+                got = results.get(stack, {}).get(name, {}).get(check, {"status": "missing"})
+                want = SMOKE_SKIPS.get((name, stack, check), "ok")
+                if got["status"] != want:
+                    bad.append("%s on %s: %s %s (want %s): %s"
+                               % (name, stack, check, got["status"], want, got.get("why", "")))
+    for line in bad:
+        print("REGRESSED: " + line)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

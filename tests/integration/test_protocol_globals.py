@@ -3,7 +3,7 @@
 (docs/clients.md): each scenario has a client bind one and checks the
 answer.
 
-usage: test_protocol_globals.py xdg-decoration|xdg-output|single-pixel-buffer
+usage: test_protocol_globals.py xdg-output|single-pixel-buffer
 """
 
 import re
@@ -11,15 +11,6 @@ import sys
 
 import duet
 from duet import check
-
-
-def xdg_decoration(s):
-    # Asks for server_side; duet draws no decorations, so it must answer client_side.
-    r = s.run([duet.program("DUET_DECORATION_CLIENT")])
-    check(r.returncode == 0, "duet-decoration-client exited %d: %s%s"
-          % (r.returncode, r.stdout, r.stderr))
-    check(r.stdout.strip() == "decoration-mode client_side",
-          "wanted client_side, got %r" % r.stdout.strip())
 
 
 def xdg_output(s):
@@ -54,7 +45,7 @@ def single_pixel_buffer(s):
     check(p.alive(), "the client exited (status %s)" % p.popen.poll())
 
 
-SCENARIOS = {"xdg-decoration": xdg_decoration, "xdg-output": xdg_output,
+SCENARIOS = {"xdg-output": xdg_output,
              "single-pixel-buffer": single_pixel_buffer}
 
 
