@@ -30,6 +30,7 @@ enum atom_index {
 	A_NET_CLIENT_LIST_STACKING,
 	A_NET_ACTIVE_WINDOW,
 	A_NET_CLOSE_WINDOW,
+	A_NET_MOVERESIZE_WINDOW,
 	A_NET_SUPPORTING_WM_CHECK,
 	A_NET_WM_NAME,
 	A_NET_WM_PID,
@@ -44,6 +45,7 @@ enum atom_index {
 
 static const char *const atom_names[A_COUNT] = {
 	"_NET_CLIENT_LIST_STACKING", "_NET_ACTIVE_WINDOW", "_NET_CLOSE_WINDOW",
+	"_NET_MOVERESIZE_WINDOW",
 	"_NET_SUPPORTING_WM_CHECK", "_NET_WM_NAME", "_NET_WM_PID", "UTF8_STRING",
 	"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
 	"_DUET_SCREENSHOT_DIR",
@@ -94,6 +96,8 @@ static void usage(FILE *out)
 	        "  grab FILE.png             read the root window back from the X server\n"
 	        "                            (GetImage; works with any WM)\n"
 	        "  resize ID W H             window-manager resize (_DUET_RESIZE)\n"
+	        "  moveresize ID W H         the same through EWMH (_NET_MOVERESIZE_WINDOW;\n"
+	        "                            works with any EWMH WM, openbox included)\n"
 	        "  close ID                  ask the WM to close the window\n"
 	        "                            (_NET_CLOSE_WINDOW)\n"
 	        "  activate ID               raise and focus (_NET_ACTIVE_WINDOW, as a pager)\n"
@@ -306,6 +310,22 @@ static void send_to_root(struct ctl *ctl, xcb_atom_t type, xcb_window_t window, 
 		.window = window,
 		.type = type,
 		.data.data32 = { d0, d1, d2, 0, 0 },
+	};
+	xcb_send_event(ctl->conn, 0, ctl->screen->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&ev);
+}
+
+/* _NET_MOVERESIZE_WINDOW with width and height only (flag bits 10, 11),
+ * the window's own gravity, and source 2 (pager: obeyed as asked). */
+static void send_moveresize(struct ctl *ctl, xcb_window_t window, uint32_t w, uint32_t h)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = window,
+		.type = ctl->atoms[A_NET_MOVERESIZE_WINDOW],
+		.data.data32 = { 1u << 10 | 1u << 11 | 2u << 12, 0, 0, w, h },
 	};
 	xcb_send_event(ctl->conn, 0, ctl->screen->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
@@ -706,8 +726,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			return 0;
 		return shot ? cmd_screenshot(ctl, argv[1]) : cmd_grab(ctl, argv[1]);
 	}
-	if (strcmp(cmd, "resize") == 0) {
-		NEED_ARGS(3, "resize ID W H");
+	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
+		bool ewmh = strcmp(cmd, "moveresize") == 0;
+		NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
 		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
 			return bad_usage("bad window id '%s'", argv[1]);
 		if (!ctl_parse_long(argv[2], 1, 32767, &b))
@@ -716,8 +737,11 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			return bad_usage("bad height '%s' (1 to 32767)", argv[3]);
 		if (!ctl)
 			return 0;
-		send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
-		             (uint32_t)c, 0);
+		if (ewmh)
+			send_moveresize(ctl, (xcb_window_t)a, (uint32_t)b, (uint32_t)c);
+		else
+			send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
+			             (uint32_t)c, 0);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
