@@ -1,6 +1,7 @@
 /* zxdg_output_manager_v1: an output's position and size in the global
- * compositor space. Toolkits (SDL, GLFW in kitty, Qt) use it to place and
- * name screens; weston offers it, so duet does too.
+ * compositor space. GTK 3 and 4, Qt 5, SDL 2 and foot bind it (WAYLAND_DEBUG,
+ * the client matrix's apps) to place and name screens; weston offers it, so
+ * duet does too.
  *
  * duet-compositor has one output at 0,0 with scale 1 and no transform, so
  * the logical size is the mode's size. Its name and description repeat
