@@ -3,7 +3,9 @@
 duet's four stacks, each checked the same way.
 
     client_matrix.py [--stacks wayland,x11,weston,openbox] [--clients a,b]
-                     [--json FILE] [--markdown FILE] [--size WxH]
+                     [--json FILE] [--markdown FILE | --update-doc FILE.md]
+                     [--size WxH] [--keep]
+    client_matrix.py --smoke       (the CI subset: meson test client-matrix-smoke)
     client_matrix.py --inside STACK --clients a,b --json FILE   (internal)
 
 duet's own stacks are started by the one stack launcher, `duet run wayland|x11
@@ -16,15 +18,19 @@ client runs once or twice and gets one cell per check:
            screen changes)
   pixels   a screenshot of the window's area is not one colour
   input    keys the client reacts to in a way we can see (quit on Ctrl+Q,
-           Escape or q; a shell in a terminal typed `exit` + Return)
+           Escape or q; a shell in a terminal typed `exit` + Return; or a
+           key that changes the window)
   resize   the server asks for another size and the window gets it, with
            pixels in the new area
   close    the server's close request (xdg_toplevel.close /
-           WM_DELETE_WINDOW) makes it exit with status 0
+           WM_DELETE_WINDOW) makes it exit with status 0 (a terminal:
+           with its shell's status)
   survives the server answers after the client is gone
 
 A cell is ok, fail or skip, each with a short reason. Exit status: 0 when
-every cell is ok or skip, 1 otherwise, 2 for bad usage.
+every cell is ok or skip, 1 otherwise, 2 for bad usage; with --smoke 0, 1
+when a cell differs from what it was written for, 77 (skip) when a client is
+not installed outside CI.
 """
 
 import argparse
