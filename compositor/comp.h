@@ -441,6 +441,12 @@ void comp_presentation_send_presented(struct comp_output *output, struct wl_list
 void comp_presentation_discard(struct wl_list *feedbacks);
 
 void comp_viewporter_create(struct comp_server *server);
+/* zxdg_output_manager_v1: the output's logical position, size and name (xdg-output.c). */
+void comp_xdg_output_create(struct comp_server *server);
+/* wp_single_pixel_buffer_manager_v1 (single-pixel-buffer.c); _get tells
+ * whether a wl_buffer is one of its buffers and gives its pixel. */
+void comp_single_pixel_buffer_create(struct comp_server *server);
+bool comp_single_pixel_buffer_get(struct wl_resource *buffer, uint32_t *argb);
 
 /* ------------------------------------------------------- test protocol */
 

@@ -183,6 +183,10 @@ static void latch_copy(struct comp_surface *surface)
 	pixman_region32_intersect_rect(&surface->latch_damage, &surface->latch_damage, 0, 0,
 	                               (unsigned)surface->buffer_width,
 	                               (unsigned)surface->buffer_height);
+	uint32_t pixel;
+	if (!shm && surface->texture && pixman_region32_not_empty(&surface->latch_damage) &&
+	    comp_single_pixel_buffer_get(surface->latch_buffer, &pixel))
+		render_texture_upload(surface->texture, &pixel, 4, &surface->latch_damage);
 	if (shm && surface->texture && pixman_region32_not_empty(&surface->latch_damage)) {
 		wl_shm_buffer_begin_access(shm);
 		render_texture_upload(surface->texture, wl_shm_buffer_get_data(shm),
@@ -237,15 +241,18 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 {
 	struct wl_resource *buffer = state->buffer;
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
-	if (!shm) {
-		/* Only wl_shm is advertised, so nothing else can be valid here. */
+	uint32_t pixel;
+	bool single_pixel = !shm && comp_single_pixel_buffer_get(buffer, &pixel);
+	if (!shm && !single_pixel) {
+		/* Only wl_shm and single-pixel buffers are advertised, so nothing
+		 * else can be valid here. */
 		wl_resource_post_error(surface->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
 		                       "wl_surface@%u: attached buffer is not a wl_shm buffer",
 		                       wl_resource_get_id(surface->resource));
 		return false;
 	}
-	enum render_format format;
-	switch (wl_shm_buffer_get_format(shm)) {
+	enum render_format format = RENDER_FORMAT_ARGB8888;
+	switch (single_pixel ? WL_SHM_FORMAT_ARGB8888 : wl_shm_buffer_get_format(shm)) {
 	case WL_SHM_FORMAT_ARGB8888: format = RENDER_FORMAT_ARGB8888; break;
 	case WL_SHM_FORMAT_XRGB8888: format = RENDER_FORMAT_XRGB8888; break;
 	default:
@@ -254,13 +261,14 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		                       wl_resource_get_id(buffer), wl_shm_buffer_get_format(shm));
 		return false;
 	}
-	int width = wl_shm_buffer_get_width(shm), height = wl_shm_buffer_get_height(shm);
+	int width = single_pixel ? 1 : wl_shm_buffer_get_width(shm);
+	int height = single_pixel ? 1 : wl_shm_buffer_get_height(shm);
 	/* libwayland's create_buffer checks offset + stride * height against
 	 * the pool, but only stride >= width, not the format's bytes per
 	 * pixel; so rows that overlap are caught here, when the buffer is
 	 * first used (both formats we take are 4 bytes a pixel). */
 	const int bpp = 4;
-	if (wl_shm_buffer_get_stride(shm) / bpp < width) {
+	if (shm && wl_shm_buffer_get_stride(shm) / bpp < width) {
 		wl_resource_post_error(buffer, WL_SHM_ERROR_INVALID_STRIDE,
 		                       "wl_buffer@%u: stride %d is less than %d pixels of %d bytes",
 		                       wl_resource_get_id(buffer), wl_shm_buffer_get_stride(shm),

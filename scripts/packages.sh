@@ -33,8 +33,15 @@ DUET_KMS_PACKAGES="
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages).
 DUET_TEST_PACKAGES="
-	wayland-utils foot xterm
+	wayland-utils foot xterm gtk-3-examples
 	python3-jsonschema lava-common
+"
+# The client matrix (scripts/client-matrix, docs/clients.md): real toolkit
+# apps from Debian on all four stacks (the test packages' gtk3-demo, foot,
+# xterm and the bench's glmark2 and EFL are in it too).
+DUET_CLIENT_MATRIX_PACKAGES="
+	gtk-4-examples qtbase5-examples qtwayland5 libsdl2-tests
+	mpv alacritty kitty imv
 "
 # scripts/board-vm: an arm64 Debian root file system (debootstrap, run
 # through qemu-user and binfmt_misc), qemu-system-aarch64, and a venv for

@@ -30,6 +30,7 @@ enum atom_index {
 	A_NET_CLIENT_LIST_STACKING,
 	A_NET_ACTIVE_WINDOW,
 	A_NET_CLOSE_WINDOW,
+	A_NET_MOVERESIZE_WINDOW,
 	A_NET_SUPPORTING_WM_CHECK,
 	A_NET_WM_NAME,
 	A_NET_WM_PID,
@@ -44,6 +45,7 @@ enum atom_index {
 
 static const char *const atom_names[A_COUNT] = {
 	"_NET_CLIENT_LIST_STACKING", "_NET_ACTIVE_WINDOW", "_NET_CLOSE_WINDOW",
+	"_NET_MOVERESIZE_WINDOW",
 	"_NET_SUPPORTING_WM_CHECK", "_NET_WM_NAME", "_NET_WM_PID", "UTF8_STRING",
 	"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
 	"_DUET_SCREENSHOT_DIR",
@@ -94,13 +96,16 @@ static void usage(FILE *out)
 	        "  grab FILE.png             read the root window back from the X server\n"
 	        "                            (GetImage; works with any WM)\n"
 	        "  resize ID W H             window-manager resize (_DUET_RESIZE)\n"
+	        "  moveresize ID W H         the same through EWMH (_NET_MOVERESIZE_WINDOW;\n"
+	        "                            works with any EWMH WM, openbox included)\n"
 	        "  close ID                  ask the WM to close the window\n"
 	        "                            (_NET_CLOSE_WINDOW)\n"
 	        "  activate ID               raise and focus (_NET_ACTIVE_WINDOW, as a pager)\n"
 	        "  click X Y                 XTEST: move the pointer to root X Y, press and\n"
 	        "                            release button 1\n"
-	        "  key KEYCODE               XTEST: press and release an X keycode (8-255;\n"
-	        "                            the evdev code + 8)\n"
+	        "  key KEYCODE [KEYCODE...]  XTEST: press the X keycodes (8-255; the evdev\n"
+	        "                            code + 8) in order, release them in reverse\n"
+	        "                            (a chord such as Control+Q: key 37 24)\n"
 	        "\n"
 	        "--timeout S bounds every wait for an answer (default %.0f s).\n"
 	        "exit status: 0 success, 1 failure, 2 bad usage\n",
@@ -305,6 +310,22 @@ static void send_to_root(struct ctl *ctl, xcb_atom_t type, xcb_window_t window, 
 		.window = window,
 		.type = type,
 		.data.data32 = { d0, d1, d2, 0, 0 },
+	};
+	xcb_send_event(ctl->conn, 0, ctl->screen->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+	               (const char *)&ev);
+}
+
+/* _NET_MOVERESIZE_WINDOW with width and height only (flag bits 10, 11),
+ * the window's own gravity, and source 2 (pager: obeyed as asked). */
+static void send_moveresize(struct ctl *ctl, xcb_window_t window, uint32_t w, uint32_t h)
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = window,
+		.type = ctl->atoms[A_NET_MOVERESIZE_WINDOW],
+		.data.data32 = { 1u << 10 | 1u << 11 | 2u << 12, 0, 0, w, h },
 	};
 	xcb_send_event(ctl->conn, 0, ctl->screen->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
@@ -631,17 +652,25 @@ static int cmd_click(struct ctl *ctl, int x, int y)
 	return ret;
 }
 
-static int cmd_key(struct ctl *ctl, uint8_t keycode)
+#define MAX_CHORD 8
+
+static int cmd_key(struct ctl *ctl, const uint8_t *keycodes, int n)
 {
 	if (!have_xtest(ctl))
 		return 1;
 	xcb_window_t root = ctl->screen->root;
-	xcb_void_cookie_t press = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_PRESS, keycode,
-	                                                      XCB_CURRENT_TIME, root, 0, 0, 0);
-	xcb_void_cookie_t release = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_RELEASE, keycode,
-	                                                        XCB_CURRENT_TIME, root, 0, 0, 0);
-	int ret = check_request(ctl, press, "XTEST FakeInput");
-	return check_request(ctl, release, "XTEST FakeInput") | ret;
+	xcb_void_cookie_t cookies[2 * MAX_CHORD];
+	for (int i = 0; i < n; i++)
+		cookies[i] = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_PRESS, keycodes[i],
+		                                         XCB_CURRENT_TIME, root, 0, 0, 0);
+	for (int i = n - 1; i >= 0; i--)
+		cookies[2 * n - 1 - i] = xcb_test_fake_input_checked(ctl->conn, XCB_KEY_RELEASE,
+		                                                     keycodes[i], XCB_CURRENT_TIME,
+		                                                     root, 0, 0, 0);
+	int ret = 0;
+	for (int i = 0; i < 2 * n; i++)
+		ret |= check_request(ctl, cookies[i], "XTEST FakeInput");
+	return ret;
 }
 
 /* With ctl NULL only checks the arguments, so that bad usage is reported
@@ -697,8 +726,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			return 0;
 		return shot ? cmd_screenshot(ctl, argv[1]) : cmd_grab(ctl, argv[1]);
 	}
-	if (strcmp(cmd, "resize") == 0) {
-		NEED_ARGS(3, "resize ID W H");
+	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
+		bool ewmh = strcmp(cmd, "moveresize") == 0;
+		NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
 		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
 			return bad_usage("bad window id '%s'", argv[1]);
 		if (!ctl_parse_long(argv[2], 1, 32767, &b))
@@ -707,8 +737,11 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			return bad_usage("bad height '%s' (1 to 32767)", argv[3]);
 		if (!ctl)
 			return 0;
-		send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
-		             (uint32_t)c, 0);
+		if (ewmh)
+			send_moveresize(ctl, (xcb_window_t)a, (uint32_t)b, (uint32_t)c);
+		else
+			send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
+			             (uint32_t)c, 0);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
@@ -737,10 +770,16 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return ctl ? cmd_click(ctl, (int)a, (int)b) : 0;
 	}
 	if (strcmp(cmd, "key") == 0) {
-		NEED_ARGS(1, "key KEYCODE");
-		if (!ctl_parse_long(argv[1], 8, 255, &a))
-			return bad_usage("bad X keycode '%s' (8 to 255)", argv[1]);
-		return ctl ? cmd_key(ctl, (uint8_t)a) : 0;
+		if (argc < 2 || argc > MAX_CHORD + 1)
+			return bad_usage("usage: duet-xctl key KEYCODE [KEYCODE...] (at most %s)",
+			                 "8");
+		uint8_t keycodes[MAX_CHORD];
+		for (int k = 1; k < argc; k++) {
+			if (!ctl_parse_long(argv[k], 8, 255, &a))
+				return bad_usage("bad X keycode '%s' (8 to 255)", argv[k]);
+			keycodes[k - 1] = (uint8_t)a;
+		}
+		return ctl ? cmd_key(ctl, keycodes, argc - 1) : 0;
 	}
 #undef NEED_ARGS
 	return bad_usage("unknown command '%s'", cmd);
