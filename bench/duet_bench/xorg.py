@@ -47,13 +47,20 @@ def kms_cards(dev="/dev/dri"):
     """The KMS cards: by-path names (stable across boots) where udev made
     them, else cardN; each with its driver and whether an output is
     connected, from sysfs."""
-    paths = sorted(glob.glob(os.path.join(dev, "by-path", "*-card"))) or \
-        sorted(glob.glob(os.path.join(dev, "card[0-9]*")))
+    paths = sorted(glob.glob(os.path.join(dev, "by-path", "*-card")))
+    named = {os.path.realpath(p) for p in paths}
+    # Cards udev named no by-path link for (all of them without udev; in
+    # virtme-ng's guest vkms, a platform device, has none).
+    paths += [p for p in sorted(glob.glob(os.path.join(dev, "card[0-9]*")))
+              if os.path.realpath(p) not in named]
     cards = []
     for path in paths:
         node = os.path.realpath(path)
         sysdir = os.path.join("/sys/class/drm", os.path.basename(node))
         driver = os.path.basename(os.path.realpath(os.path.join(sysdir, "device", "driver")))
+        # virtio-gpu's card hangs off the PCI function (driver virtio-pci).
+        for virtio in glob.glob(os.path.join(sysdir, "device", "virtio*", "driver")):
+            driver = os.path.basename(os.path.realpath(virtio))
         connected = False
         for status in glob.glob(sysdir + "-*/status"):
             try:
