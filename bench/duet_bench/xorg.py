@@ -57,7 +57,10 @@ def kms_cards(dev="/dev/dri"):
     for path in paths:
         node = os.path.realpath(path)
         sysdir = os.path.join("/sys/class/drm", os.path.basename(node))
-        driver = os.path.basename(os.path.realpath(os.path.join(sysdir, "device", "driver")))
+        device = os.path.join(sysdir, "device")
+        driver = os.path.basename(os.path.realpath(os.path.join(device, "driver")
+                                                   if os.path.exists(os.path.join(device, "driver"))
+                                                   else device))  # vkms: no driver link
         # virtio-gpu's card hangs off the PCI function (driver virtio-pci).
         for virtio in glob.glob(os.path.join(sysdir, "device", "virtio*", "driver")):
             driver = os.path.basename(os.path.realpath(virtio))

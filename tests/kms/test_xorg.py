@@ -4,7 +4,7 @@ as `duet run x11 --server xorg` does, bench/duet_bench/xorg.py), in the
 guest of scripts/test-kms (suite kms). Outside a guest with a card each
 test skips (with DUET_KMS_GUEST=1 it fails: the guest must have one).
 
-usage: test_xorg.py xwm|openbox|duet-run
+usage: test_xorg.py xwm|openbox|duet-run|bench-stack
 
   xwm       Xorg + duet-xwm: a duet-launch window reaches duet-xwm's
             composited frame (its screenshot shows the app's pixels), and
@@ -17,6 +17,9 @@ usage: test_xorg.py xwm|openbox|duet-run
             server: the app's pixels on the root window read back
   duet-run  `duet run x11 --server xorg --test-control` runs the app, and a
             screenshot taken through duet-xwm shows it
+  bench-stack  the bench's x11 stack on Xorg (stacks.Stack, xserver="xorg")
+            starts and passes its readiness probe (a duet-launch composited),
+            and its notes say how Xorg runs and which content path ran
 """
 
 import os
@@ -124,9 +127,29 @@ def launch_argv():
             "400x300", "--stay", "--timeout-ms", "120000"]
 
 
+def diagnose(s):
+    """What the X server has, when a window never showed up."""
+    for argv in (["xwininfo", "-root", "-tree"], ["xprop", "-root"]):
+        r = subprocess.run(argv + ["-display", s.display], capture_output=True, text=True)
+        duet.log("%s:\n%s%s" % (" ".join(argv), r.stdout[-3000:], r.stderr[-500:]))
+    for p in s.procs:
+        try:
+            with open("/proc/%d/wchan" % p.pid) as f:
+                wchan = f.read()
+            with open("/proc/%d/stat" % p.pid) as f:
+                state = f.read().split()[2]
+        except OSError:
+            wchan = state = "gone"
+        duet.log("%s pid %d: state %s, wchan %s" % (p.name, p.pid, state, wchan))
+
+
 def show_launch(s, bg, label):
     proc = s.client(launch_argv(), name="duet-launch")
-    win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=90)
+    try:
+        win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=90)
+    except duet.Failure:
+        diagnose(s)
+        raise
     img, what = s.screenshot_until(lambda img: launch_check(img, win, bg, 0, 0), label=label,
                                    timeout=90)
     duet.check_outside_is_background(img, win, bg, margin=8)
@@ -211,8 +234,37 @@ def test_duet_run():
     check(body > 300 * 200, "the screenshot has %d pixels of duet-launch's colour" % body)
 
 
+def test_bench_stack():
+    cards()
+    xorg_program()
+    from duet_bench import stacks
+    workdir = os.environ.get("DUET_TEST_OUTDIR") or "/tmp"
+    env = duet.base_env(os.environ.get("XDG_RUNTIME_DIR") or "/tmp")
+    env.update(xwm_env())
+    os.environ.setdefault("DUET_BENCH_PATIENCE", "5")  # emulated: waits stretch
+    with Vkms():
+        st = stacks.Stack("x11", workdir, env, xserver="xorg")
+        try:
+            st.start()
+            duet.log("bench x11 stack on Xorg: probe %r; notes:\n  %s"
+                     % (st.probe, "\n  ".join(st.notes)))
+            check(st.probe is not None, "no readiness probe result")
+            check(any(n.startswith("X server: Xorg") for n in st.notes),
+                  "the notes do not say the server is Xorg: %r" % st.notes)
+            path = [n for n in st.notes if "content path:" in n]
+            check(path, "the notes do not name duet-xwm's content path: %r" % st.notes)
+            if st.xorg.accel()[0]:
+                check("content path: zero-copy" in path[0], "glamor, yet %s" % path[0])
+        except stacks.StackError as e:
+            raise duet.Failure("the stack did not start: %s\n%s" % (e, e.logs))
+        finally:
+            st.stop()
+            st.cleanup()
+
+
 def test():
-    {"xwm": test_xwm, "openbox": test_openbox, "duet-run": test_duet_run}[sys.argv[1]]()
+    {"xwm": test_xwm, "openbox": test_openbox, "duet-run": test_duet_run,
+     "bench-stack": test_bench_stack}[sys.argv[1]]()
 
 
 if __name__ == "__main__":
