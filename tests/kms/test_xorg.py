@@ -4,7 +4,7 @@ as `duet run x11 --server xorg` does, bench/duet_bench/xorg.py), in the
 guest of scripts/test-kms (suite kms). Outside a guest with a card each
 test skips (with DUET_KMS_GUEST=1 it fails: the guest must have one).
 
-usage: test_xorg.py xwm|openbox|duet-run|bench-stack
+usage: test_xorg.py xwm|duet-run|bench-stack
 
   xwm       Xorg + duet-xwm: a duet-launch window reaches duet-xwm's
             composited frame (its screenshot shows the app's pixels), and
@@ -13,8 +13,6 @@ usage: test_xorg.py xwm|openbox|duet-run|bench-stack
             glamor and offers DRI3, and the path must be zero-copy (the
             window's pixmap imported as a dmabuf); with one card there is
             no DRI3, and the path must be the MIT-SHM copy, said so.
-  openbox   Xorg + openbox + xcompmgr -c, the X11 peer, on the same kind of
-            server: the app's pixels on the root window read back
   duet-run  `duet run x11 --server xorg --test-control` runs the app, and a
             screenshot taken through duet-xwm shows it
   bench-stack  the bench's x11 stack on Xorg (stacks.Stack, xserver="xorg")
@@ -194,20 +192,6 @@ def test_xwm():
             s.check_alive()
 
 
-def test_openbox():
-    cards()
-    xorg_program()
-    if not shutil.which("openbox") or not shutil.which("xcompmgr"):
-        raise duet.Skip("openbox or xcompmgr is not installed")
-    with XorgSession("xorg-openbox", wm="openbox") as s:
-        # xcompmgr -c paints the root with its own grey where no window is.
-        img = s.screenshot("empty")
-        bg = img.pixel(img.width - 1, img.height - 1)
-        proc, _ = show_launch(s, bg, "launch")
-        proc.stop()
-        s.check_alive()
-
-
 def test_duet_run():
     cards()
     xorg_program()
@@ -263,8 +247,7 @@ def test_bench_stack():
 
 
 def test():
-    {"xwm": test_xwm, "openbox": test_openbox, "duet-run": test_duet_run,
-     "bench-stack": test_bench_stack}[sys.argv[1]]()
+    {"xwm": test_xwm, "duet-run": test_duet_run, "bench-stack": test_bench_stack}[sys.argv[1]]()
 
 
 if __name__ == "__main__":
