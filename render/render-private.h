@@ -159,7 +159,9 @@ struct render_texture {
 	enum render_format format;
 	int width, height;
 	GLint filter; /* current GL_TEXTURE_MIN/MAG_FILTER, to skip redundant calls */
+	EGLImageKHR image; /* an imported dmabuf's (texture-dmabuf.c), or NULL */
 };
+void render_texture_release_image(struct render_texture *tex);
 
 /* Called by render_texture_destroy so no node keeps a dangling pointer. */
 void render_scene_forget_texture(struct render_scene *s, struct render_texture *tex);

@@ -128,6 +128,24 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
                                int stride_bytes, const pixman_box32_t *box);
 
+/* A texture that is a dmabuf, imported as an EGLImage (texture-dmabuf.c):
+ * zero-copy, sampled where the exporter draws it. One plane, linear RGB. */
+struct render_dmabuf {
+	int fd;                   /* borrowed: the caller closes it after import */
+	int width, height;
+	enum render_format format; /* XRGB8888 (DRM XR24) or ARGB8888 (AR24) */
+	uint32_t offset, stride;
+	uint64_t modifier;        /* DRM_FORMAT_MOD_INVALID (0x00ffffffffffffff): implicit */
+};
+/* Whether this renderer can import dmabufs; why: the missing extension. */
+bool render_dmabuf_import_supported(struct renderer *r, const char **why);
+/* NULL (logged) when the driver refuses the buffer. Upload calls on the
+ * texture fail: it is the exporter's buffer. render_texture_destroy
+ * releases the EGLImage. */
+struct render_texture *render_texture_import_dmabuf(struct renderer *r,
+                                                    const struct render_dmabuf *buf);
+bool render_texture_is_imported(const struct render_texture *tex);
+
 /* ------------------------------------------------------------- renderer */
 
 struct render_stats {

@@ -84,6 +84,7 @@ void render_texture_destroy(struct render_texture *tex)
 	for (l = tex->renderer->scenes.next; l != &tex->renderer->scenes; l = l->next)
 		render_scene_forget_texture(render_scene_from_link(l), tex);
 	glDeleteTextures(1, &tex->id);
+	render_texture_release_image(tex);
 	free(tex);
 }
 
@@ -164,6 +165,13 @@ static int upload_box(struct render_texture *tex, const char *pixels, int stride
 	return 0;
 }
 
+static bool upload_refused(const struct render_texture *tex)
+{
+	if (tex->image)
+		render_log("upload into an imported dmabuf's texture refused");
+	return tex->image != NULL;
+}
+
 static void upload_begin(struct render_texture *tex)
 {
 	while (glGetError() != GL_NO_ERROR)
@@ -190,6 +198,8 @@ int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
 
 	if (x2 - x1 <= 0 || y2 - y1 <= 0)
 		return 0;
+	if (upload_refused(tex))
+		return -1;
 	if (stride_bytes < (x2 - x1) * 4) {
 		render_log("upload: stride %d too small for width %d", stride_bytes, x2 - x1);
 		return -1;
@@ -221,6 +231,8 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 	pixman_box32_t extents;
 	int n, ret = 0;
 
+	if (upload_refused(tex))
+		return -1;
 	if (stride_bytes < tex->width * 4) {
 		render_log("upload: stride %d too small for width %d", stride_bytes, tex->width);
 		return -1;

@@ -26,9 +26,14 @@ DUET_BENCH_PACKAGES="
 # The KMS tests' guest (scripts/test-kms): qemu, depmod and a static
 # busybox for the initramfs virtme-ng builds, and a virtualenv for
 # virtme-ng from PyPI (Debian's python3 needs python3-venv for it); the guest
-# runs weston's clients and util-linux's unshare from the host's root.
+# runs weston's clients and util-linux's unshare from the host's root, and
+# Xorg (its modesetting driver and glamor are in xserver-xorg-core) with
+# openbox and xcompmgr; vkms, which Debian's kernels lack, is built from
+# linux-source with the kernel's headers, fetched with apt-get download into
+# the cache (never installed).
 DUET_KMS_PACKAGES="
 	qemu-system-x86 kmod busybox-static python3-venv weston util-linux
+	xserver-xorg-core openbox xcompmgr x11-utils make gcc-12 xz-utils
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages).

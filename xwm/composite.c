@@ -196,12 +196,17 @@ int xwm_composite_start(struct xwm *xwm)
 	                                        xwm->options.window_texture_budget_mib :
 	                                        DEFAULT_WINDOW_BUDGET_MIB) << 20;
 
-	bool image_pixmap = render_egl_has_extension(xwm->egl, "EGL_KHR_image_pixmap");
-	xwm->content_path = "shm-copy";
-	xwm_log("content path: %s (EGL_KHR_image_pixmap %s%s); output path: %s, repaint "
-	        "path: %s", xwm->content_path, image_pixmap ? "offered" : "absent",
-	        image_pixmap ? ", zero-copy import not implemented in render/ yet" : "",
-	        xwm->output_path, xwm->output_repaint);
+	char why[160];
+	if (xwm_dri3_init(xwm, has_sync && xwm->sync_event != 0)) {
+		xwm->content_path = "zero-copy";
+		snprintf(why, sizeof(why), "DRI3 1.%d pixmaps as dmabufs into EGLImages; "
+		         "MIT-SHM for a window whose import fails", xwm->dri3_minor);
+	} else {
+		xwm->content_path = "shm-copy";
+		snprintf(why, sizeof(why), "MIT-SHM ShmGetImage; no zero-copy: %s", xwm->dri3_why);
+	}
+	xwm_log("content path: %s (%s); output path: %s, repaint path: %s", xwm->content_path,
+	        why, xwm->output_path, xwm->output_repaint);
 	render_trace("xwm_paths",
 	             "\"content\":\"%s\",\"output\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\"",
 	             xwm->content_path, xwm->output_path, xwm->output_repaint,
@@ -212,6 +217,7 @@ int xwm_composite_start(struct xwm *xwm)
 void xwm_composite_finish(struct xwm *xwm)
 {
 	xwm_contents_finish(xwm);
+	xwm_dri3_finish(xwm);
 	if (xwm->scene)
 		render_scene_destroy(xwm->scene);
 	xwm->scene = NULL;
@@ -451,7 +457,22 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w)
 	w->pixmap_height = ph;
 	enum render_format format = w->depth == 32 ? RENDER_FORMAT_ARGB8888
 	                                           : RENDER_FORMAT_XRGB8888;
-	if (!w->texture || render_texture_width(w->texture) != pw ||
+	/* Zero-copy where the server exports the pixmap (dri3.c): a new
+	 * texture per name, as the pixmap is a new buffer. */
+	struct render_texture *imported = xwm_dri3_import(w, format);
+	if (imported) {
+		if (w->texture)
+			render_texture_destroy(w->texture);
+		xwm->texture_bytes -= w->texture_bytes;
+		w->texture = imported;
+		w->texture_bytes = bytes;
+		xwm->texture_bytes += bytes;
+		render_node_set_visible(w->node, false);
+		render_node_set_texture(w->node, w->texture);
+		w->full_damage = true;
+		return true;
+	}
+	if (!w->texture || render_texture_is_imported(w->texture) || render_texture_width(w->texture) != pw ||
 	    render_texture_height(w->texture) != ph ||
 	    render_texture_has_alpha(w->texture) != (format == RENDER_FORMAT_ARGB8888)) {
 		if (w->texture)

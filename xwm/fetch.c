@@ -2,9 +2,11 @@
  * copied from its named pixmap into its texture, without the event loop
  * ever waiting for the X server.
  *
- * EGL_KHR_image_pixmap would bind the named pixmap zero-copy, but render/
- * has no EGLImage import yet and Xvfb (no DRI3) cannot offer it anyway, so
- * the path here is MIT-SHM: one ShmGetImage per damaged rectangle of the
+ * A window whose pixmap was imported zero-copy (dri3.c: DRI3 on Xorg
+ * with glamor) fetches nothing: its damage becomes its node's damage, and
+ * the frame waits only for the fence and round trip that make the
+ * server's drawing complete (see dri3.c). Everywhere else (Xvfb has no
+ * DRI3) the path is MIT-SHM: one ShmGetImage per damaged rectangle of the
  * named pixmap (nearby rectangles merged when their bounding box wastes
  * little), each into its own packed place in one shared memory segment,
  * and render_texture_upload_rect straight from there: the server's copy
@@ -88,6 +90,7 @@ struct xwm_contents {
 	struct fetch_window *windows;
 	size_t nwindows, wcap;
 	bool shm;               /* into xwm->shm_data, else GetImage replies */
+	size_t zero_copy;       /* windows of the batch sampled in place (dri3.c) */
 	bool in_flight;
 	/* The output's GetInputFocus when nothing is fetched (see above). */
 	bool marker, marker_arrived;
@@ -296,6 +299,32 @@ static int plan_window(struct xwm_window *w, pixman_box32_t *boxes, size_t *byte
 /* Takes w's damage (re-arming the server's reports) and queues its
  * rectangles. Returns false when w must wait for the next frame (the
  * batch is full, or out of memory); its damage is then left as it was. */
+/* A zero-copy window: its damage goes to its node now (painted once the
+ * frame's round trip is in); nothing is fetched. */
+static bool queue_imported(struct xwm *xwm, struct xwm_contents *b, struct xwm_window *w)
+{
+	pixman_region32_t region;
+
+	if (!grow_array((void **)&b->windows, &b->wcap, b->nwindows + 1, sizeof(*b->windows)))
+		return false;
+	if (w->damaged) {
+		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
+		b->requests++;
+		w->damaged = false;
+	}
+	pixman_region32_init_rect(&region, 0, 0, (unsigned)w->pixmap_width,
+	                          (unsigned)w->pixmap_height);
+	if (!w->full_damage)
+		pixman_region32_intersect(&region, &region, &w->damage_region);
+	render_node_damage(w->node, &region);
+	pixman_region32_fini(&region);
+	pixman_region32_clear(&w->damage_region);
+	w->full_damage = false;
+	b->windows[b->nwindows++] = (struct fetch_window){ .w = w, .ok = true };
+	b->zero_copy++;
+	return true;
+}
+
 static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_window *w)
 {
 	pixman_box32_t boxes[MAX_RECTS];
@@ -357,7 +386,7 @@ bool xwm_contents_fetch(struct xwm *xwm)
 
 	if (!b || b->in_flight)
 		return b && b->in_flight;
-	b->count = b->nwindows = b->arrived = b->bytes = 0;
+	b->count = b->nwindows = b->arrived = b->bytes = b->zero_copy = 0;
 	b->requests = 0;
 	b->fetched_bytes = 0;
 	b->marker = b->marker_arrived = false;
@@ -377,14 +406,18 @@ bool xwm_contents_fetch(struct xwm *xwm)
 		}
 		if (!w->pixmap || !w->texture)
 			continue;
-		if (!queue_window(xwm, b, w))
+		if (render_texture_is_imported(w->texture) ? !queue_imported(xwm, b, w)
+		                                           : !queue_window(xwm, b, w))
 			deferred = true;
 	}
 	if (deferred)
 		xwm_schedule_repaint(xwm); /* the rest next frame */
+	/* Before the requests whose replies end the frame's wait. */
+	if (b->zero_copy > 0)
+		xwm_dri3_fence(xwm);
 	if (b->count > 0) {
 		send_requests(xwm, b);
-	} else if (xwm_output_busy(xwm)) {
+	} else if (b->zero_copy > 0 || xwm_output_busy(xwm)) {
 		b->marker = true;
 		b->marker_sequence = xcb_get_input_focus(xwm->conn).sequence;
 	} else {

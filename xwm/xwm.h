@@ -14,6 +14,7 @@
  *                compositor/policy.c)
  *   composite.c  Composite/Damage/XFixes setup, windows' damage
  *   fetch.c      window contents: fetched without waiting for the server
+ *   dri3.c       window contents zero-copy: the pixmap's dmabuf (DRI3)
  *   sync.c       _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN/TIMINGS
  *   output.c     how frames reach the overlay: EGL swap or MIT-SHM PutImage
  *   protolog.c   X protocol counts for the bench ($DUET_PROTOCOL_LOG)
@@ -118,8 +119,9 @@ struct xwm_window {
 	/* Their rectangles (DeltaRectangles level), pixmap coordinates;
 	 * initialised by xwm_composite_window_created, freed by _destroyed. */
 	pixman_region32_t damage_region;
-	struct render_texture *texture;
+	struct render_texture *texture; /* uploaded to, or the pixmap's dmabuf (dri3.c) */
 	uint64_t texture_bytes;  /* its share of xwm.texture_bytes */
+	const char *content_path; /* "zero-copy" or "shm-copy" once named (dri3.c) */
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
 	/* Mapped by us and not drawn by its client since: not fetched, not
@@ -204,7 +206,14 @@ struct xwm {
 	/* Texture memory of all windows, and the budgets (composite.c). */
 	uint64_t texture_bytes, texture_budget, window_texture_budget;
 	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
-	const char *content_path;    /* "shm-copy" or "zero-copy" */
+	const char *content_path;    /* "shm-copy" or "zero-copy" (where DRI3 imports) */
+	/* DRI3 (dri3.c): the minor version the server speaks, -1 none; why
+	 * windows cannot go zero-copy (NULL: they can); the X Sync fence
+	 * triggered before a frame samples imported textures. */
+	int dri3_minor;
+	const char *dri3_why;
+	uint32_t dri3_fence;
+	bool dri3_fence_triggered;
 	const char *output_path;     /* "shm-put" or "egl-swap" (output.c) */
 	const char *output_repaint;  /* the target's repaint path, for the trace */
 
@@ -269,6 +278,17 @@ void xwm_set_focus(struct xwm *xwm, struct xwm_window *w);
 void xwm_window_send_close(struct xwm_window *w);
 /* Visible to the policy: managed, mapped, not minimized. */
 bool xwm_window_visible(const struct xwm_window *w);
+
+/* ------------------------------------------------------------- dri3.c */
+/* After the renderer exists: whether windows can be imported zero-copy
+ * (xwm->dri3_why says why not). has_sync: SYNC 3.1 for the fence. */
+bool xwm_dri3_init(struct xwm *xwm, bool has_sync);
+void xwm_dri3_finish(struct xwm *xwm);
+/* w's named pixmap as a texture (one round trip), or NULL: w stays on the
+ * MIT-SHM copy. Logs and traces w's path when it changes. */
+struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format format);
+/* Before the round trip of a frame that samples imported textures. */
+void xwm_dri3_fence(struct xwm *xwm);
 
 /* ------------------------------------------------------------ props.c */
 int xwm_props_intern_atoms(struct xwm *xwm);

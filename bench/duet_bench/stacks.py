@@ -10,6 +10,12 @@
 The first four are the default set; the two Enlightenment stacks (the
 study's own software, enlightenment.py) run when asked for.
 
+The X stacks run on Xorg instead of Xvfb when $DUET_X_SERVER is "xorg" (or
+Stack(xserver="xorg")): the modesetting driver on the KMS card, configured
+per run (xorg.py); the x11 stack then reports which content path duet-xwm
+took, and openbox needs Xvfb (its readiness observer reads Xvfb's
+framebuffer file).
+
 Each instance gets its own socket / display and XDG_RUNTIME_DIR, so stacks
 never meet. counting=True preloads the IPC counter into every process of
 the stack (and turns on duet-compositor's protocol log).
@@ -29,7 +35,7 @@ import subprocess
 import tempfile
 import time
 
-from duet_bench import enlightenment, procs, timeline
+from duet_bench import enlightenment, procs, timeline, xorg
 
 START_TIMEOUT = 20.0
 PROBE_SIZE = "96x96"  # duet-launch's clear colour under its 48-pixel bar: a 96-pixel run
@@ -78,12 +84,23 @@ def find_own(name, subdir):
     return shutil.which(name)
 
 
-def needs(stack):
+def x_server(xserver=None):
+    """The X stacks' server: "xvfb" (default) or "xorg" ($DUET_X_SERVER)."""
+    xserver = xserver or os.environ.get("DUET_X_SERVER") or "xvfb"
+    if xserver not in ("xvfb", "xorg"):
+        raise StackError("DUET_X_SERVER=%s: want xvfb or xorg" % xserver)
+    return xserver
+
+
+def needs(stack, xserver=None):
     """Programs a stack needs: name -> (path or None, where it comes from)."""
     own = lambda n, d: (find_own(n, d), "duet build (%s/)" % d)
     sysp = lambda n, pkg: (shutil.which(n), "Debian package " + pkg)
     if stack == "wayland":
         return {"duet-compositor": own("duet-compositor", "compositor")}
+    if stack == "x11" and x_server(xserver) == "xorg":
+        return {"Xorg": sysp("Xorg", xorg.PACKAGE), "duet-xwm": own("duet-xwm", "xwm"),
+                "xprop": sysp("xprop", "x11-utils")}
     if stack == "x11":
         return {"Xvfb": sysp("Xvfb", "xvfb"), "duet-xwm": own("duet-xwm", "xwm"),
                 "xprop": sysp("xprop", "x11-utils")}
@@ -101,17 +118,27 @@ def needs(stack):
     raise KeyError(stack)
 
 
-def missing(stack):
+def missing(stack, xserver=None):
     """None, or why the stack cannot run here."""
-    lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack).items() if not p]
+    if stack == "openbox" and x_server(xserver) == "xorg":
+        return "openbox runs on Xvfb only in the bench (its observer reads Xvfb's framebuffer)"
+    lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack, xserver).items() if not p]
     if not lack and stack in E_STACKS:
         return enlightenment.missing()
+    if not lack and stack == "x11" and x_server(xserver) == "xorg":
+        try:
+            xorg.plan()
+        except xorg.XorgError as e:
+            return str(e)
     return ("missing " + ", ".join(lack)) if lack else None
 
 
 class Stack:
-    def __init__(self, name, workdir, base_env, refresh=60, counting=None, size="1920x1080"):
+    def __init__(self, name, workdir, base_env, refresh=60, counting=None, size="1920x1080",
+                 xserver=None):
         self.name = name
+        self.xserver = x_server(xserver) if KIND[name] == "x11" else None
+        self.xorg = None            # xorg.Setup when the server is Xorg
         self.kind = KIND[name]
         self.observed = name in OBSERVED
         self.e_session = None       # enlightenment.Session of an E stack
@@ -134,7 +161,7 @@ class Stack:
         self.commands = {}
         self.notes = []
         self.protocol_log = None
-        self.programs = {n: p for n, (p, _) in needs(name).items()}
+        self.programs = {n: p for n, (p, _) in needs(name, self.xserver).items()}
         self.composited_log = None  # timeline.JsonLines of the server's trace / weston's log
         self.fb_path = None         # Xvfb's framebuffer file (-fbdir)
         self.fbdir = None
@@ -366,6 +393,43 @@ class Stack:
                 self.procs.pop("server").stop()
         raise StackError("Xvfb did not start on 5 display numbers: %s" % last)
 
+    def _start_xorg(self):
+        """Xorg on the KMS card (xorg.py); -displayfd picks the display."""
+        try:
+            self.xorg = xorg.Setup(self.dir)
+        except xorg.XorgError as e:
+            raise StackError(str(e))
+        r, w = os.pipe()
+        try:
+            self.spawn("server", self.xorg.argv(self.programs["Xorg"], w), self.server_env(),
+                       pass_fds=(w,))
+        finally:
+            os.close(w)
+        try:
+            self._read_displayfd(r, "Xorg")
+        finally:
+            os.close(r)
+        glamor, what = self.xorg.accel()
+        self.notes.append("X server: Xorg, modesetting driver: " + what)
+
+    def _read_displayfd(self, r, name):
+        data = b""
+        deadline = time.monotonic() + procs.patience(START_TIMEOUT)
+        while not data.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise StackError("%s did not report its display within %.0f s"
+                                 % (name, procs.patience(START_TIMEOUT)))
+            ready, _, _ = select.select([r], [], [], left)
+            if ready:
+                chunk = os.read(r, 64)
+                if not chunk:
+                    raise StackError("%s %s before it was ready"
+                                     % (name, self.procs["server"].status()))
+                data += chunk
+        self.display = ":" + data.decode().strip()
+        self.env = dict(self.base_env, DISPLAY=self.display)
+
     def _try_xvfb(self, n):
         # -noreset: without it the server regenerates when its last client
         # leaves, and the readiness probe (xprop) can be that client: a WM
@@ -379,25 +443,10 @@ class Stack:
                        self.server_env(), pass_fds=(w,))
         finally:
             os.close(w)
-        data = b""
-        deadline = time.monotonic() + procs.patience(START_TIMEOUT)
         try:
-            while not data.endswith(b"\n"):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise StackError("Xvfb did not report its display within %.0f s"
-                                     % procs.patience(START_TIMEOUT))
-                ready, _, _ = select.select([r], [], [], left)
-                if ready:
-                    chunk = os.read(r, 64)
-                    if not chunk:
-                        raise StackError("Xvfb %s before it was ready"
-                                         % self.procs["server"].status())
-                    data += chunk
+            self._read_displayfd(r, "Xvfb")
         finally:
             os.close(r)
-        self.display = ":" + data.decode().strip()
-        self.env = dict(self.base_env, DISPLAY=self.display)
 
     def _wm_ready(self):
         r = subprocess.run([self.programs["xprop"], "-display", self.display, "-root",
@@ -406,7 +455,10 @@ class Stack:
         return r.returncode == 0 and re.search(r"window id # 0x[0-9a-f]+", r.stdout) is not None
 
     def _start_x11(self):
-        self._start_xvfb()
+        if self.xserver == "xorg":
+            self._start_xorg()
+        else:
+            self._start_xvfb()
         env = dict(self.server_env(), DISPLAY=self.display)
         if self.counting:
             # duet-xwm's own X traffic (xwm/protolog.c), read by ipc.py.
@@ -416,6 +468,10 @@ class Stack:
         self.spawn("wm", [self.programs["duet-xwm"], "--display", self.display, "--refresh",
                           str(self.refresh)], env)
         self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)
+        if self.xserver == "xorg":
+            m = re.search(r"content path: (.*)", self.procs["wm"].log_tail(20000))
+            if m:
+                self.notes.append("duet-xwm on Xorg: content path: " + m.group(1).strip())
 
     def _cm_ready(self):
         r = subprocess.run([self.programs["duet-xctl"], "--display", self.display, "wait-cm",
@@ -423,6 +479,8 @@ class Stack:
         return r.returncode == 0
 
     def _start_openbox(self):
+        if self.xserver == "xorg":
+            raise StackError(missing("openbox", "xorg"))
         self._start_xvfb()
         cfg = os.path.join(self.dir, "config")
         os.makedirs(cfg, exist_ok=True)  # an empty config: the user's rc must not matter

@@ -421,9 +421,10 @@ class XSession(Session):
         self.wm = None
         self.wm_name = None
 
-    def start(self):
+    def start_xserver(self, env):
+        """Starts the X server, sets self.xserver and self.display (a
+        subclass may start another server: tests/kms/test_xorg.py)."""
         xvfb = third_party("Xvfb")
-        env = base_env(self.runtime_dir)
         # -displayfd 1: the server picks the first free display itself and
         # prints its number once it accepts connections, so parallel tests
         # never race for a display number.
@@ -432,8 +433,12 @@ class XSession(Session):
                                    + self.xvfb_args, env)
         _, m = self.xserver.wait_line(r"^(\d+)$", timeout=30)
         self.display = ":" + m.group(1)
+
+    def start(self):
+        env = base_env(self.runtime_dir)
+        self.start_xserver(env)
         self.env = dict(env, DISPLAY=self.display)
-        log("Xvfb pid %d up on %s" % (self.xserver.pid, self.display))
+        log("%s pid %d up on %s" % (self.xserver.name, self.xserver.pid, self.display))
 
         if self.wm_kind == "duet":
             argv = [program("DUET_XWM"), "--display", self.display]
@@ -488,7 +493,7 @@ class XSession(Session):
     def save_artifacts(self):
         super().save_artifacts()
         if self.xserver is not None:
-            log("Xvfb stderr (tail):\n" + self.xserver.stderr_tail(1500))
+            log("%s stderr (tail):\n%s" % (self.xserver.name, self.xserver.stderr_tail(1500)))
 
     # ---------------------------------------------------------------- xctl
     def xctl(self, *args, timeout=30, check_status=True):

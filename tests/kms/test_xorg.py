@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The X side on a KMS device: Xorg with the modesetting driver (configured
+as `duet run x11 --server xorg` does, bench/duet_bench/xorg.py), in the
+guest of scripts/test-kms (suite kms). Outside a guest with a card each
+test skips (with DUET_KMS_GUEST=1 it fails: the guest must have one).
+
+usage: test_xorg.py xwm|duet-run|bench-stack
+
+  xwm       Xorg + duet-xwm: a duet-launch window reaches duet-xwm's
+            composited frame (its screenshot shows the app's pixels), and
+            duet-xwm logs the content path it took for that window. With
+            a second card (vkms, loaded from $DUET_VKMS_MODULE) Xorg runs
+            glamor and offers DRI3, and the path must be zero-copy (the
+            window's pixmap imported as a dmabuf); with one card there is
+            no DRI3, and the path must be the MIT-SHM copy, said so.
+  duet-run  `duet run x11 --server xorg --test-control` runs the app, and a
+            screenshot taken through duet-xwm shows it
+  bench-stack  the bench's x11 stack on Xorg (stacks.Stack, xserver="xorg")
+            starts and passes its readiness probe (a duet-launch composited),
+            and its notes say how Xorg runs and which content path ran
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+
+import duet  # noqa: E402
+import pngread  # noqa: E402
+from duet import check  # noqa: E402
+from duet_bench import xorg  # noqa: E402
+from test_kms import cards, launch_check, in_guest  # noqa: E402
+
+
+def xorg_program():
+    path = shutil.which("Xorg")
+    if not path:
+        msg = "Xorg is not installed (Debian package %s)" % xorg.PACKAGE
+        if in_guest():
+            raise duet.Failure(msg)
+        raise duet.Skip(msg)
+    return path
+
+
+class Vkms:
+    """vkms beside virtio-gpu for the test's length: Debian's kernels lack
+    it, scripts/test-kms builds it and names it in $DUET_VKMS_MODULE. It is
+    unloaded again after, so the other kms tests see one card."""
+
+    def __init__(self):
+        self.loaded = False
+
+    def __enter__(self):
+        module = os.environ.get("DUET_VKMS_MODULE")
+        if not module or os.path.isdir("/sys/module/vkms"):
+            return self
+        before = set(os.listdir("/dev/dri"))
+        for dep in ("drm_kms_helper", "drm_shmem_helper"):
+            subprocess.run(["modprobe", dep], capture_output=True)
+        r = subprocess.run(["insmod", module], capture_output=True, text=True)
+        check(r.returncode == 0, "insmod %s: %s" % (module, r.stderr.strip()))
+        self.loaded = True
+        deadline = time.monotonic() + 10
+        while not [n for n in set(os.listdir("/dev/dri")) - before if n.startswith("card")]:
+            check(time.monotonic() < deadline, "vkms made no card in /dev/dri")
+            time.sleep(0.1)
+        duet.log("vkms loaded: /dev/dri has %s" % " ".join(sorted(os.listdir("/dev/dri"))))
+        return self
+
+    def __exit__(self, *exc):
+        if self.loaded:
+            # The X server has let go of the card by now; give it a moment.
+            for _ in range(50):
+                if subprocess.run(["rmmod", "vkms"], capture_output=True).returncode == 0:
+                    break
+                time.sleep(0.2)
+        return False
+
+
+class XorgSession(duet.XSession):
+    """XSession with Xorg on the card instead of Xvfb."""
+
+    def start_xserver(self, env):
+        self.setup = xorg.Setup(self.workdir)
+        duet.log("Xorg config:\n" + open(self.setup.config).read())
+        self.xserver = self.spawn("Xorg", self.setup.argv(xorg_program(), 1), env)
+        try:
+            _, m = self.xserver.wait_line(r"^(\d+)$", timeout=120)
+        except duet.Failure:
+            raise duet.Failure("Xorg did not start; its log ends:\n" + self.setup.log_tail())
+        self.display = ":" + m.group(1)
+        # The screen is the card's preferred mode.
+        r = subprocess.run(["xwininfo", "-root", "-display", self.display],
+                           capture_output=True, text=True)
+        w = re.search(r"Width: (\d+)", r.stdout)
+        h = re.search(r"Height: (\d+)", r.stdout)
+        check(w and h, "xwininfo -root: %s%s" % (r.stdout, r.stderr))
+        self.size = "%sx%s" % (w.group(1), h.group(1))
+        glamor, what = self.setup.accel()
+        self.glamor = glamor
+        duet.log("Xorg on %s, %s: %s" % (self.display, self.size, what))
+
+    def save_artifacts(self):
+        super().save_artifacts()
+        if getattr(self, "setup", None):
+            duet.log("Xorg.log (tail):\n" + self.setup.log_tail(4000))
+
+
+def xwm_env():
+    # EGL on X11 through DRI3 where the server offers it: Mesa then opens
+    # the server's device with kms_swrast (llvmpipe drawing into buffers
+    # of the card), which can import dmabufs; LIBGL_ALWAYS_SOFTWARE would
+    # force the drisw path, which cannot.
+    return {"LIBGL_ALWAYS_SOFTWARE": "0", "MESA_LOADER_DRIVER_OVERRIDE": "kms_swrast"}
+
+
+def launch_argv():
+    return [duet.program("DUET_LAUNCH"), "--backend", "x11", "--engine", "sw", "--size",
+            "400x300", "--stay", "--timeout-ms", "120000"]
+
+
+def diagnose(s):
+    """What the X server has, when a window never showed up."""
+    for argv in (["xwininfo", "-root", "-tree"], ["xprop", "-root"]):
+        r = subprocess.run(argv + ["-display", s.display], capture_output=True, text=True)
+        duet.log("%s:\n%s%s" % (" ".join(argv), r.stdout[-3000:], r.stderr[-500:]))
+    for p in s.procs:
+        try:
+            with open("/proc/%d/wchan" % p.pid) as f:
+                wchan = f.read()
+            with open("/proc/%d/stat" % p.pid) as f:
+                state = f.read().split()[2]
+        except OSError:
+            wchan = state = "gone"
+        duet.log("%s pid %d: state %s, wchan %s" % (p.name, p.pid, state, wchan))
+
+
+def show_launch(s, bg, label):
+    proc = s.client(launch_argv(), name="duet-launch")
+    try:
+        win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=90)
+    except duet.Failure:
+        diagnose(s)
+        raise
+    img, what = s.screenshot_until(lambda img: launch_check(img, win, bg, 0, 0), label=label,
+                                   timeout=90)
+    duet.check_outside_is_background(img, win, bg, margin=8)
+    duet.log("duet-launch on %s's screen: %s in its %dx%d window" % (s.wm_kind, what, win.w,
+                                                                     win.h))
+    return proc, win
+
+
+def test_xwm():
+    cards()
+    xorg_program()
+    with Vkms():
+        with XorgSession("xorg-xwm", wm_env=xwm_env()) as s:
+            log = lambda: s.wm.stderr_tail(200000)  # noqa: E731
+            bg = s.background()
+            proc, win = show_launch(s, bg, "launch")
+            m = re.search(r"content path: (\S+) \((.*?)\); output path", log())
+            check(m, "duet-xwm logged no content path:\n" + log()[-3000:])
+            duet.log("duet-xwm: content path %s (%s)" % (m.group(1), m.group(2)))
+            wm = re.search(r"window 0x%x: content path (\S+) \((.*)\)" % win.id, log())
+            check(wm, "duet-xwm logged no content path for window 0x%x:\n%s"
+                  % (win.id, log()[-3000:]))
+            duet.log("window 0x%x: %s (%s)" % (win.id, wm.group(1), wm.group(2)))
+            if s.setup.gpu is not None or in_guest() and os.environ.get("DUET_VKMS_MODULE"):
+                check(s.glamor, "two cards, yet Xorg runs without glamor: %s"
+                      % s.setup.accel()[1])
+            if s.glamor:
+                check(m.group(1) == "zero-copy" and wm.group(1) == "zero-copy",
+                      "Xorg runs glamor (DRI3), but duet-xwm's path is %s / window %s (%s)"
+                      % (m.group(1), wm.group(1), wm.group(2)))
+            else:
+                check(wm.group(1) == "shm-copy" and "no DRI3" in wm.group(2),
+                      "no glamor, yet the window's path is %s (%s)"
+                      % (wm.group(1), wm.group(2)))
+            # A change after the first frame reaches the screen too: the
+            # window resized (new pixmap, new import) still shows its pixels.
+            s.xctl("resize", "0x%x" % win.id, 500, 360)
+            win2 = s.wait_window(pred=lambda w: w.id == win.id and w.w == 500, timeout=60)
+            s.screenshot_until(lambda img: launch_check(img, win2, bg, 0, 0), label="resized",
+                               timeout=90)
+            proc.stop()
+            s.check_alive()
+
+
+def test_duet_run():
+    cards()
+    xorg_program()
+    launcher = duet.program("DUET_LAUNCHER")
+    xctl = duet.program("DUET_XCTL")
+    workdir = os.environ.get("DUET_TEST_OUTDIR") or "/tmp"
+    shot = os.path.join(workdir, "xorg-duet-run.png")
+    if os.path.exists(shot):
+        os.unlink(shot)
+    script = ('"$1" & app=$!; "$2" wait-window duet-launch 90 >/dev/null || exit 3; '
+              'sleep 2; "$2" screenshot "$3"; status=$?; kill $app; exit $status')
+    env = duet.base_env(os.environ.get("XDG_RUNTIME_DIR") or "/tmp")
+    env.update(xwm_env())
+    with Vkms():
+        r = subprocess.run([launcher, "run", "x11", "--server", "xorg", "--test-control", "-v",
+                            "--", "sh", "-c", script.replace('"$1"', " ".join(launch_argv())),
+                            "sh", "unused", xctl, shot],
+                           env=env, capture_output=True, text=True, timeout=240)
+    duet.log("duet run -> %d; stderr:\n%s" % (r.returncode, r.stderr[-4000:]))
+    check(r.returncode == 0, "duet run x11 --server xorg exited %d" % r.returncode)
+    check("Xorg: " in r.stderr, "duet run did not say how Xorg runs")
+    img = pngread.read(shot)
+    body = img.count_color((237, 237, 242), 0, 0, img.width, img.height)
+    check(body > 300 * 200, "the screenshot has %d pixels of duet-launch's colour" % body)
+
+
+def test_bench_stack():
+    cards()
+    xorg_program()
+    from duet_bench import stacks
+    workdir = os.environ.get("DUET_TEST_OUTDIR") or "/tmp"
+    env = duet.base_env(os.environ.get("XDG_RUNTIME_DIR") or "/tmp")
+    env.update(xwm_env())
+    os.environ.setdefault("DUET_BENCH_PATIENCE", "5")  # emulated: waits stretch
+    with Vkms():
+        st = stacks.Stack("x11", workdir, env, xserver="xorg")
+        try:
+            st.start()
+            duet.log("bench x11 stack on Xorg: probe %r; notes:\n  %s"
+                     % (st.probe, "\n  ".join(st.notes)))
+            check(st.probe is not None, "no readiness probe result")
+            check(any(n.startswith("X server: Xorg") for n in st.notes),
+                  "the notes do not say the server is Xorg: %r" % st.notes)
+            path = [n for n in st.notes if "content path:" in n]
+            check(path, "the notes do not name duet-xwm's content path: %r" % st.notes)
+            if st.xorg.accel()[0]:
+                check("content path: zero-copy" in path[0], "glamor, yet %s" % path[0])
+        except stacks.StackError as e:
+            raise duet.Failure("the stack did not start: %s\n%s" % (e, e.logs))
+        finally:
+            st.stop()
+            st.cleanup()
+
+
+def test():
+    {"xwm": test_xwm, "duet-run": test_duet_run, "bench-stack": test_bench_stack}[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    duet.main(test)

@@ -1,0 +1,193 @@
+/* Zero-copy window contents: a window's named pixmap as a dmabuf.
+ *
+ * Where the X server offers DRI3 (Xorg with glamor; Xvfb never does), the
+ * pixmap Composite keeps a redirected window in is a GPU buffer the server
+ * can hand out: DRI3 BuffersFromPixmap (1.2; BufferFromPixmap on 1.0)
+ * returns its dmabuf fd(s), layout and modifier, and render/ imports it as
+ * an EGLImage bound to the window's texture (render_texture_import_dmabuf).
+ * From then on a frame copies nothing: the window's damage only says which
+ * part of the screen to repaint from the texture, which is the client's
+ * pixels as the server drew them.
+ *
+ * Once per name (map, resize) this costs one round trip, the only one
+ * duet-xwm waits in outside screenshots: the fd comes in the reply.
+ *
+ * Synchronisation: the server (glamor) may still have the client's
+ * drawing queued on its GPU when it reports the damage. Before a frame
+ * samples imported textures, fetch.c sends TriggerFence on an X Sync
+ * fence of ours and then waits (without blocking its loop) for the reply
+ * of a request sent after it: glamor finishes its rendering (glFinish)
+ * before it marks a fence triggered, so once the reply is in, every
+ * drawing reported before is in the buffer. Without SYNC 3.1 the round
+ * trip alone orders it, which is enough where the server's GL flushes
+ * complete in order.
+ *
+ * Any failure (no DRI3, the EGL display cannot import, a pixmap the
+ * server will not export, a buffer the driver refuses) leaves the window
+ * on the MIT-SHM copy of fetch.c; each window's path is logged once per
+ * change ("window 0x...: content path ...") and traced ("content_path").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <xcb/dri3.h>
+
+#include "xwm.h"
+
+#define DRM_FORMAT_MOD_INVALID 0x00ffffffffffffffULL
+
+bool xwm_dri3_init(struct xwm *xwm, bool has_sync)
+{
+	xcb_connection_t *c = xwm->conn;
+	const xcb_query_extension_reply_t *ext = xcb_get_extension_data(c, &xcb_dri3_id);
+	const char *why = NULL;
+
+	xwm->dri3_minor = -1;
+	if (!ext || !ext->present) {
+		xwm->dri3_why = "the X server offers no DRI3 (Xvfb, or Xorg without glamor)";
+		return false;
+	}
+	xcb_dri3_query_version_reply_t *v = xcb_dri3_query_version_reply(c,
+		xcb_dri3_query_version(c, 1, 2), NULL);
+	if (!v) {
+		xwm->dri3_why = "DRI3 QueryVersion failed";
+		return false;
+	}
+	xwm->dri3_minor = v->major_version > 1 ? 2 : (int)v->minor_version;
+	free(v);
+	if (!render_dmabuf_import_supported(xwm->renderer, &why)) {
+		xwm->dri3_why = why ? why : "no dmabuf import";
+		return false;
+	}
+	if (has_sync) {
+		xwm->dri3_fence = xcb_generate_id(c);
+		xcb_sync_create_fence(c, xwm->root, xwm->dri3_fence, 0);
+	}
+	xwm->dri3_why = NULL;
+	return true;
+}
+
+void xwm_dri3_finish(struct xwm *xwm)
+{
+	if (xwm->dri3_fence)
+		xcb_sync_destroy_fence(xwm->conn, xwm->dri3_fence);
+	xwm->dri3_fence = XCB_NONE;
+}
+
+void xwm_dri3_fence(struct xwm *xwm)
+{
+	if (!xwm->dri3_fence)
+		return;
+	if (xwm->dri3_fence_triggered)
+		xcb_sync_reset_fence(xwm->conn, xwm->dri3_fence);
+	xcb_sync_trigger_fence(xwm->conn, xwm->dri3_fence);
+	xwm->dri3_fence_triggered = true;
+}
+
+/* The pixmap's buffer, by the newest request the server has. Fills buf
+ * and returns the fds to close (up to 4), or 0 with *why. */
+static int export_pixmap(struct xwm_window *w, struct render_dmabuf *buf, int fds[4],
+                         const char **why)
+{
+	xcb_connection_t *c = w->xwm->conn;
+	xcb_generic_error_t *err = NULL;
+
+	if (w->xwm->dri3_minor >= 2) {
+		xcb_dri3_buffers_from_pixmap_reply_t *r = xcb_dri3_buffers_from_pixmap_reply(c,
+			xcb_dri3_buffers_from_pixmap(c, w->pixmap), &err);
+		if (!r) {
+			free(err);
+			*why = "BuffersFromPixmap refused";
+			return 0;
+		}
+		int n = r->nfd < 4 ? r->nfd : 4;
+		int *rfds = xcb_dri3_buffers_from_pixmap_reply_fds(c, r);
+		for (int i = 0; i < n; i++)
+			fds[i] = rfds[i];
+		for (int i = n; i < r->nfd; i++)
+			close(rfds[i]);
+		buf->width = r->width;
+		buf->height = r->height;
+		buf->stride = xcb_dri3_buffers_from_pixmap_strides(r)[0];
+		buf->offset = xcb_dri3_buffers_from_pixmap_offsets(r)[0];
+		buf->modifier = r->modifier;
+		bool ok = n == 1 && r->bpp == 32;
+		free(r);
+		if (!ok) {
+			*why = n == 1 ? "not a 32-bit pixmap" : "a multi-plane buffer";
+			for (int i = 0; i < n; i++)
+				close(fds[i]);
+			return 0;
+		}
+		buf->fd = fds[0];
+		return 1;
+	}
+	xcb_dri3_buffer_from_pixmap_reply_t *r = xcb_dri3_buffer_from_pixmap_reply(c,
+		xcb_dri3_buffer_from_pixmap(c, w->pixmap), &err);
+	if (!r) {
+		free(err);
+		*why = "BufferFromPixmap refused";
+		return 0;
+	}
+	fds[0] = xcb_dri3_buffer_from_pixmap_reply_fds(c, r)[0];
+	buf->width = r->width;
+	buf->height = r->height;
+	buf->stride = r->stride;
+	buf->offset = 0;
+	buf->modifier = DRM_FORMAT_MOD_INVALID;
+	bool ok = r->bpp == 32;
+	free(r);
+	if (!ok) {
+		*why = "not a 32-bit pixmap";
+		close(fds[0]);
+		return 0;
+	}
+	buf->fd = fds[0];
+	return 1;
+}
+
+static void note_path(struct xwm_window *w, const char *path, const char *detail)
+{
+	if (w->content_path == path)
+		return;
+	w->content_path = path;
+	xwm_log("window 0x%x: content path %s (%s)", w->id, path, detail);
+	render_trace("content_path", "\"window\":%u,\"path\":\"%s\",\"pid\":%u", w->id, path,
+	             w->pid);
+}
+
+struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format format)
+{
+	struct xwm *xwm = w->xwm;
+	struct render_dmabuf buf = { .fd = -1, .format = format };
+	int fds[4];
+	const char *why = xwm->dri3_why;
+	char detail[160];
+
+	if (why || !w->pixmap) {
+		note_path(w, "shm-copy", why ? why : "no pixmap");
+		return NULL;
+	}
+	int n = export_pixmap(w, &buf, fds, &why);
+	if (n == 0) {
+		note_path(w, "shm-copy", why);
+		return NULL;
+	}
+	struct render_texture *tex = NULL;
+	if (buf.width == w->pixmap_width && buf.height == w->pixmap_height)
+		tex = render_texture_import_dmabuf(xwm->renderer, &buf);
+	else
+		why = "the buffer's size is not the window's";
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	if (!tex) {
+		note_path(w, "shm-copy", why ? why : "the driver refused the dmabuf");
+		return NULL;
+	}
+	snprintf(detail, sizeof(detail), "DRI3 1.%d dmabuf %dx%d, stride %u, modifier 0x%llx, "
+	         "EGLImage", xwm->dri3_minor, buf.width, buf.height, buf.stride,
+	         (unsigned long long)buf.modifier);
+	note_path(w, "zero-copy", detail);
+	return tex;
+}
