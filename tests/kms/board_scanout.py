@@ -48,6 +48,22 @@ class Report:
             f.write(text + "\n")
 
 
+def patient(session):
+    """Session.start waits 30 s for the compositor's WAYLAND_DISPLAY line;
+    under TCG on arm64 its first EGL and llvmpipe setup can take longer.
+    Wait for the line here first, with the patience, so start's own wait
+    finds it."""
+    spawn = session.spawn
+
+    def spawn_and_wait(name, argv, env, **kw):
+        proc = spawn(name, argv, env, **kw)
+        if name == "compositor":
+            proc.wait_line(r"^WAYLAND_DISPLAY=", timeout=30 * PATIENCE)
+        return proc
+    session.spawn = spawn_and_wait
+    return session
+
+
 def shoot(s, outdir, name):
     """A screenshot of what is scanned out now, kept as OUTDIR/kms-NAME.png."""
     s.sync()
@@ -108,10 +124,10 @@ def run(outdir, backend):
     report = Report(outdir)
     if backend == "drm":
         test_kms.cards()
-        session = test_kms.KmsSession("board-scanout")
+        session = patient(test_kms.KmsSession("board-scanout"))
     else:
-        session = duet.Session("board-scanout", size=test_kms.MODE,
-                               args=["--mode", test_kms.MODE])
+        session = patient(duet.Session("board-scanout", size=test_kms.MODE,
+                                       args=["--mode", test_kms.MODE]))
     try:
         with session as s:
             try:
