@@ -132,13 +132,19 @@ def run(outdir, backend):
         with session as s:
             try:
                 if backend == "drm":
-                    s.wait_log("screenshots read the scanned-out buffer", timeout=60 * PATIENCE)
+                    s.wait_log("modesetting", timeout=60 * PATIENCE)
                 check(not s.windows(), "screen not empty before any client")
                 img, _ = shoot(s, outdir, "empty")
                 bg = img.pixel(0, 0)
                 bad = img.count_outside_not(bg, (0, 0, 0, 0))
                 check(bad == 0, "the empty screen is not one colour: %d pixels differ from %r"
                       % (bad, bg))
+                if backend == "drm":
+                    # Logged at the first screenshot: how it read the scanout.
+                    s.wait_log("screenshots read the scanned-out buffer", timeout=10 * PATIENCE)
+                    for line in s.log_text().splitlines():
+                        if "drm: " in line and ("modesetting" in line or "screenshots" in line):
+                            report.line(line[line.index("drm: "):])
                 for name, argv, pixel_check in clients():
                     try:
                         report.line(show(s, outdir, backend, bg, name, argv, pixel_check))
