@@ -126,6 +126,21 @@ struct tk_draw *tk_egl_begin(struct tk_window *win)
 
 int tk_egl_swap(struct tk_window *win)
 {
+	struct tk_app *app = win->app;
+	/* Never swap on a broken connection: eglSwapBuffers on an X11 window
+	 * whose xcb connection had broken did not return (Mesa 22.3, llvmpipe
+	 * without DRI3, as under Xvfb): the app's main thread spun inside it,
+	 * making no system call, instead of exiting 1. Mesa's software path
+	 * sizes its PutImage requests by xcb_get_maximum_request_length(),
+	 * which is 0 on a broken connection. Seen under qemu-user, where the
+	 * X server's death lands between the app's dispatch and its next swap
+	 * far more often than natively; tests/clients/x11-swap-after-loss.c
+	 * puts it there on purpose. Only the app's thread uses the connection
+	 * and the swap's first request comes after this check. */
+	if (app->backend->egl_connection_broken && app->backend->egl_connection_broken(app)) {
+		fprintf(stderr, "not swapping: the %s connection is broken\n", app->backend->name);
+		return -1;
+	}
 	if (!eglSwapBuffers(win->app->egl.display, win->egl_surface)) {
 		fprintf(stderr, "eglSwapBuffers failed: %s\n", egl_error());
 		return -1;

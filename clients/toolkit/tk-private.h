@@ -45,6 +45,9 @@ struct tk_backend {
 	void *(*egl_native_window)(struct tk_window *win, int width, int height);
 	void (*egl_window_resize)(struct tk_window *win, int width, int height);
 	void (*egl_window_destroy)(struct tk_window *win);
+	/* Optional: true once the connection the EGL display uses is broken;
+	 * no EGL call that talks to the server is made after that. */
+	bool (*egl_connection_broken)(struct tk_app *app);
 
 	/* Software glue (tk-shm.c): a buffer of this size to draw into, and
 	 * handing it to the server. */

@@ -664,6 +664,11 @@ static void *x11_egl_native_window(struct tk_window *win, int width, int height)
 	return &win_data(win)->window;
 }
 
+static bool x11_egl_connection_broken(struct tk_app *app)
+{
+	return xcb_connection_has_error(app_data(app)->conn) != 0;
+}
+
 const struct tk_backend tk_backend_x11 = {
 	.name = "x11",
 	.connect = x11_connect,
@@ -685,6 +690,7 @@ const struct tk_backend tk_backend_x11 = {
 	.egl_platform = EGL_PLATFORM_XCB_EXT,
 	.egl_native_display = x11_egl_native_display,
 	.egl_native_window = x11_egl_native_window,
+	.egl_connection_broken = x11_egl_connection_broken,
 	.sw_acquire = tk_shm_x11_acquire,
 	.sw_present = tk_shm_x11_present,
 	.sw_destroy = tk_shm_x11_destroy,

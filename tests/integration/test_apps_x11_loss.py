@@ -2,13 +2,19 @@
 """The toolkit's X11 backend reports a lost X server or window manager with
 the apps' documented exit status 1 (clients/README.md), promptly.
 
-usage: test_apps_x11_loss.py server-dies ENGINE | wm-dies ENGINE
+usage: test_apps_x11_loss.py server-dies|wm-dies|swap-after-loss ENGINE
   server-dies  Xvfb is SIGKILLed under duet-render drawing as fast as it
                can: the app exits 1 with a reason, not by SIGPIPE
   wm-dies      duet-launch waits for duet-xwm (stopped) to map its window,
                then duet-xwm is SIGKILLed: the app says the window manager
                went away and exits 1 within seconds, not after its 60 s
                --timeout-ms
+  swap-after-loss  an app that draws on after its X server died (it
+               ignored the loss; tests/clients/x11-swap-after-loss.c):
+               the frame is refused within seconds. With the GL engine the
+               swap on the broken connection used to never return
+               (clients/toolkit/tk-egl.c), which under qemu-user hung
+               duet-render when Xvfb died between its dispatch and its swap
 """
 
 import os
@@ -80,11 +86,29 @@ def wm_dies(s, engine):
              % (engine, took))
 
 
+def swap_after_loss(s, engine):
+    p = s.spawn("swap-after-loss", [duet.program("DUET_X11_SWAP_AFTER_LOSS"), "--engine", engine],
+                dict(s.env, **apps.app_env(engine=engine)), stdin=subprocess.PIPE)
+    p.wait_line(r"^drawn$", timeout=60)
+    s.xserver.kill(signal.SIGKILL)
+    s.xserver.popen.wait(10)
+    p.popen.stdin.write(b"go\n")
+    p.popen.stdin.flush()
+    p.wait_line(r"^lost$", timeout=30)
+    status = wait_exit(p, PROMPT_S)
+    check(status == 0, "the app exited %d: its frame after the loss was not refused; "
+          "stderr:\n%s" % (status, p.stderr_tail()))
+    p.wait_line(r"^refused$", timeout=1)
+    duet.log("a frame drawn after the X server died (%s) was refused: %s"
+             % (engine, p.stderr_tail().strip().splitlines()[-1:]))
+
+
 def test():
     case, engine = sys.argv[1], sys.argv[2]
     duet.third_party("xwininfo")
     with apps.session("x11", "apps-x11-%s-%s" % (case, engine)) as s:
-        {"server-dies": server_dies, "wm-dies": wm_dies}[case](s, engine)
+        {"server-dies": server_dies, "wm-dies": wm_dies,
+         "swap-after-loss": swap_after_loss}[case](s, engine)
 
 
 if __name__ == "__main__":
