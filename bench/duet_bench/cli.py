@@ -467,7 +467,10 @@ def run(args, argv):
         return EXIT_USAGE
     procs.become_subreaper()
     bench = Bench(args, argv)
-    missing_apps = [n for n, p in bench.apps.items() if not p]
+    # duet-launch always (the readiness probe); the others where an
+    # experiment runs them.
+    needed = {"launch"} | {"render", "resize", "roundtrip"} & set(args.experiments)
+    missing_apps = [n for n, p in bench.apps.items() if not p and n in needed]
     if missing_apps:
         why = ("cannot find the apps %s: build duet first (meson setup build && ninja -C "
                "build) or set DUET_BUILD_DIR" % ", ".join("duet-" + n for n in missing_apps))
