@@ -1,6 +1,6 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
-    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty]
+    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
                [--render-refresh HZ] [--seed N] [--out DIR]
 
