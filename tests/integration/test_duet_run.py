@@ -23,10 +23,11 @@ def launcher():
     return duet.program("DUET_LAUNCHER")
 
 
-def run(args, tmp, timeout=60):
+def run(args, tmp, timeout=60, env_extra=None):
     argv = [sys.executable, launcher()] + args
     env = duet.base_env(os.path.join(tmp, "runtime"))
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+    env.update(env_extra or {})
     proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:

@@ -19,8 +19,6 @@ run started carries the test's private TMPDIR in its environment.
 """
 
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +26,7 @@ import time
 import duet
 import pngread
 from duet import check, log
+from test_duet_run import run
 
 LAUNCH_RGB = (237, 237, 242)  # duet-launch's clear colour (bench/duet_bench/observer.py)
 
@@ -71,21 +70,11 @@ def check_no_leftovers(tag, what):
     check(not left, "%s left processes running: %s" % (what, ", ".join(left)))
 
 
-def duet_run(args, tmp, timeout=90, env_extra=None, python=sys.executable):
-    env = duet.base_env(os.path.join(tmp, "runtime"))
-    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
-    env["TMPDIR"] = tmp
-    env.update(env_extra or {})
-    argv = [python, duet.program("DUET_LAUNCHER"), "run"] + args
-    p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
-        raise duet.Failure("duet run %s did not exit within %d s" % (" ".join(args), timeout))
-    return p.returncode, out, err
+def duet_run(args, tmp, env_extra=None):
+    """`duet run ARGS` with the test's TMPDIR, so every process it starts
+    carries it (leftovers)."""
+    r = run(["run"] + args, tmp, timeout=90, env_extra=dict(env_extra or {}, TMPDIR=tmp))
+    return r.returncode, r.stdout, r.stderr
 
 
 def scenario_run(stack):
