@@ -174,6 +174,12 @@ TIMINGS = [
     (Metric("thirdparty_glmark2_ws_cpu_ms_per_frame", "Window-system CPU per glmark2 frame "
             "(server + WM + compositor)", "ms/frame"),
      _thirdparty("glmark2", "cpu_ms_per_frame", "window_system")),
+    (Metric("thirdparty_glmark2_painted_hz", "Output frames the compositor painted per second "
+            "while glmark2 ran (its own log; the configured refresh is 60 Hz)", "Hz"),
+     _thirdparty("glmark2", "painted_hz")),
+    (Metric("thirdparty_glmark2_ws_cpu_ms_per_painted_frame", "Window-system CPU per output "
+            "frame painted while glmark2 ran", "ms/frame"),
+     _thirdparty("glmark2", "ws_cpu_ms_per_painted_frame")),
     (Metric("thirdparty_efl_first_frame_ms", "elementary_test launch, fork -> composited",
             "ms"), _thirdparty("efl", "first_frame_ms")),
     (Metric("thirdparty_efl_launch_ws_cpu_ms", "Window-system CPU during elementary_test's "

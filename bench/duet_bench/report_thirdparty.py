@@ -29,6 +29,15 @@ def _first(rec, client, field):
     return None
 
 
+def painted(rec, med):
+    """The painted rate, or why the stack cannot tell it."""
+    hz = med("thirdparty_glmark2_painted_hz")
+    if hz == "-":
+        why = _first(rec, "glmark2", "painted_missing")
+        return "- (%s)" % why if why else hz
+    return hz
+
+
 def stack_rows(results, table):
     rows = []
     for st in metrics.stacks_of(results):
@@ -36,7 +45,7 @@ def stack_rows(results, table):
         if not rec:
             continue
         if rec.get("status") == "skipped":
-            rows.append([st, "skipped: " + (rec.get("reason") or "")] + ["-"] * 9)
+            rows.append([st, "skipped: " + (rec.get("reason") or "")] + ["-"] * 11)
             continue
         med = lambda k: _fmt(_median_of(table, k, st))  # noqa: E731
         first = med("thirdparty_efl_first_frame_ms")
@@ -44,6 +53,8 @@ def stack_rows(results, table):
             first = "- (%s)" % (_first(rec, "efl", "first_frame_missing") or "not run")
         rows.append([st, med("thirdparty_glmark2_score"),
                      med("thirdparty_glmark2_ws_cpu_ms_per_frame"),
+                     painted(rec, med),
+                     med("thirdparty_glmark2_ws_cpu_ms_per_painted_frame"),
                      med("thirdparty_glmark2_ipc_per_frame"), first,
                      med("thirdparty_efl_launch_ipc"), med("thirdparty_efl_idle_ipc"),
                      med("thirdparty_efl_idle_ws_calls"), med("thirdparty_efl_idle_ws_cpu_ms"),
@@ -90,8 +101,10 @@ def blocks(results, table, order, pairs):
            ("p", "Every stack at 60 Hz. glmark2: `glmark2-es2-wayland` on wayland and weston, "
             "`glmark2-es2` on x11 and openbox, `-s 800x600 -b build:duration=%s -b "
             "texture:duration=%s`, unthrottled; window-system CPU per client frame from "
-            "schedstat between each scene's first and last frame, server IPC per frame from "
-            "a separate counting run. elementary_test `-to Button` (EFL, software engines, "
+            "schedstat between each scene's first and last frame; painted Hz: the output "
+            "frames the stack's compositor painted in the same time, from its own log "
+            "(duet's traces, weston's timeline; xcompmgr tells no one), and the same CPU per "
+            "painted frame; server IPC per frame from a separate counting run. elementary_test `-to Button` (EFL, software engines, "
             "a private home, one untimed warm-up launch per stack instance): fork -> "
             "composited where the stack can tell it, then %s s idle; server IPC during the "
             "launch (fork -> composited + 1 s) and during the idle time, from the counting "
@@ -100,7 +113,8 @@ def blocks(results, table, order, pairs):
                                          _fmt(opts.get("glmark2_duration_s")),
                                          _fmt(opts.get("efl_idle_s")))),
            ("p", "**" + NOTE_ROUNDTRIP + "**"),
-           ("table", ["stack", "glmark2 score", "WS CPU ms/frame", "server IPC/frame",
+           ("table", ["stack", "glmark2 score", "WS CPU ms/frame", "painted Hz",
+                      "WS CPU ms/painted frame", "server IPC/frame",
                       "EFL first frame ms", "EFL launch IPC", "EFL idle IPC",
                       "EFL idle WS calls", "EFL idle WS CPU ms", "Evas engine"],
             stack_rows(results, table)),

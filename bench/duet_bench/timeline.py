@@ -114,6 +114,36 @@ def weston_composited(items, app_id, since_ns, named_only=False):
     return None, "weston's timeline shows no posted repaint after %s's damage" % app_id
 
 
+def output_frames(stack, t0_ns, t1_ns):
+    """How many frames the stack's compositor painted between t0_ns and
+    t1_ns (CLOCK_MONOTONIC), from its own log: duet's servers' "frame"
+    trace events with painted true, weston's timeline core_repaint_finished
+    points. The configured refresh is not what a server paints: weston 10's
+    headless output finishes a frame 16 ms after its repaint and starts the
+    next one refresh - repaint window after that, so under a busy client it
+    paints about every other 60 Hz period. Returns (count, None) or
+    (None, why) where the stack's compositor tells no one."""
+    reader = getattr(stack, "composited_log", None)
+    if reader is None:
+        return None, "%s's compositor reports no painted frames" % stack.name
+    n = 0
+    for e in reader.read():
+        if stack.name == "weston":
+            t = e.get("T")
+            if e.get("N") != "core_repaint_finished" or not isinstance(t, list) or len(t) != 2:
+                continue
+            t = _ns(t)
+        else:
+            if e.get("name") != "frame" or e.get("painted") is not True:
+                continue
+            t = e.get("ns")
+            if not isinstance(t, int):
+                continue
+        if t0_ns <= t < t1_ns:
+            n += 1
+    return n, None
+
+
 def server_composited(stack, pid, app_id, since_ns, first=True, width=None, height=None,
                       timeout=1.0, named_only=False):
     """The stack server's own composited time for app pid (duet's servers,

@@ -27,7 +27,34 @@ SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
 STACKS = ("wayland", "x11")
 
 
+def check_weston_timeline():
+    """weston's timeline lines (libweston/timeline.c's format) are counted
+    as painted frames by core_repaint_finished inside the interval only."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE)))
+    from duet_bench import timeline
+    d = tempfile.mkdtemp(prefix="duet-weston-timeline-")
+    path = os.path.join(d, "weston.log")
+    with open(path, "w") as f:
+        f.write("[12:00:00.000] weston 10.0.1\n")
+        for i, name in enumerate(["core_repaint_begin", "core_repaint_finished",
+                                  "core_repaint_finished", "core_commit_damage",
+                                  "core_repaint_finished", "core_repaint_finished"]):
+            f.write('{ "T":[5, %d], "N":"%s", "wo":1 }\n' % (100000000 * (i + 1), name))
+
+    class Stack:
+        name = "weston"
+        composited_log = timeline.JsonLines(path)
+    n, why = timeline.output_frames(Stack, 5 * 10**9 + 150000000, 5 * 10**9 + 550000000)
+    check(n == 3 and why is None, "weston timeline: 3 repaints finished in the interval (%s)"
+          % n)
+    Stack.composited_log = None
+    n, why = timeline.output_frames(Stack, 0, 1)
+    check(n is None and why, "no log: no count, a reason (%s)" % why)
+    shutil.rmtree(d)
+
+
 def main():
+    check_weston_timeline()
     for exe in ("glmark2-es2-wayland", "glmark2-es2", "elementary_test"):
         if not shutil.which(exe):
             print("SKIP: %s is not installed (scripts/packages.sh)" % exe)
@@ -70,6 +97,15 @@ def main():
             check(cpu["window_system"] > 0 and cpu["app"] > 0,
                   "%s: window-system CPU per frame %s ms, glmark2's %s ms"
                   % (st, cpu["window_system"], cpu["app"]))
+            # The output is 60 Hz: a server that painted per client commit
+            # (hundreds a second for glmark2) would show here.
+            check(s["painted_frames"] > 0 and 0 < s["painted_hz"] <= 61,
+                  "%s: the compositor painted %s frames, %s Hz, at most the refresh"
+                  % (st, s["painted_frames"], s["painted_hz"]))
+            want = cpu["window_system"] * s["frames"] / s["painted_frames"]
+            check(abs(s["ws_cpu_ms_per_painted_frame"] - want) <= 0.01 * want + 1e-3,
+                  "%s: window-system CPU per painted frame %s ms = the scenes' CPU / painted "
+                  "frames (%.4f)" % (st, s["ws_cpu_ms_per_painted_frame"], want))
         efl = [s for s in rec["samples"] if s["client"] == "efl"]
         check(len(efl) == 3, "%s: three elementary_test launches" % st)
         want = "wayland_shm" if st == "wayland" else "software_x11"
