@@ -176,6 +176,7 @@ static void output_frame_complete(struct comp_output *output, uint64_t done_ns)
 {
 	if (output->flight_painted)
 		done_ns = output->backend->present(output, &output->flight_damage);
+	output->flight.paint = output->flight_painted;
 	/* Clients are told the tick the frame is shown on; the trace also
 	 * has when its pixels really existed. The tick is a timer's, so no
 	 * presentation flag is true of it. */

@@ -28,7 +28,12 @@
  * The servers say what they need (new damage, or only frame callbacks /
  * sync answers that are due) and arm a timer for the deadline asked;
  * a repaint without damage paints nothing: it only tells clients that a
- * frame went by. Time is always an argument, never read here, so a unit
+ * frame went by. Such a frame does not use up its tick for damage that
+ * comes before the tick: nothing was flipped, so a frame painted now can
+ * still be shown on it (an X compositing manager's map, which schedules a
+ * repaint before the window has content, would otherwise hold the
+ * window's first frame back a whole period). Callbacks due again still
+ * wait for the next tick, so frame callbacks keep the refresh rate. Time is always an argument, never read here, so a unit
  * test drives the scheduler with a fake clock.
  */
 #include "render-private.h"
@@ -70,8 +75,9 @@ static uint64_t tick_at_or_after(const struct render_frame_sched *s, uint64_t t)
 static void schedule_target(struct render_frame_sched *s, uint64_t now_ns)
 {
 	uint64_t seq = tick_at_or_after(s, now_ns + 1);
-	if (seq < s->next_seq)
-		seq = s->next_seq;
+	uint64_t free_seq = s->damage ? s->paint_seq : s->next_seq;
+	if (seq < free_seq)
+		seq = free_seq;
 	uint64_t tick = tick_ns(s, seq);
 	s->target_seq = seq;
 	s->deadline_ns = tick - s->window_ns > now_ns ? tick - s->window_ns : now_ns;
@@ -110,7 +116,11 @@ bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
 	} else {
 		frame->seq = s->target_seq;
 		frame->tick_ns = tick_ns(s, s->target_seq);
-		s->next_seq = s->target_seq + 1;
+		if (s->next_seq <= s->target_seq)
+			s->next_seq = s->target_seq + 1;
+		s->paint_seq_before = s->paint_seq;
+		if (frame->paint)
+			s->paint_seq = s->target_seq + 1;
 	}
 	s->scheduled = s->damage = s->due = false;
 	return true;
@@ -123,13 +133,23 @@ uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_f
 		frame->tick_ns = done_ns;
 		return done_ns;
 	}
-	if (done_ns > frame->tick_ns) {
+	if (!frame->paint) {
+		/* Nothing painted: the tick stays free for damage, and damage
+		 * asked for meanwhile may aim at it again. */
+		s->paint_seq = s->paint_seq_before;
+		if (done_ns > frame->tick_ns)
+			done_ns = frame->tick_ns; /* unchanged pixels are on time */
+		if (s->scheduled && s->damage)
+			schedule_target(s, done_ns);
+	} else if (done_ns > frame->tick_ns) {
 		/* Missed its tick: presented on the first one after it was
 		 * finished, which no later frame may claim. */
 		frame->seq = tick_at_or_after(s, done_ns);
 		frame->tick_ns = tick_ns(s, frame->seq);
 		if (s->next_seq <= frame->seq)
 			s->next_seq = frame->seq + 1;
+		if (s->paint_seq <= frame->seq)
+			s->paint_seq = frame->seq + 1;
 	}
 	return frame->tick_ns;
 }
@@ -160,6 +180,8 @@ uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_
 	 * flight at a time, so no later tick was claimed meanwhile. */
 	if (msc || s->next_seq <= frame->seq)
 		s->next_seq = frame->seq + 1;
+	if (msc || s->paint_seq <= frame->seq)
+		s->paint_seq = frame->seq + 1; /* a flip was painted */
 	/* A repaint asked for while the flip was pending was aimed at the
 	 * old grid. */
 	if (s->scheduled && s->period_ns)

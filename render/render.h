@@ -252,6 +252,9 @@ struct render_frame_sched {
 	uint64_t anchor_ns;   /* tick anchor_seq */
 	uint64_t anchor_seq;  /* 0, until a display's vblank counter anchors it */
 	uint64_t next_seq;    /* lowest tick a new frame may be presented on */
+	uint64_t paint_seq;   /* lowest tick new damage may be painted for: a
+	                       * tick whose frame painted nothing stays free */
+	uint64_t paint_seq_before; /* paint_seq before the frame in progress */
 	uint64_t frames;      /* frames started (the seq without a grid) */
 	bool scheduled;       /* a repaint is asked for */
 	bool damage, due;     /* what for: new damage / only callbacks or answers */
@@ -262,7 +265,9 @@ struct render_frame_sched {
 /* One repaint, as render_frame_sched_start hands it out. */
 struct render_frame {
 	bool paint;           /* new damage was reported: paint and present it;
-	                       * false: nothing new, only callbacks/answers due */
+	                       * false: nothing new, only callbacks/answers due.
+	                       * The server sets it false before finishing a
+	                       * frame that turned out to paint nothing. */
 	uint64_t seq;         /* grid periods since the anchor (MSC); frames
 	                       * without a grid */
 	uint64_t tick_ns;     /* the tick the frame is for (after finish: the one

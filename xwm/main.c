@@ -171,6 +171,7 @@ static void repaint_finish(struct xwm *xwm)
 	 * they were read back: the flush is part of the frame's cost. */
 	xcb_flush(xwm->conn);
 	uint64_t done_ns = render_now_ns();
+	frame->paint = painted;
 	uint64_t tick_ns = render_frame_sched_finish(&xwm->sched, frame, done_ns);
 	if (render_trace_enabled()) {
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64

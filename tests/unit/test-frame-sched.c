@@ -132,6 +132,42 @@ int main(void)
 	f = fire(&s, 0, &presented);
 	CHECK(!f.paint, "damage painted twice");
 
+	unit_say("a frame that painted nothing leaves its tick to damage that comes before "
+	         "the tick (an X map asks for a repaint before the window has content), but "
+	         "not to callbacks due again");
+	base = presented;
+	CHECK(render_frame_sched_request(&s, base + 5, true), "arm");
+	uint64_t at = s.deadline_ns;
+	CHECK(render_frame_sched_start(&s, at, &f) && f.paint, "damage repaint not started");
+	uint64_t tick = f.tick_ns, seq = f.seq;
+	f.paint = false; /* the server found nothing to paint */
+	presented = render_frame_sched_finish(&s, &f, at + 1000);
+	CHECK(presented == tick, "unpainted frame presented %llu, its tick %llu",
+	      (unsigned long long)presented, (unsigned long long)tick);
+	CHECK(render_frame_sched_request(&s, at + 2000, true), "arm");
+	CHECK(s.deadline_ns == at + 2000 && s.target_seq == seq,
+	      "damage after an unpainted frame: deadline %llu (now %llu), seq %llu (free %llu)",
+	      (unsigned long long)s.deadline_ns, (unsigned long long)(at + 2000),
+	      (unsigned long long)s.target_seq, (unsigned long long)seq);
+	f = fire(&s, 1000000, &presented);
+	CHECK(f.paint && f.seq == seq && presented == tick, "painted seq %llu presented %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented);
+	unit_say("once painted, the tick is taken: more damage waits for the next one");
+	CHECK(render_frame_sched_request(&s, at + 1002000, true), "arm");
+	CHECK(s.target_seq == seq + 1 && s.deadline_ns == tick + P - W, "seq %llu deadline %llu",
+	      (unsigned long long)s.target_seq, (unsigned long long)s.deadline_ns);
+	f = fire(&s, 0, &presented);
+	base = presented;
+	CHECK(render_frame_sched_request(&s, base + 5, false), "arm");
+	at = s.deadline_ns;
+	CHECK(render_frame_sched_start(&s, at, &f) && !f.paint, "due-only repaint");
+	seq = f.seq;
+	render_frame_sched_finish(&s, &f, at + 1000);
+	CHECK(render_frame_sched_request(&s, at + 2000, false), "arm");
+	CHECK(s.target_seq == seq + 1, "callbacks due again aimed at seq %llu, the last %llu",
+	      (unsigned long long)s.target_seq, (unsigned long long)seq);
+	f = fire(&s, 0, &presented);
+
 	unit_say("refresh 0: no grid, a repaint at once, presented when finished, seq "
 	         "counts frames");
 	render_frame_sched_init(&s, 0, t0);
