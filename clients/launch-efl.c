@@ -5,8 +5,11 @@
  * prints duet-launch's first_frame line with the same timeline points:
  *
  *   exec       main() entered
- *   connected  elm_init() returned: Elementary opens the display
- *              connection inside it (ecore_x_init / ecore_wl2_display_connect)
+ *   connected  the display connection is up: on Wayland elm_init() opens
+ *              it (ecore_wl2_display_connect); on X11 the window's engine
+ *              would open it in elm_win_add(), so the app calls ecore_x_init()
+ *              itself right after elm_init() (the same connection, opened
+ *              a moment earlier; strace -k shows both)
  *   submitted  Evas' first EVAS_CALLBACK_RENDER_FLUSH_POST: the engine's
  *              output flush returned (wayland_shm: wl_surface.commit and
  *              wl_display_flush; wayland_egl: eglSwapBuffers; software_x11:
@@ -275,6 +278,16 @@ static void build_window(struct launch *l, int width, int height)
 	evas_object_resize(win, width, height);
 }
 
+/* Whether Elementary will put the window on X11: ELM_DISPLAY, else (as
+ * Elementary decides) X11 only where no Wayland display is named. */
+static bool x11_chosen(void)
+{
+	const char *d = getenv("ELM_DISPLAY");
+	if (d && *d)
+		return strcmp(d, "x11") == 0;
+	return !(getenv("WAYLAND_DISPLAY") && *getenv("WAYLAND_DISPLAY")) && getenv("DISPLAY");
+}
+
 /* Elementary's engine, as the labels duet's apps use. */
 static const char *engine_label(const char *evas_engine, bool *wayland)
 {
@@ -345,6 +358,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "duet-launch-efl: elm_init failed (no display?)\n");
 		return 1;
 	}
+	bool x11 = x11_chosen();
+	if (x11 && !ecore_x_init(NULL)) {
+		fprintf(stderr, "duet-launch-efl: cannot open the X display '%s'\n",
+		        getenv("DISPLAY") ? getenv("DISPLAY") : "");
+		elm_shutdown();
+		return 1;
+	}
 	l.connected_ns = now_ns();
 	/* SIGINT / SIGTERM: Ecore turns them into ECORE_EVENT_SIGNAL_EXIT,
 	 * which ends elm_run() cleanly. */
@@ -390,6 +410,8 @@ int main(int argc, char **argv)
 out:
 	if (l.win)
 		evas_object_del(l.win);
+	if (x11)
+		ecore_x_shutdown();
 	elm_shutdown();
 	return l.status;
 }
