@@ -27,8 +27,8 @@ import sys
 import tempfile
 import time
 
-from duet_bench import (experiments, ipc, machine, outcome, procs, report, stacks, stats,
-                        thirdparty)
+from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
+                        stats, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
@@ -46,6 +46,7 @@ class Options:
         q = args.quick
         self.quick = q
         self.engine = args.engine
+        self.launch_app = args.launch_app
         reps = args.reps
         self.launch_reps = reps or (3 if q else 5)
         self.render_reps = reps or (1 if q else 5)
@@ -129,6 +130,9 @@ def add_arguments(p):
                    help="the apps' drawing engine in the launch, cpu and resize experiments "
                         "(default sw: shared memory on both window systems; gl makes Mesa's "
                         "software EGL on Xvfb send every frame in a full-window PutImage)")
+    p.add_argument("--launch-app", choices=sorted(efl_launch.APPS), default="duet-launch",
+                   help="the launch experiment's app: duet-launch (default) or duet-launch-efl, "
+                        "the same launch written with Elementary (EFL), on every stack")
     p.add_argument("--rounds", type=int_arg(1, 1000, "rounds must be 1..1000"), metavar="N",
                    help="interleave the stacks: every round runs every stack once with its "
                         "share of the runs, so slow drift of a shared machine's load falls "
@@ -162,7 +166,8 @@ class Bench:
         self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
                      "render": stacks.find_own("duet-render", "clients"),
                      "resize": stacks.find_own("duet-resize", "clients"),
-                     "roundtrip": stacks.find_own("duet-roundtrip", "clients")}
+                     "roundtrip": stacks.find_own("duet-roundtrip", "clients"),
+                     "launch-efl": stacks.find_own("duet-launch-efl", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
         self.round = 0
@@ -471,9 +476,11 @@ def run(args, argv):
     # experiment runs them.
     needed = {"launch"} | {"render", "resize", "roundtrip"} & set(args.experiments)
     missing_apps = [n for n, p in bench.apps.items() if not p and n in needed]
-    if missing_apps:
-        why = ("cannot find the apps %s: build duet first (meson setup build && ninja -C "
-               "build) or set DUET_BUILD_DIR" % ", ".join("duet-" + n for n in missing_apps))
+    efl_why = efl_launch.missing(bench) if "launch" in args.experiments else None
+    if missing_apps or efl_why:
+        why = efl_why or ("cannot find the apps %s: build duet first (meson setup build && "
+                          "ninja -C build) or set DUET_BUILD_DIR"
+                          % ", ".join("duet-" + n for n in missing_apps))
         shutil.rmtree(bench.workdir, ignore_errors=True)
         # Still a results.json that says so: a board farm reads nothing else.
         return finish(bench, args, EXIT_FAILED, [why])
