@@ -27,8 +27,8 @@ import sys
 import tempfile
 import time
 
-from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
-                        stats, thirdparty)
+from duet_bench import (efl_launch, enlightenment, experiments, ipc, machine, outcome, procs,
+                        report, stacks, stats, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
@@ -243,6 +243,9 @@ class Bench:
     def record_failure(self, rec, why, stack=None, app_log=None):
         rec["status"] = "failed"
         rec["reason"] = why
+        crash = enlightenment.crash_reason(stack) if stack else None
+        if crash:
+            rec["reason"] = "%s: %s" % (why, crash)
         logs = stack.logs() if stack else {}
         if app_log:
             logs["app"] = app_log
