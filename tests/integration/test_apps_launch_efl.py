@@ -4,7 +4,10 @@ duet-compositor and on Xvfb + duet-xwm with the engine it was asked for,
 and its first_frame line carries the launch timeline in order, `submitted`
 (Evas' first RENDER_FLUSH_POST) among it.
 
-usage: test_apps_launch_efl.py STACK ENGINE   (STACK: wayland | x11; ENGINE: gl | sw)
+usage: test_apps_launch_efl.py STACK ENGINE [render]
+  (STACK: wayland | x11; ENGINE: gl | sw)
+  render: duet-render-efl instead: every scene asked for draws frames with
+  the engine asked for, and render_done follows
 
 Skips with one line where duet-launch-efl was not built (no EFL development
 files). Elementary's efreetd daemon outlives the app: it is found by the
@@ -42,7 +45,28 @@ def with_home(home):
     return found
 
 
-def main(stack, engine):
+def render(s, stack, engine, env):
+    exe = os.environ["DUET_RENDER_EFL"]
+    backend = "wayland" if stack == "wayland" else "x11"
+    scenes = ["image_blend_smooth_scaled", "text"]
+    recs = apps.run_app(s, [exe, "--backend", backend, "--engine", engine, "--duration-ms", "300",
+                            "--scenes", ",".join(scenes)], timeout=90, env=env)
+    got = [r for r in recs if r["name"] == "scene"]
+    check([r["scene"] for r in got] == scenes, "scenes %r, want %r" % ([r["scene"] for r in got],
+                                                                      scenes))
+    for r in got:
+        check(r["frames"] > 1 and r["fps"] > 0, "scene %s drew %d frames" % (r["scene"], r["frames"]))
+        check((r["engine"], r["path"]) == (engine, PATH[stack, engine]),
+              "engine/path %r" % ((r["engine"], r["path"]),))
+        check(300e6 <= r["duration_ns"] < 60e9, "scene %s lasted %d ns" % (r["scene"],
+                                                                             r["duration_ns"]))
+    done = [r for r in recs if r["name"] == "render_done"]
+    check(len(done) == 1 and done[0]["scenes"] == len(scenes), "render_done: %r" % done)
+    duet.log("%s/%s: %s" % (stack, engine, ", ".join("%s %d frames %.0f fps" % (
+        r["scene"], r["frames"], r["fps"]) for r in got)))
+
+
+def main(stack, engine, what="launch"):
     exe = os.environ.get("DUET_LAUNCH_EFL")
     if not exe:
         raise duet.Skip("duet-launch-efl is not built: EFL's development files (pkg-config "
@@ -54,6 +78,9 @@ def main(stack, engine):
             env = {"DUET_T0_NS": str(t0), "HOME": home, "ECORE_NO_SYSTEM_MODULES": "1",
                    # Elementary's own allocations outlive elm_shutdown.
                    "ASAN_OPTIONS": "detect_leaks=0"}
+            if what == "render":
+                render(s, stack, engine, env)
+                return
             backend = "wayland" if stack == "wayland" else "x11"
             recs = apps.run_app(s, [exe, "--backend", backend, "--engine", engine],
                                 timeout=90, env=env)
@@ -90,7 +117,7 @@ def main(stack, engine):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("wayland", "x11") or \
-            sys.argv[2] not in ("gl", "sw"):
-        sys.exit("usage: test_apps_launch_efl.py wayland|x11 gl|sw")
-    duet.main(lambda: main(sys.argv[1], sys.argv[2]))
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("wayland", "x11") or \
+            sys.argv[2] not in ("gl", "sw") or sys.argv[3:] not in ([], ["render"]):
+        sys.exit("usage: test_apps_launch_efl.py wayland|x11 gl|sw [render]")
+    duet.main(lambda: main(sys.argv[1], sys.argv[2], *sys.argv[3:]))
