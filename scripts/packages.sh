@@ -1,7 +1,7 @@
 # Sourced by scripts/test and scripts/bench: the Debian bookworm packages duet
 # needs, and the one way both commands install them. One package per word.
 
-# To build duet.
+# To build duet (libefl-all-dev: duet-launch-efl, built only where it is found).
 DUET_BUILD_PACKAGES="
 	meson ninja-build pkg-config gcc python3
 	libwayland-dev wayland-protocols libwayland-egl-backend-dev
@@ -12,6 +12,7 @@ DUET_BUILD_PACKAGES="
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
 	libxcb-xtest0-dev libx11-xcb-dev
 	libdrm-dev libgbm-dev
+	libefl-all-dev
 "
 # To run the comparison: the X server, the peer stacks, the counters, the plots,
 # and the third-party clients of the thirdparty experiment (glmark2's Wayland

@@ -17,6 +17,7 @@ stderr.
 """
 import argparse
 import atexit
+import copy
 import datetime
 import json
 import re
@@ -27,14 +28,18 @@ import sys
 import tempfile
 import time
 
-from duet_bench import (experiments, ipc, machine, outcome, procs, report, stacks, stats,
-                        thirdparty)
+from duet_bench import (efl_launch, enlightenment, experiments, ipc, machine, outcome, procs,
+                        report, stacks, stats, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
 EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
+# The Enlightenment stacks' repetitions in a full run without --reps, so that
+# the default six-stack run stays under 45 minutes (docs/methodology.md, "Run
+# time"); the others keep Options' counts.
+E_REPS = {"render_reps": 3, "thirdparty_reps": 3, "resize_runs": 6, "roundtrip_reps": 3}
 
 
 class Interrupted(Exception):
@@ -46,7 +51,9 @@ class Options:
         q = args.quick
         self.quick = q
         self.engine = args.engine
+        self.launch_app = args.launch_app
         reps = args.reps
+        self.explicit_reps = reps is not None
         self.launch_reps = reps or (3 if q else 5)
         self.render_reps = reps or (1 if q else 5)
         self.render_ms = 150 if q else 2000
@@ -83,6 +90,16 @@ class Options:
         t = self.total(exp)
         return range(t * rnd // self.rounds, t * (rnd + 1) // self.rounds)
 
+    def for_stack(self, name):
+        """The options a stack runs with: E_REPS on the E stacks in a full
+        run without --reps, else these."""
+        if self.quick or self.explicit_reps or name not in stacks.E_STACKS:
+            return self
+        o = copy.copy(self)
+        for k, v in E_REPS.items():
+            setattr(o, k, v)
+        return o
+
     def as_dict(self):
         return dict(vars(self))
 
@@ -118,10 +135,13 @@ def add_arguments(p):
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
                    help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip "
                    "(default: all)")
-    p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
+    p.add_argument("--stacks", default=None, metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ALL, "stack"),
                    help="comma-separated: wayland,x11,weston,openbox,e-x11,e-wayland "
-                   "(default: the first four; the Enlightenment stacks when asked for)")
+                   "(default: all six, the first four with --quick; the Enlightenment stacks "
+                   "are skipped with the reason where E is not installed, and in a full run "
+                   "without --reps run fewer render, thirdparty, resize and roundtrip "
+                   "repetitions: %s)" % ", ".join("%s %d" % (k, v) for k, v in E_REPS.items()))
     p.add_argument("--reps", type=int_arg(1, 10000, "reps must be 1..10000"), metavar="N",
                    help="repetitions of every experiment (resize: runs of the 8 sizes)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
@@ -129,6 +149,9 @@ def add_arguments(p):
                    help="the apps' drawing engine in the launch, cpu and resize experiments "
                         "(default sw: shared memory on both window systems; gl makes Mesa's "
                         "software EGL on Xvfb send every frame in a full-window PutImage)")
+    p.add_argument("--launch-app", choices=sorted(efl_launch.APPS), default="duet-launch",
+                   help="the launch experiment's app: duet-launch (default) or duet-launch-efl, "
+                        "the same launch written with Elementary (EFL), on every stack")
     p.add_argument("--rounds", type=int_arg(1, 1000, "rounds must be 1..1000"), metavar="N",
                    help="interleave the stacks: every round runs every stack once with its "
                         "share of the runs, so slow drift of a shared machine's load falls "
@@ -162,7 +185,8 @@ class Bench:
         self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
                      "render": stacks.find_own("duet-render", "clients"),
                      "resize": stacks.find_own("duet-resize", "clients"),
-                     "roundtrip": stacks.find_own("duet-roundtrip", "clients")}
+                     "roundtrip": stacks.find_own("duet-roundtrip", "clients"),
+                     "launch-efl": stacks.find_own("duet-launch-efl", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
         self.round = 0
@@ -188,8 +212,9 @@ class Bench:
         self.progress = Progress(self.plan_units())
 
     def plan_units(self):
-        o, n = self.opts, 0
+        n = 0
         for name in self.args.stacks:
+            o = self.opts.for_stack(name)
             for e in self.args.experiments:
                 # resize steps once per mode in every round that has runs
                 n += o.total(e) if e != "resize" else 2 * sum(
@@ -238,6 +263,9 @@ class Bench:
     def record_failure(self, rec, why, stack=None, app_log=None):
         rec["status"] = "failed"
         rec["reason"] = why
+        crash = enlightenment.crash_reason(stack) if stack else None
+        if crash:
+            rec["reason"] = "%s: %s" % (why, crash)
         logs = stack.logs() if stack else {}
         if app_log:
             logs["app"] = app_log
@@ -352,6 +380,17 @@ class Bench:
         return (exp, rec, lambda st, r: experiments.TIMING[exp](self, st, r))
 
     def run_stack(self, name):
+        """run_stack_with on the stack's own options (Options.for_stack)."""
+        full = self.opts
+        self.opts = full.for_stack(name)
+        if self.opts is not full:
+            self.results["stacks"][name]["reps"] = {k: getattr(self.opts, k) for k in E_REPS}
+        try:
+            self.run_stack_with(name)
+        finally:
+            self.opts = full
+
+    def run_stack_with(self, name):
         """This round's share of the timing runs on one stack; in the first
         round also the counting runs."""
         exps = self.args.experiments
@@ -462,18 +501,28 @@ def parse_kill_spec(text):
         return None
 
 
+def default_stacks(args):
+    """--stacks' default: all six stacks in a full run; --quick keeps its
+    promise of a few minutes with the first four."""
+    if getattr(args, "stacks", None) is None:
+        args.stacks = list(stacks.ORDER if args.quick else stacks.ALL)
+
+
 def run(args, argv):
     if not hasattr(args, "experiments"):
         return EXIT_USAGE
+    default_stacks(args)
     procs.become_subreaper()
     bench = Bench(args, argv)
     # duet-launch always (the readiness probe); the others where an
     # experiment runs them.
     needed = {"launch"} | {"render", "resize", "roundtrip"} & set(args.experiments)
     missing_apps = [n for n, p in bench.apps.items() if not p and n in needed]
-    if missing_apps:
-        why = ("cannot find the apps %s: build duet first (meson setup build && ninja -C "
-               "build) or set DUET_BUILD_DIR" % ", ".join("duet-" + n for n in missing_apps))
+    efl_why = efl_launch.missing(bench) if "launch" in args.experiments else None
+    if missing_apps or efl_why:
+        why = efl_why or ("cannot find the apps %s: build duet first (meson setup build && "
+                          "ninja -C build) or set DUET_BUILD_DIR"
+                          % ", ".join("duet-" + n for n in missing_apps))
         shutil.rmtree(bench.workdir, ignore_errors=True)
         # Still a results.json that says so: a board farm reads nothing else.
         return finish(bench, args, EXIT_FAILED, [why])

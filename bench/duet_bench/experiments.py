@@ -6,7 +6,7 @@ and returns its samples; the caller records failures."""
 import statistics
 import time
 
-from duet_bench import procs, roundtrip, thirdparty, timeline
+from duet_bench import efl_launch, procs, roundtrip, thirdparty, timeline
 from duet_bench.apprun import AppFailed, AppRun
 
 SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 999),
@@ -14,7 +14,7 @@ SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 99
 
 
 # The apps' own give-up times (ms, their defaults) for an emulated machine.
-APP_TIMEOUT_MS = {"launch": 20000, "resize": 10000}
+APP_TIMEOUT_MS = {"launch": 20000, "launch-efl": 20000, "resize": 10000}
 
 
 def app_argv(ctx, stack, app, *args):
@@ -62,19 +62,22 @@ def launch(ctx, stack, rec):
     if ctx.opts.runs("launch", ctx.round) and "bootchart" not in rec:
         # Once, in the first round that launches: after the timed ones.
         rec["bootchart"] = bootchart_launch(ctx, stack)
+    efl_launch.done(ctx, stack)
 
 
 def launch_once(ctx, stack, rec):
-    argv = app_argv(ctx, stack, "launch", "--stay")
+    argv = app_argv(ctx, stack, efl_launch.chosen(ctx), "--stay")
     rec["command"] = " ".join(argv)
+    if efl_launch.env(ctx, stack):
+        rec["app_env"] = efl_launch.env(ctx, stack)
     before = stack_ctx(stack)
-    witness = timeline.LaunchWitness(stack).start()
+    witness = timeline.LaunchWitness(stack, **efl_launch.witness_args(ctx)).start()
     run = None
     try:
         # CPU of every stack process: read right before the fork and right
         # after composited is known (no polling: the launch stays untouched).
         meters = {r: procs.CpuMeter(p) for r, p in stack.pids().items()}
-        run = AppRun(ctx, stack, argv, t0=True)
+        run = AppRun(ctx, stack, argv, t0=True, extra_env=efl_launch.env(ctx, stack))
         ff = wait_first_frame(run)
         t, source, why = witness.composited(run.pid, run.t0_ns)
         cpu = launch_cpu(meters, run)
@@ -128,14 +131,14 @@ def bootchart_launch(ctx, stack):
     process [[ms since fork at the slice's end, ms on CPU in the slice]],
     the launch's own timeline, and what the sampling cost. A failed launch
     is recorded in it (the timed samples stand)."""
-    argv = app_argv(ctx, stack, "launch", "--stay")
+    argv = app_argv(ctx, stack, efl_launch.chosen(ctx), "--stay")
     out = {"sampled": True,
            "note": "an extra launch after the timed ones, its processes' /proc/PID/task/*/"
                    "schedstat polled every %d ms from the fork to composited + %d ms by a "
                    "thread of the bench; the polling costs CPU, so this launch is not a "
                    "timed sample" % (BOOTCHART_MS, BOOTCHART_TAIL_MS),
            "interval_ms": BOOTCHART_MS, "tail_ms": BOOTCHART_TAIL_MS, "round": ctx.round + 1}
-    witness = timeline.LaunchWitness(stack).start()
+    witness = timeline.LaunchWitness(stack, **efl_launch.witness_args(ctx)).start()
     pids = stack.pids()
     if witness.obs is not None:
         pids["observer"] = witness.obs.child.pid  # it polls too: show when it ran
@@ -143,7 +146,7 @@ def bootchart_launch(ctx, stack):
     run = None
     try:
         sampler.start()
-        run = AppRun(ctx, stack, argv, t0=True)
+        run = AppRun(ctx, stack, argv, t0=True, extra_env=efl_launch.env(ctx, stack))
         sampler.add("app", run.pid, t_ns=run.t0_ns, from_zero=True)
         ff = wait_first_frame(run)
         t, source, why = witness.composited(run.pid, run.t0_ns)

@@ -228,7 +228,13 @@ class LaunchWitness(_ObserverWitness):
     """Who tells a launch's composited point: the server's trace or
     timeline, and on openbox the observer looking for duet-launch's colour.
     start() before the AppRun, then composited() once the app reported its
-    first frame, then close()."""
+    first frame, then close(). app_id / named_only: how weston's timeline
+    names the app's window (duet-launch-efl: by its app_id only)."""
+
+    def __init__(self, stack, app_id="duet-launch", named_only=False):
+        super().__init__(stack)
+        self.app_id = app_id
+        self.named_only = named_only
 
     def _observer(self, observer):
         return observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB, self.stack.base_env)
@@ -242,7 +248,7 @@ class LaunchWitness(_ObserverWitness):
             if t is None:
                 return None, None, "the observer did not see duet-launch's colour within 3 s"
             return t, SOURCE[self.stack.name], None
-        t, why = server_composited(self.stack, pid, "duet-launch", t0)
+        t, why = server_composited(self.stack, pid, self.app_id, t0, named_only=self.named_only)
         return (t, SOURCE[self.stack.name], None) if t is not None else (None, None, why)
 
 

@@ -10,6 +10,8 @@ ready, showing a client, and gone without a trace.
   bench        the bench's own e-x11 and e-wayland Stacks: started, ready
                (their probe shown), the measured pid is E itself (not
                enlightenment_start), and stopped without leftovers
+  crash        E killed by a signal: enlightenment_start exits 255 and the
+               bench's crash reason (enlightenment.crash_reason) names it
   missing      without Enlightenment, `duet run e-x11` exits 125 with one
                line naming the missing programs and their packages
 
@@ -19,6 +21,7 @@ run started carries the test's private TMPDIR in its environment.
 """
 
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -123,6 +126,33 @@ def scenario_bench():
             check_no_leftovers(tmp, "the bench's %s stack" % name)
 
 
+def scenario_crash():
+    """E killed by a signal while the stack runs (E 0.25.4 dies of SIGSEGV
+    in the e-wayland GL counting runs; a SIGSEGV sent with kill() is caught
+    by E's own handler, so the test kills it with SIGKILL): enlightenment_start
+    exits 255, and the bench's reason for the failure names E's crash."""
+    need_e()
+    enlightenment, stacks = bench_modules()
+    with tempfile.TemporaryDirectory(prefix="duet-e-test-") as tmp:
+        env = dict(os.environ, TMPDIR=tmp)
+        st = stacks.Stack("e-wayland", tmp, env, size="1024x768")
+        try:
+            st.start()
+            check(enlightenment.crash_reason(st) is None, "a live E stack has a crash reason")
+            os.kill(st.pids()["server"], signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while not st.dead() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            check(st.dead() is not None, "E was killed and its stack still runs")
+            why = enlightenment.crash_reason(st)
+            log("enlightenment_start %s; reason: %s" % (st.dead().status(), why))
+            check(why == enlightenment.CRASH_255, "no crash reason for E's death: %r" % why)
+        finally:
+            st.stop()
+            st.cleanup()
+        check_no_leftovers(tmp, "the crashed e-wayland stack")
+
+
 def scenario_missing():
     with tempfile.TemporaryDirectory(prefix="duet-e-test-") as tmp:
         empty = os.path.join(tmp, "bin")
@@ -137,7 +167,7 @@ def scenario_missing():
 
 SCENARIOS = {"run-x11": lambda: scenario_run("e-x11"),
              "run-wayland": lambda: scenario_run("e-wayland"),
-             "bench": scenario_bench, "missing": scenario_missing}
+             "bench": scenario_bench, "crash": scenario_crash, "missing": scenario_missing}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""duet-launch-efl (clients/launch-efl.c, written with Elementary) launches on
+duet-compositor and on Xvfb + duet-xwm with the engine it was asked for,
+and its first_frame line carries the launch timeline in order, `submitted`
+(Evas' first RENDER_FLUSH_POST) among it.
+
+usage: test_apps_launch_efl.py STACK ENGINE [render]
+  (STACK: wayland | x11; ENGINE: gl | sw)
+  render: duet-render-efl instead: every scene asked for draws frames with
+  the engine asked for, and render_done follows
+
+Skips with one line where duet-launch-efl was not built (no EFL development
+files). Elementary's efreetd daemon outlives the app: it is found by the
+test's private HOME and stopped.
+"""
+
+import os
+import signal
+import sys
+import tempfile
+import time
+
+import apps
+import duet
+from duet import check
+
+PATH = {("wayland", "sw"): "wayland_shm", ("wayland", "gl"): "wayland_egl",
+        ("x11", "sw"): "software_x11", ("x11", "gl"): "opengl_x11"}
+PRESENTATION = {"wayland": "frame-callback", "x11": "roundtrip-fallback"}
+
+
+def with_home(home):
+    """pids of processes whose environment has HOME=home."""
+    tag = ("HOME=%s" % home).encode()
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % d, "rb") as f:
+                if tag in f.read().split(b"\0"):
+                    found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def render(s, stack, engine, env):
+    exe = os.environ["DUET_RENDER_EFL"]
+    backend = "wayland" if stack == "wayland" else "x11"
+    scenes = ["image_blend_smooth_scaled", "text"]
+    recs = apps.run_app(s, [exe, "--backend", backend, "--engine", engine, "--duration-ms", "300",
+                            "--scenes", ",".join(scenes)], timeout=90, env=env)
+    got = [r for r in recs if r["name"] == "scene"]
+    check([r["scene"] for r in got] == scenes, "scenes %r, want %r" % ([r["scene"] for r in got],
+                                                                      scenes))
+    for r in got:
+        check(r["frames"] > 1 and r["fps"] > 0, "scene %s drew %d frames" % (r["scene"], r["frames"]))
+        check((r["engine"], r["path"]) == (engine, PATH[stack, engine]),
+              "engine/path %r" % ((r["engine"], r["path"]),))
+        check(300e6 <= r["duration_ns"] < 60e9, "scene %s lasted %d ns" % (r["scene"],
+                                                                             r["duration_ns"]))
+    done = [r for r in recs if r["name"] == "render_done"]
+    check(len(done) == 1 and done[0]["scenes"] == len(scenes), "render_done: %r" % done)
+    duet.log("%s/%s: %s" % (stack, engine, ", ".join("%s %d frames %.0f fps" % (
+        r["scene"], r["frames"], r["fps"]) for r in got)))
+
+
+def main(stack, engine, what="launch"):
+    exe = os.environ.get("DUET_LAUNCH_EFL")
+    if not exe:
+        raise duet.Skip("duet-launch-efl is not built: EFL's development files (pkg-config "
+                        "elementary; Debian package libefl-all-dev) were not found")
+    home = tempfile.mkdtemp(prefix="duet-efl-home-")
+    try:
+        with apps.session(stack, "apps-launch-efl-%s-%s" % (stack, engine)) as s:
+            t0 = time.monotonic_ns()
+            env = {"DUET_T0_NS": str(t0), "HOME": home, "ECORE_NO_SYSTEM_MODULES": "1",
+                   # Elementary's own allocations outlive elm_shutdown.
+                   "ASAN_OPTIONS": "detect_leaks=0"}
+            if what == "render":
+                render(s, stack, engine, env)
+                return
+            backend = "wayland" if stack == "wayland" else "x11"
+            recs = apps.run_app(s, [exe, "--backend", backend, "--engine", engine],
+                                timeout=90, env=env)
+            elapsed = time.monotonic_ns() - t0
+            first = [r for r in recs if r["name"] == "first_frame"]
+            check(len(first) == 1, "want one first_frame line, got %d: %r" % (len(first), recs))
+            f = first[0]
+            check((f["backend"], f["engine"], f["path"]) == (backend, engine, PATH[stack, engine]),
+                  "backend/engine/path %r, want %r" % ((f["backend"], f["engine"], f["path"]),
+                                                       (backend, engine, PATH[stack, engine])))
+            check(f["presentation"] == PRESENTATION[stack], "presentation %r" % f["presentation"])
+            check((f["width"], f["height"]) == (800, 600), "first frame %dx%d, want 800x600"
+                  % (f["width"], f["height"]))
+            tl = f["timeline"]
+            for p in ("exec", "connected", "submitted", "received", "presented"):
+                check(isinstance(tl.get(p), int) and t0 < tl[p] < t0 + elapsed,
+                      "timeline point %s=%r not within the run: %r" % (p, tl.get(p), tl))
+            check(tl["exec"] < tl["connected"] < tl["submitted"] <= tl["received"],
+                  "timeline out of order: %r" % tl)
+            check(f["since_t0_ns"] == tl["presented"] - t0, "since_t0_ns != presented - t0")
+            duet.log("%s/%s: %s" % (stack, engine, ", ".join(
+                "%s %.1f ms" % (p, (tl[p] - t0) / 1e6) for p in tl)))
+    finally:
+        deadline = time.monotonic() + 5
+        while with_home(home) and time.monotonic() < deadline:
+            for pid in with_home(home):
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        import shutil
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in ("wayland", "x11") or \
+            sys.argv[2] not in ("gl", "sw") or sys.argv[3:] not in ([], ["render"]):
+        sys.exit("usage: test_apps_launch_efl.py wayland|x11 gl|sw [render]")
+    duet.main(lambda: main(sys.argv[1], sys.argv[2], *sys.argv[3:]))
