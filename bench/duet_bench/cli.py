@@ -1,6 +1,6 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
-    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip]
+    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,concurrent]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
                [--render-refresh HZ] [--seed N] [--out DIR]
 
@@ -28,11 +28,11 @@ import tempfile
 import time
 
 from duet_bench import (experiments, ipc, machine, outcome, procs, report, stacks, stats,
-                        thirdparty)
+                        switches, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
-EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip"]
+EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip", "concurrent"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 
@@ -65,6 +65,8 @@ class Options:
         self.efl_idle_s = 1 if q else 4
         # roundtrip: 10 groups of 100 trips of each kind per run.
         self.roundtrip_reps = reps or (1 if q else 5)
+        # concurrent: 1, 2, 4 and 8 apps at once per run.
+        self.concurrent_reps = reps or (1 if q else 5)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
@@ -75,7 +77,7 @@ class Options:
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
                 "resize": self.resize_runs, "thirdparty": self.thirdparty_reps,
-                "roundtrip": self.roundtrip_reps}[exp]
+                "roundtrip": self.roundtrip_reps, "concurrent": self.concurrent_reps}[exp]
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -116,7 +118,8 @@ def add_arguments(p):
                    help="few repetitions, short durations (under 3 minutes)")
     p.add_argument("--experiments", default=",".join(EXPERIMENTS), metavar="LIST",
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
-                   help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip "
+                   help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip,"
+                   "concurrent "
                    "(default: all)")
     p.add_argument("--stacks", default=",".join(stacks.ORDER), metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ALL, "stack"),
@@ -321,6 +324,9 @@ class Bench:
         return "round %d: " % (self.round + 1) if self.opts.rounds > 1 else ""
 
     def run(self):
+        # This machine's cost of one context switch (switches.py): before
+        # any stack runs, so nothing of the bench's shares the CPU with it.
+        self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
             srec = self.results["stacks"][name] = {"kind": stacks.KIND[name]}
