@@ -7,7 +7,8 @@ numbers."""
 import csv
 import os
 
-from duet_bench import metrics, plots, report_thirdparty, stats
+from duet_bench import (metrics, plots, report_concurrent, report_switches, report_thirdparty,
+                        stats)
 from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
@@ -130,6 +131,7 @@ def machine_rows(results):
             "; " + EMULATION_WARNING.upper()) if m.get("emulation") else ""), "none"],
         ["CPU governor / frequency", "%s; %s" % (results.get("governor"), ftext), "-"],
         ["load and steal", load_text(results), "-"],
+        ["cost of one context switch", report_switches.cost_text(results), "-"],
         ["versions", ", ".join("%s %s" % (k, x) for k, x in v.items() if x), "Tizen 3.0"],
         ["rendering", "Mesa (%s); env %s; app engine %s (launch, cpu, resize), render "
          "experiment: %s" % (v.get("mesa"), results.get("render_env"), opts.get("engine"),
@@ -638,6 +640,8 @@ def blocks_of(results, out, table, order, pairs):
             blocks.extend(cpu_blocks(results, out))
     blocks.extend(resize_blocks(results, out, table, order))
     blocks.extend(report_thirdparty.blocks(results, table, order, pairs))
+    blocks.extend(report_concurrent.blocks(results, out))
+    blocks.extend(report_switches.blocks(results))
     blocks.extend(ipc_blocks(results))
     blocks.append(("h2", "Failures"))
     blocks.append(("table", ["experiment", "stack", "status", "reason", "logs in results.json"],
