@@ -226,7 +226,8 @@ class SceneCpu:
     def switches_per_frame(self, scenes):
         f = self.frames(scenes)
         return f and self.switches.between(f[0], f[1], f[2], "frame",
-                                           "end of scene %d -> end of scene %d" % f[:2])
+                                           "end of scene %d -> end of scene %d (as the harness "
+                                           "saw them)" % f[:2])
 
     def per_frame(self, scenes):
         if len(self.marks) < 2:
