@@ -27,8 +27,8 @@ import sys
 import tempfile
 import time
 
-from duet_bench import (experiments, ipc, machine, outcome, procs, report, stacks, stats,
-                        switches, thirdparty)
+from duet_bench import (concurrent, experiments, ipc, machine, outcome, procs, report, stacks,
+                        stats, switches, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
@@ -199,6 +199,7 @@ class Bench:
                     1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
                 n += 2 + ("resize" in self.args.experiments) + (
+                    "concurrent" in self.args.experiments) + (
                     "thirdparty" in self.args.experiments) + (
                     len(o.render_engines) if "render" in self.args.experiments else 0) + (
                     name == "openbox")
@@ -389,7 +390,7 @@ class Bench:
         if not counting:
             return
         if not lib:
-            for k in ("launch", "render", "resize", "thirdparty"):
+            for k in ("launch", "render", "resize", "thirdparty", "concurrent"):
                 ipc_rec[k] = {"status": "skipped",
                               "reason": "libduet-ipc-count.so not built (bench/ in the build)"}
             return
@@ -398,6 +399,9 @@ class Bench:
         if "resize" in exps:
             counted.append(("resize", ipc_rec.setdefault("resize", {}),
                             lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
+        if "concurrent" in exps:
+            counted.append(("concurrent", ipc_rec.setdefault("concurrent", {}),
+                            lambda st, r: self.count(r, concurrent.counts, st, "concurrent")))
         if "thirdparty" in exps:
             if len(thirdparty.missing(stacks.KIND[name])) < 2:
                 counted.append(("thirdparty", ipc_rec.setdefault("thirdparty", {}),

@@ -21,6 +21,11 @@ frame (it stays, --stay), then:
               then); cpu_ms_per_app the same / N
   switches    context switches per app over the same interval
               (switches.py)
+
+counts() is the counting run (a stack started with the LD_PRELOAD counter,
+ipc.py): per count N, the IPC calls of every stack process from just
+before the first fork until every app reported its first frame, and per
+app (/ N): ipc.STACK.concurrent.per_apps.N.
 """
 import time
 
@@ -162,3 +167,37 @@ def timing(ctx, stack, rec):
         for n in COUNTS:
             rec["samples"].append(dict(launch_many(ctx, stack, n), run=i + 1))
             time.sleep(0.2)
+
+
+def counts(ctx, stack):
+    """The counting run: {"per_apps": {"N": {"processes": {role: ipc.py's
+    summary}, "server_ipc_per_app": study-style calls / N,
+    "window_system_ipc_per_app": all the stack's IPC calls / N}}}."""
+    from duet_bench import ipc
+    from duet_bench.experiments import app_argv
+    c = ipc.Counting(ctx, stack)
+    env = c.app_env()
+    env.pop("WAYLAND_DEBUG", None)  # N apps logging every message: too slow, and not read
+    out = {"per_apps": {}, "interval": "first fork -> every app's first_frame line (the stack's "
+           "processes; the apps are not counted)"}
+    for n in COUNTS:
+        base = c.baseline()
+        runs = []
+        try:
+            for _ in range(n):
+                runs.append(AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"),
+                                   extra_env=env))
+            for r in runs:
+                wait_first_frame(r)
+            procs_ = c.measure(base, runs[0].pid, app_counted=False)
+        finally:
+            for r in runs:
+                r.stop()
+        out["per_apps"][str(n)] = {
+            "processes": procs_,
+            "server_ipc_per_app": round(procs_["server"]["study_style"] / n, 2)
+            if "server" in procs_ else None,
+            "window_system_ipc_per_app": round(sum(p["ipc_unix"] for p in procs_.values())
+                                               / n, 2)}
+        time.sleep(0.2)
+    return out

@@ -90,6 +90,8 @@ def blocks(results, out):
                 return stats.median(vals) if vals else None
             ws_cpu = m(lambda s: sum(v for k, v in (s.get("cpu_ms_per_app") or {}).items()
                                      if k != "app") if s.get("cpu_ms_per_app") else None)
+            counted = (((results.get("ipc") or {}).get(st) or {}).get("concurrent") or {})
+            ipc = ((counted.get("per_apps") or {}).get(str(n)) or {}).get("server_ipc_per_app")
             rows.append([st, str(n), str(len(samples)),
                          "%s [%s, %s]" % (_fmt(med), _fmt(lo), _fmt(hi)) if lo is not None
                          else _fmt(med), _fmt(m(lambda s: s.get("first_ms"))),
@@ -97,7 +99,7 @@ def blocks(results, out):
                          _fmt(m(lambda s: (s.get("cpu_ms_per_app") or {}).get("app"))),
                          _fmt(m(lambda s: (s.get("switches") or {}).get("window_system"))),
                          _fmt(m(lambda s: ((s.get("switches") or {}).get("per_op") or {})
-                                .get("app", {}).get("total")))])
+                                .get("app", {}).get("total"))), _fmt(ipc)])
             for s in samples:
                 if s.get("note"):
                     notes.add("%s: %s" % (st, s["note"]))
@@ -112,11 +114,14 @@ def blocks(results, out):
     blocks.append(("table", ["stack", "apps", "runs", "ms to all composited [95% CI]",
                              "ms to the first", "window-system CPU ms per app",
                              "app CPU ms per app", "window-system switches per app",
-                             "app switches per app"], rows))
+                             "app switches per app", "server IPC per app (counting run)"],
+                   rows))
     blocks.append(("p", "Apps: duet-launch (--stay), forked back to back; the time runs from "
                    "the first fork. A curve that grows with the number of apps faster on one "
                    "stack than another shows a process serialising start-up. Server IPC per "
-                   "app is not counted in this experiment (no counting run yet)."))
+                   "app: sendmsg + writev + recvmsg of the server on Unix sockets from the "
+                   "first fork to every app's first frame / N, from a separate counting run "
+                   "(the LD_PRELOAD counter), as the launch's IPC."))
     if notes:
         blocks.append(("p", "; ".join(sorted(notes)) + "."))
     return blocks
