@@ -6,8 +6,9 @@ usage: test_concurrent.py quick|fault
          and Xvfb + duet-xwm: per stack one sample for each of 1, 2, 4, 8
          apps, every app composited (from the servers' traces) between its
          fork and the sample's ms, CPU and context switches per app of the
-         stack's processes and the apps; the report's figure and table,
-         summary.csv, the schema.
+         stack's processes and the apps, server IPC per app from the
+         counting run; the report's figure and table, summary.csv, the
+         schema.
   fault: the wayland server killed 30 ms into the concurrent experiment
          (round 1 of 2): the failure is recorded with the server's log,
          round 2 still runs on a fresh stack and its samples are kept, the
@@ -64,7 +65,7 @@ def bench(args, extra_env=None, timeout=400):
 def test_quick():
     import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
     r, out, _, res = bench(["--quick", "--experiments", "concurrent", "--stacks", "wayland,x11",
-                            "--no-ipc", "--seed", "9"])
+                            "--seed", "9"])
     check(r.returncode == 0, "duet bench --experiments concurrent exits 0 (%d)" % r.returncode)
     with open(SCHEMA) as f:
         errors = list(jsonschema.Draft202012Validator(json.load(f)).iter_errors(res))
@@ -92,9 +93,16 @@ def test_quick():
             check(sw["op"] == "app" and sw["n"] == n and roles | {"app"} <= set(sw["per_op"])
                   and sw["per_op"]["app"]["total"] > 0 and sw["window_system"] > 0,
                   "%s: switches per app of the stack and the apps: %r" % (what, sw))
+        counted = res["ipc"][st]["concurrent"]
+        check(counted.get("status") == "ok" and sorted(map(int, counted["per_apps"])) == COUNTS,
+              "%s: a counting run per count of apps (%s)" % (st, counted.get("reason")))
+        for k, c in counted["per_apps"].items():
+            check(c["server_ipc_per_app"] > 0 and c["processes"]["server"]["ipc_unix"] > 0,
+                  "%s, %s apps: server IPC per app %s" % (st, k, c["server_ipc_per_app"]))
     with open(os.path.join(out, "summary.csv")) as f:
         rows = {row["metric"] for row in csv.DictReader(f)}
-    check({"concurrent_1_ms", "concurrent_8_ms", "concurrent_8_switches_per_app"} <= rows,
+    check({"concurrent_1_ms", "concurrent_8_ms", "concurrent_8_switches_per_app",
+           "concurrent_8_ipc_per_app"} <= rows,
           "summary.csv has the concurrent metrics")
     with open(os.path.join(out, "report.md")) as f:
         md = f.read()
