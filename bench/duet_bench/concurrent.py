@@ -33,6 +33,7 @@ from duet_bench import procs, switches, timeline
 from duet_bench.apprun import AppFailed, AppRun
 
 COUNTS = [1, 2, 4, 8]
+QUICK_COUNTED = [1, 8]
 
 
 def weston_all(items, since_ns, app_id="duet-launch"):
@@ -180,7 +181,8 @@ def counts(ctx, stack):
     env.pop("WAYLAND_DEBUG", None)  # N apps logging every message: too slow, and not read
     out = {"per_apps": {}, "interval": "first fork -> every app's first_frame line (the stack's "
            "processes; the apps are not counted)"}
-    for n in COUNTS:
+    # --quick counts the two ends only (the metrics' counts), to stay short.
+    for n in QUICK_COUNTED if ctx.opts.quick else COUNTS:
         base = c.baseline()
         runs = []
         try:
