@@ -307,11 +307,13 @@ class Bench:
                     # are read at without touching the timed runs.
                     load, steal = machine.loadavg(), machine.steal_pct(ticks,
                                                                        machine.cpu_ticks())
+                    freq = machine.cpufreq_now()
                     for sample in rec.get("samples", []):
                         sample.setdefault("round", self.round + 1)
                         if "loadavg" not in sample:
                             sample["loadavg"] = load
                             sample["steal_pct"] = steal
+                            sample["cpufreq"] = freq
                     # Still "running" here means an interruption is on its way out.
                     if rec.get("status") == "running":
                         rec["status"] = "interrupted"

@@ -131,6 +131,7 @@ def machine_rows(results):
             "; " + EMULATION_WARNING.upper()) if m.get("emulation") else ""), "none"],
         ["CPU governor / frequency", "%s; %s" % (results.get("governor"), ftext), "-"],
         ["load and steal", load_text(results), "-"],
+        ["CPU frequency per job", freq_text(results), "-"],
         ["cost of one context switch", report_switches.cost_text(results), "-"],
         ["versions", ", ".join("%s %s" % (k, x) for k, x in v.items() if x), "Tizen 3.0"],
         ["rendering", "Mesa (%s); env %s; app engine %s (launch, cpu, resize), render "
@@ -166,6 +167,29 @@ def load_text(results):
     if steals:
         text += ", steal median %s%% (max %s%%)" % (fmt(stats.median(steals)), fmt(max(steals)))
     return text
+
+
+def freq_text(results):
+    """Governors and the range of current kHz over every sample's job
+    (samples.cpufreq), or why there is none."""
+    govs, cur, none = set(), [], 0
+    for per in (results.get("experiments") or {}).values():
+        for rec in per.values():
+            for s in rec.get("samples", []):
+                f = s.get("cpufreq")
+                if not isinstance(f, dict):
+                    continue
+                if f.get("status") == "unavailable":
+                    none += 1
+                    continue
+                govs.update(g for g in f.get("governor") or [] if g)
+                cur.extend(k for k in f.get("cur_khz") or [] if isinstance(k, int))
+    if cur:
+        return "governors %s; current %s..%s kHz over the jobs' CPUs" % (
+            ", ".join(sorted(govs)) or "-", min(cur), max(cur))
+    if none:
+        return "no cpufreq on this machine (read at every job): frequencies unknown"
+    return "not recorded per job (a run from before issue 14)"
 
 
 def refresh_text(hz):

@@ -85,6 +85,16 @@ def test_interval():
         check(per["n"] == 10 and per["op"] == "op", "n and op recorded")
         check(switches.per_op({"app": {"voluntary": 3, "involuntary": 1}}, 0, "x", "") is None,
               "no operation, no per-operation figure")
+        # The report's frequency line from per-sample records as a board
+        # with cpufreq writes them (this machine has none to read).
+        from duet_bench import report
+        res = {"experiments": {"launch": {"wayland": {"samples": [
+            {"cpufreq": {"governor": ["ondemand", "ondemand"], "min_khz": [200000, 200000],
+                         "cur_khz": [1704000, 600000], "max_khz": [1704000, 1704000]}},
+            {"cpufreq": {"governor": ["performance", "ondemand"], "min_khz": [200000] * 2,
+                         "cur_khz": [1704000, 1400000], "max_khz": [1704000] * 2}}]}}}}
+        check(report.freq_text(res) == "governors ondemand, performance; current "
+              "600000..1704000 kHz over the jobs' CPUs", "report: %s" % report.freq_text(res))
     finally:
         child.stdin.close()
         child.wait(5)
@@ -146,8 +156,21 @@ def test_fields():
         if s["kind"] == "server":
             check(abs(sw["all"] - s["switches_per_trip_all"]) < 0.01,
                   "roundtrip server: the same figure as switches_per_trip_all")
+    # Issue 14 item 5: every sample says the CPUs' governor and frequencies
+    # at its job's end, or that there is no cpufreq, as the run's record.
+    have = res["machine"]["cpufreq"]["status"] == "ok"
+    for e, per in ex.items():
+        for smp in per["wayland"]["samples"]:
+            f = smp.get("cpufreq") or {}
+            check((len(f.get("cur_khz") or []) == len(res["machine"]["cpufreq"]["cpus"]) and
+                   len(f["governor"]) == len(f["min_khz"]) == len(f["max_khz"])) if have
+                  else f.get("status") == "unavailable",
+                  "%s sample: cpufreq per CPU, or unavailable as the machine's: %r" % (e, f))
     with open(os.path.join(out, "report.md")) as f:
         md = f.read()
+    check(("| CPU frequency per job | governors " if have else
+           "| CPU frequency per job | no cpufreq on this machine") in md,
+          "the report's machine table says the frequencies per job, or that there are none")
     check("## Context switches per operation" in md and "| launch | wayland |" in md,
           "the report's table of switches per operation")
     check("cost of one context switch | %.3g us" % cost["us"] in md,
