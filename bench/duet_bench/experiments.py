@@ -316,7 +316,7 @@ def cpu(ctx, stack, rec):
         sw = switches.Marks(dict(stack.pids(), app=run.pid))
         sw.mark("start")
         try:
-            run.wait(sw.scene_watch(), timeout=30 + 2 * o.cpu_ms / 1000.0, sampler=sampler,
+            run.wait(sw.scene_watch(lambda: not run.child.alive()), timeout=30 + 2 * o.cpu_ms / 1000.0, sampler=sampler,
                      experiment="cpu")
             # The app's last interval: its final times are gone with it, so
             # the timeline ends at the last sample taken while it lived.
@@ -378,7 +378,8 @@ def resize(ctx, stack, rec):
         try:
             run = AppRun(ctx, stack, argv,
                          extra_env=stack.trusted_env if mode == "server" else None)
-            marks = switches.StepMarks(dict(stack.pids(), app=run.pid), "resize")
+            marks = switches.StepMarks(dict(stack.pids(), app=run.pid), "resize",
+                                       lambda: not run.child.alive())
             run.wait(marks, timeout=30 + 8 * n * 3, experiment="resize")
             steps = run.named("resize")
             done = run.named("resize_done")

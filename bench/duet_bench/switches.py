@@ -85,14 +85,15 @@ class Marks:
         if len(r) == len(self.pids):  # every process read, or no mark
             self.marks.append((key, r))
 
-    def scene_watch(self):
+    def scene_watch(self, ended):
         """A run.wait() callback marking the count of the app's scene
-        lines each time it grows; never ends the wait itself."""
+        lines each time it grows. It ends the wait only once ended() (the
+        app has exited), so the wait ends as it would without a callback."""
         def watch(events):
             n = sum(1 for e in events if e.get("name") == "scene")
             if n and (not self.marks or self.marks[-1][0] != n):
                 self.mark(n)
-            return False
+            return ended()
         return watch
 
     def per_frame_since(self, first, scenes, interval):
@@ -114,19 +115,21 @@ class Marks:
 
 class StepMarks(Marks):
     """A run.wait() callback marking every new `name` line of the app
-    (duet-resize's resize steps); never ends the wait itself."""
+    (duet-resize's resize steps). It ends the wait only once ended() (the
+    app has exited), so the wait ends as it would without a callback."""
 
-    def __init__(self, pids, name):
+    def __init__(self, pids, name, ended):
         super().__init__(pids)
         self.name = name
         self.seen = 0
+        self.ended = ended
 
     def __call__(self, events):
         n = sum(1 for e in events if e.get("name") == self.name)
         if n != self.seen:
             self.seen = n
             self.mark(n)
-        return False
+        return self.ended()
 
     def per_step(self, op, interval):
         """Per step between the first and the last marked step."""
