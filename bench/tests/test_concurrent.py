@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The concurrent experiment (issue 14, item 4).
 
-usage: test_concurrent.py quick|fault
+usage: test_concurrent.py quick|peers|fault
   quick: `duet bench --quick --experiments concurrent` on duet-compositor
          and Xvfb + duet-xwm: per stack one sample for each of 1, 2, 4, 8
          apps, every app composited (from the servers' traces) between its
@@ -9,6 +9,9 @@ usage: test_concurrent.py quick|fault
          stack's processes and the apps, server IPC per app from the
          counting run; the report's figure and table, summary.csv, the
          schema.
+  peers: the same on weston (composited of every surface from its
+         timeline, not tied to pids) and openbox (ms is the last app's
+         presented, with a note; the observer's first sight as first_ms).
   fault: the wayland server killed 30 ms into the concurrent experiment
          (round 1 of 2): the failure is recorded with the server's log,
          round 2 still runs on a fresh stack and its samples are kept, the
@@ -116,6 +119,43 @@ def test_quick():
     print("PASS")
 
 
+def test_peers():
+    """weston (its timeline: composited per surface, not per pid) and
+    openbox (nobody tells composited per app: presented, with a note, and
+    the observer's first sight)."""
+    r, out, _, res = bench(["--quick", "--experiments", "concurrent", "--stacks",
+                            "weston,openbox", "--no-ipc", "--seed", "4"])
+    check(r.returncode == 0, "duet bench exits 0 (%d)" % r.returncode)
+    for st in ("weston", "openbox"):
+        rec = res["experiments"]["concurrent"][st]
+        if rec["status"] == "skipped":
+            print("skip: %s: %s" % (st, rec.get("reason")))
+            continue
+        check(rec["status"] == "ok" and sorted(s["apps"] for s in rec["samples"]) == COUNTS,
+              "%s: one sample each of %s apps (%s)" % (st, COUNTS, rec.get("reason")))
+        for s in rec["samples"]:
+            n, what = s["apps"], "%s, %d apps" % (st, s["apps"])
+            if st == "weston":
+                comp = s.get("composited_sorted_ms") or []
+                check("note" not in s and len(comp) == n and 0 < comp[0] and
+                      comp[-1] == s["ms"] and comp[0] == s["first_ms"],
+                      "%s: every surface composited, from weston's timeline: %s" % (what, comp))
+                check(all(a["composited_ms"] is None for a in s["per_app"]),
+                      "%s: not tied to pids" % what)
+            else:
+                pres = [a["presented_ms"] for a in s["per_app"]]
+                check("presented" in s.get("note", "") and s["ms"] == max(pres),
+                      "%s: ms is the last app's presented, with a note: %s"
+                      % (what, s.get("note")))
+                check(s.get("first_ms", 0) > 0 and "observer" in s["composited_source"],
+                      "%s: the observer's first sight: %s ms" % (what, s.get("first_ms")))
+            sw = s["switches"]
+            check(sw["n"] == n and "server" in sw["per_op"] and "app" in sw["per_op"],
+                  "%s: switches per app" % what)
+    shutil.rmtree(out, ignore_errors=True)
+    print("PASS")
+
+
 def test_fault():
     # gl: its EGL start-up makes a launch last well past the 30 ms kill.
     r, out, mark, res = bench(["--experiments", "concurrent", "--stacks", "wayland",
@@ -141,4 +181,4 @@ def test_fault():
 
 
 if __name__ == "__main__":
-    {"quick": test_quick, "fault": test_fault}[sys.argv[1]]()
+    {"quick": test_quick, "peers": test_peers, "fault": test_fault}[sys.argv[1]]()
