@@ -316,8 +316,8 @@ def cpu(ctx, stack, rec):
         sw = switches.Marks(dict(stack.pids(), app=run.pid))
         sw.mark("start")
         try:
-            run.wait(sw.scene_watch(lambda: not run.child.alive()), timeout=30 + 2 * o.cpu_ms / 1000.0, sampler=sampler,
-                     experiment="cpu")
+            run.wait(sw.scene_watch(lambda: not run.child.alive()),
+                     timeout=30 + 2 * o.cpu_ms / 1000.0, sampler=sampler, experiment="cpu")
             # The app's last interval: its final times are gone with it, so
             # the timeline ends at the last sample taken while it lived.
             if not run.named("render_done"):
