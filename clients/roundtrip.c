@@ -16,6 +16,13 @@
  *                           process and a child over two pipes or a Unix
  *                           socket pair; --cpus 1 pins both to CPU 0, --cpus
  *                           2 to CPUs 0 and 1 (default: not pinned)
+ *   duet-roundtrip pipe-self
+ *                           the same write + read of one byte on a pipe of
+ *                           this process alone: pipe's syscalls without its
+ *                           two context switches, so (pipe --cpus 1 -
+ *                           pipe-self) / 2 is what one switch costs
+ *                           (lmbench lat_ctx's way; bench/duet_bench/
+ *                           switches.py)
  *
  * Options: --groups N (10), --trips N (100 per group), --backend
  * wayland|x11 (default: WAYLAND_DISPLAY, then DISPLAY).
@@ -256,9 +263,24 @@ static int floor_run(const struct opts *o, bool unix_socket)
 	return r;
 }
 
+/* No peer: the one-byte write lands in our own pipe and the read takes it
+ * straight back, so nothing blocks and nothing switches. */
+static int floor_self(const struct opts *o)
+{
+	int a[2];
+	if (pipe(a) < 0)
+		return 1;
+	pin(o->cpus, 0);
+	struct floor_fds me = { a[1], a[0] };
+	int r = run_groups(o, floor_one, &me);
+	close(a[0]);
+	close(a[1]);
+	return r;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: duet-roundtrip server|wm|pipe|unix [--groups N] [--trips N] "
+	fprintf(f, "usage: duet-roundtrip server|wm|pipe|unix|pipe-self [--groups N] [--trips N] "
 	           "[--cpus 1|2] [--backend wayland|x11]\n");
 }
 
@@ -295,6 +317,8 @@ bad:
 		return 2;
 	}
 	app_install_signals();
+	if (strcmp(o.kind, "pipe-self") == 0)
+		return floor_self(&o);
 	if (strcmp(o.kind, "pipe") == 0 || strcmp(o.kind, "unix") == 0)
 		return floor_run(&o, o.kind[0] == 'u');
 	bool wayland = o.backend ? strcmp(o.backend, "wayland") == 0 : getenv("WAYLAND_DISPLAY") != NULL;

@@ -1,6 +1,6 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
-    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip]
+    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,concurrent]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
                [--render-refresh HZ] [--seed N] [--out DIR]
 
@@ -28,12 +28,12 @@ import sys
 import tempfile
 import time
 
-from duet_bench import (efl_launch, enlightenment, experiments, ipc, machine, outcome, procs,
-                        report, stacks, stats, thirdparty)
+from duet_bench import (concurrent, efl_launch, enlightenment, experiments, ipc, machine,
+                        outcome, procs, report, stacks, stats, switches, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
-EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip"]
+EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip", "concurrent"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 # The Enlightenment stacks' repetitions in a full run without --reps, so that
@@ -72,6 +72,8 @@ class Options:
         self.efl_idle_s = 1 if q else 4
         # roundtrip: 10 groups of 100 trips of each kind per run.
         self.roundtrip_reps = reps or (1 if q else 5)
+        # concurrent: 1, 2, 4 and 8 apps at once per run.
+        self.concurrent_reps = reps or (1 if q else 5)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
@@ -82,7 +84,7 @@ class Options:
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
                 "resize": self.resize_runs, "thirdparty": self.thirdparty_reps,
-                "roundtrip": self.roundtrip_reps}[exp]
+                "roundtrip": self.roundtrip_reps, "concurrent": self.concurrent_reps}[exp]
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -133,7 +135,8 @@ def add_arguments(p):
                    help="few repetitions, short durations (under 3 minutes)")
     p.add_argument("--experiments", default=",".join(EXPERIMENTS), metavar="LIST",
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
-                   help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip "
+                   help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip,"
+                   "concurrent "
                    "(default: all)")
     p.add_argument("--stacks", default=None, metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ALL, "stack"),
@@ -221,6 +224,7 @@ class Bench:
                     1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
                 n += 2 + ("resize" in self.args.experiments) + (
+                    "concurrent" in self.args.experiments) + (
                     "thirdparty" in self.args.experiments) + (
                     len(o.render_engines) if "render" in self.args.experiments else 0) + (
                     name == "openbox")
@@ -331,11 +335,13 @@ class Bench:
                     # are read at without touching the timed runs.
                     load, steal = machine.loadavg(), machine.steal_pct(ticks,
                                                                        machine.cpu_ticks())
+                    freq = machine.cpufreq_now()
                     for sample in rec.get("samples", []):
                         sample.setdefault("round", self.round + 1)
                         if "loadavg" not in sample:
                             sample["loadavg"] = load
                             sample["steal_pct"] = steal
+                            sample["cpufreq"] = freq
                     # Still "running" here means an interruption is on its way out.
                     if rec.get("status") == "running":
                         rec["status"] = "interrupted"
@@ -349,6 +355,9 @@ class Bench:
         return "round %d: " % (self.round + 1) if self.opts.rounds > 1 else ""
 
     def run(self):
+        # This machine's cost of one context switch (switches.py): before
+        # any stack runs, so nothing of the bench's shares the CPU with it.
+        self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
             srec = self.results["stacks"][name] = {"kind": stacks.KIND[name]}
@@ -422,7 +431,7 @@ class Bench:
         if not counting:
             return
         if not lib:
-            for k in ("launch", "render", "resize", "thirdparty"):
+            for k in ("launch", "render", "resize", "thirdparty", "concurrent"):
                 ipc_rec[k] = {"status": "skipped",
                               "reason": "libduet-ipc-count.so not built (bench/ in the build)"}
             return
@@ -431,6 +440,9 @@ class Bench:
         if "resize" in exps:
             counted.append(("resize", ipc_rec.setdefault("resize", {}),
                             lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
+        if "concurrent" in exps:
+            counted.append(("concurrent", ipc_rec.setdefault("concurrent", {}),
+                            lambda st, r: self.count(r, concurrent.counts, st, "concurrent")))
         if "thirdparty" in exps:
             if len(thirdparty.missing(stacks.KIND[name])) < 2:
                 counted.append(("thirdparty", ipc_rec.setdefault("thirdparty", {}),

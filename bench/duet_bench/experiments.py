@@ -6,7 +6,7 @@ and returns its samples; the caller records failures."""
 import statistics
 import time
 
-from duet_bench import efl_launch, procs, roundtrip, thirdparty, timeline
+from duet_bench import concurrent, efl_launch, procs, roundtrip, switches, thirdparty, timeline
 from duet_bench.apprun import AppFailed, AppRun
 
 SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 999),
@@ -91,6 +91,8 @@ def launch_once(ctx, stack, rec):
               "path": ff.get("path"), "engine": ff.get("engine"),
               "ctx_switches": dict({r: procs.ctx_diff(before[r], after.get(r)) for r in before},
                                    app=app_ctx)}
+    sample["switches"] = switches.per_op(sample["ctx_switches"], 1, "launch",
+                                         "stack: fork -> composited known; app: its life to then")
     sample.update(cpu)
     sample.update(timeline.launch_points(ff, run.t0_ns, t, source, why))
     if seen:
@@ -205,6 +207,7 @@ class SceneCpu:
         self.meters = {r: procs.CpuMeter(p) for r, p in stack.pids().items()}
         self.meters["app"] = procs.CpuMeter(app_pid)
         self.marks = []  # (scenes seen, monotonic ns, {role: cpu ns})
+        self.switches = switches.Marks(dict(stack.pids(), app=app_pid))
 
     def __call__(self, events):
         n = sum(1 for e in events if e.get("name") == "scene")
@@ -212,8 +215,22 @@ class SceneCpu:
             cpu = {r: m.read() for r, m in self.meters.items()}
             if all(v is not None for v in cpu.values()):
                 self.marks.append((n, time.monotonic_ns(), cpu))
+                self.switches.mark(n)
         # Done once the app says so (it exits right after).
         return any(e.get("name") == "render_done" for e in events)
+
+    def frames(self, scenes):
+        """(first mark's scenes, last mark's, frames between), or None."""
+        if len(self.marks) < 2:
+            return None
+        n0, n1 = self.marks[0][0], self.marks[-1][0]
+        return n0, n1, sum(s["frames"] for s in scenes[n0:n1])
+
+    def switches_per_frame(self, scenes):
+        f = self.frames(scenes)
+        return f and self.switches.between(f[0], f[1], f[2], "frame",
+                                           "end of scene %d -> end of scene %d (as the harness "
+                                           "saw them)" % f[:2])
 
     def per_frame(self, scenes):
         if len(self.marks) < 2:
@@ -267,6 +284,7 @@ def render(ctx, stack, rec):
                                         "discarded": s.get("discarded")} for s in scenes},
                 "presentation": scenes[0].get("presentation") if scenes else None,
                 "path": path, "cpu_per_frame": watch.per_frame(scenes),
+                "switches": watch.switches_per_frame(scenes),
                 "ctx_switches": {r: procs.ctx_diff(before[r], after.get(r)) for r in before}})
 
 
@@ -298,8 +316,11 @@ def cpu(ctx, stack, rec):
         sampler = procs.CpuSampler(stack.pids(), interval=o.cpu_interval)
         run = AppRun(ctx, stack, argv)
         sampler.add("app", run.pid)
+        sw = switches.Marks(dict(stack.pids(), app=run.pid))
+        sw.mark("start")
         try:
-            run.wait(timeout=30 + 2 * o.cpu_ms / 1000.0, sampler=sampler, experiment="cpu")
+            run.wait(sw.scene_watch(lambda: not run.child.alive()),
+                     timeout=30 + 2 * o.cpu_ms / 1000.0, sampler=sampler, experiment="cpu")
             # The app's last interval: its final times are gone with it, so
             # the timeline ends at the last sample taken while it lived.
             if not run.named("render_done"):
@@ -329,6 +350,9 @@ def cpu(ctx, stack, rec):
             "window_system_cpu_ms": round(sum(v for k, v in totals.items() if k != "app")
                                           / 1e6, 3),
             "app_cpu_ms": round(totals.get("app", 0) / 1e6, 3),
+            "switches": sw.per_frame_since("start", scenes, "the app's fork -> the end of "
+                                           "its last scene the harness saw (start-up "
+                                           "included)"),
             "timeline": [{"t_ms": t, **p} for t, p in timeline]})
 
 
@@ -353,10 +377,13 @@ def resize(ctx, stack, rec):
         rec.setdefault("commands", {})[mode] = " ".join(argv)
         witness = timeline.ResizeWitness(stack).start()
         run = None
+        marks = None
         try:
             run = AppRun(ctx, stack, argv,
                          extra_env=stack.trusted_env if mode == "server" else None)
-            run.wait(timeout=30 + 8 * n * 3, experiment="resize")
+            marks = switches.StepMarks(dict(stack.pids(), app=run.pid), "resize",
+                                       lambda: not run.child.alive())
+            run.wait(marks, timeout=30 + 8 * n * 3, experiment="resize")
             steps = run.named("resize")
             done = run.named("resize_done")
             fallback = run.named("resize_mode")
@@ -369,6 +396,10 @@ def resize(ctx, stack, rec):
                 "polls": seen.get("polls"), "cpu_ns": seen.get("cpu_ns"),
                 "wall_ns": seen.get("wall_ns"), "reported": seen.get("reported"),
                 "mode": "sizes"}
+        per = marks and marks.per_step("resize", "the first resize step's line -> the last "
+                                       "step's line (settle time included)")
+        if per:
+            rec.setdefault("switches", []).append(dict(per, mode=mode, round=ctx.round + 1))
         if not done:
             raise AppFailed("duet-resize --mode %s %s after %d steps:\n%s"
                             % (mode, run.exit_status(), len(steps), run.log_tail()))
@@ -395,4 +426,5 @@ def resize(ctx, stack, rec):
 
 
 TIMING = {"launch": launch, "render": render, "cpu": cpu, "resize": resize,
-          "thirdparty": thirdparty.timing, "roundtrip": roundtrip.timing}
+          "thirdparty": thirdparty.timing, "roundtrip": roundtrip.timing,
+          "concurrent": concurrent.timing}

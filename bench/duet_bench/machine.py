@@ -134,6 +134,18 @@ def cpufreq():
             "cpuinfo_mhz": mhz}
 
 
+def cpufreq_now():
+    """Per CPU governor and min/cur/max kHz now, in short, for every job's
+    samples (cpufreq() is the run's full record): {"governor": [...],
+    "min_khz": [...], "cur_khz": [...], "max_khz": [...]} in CPU order, or
+    {"status": "unavailable", "cpuinfo_mhz": [...]} without cpufreq."""
+    f = cpufreq()
+    if f["status"] != "ok":
+        return {"status": "unavailable", "cpuinfo_mhz": f.get("cpuinfo_mhz", [])}
+    return {k: [c.get(k) for c in f["cpus"]] for k in ("governor", "min_khz", "cur_khz",
+                                                        "max_khz")}
+
+
 def loadavg():
     try:
         return [round(x, 2) for x in os.getloadavg()]

@@ -125,6 +125,32 @@ def _roundtrip(kind, field="trip_us"):
     return pick
 
 
+def _switches(e, want=None, records="samples"):
+    """Window-system + app switches per operation of experiment e's
+    samples (or of its record's list `records`: resize's per run)."""
+    def pick(results, stack):
+        r = exp(results, e, stack) or {}
+        if e == "launch":
+            kind = launch_kind(results, stack)
+            want_ = (lambda s: kind is None or s.get("kind") == kind)
+        elif e == "render":
+            head, _ = render_engines(results, stack)
+            want_ = (lambda s: head is None or s.get("engine") == head)
+        else:
+            want_ = want
+        return [(s, _get(s, "switches", "all")) for s in r.get(records) or []
+                if want_ is None or want_(s)]
+    return pick
+
+
+def _concurrent(n, field="ms"):
+    def pick(results, stack):
+        r = exp(results, "concurrent", stack) or {}
+        return [(s, _get(s, *field.split("."))) for s in r.get("samples", [])
+                if s.get("apps") == n]
+    return pick
+
+
 def _ipc(*path):
     def pick(results, stack):
         v = _get((results.get("ipc") or {}).get(stack, {}), *path)
@@ -205,6 +231,23 @@ TIMINGS = [
             "us"), _roundtrip("floor-unix-2cpu")),
     (Metric("roundtrip_floor_pipe_1cpu_us", "Floor: pipe ping-pong, one CPU, per trip", "us"),
      _roundtrip("floor-pipe-1cpu")),
+    # Context switches per operation (switches.py), window system + app.
+    (Metric("launch_switches", "Context switches per launch, every window-system process + "
+            "the app (warm launches)", "switches"), _switches("launch")),
+    (Metric("render_switches_per_frame", "Context switches per rendered frame, every "
+            "window-system process + the app, headline engine", "switches/frame"),
+     _switches("render")),
+    (Metric("resize_switches", "Context switches per resize, every window-system process + "
+            "the app", "switches/resize", record="resize"),
+     _switches("resize", records="switches")),
+    # Concurrent launches (concurrent.py): first fork -> every first frame composited.
+    (Metric("concurrent_1_ms", "1 app launched alone: fork -> first frame composited", "ms"),
+     _concurrent(1)),
+    (Metric("concurrent_8_ms", "8 apps launched at once: first fork -> every first frame "
+            "composited", "ms"), _concurrent(8)),
+    (Metric("concurrent_8_switches_per_app", "Context switches per app, 8 apps launched at "
+            "once, every window-system process + the apps", "switches/app"),
+     _concurrent(8, "switches.all")),
 ]
 
 COUNTS = [
@@ -222,6 +265,12 @@ COUNTS = [
     (Metric("resize_ipc", "IPC per resize, server side", "calls/resize",
             claim="IPC per resize", count=True, record=("ipc", "resize")),
      _ipc("resize", "per_resize", "server", "study_style")),
+    (Metric("concurrent_8_ipc_per_app", "IPC per app, 8 apps launched at once, server side",
+            "calls/app", count=True, record=("ipc", "concurrent")),
+     _ipc("concurrent", "per_apps", "8", "server_ipc_per_app")),
+    (Metric("concurrent_1_ipc_per_app", "IPC per app, 1 app launched alone, server side",
+            "calls/app", count=True, record=("ipc", "concurrent")),
+     _ipc("concurrent", "per_apps", "1", "server_ipc_per_app")),
     (Metric("thirdparty_glmark2_ipc_per_frame", "IPC per glmark2 frame, server side",
             "calls/frame", count=True, record=("ipc", "thirdparty")),
      _ipc("thirdparty", "glmark2", "per_frame_study_style", "server")),

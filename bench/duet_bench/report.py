@@ -7,7 +7,8 @@ numbers."""
 import csv
 import os
 
-from duet_bench import metrics, plots, report_thirdparty, stats
+from duet_bench import (metrics, plots, report_concurrent, report_switches, report_thirdparty,
+                        stats)
 from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
@@ -130,6 +131,8 @@ def machine_rows(results):
             "; " + EMULATION_WARNING.upper()) if m.get("emulation") else ""), "none"],
         ["CPU governor / frequency", "%s; %s" % (results.get("governor"), ftext), "-"],
         ["load and steal", load_text(results), "-"],
+        ["CPU frequency per job", freq_text(results), "-"],
+        ["cost of one context switch", report_switches.cost_text(results), "-"],
         ["versions", ", ".join("%s %s" % (k, x) for k, x in v.items() if x), "Tizen 3.0"],
         ["rendering", "Mesa (%s); env %s; app engine %s (launch, cpu, resize), render "
          "experiment: %s" % (v.get("mesa"), results.get("render_env"), opts.get("engine"),
@@ -164,6 +167,29 @@ def load_text(results):
     if steals:
         text += ", steal median %s%% (max %s%%)" % (fmt(stats.median(steals)), fmt(max(steals)))
     return text
+
+
+def freq_text(results):
+    """Governors and the range of current kHz over every sample's job
+    (samples.cpufreq), or why there is none."""
+    govs, cur, none = set(), [], 0
+    for per in (results.get("experiments") or {}).values():
+        for rec in per.values():
+            for s in rec.get("samples", []):
+                f = s.get("cpufreq")
+                if not isinstance(f, dict):
+                    continue
+                if f.get("status") == "unavailable":
+                    none += 1
+                    continue
+                govs.update(g for g in f.get("governor") or [] if g)
+                cur.extend(k for k in f.get("cur_khz") or [] if isinstance(k, int))
+    if cur:
+        return "governors %s; current %s..%s kHz over the jobs' CPUs" % (
+            ", ".join(sorted(govs)) or "-", min(cur), max(cur))
+    if none:
+        return "no cpufreq on this machine (read at every job): frequencies unknown"
+    return "not recorded per job (a run from before issue 14)"
 
 
 def refresh_text(hz):
@@ -638,6 +664,8 @@ def blocks_of(results, out, table, order, pairs):
             blocks.extend(cpu_blocks(results, out))
     blocks.extend(resize_blocks(results, out, table, order))
     blocks.extend(report_thirdparty.blocks(results, table, order, pairs))
+    blocks.extend(report_concurrent.blocks(results, out))
+    blocks.extend(report_switches.blocks(results))
     blocks.extend(ipc_blocks(results))
     blocks.append(("h2", "Failures"))
     blocks.append(("table", ["experiment", "stack", "status", "reason", "logs in results.json"],

@@ -23,6 +23,7 @@ import subprocess
 import json
 
 from duet_bench import procs
+from duet_bench import switches as sw
 
 GROUPS, TRIPS = 10, 100
 FLOORS = [("unix", "1"), ("unix", "2"), ("pipe", "1"), ("pipe", "2")]
@@ -76,11 +77,17 @@ def run_kind(ctx, stack, kind, extra):
             switches["app"] = round(l["switches"] / trips, 3)
         elif l.get("name") == "roundtrip_peer":
             switches["peer"] = round(l["switches"] / trips, 3)
+    counts = {r: procs.ctx_diff(before[r], after[r]) for r in before}
+    for l in lines:
+        if l.get("name") in ("roundtrip_done", "roundtrip_peer"):
+            counts["app" if l["name"] == "roundtrip_done" else "peer"] = {"total": l["switches"]}
     ordered = sorted(groups)
     return {"kind": kind, "status": "ok", "trip_us": round(ordered[GROUPS // 2], 3),
             "groups_us": [round(g, 3) for g in groups],
             "switches_per_trip": switches,
-            "switches_per_trip_all": round(sum(switches.values()), 3)}
+            "switches_per_trip_all": round(sum(switches.values()), 3),
+            "switches": sw.per_op(counts, trips, "trip", "duet-roundtrip's whole run (stack); "
+                                  "its groups (app, from its rusage)")}
 
 
 def timing(ctx, stack, rec):
