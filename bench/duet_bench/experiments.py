@@ -6,7 +6,7 @@ and returns its samples; the caller records failures."""
 import statistics
 import time
 
-from duet_bench import procs, roundtrip, thirdparty, timeline
+from duet_bench import inputlat, procs, roundtrip, thirdparty, timeline
 from duet_bench.apprun import AppFailed, AppRun
 
 SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 999),
@@ -392,4 +392,5 @@ def resize(ctx, stack, rec):
 
 
 TIMING = {"launch": launch, "render": render, "cpu": cpu, "resize": resize,
-          "thirdparty": thirdparty.timing, "roundtrip": roundtrip.timing}
+          "thirdparty": thirdparty.timing, "roundtrip": roundtrip.timing,
+          "input": inputlat.timing}
