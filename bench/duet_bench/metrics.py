@@ -125,6 +125,13 @@ def _roundtrip(kind, field="trip_us"):
     return pick
 
 
+def _input(engine):
+    def pick(results, stack):
+        r = exp(results, "input", stack) or {}
+        return [(s, s.get("ms")) for s in r.get("samples", []) if s.get("engine") == engine]
+    return pick
+
+
 def _ipc(*path):
     def pick(results, stack):
         v = _get((results.get("ipc") or {}).get(stack, {}), *path)
@@ -199,6 +206,11 @@ TIMINGS = [
             "us"), _roundtrip("floor-unix-2cpu")),
     (Metric("roundtrip_floor_pipe_1cpu_us", "Floor: pipe ping-pong, one CPU, per trip", "us"),
      _roundtrip("floor-pipe-1cpu")),
+    # Input latency (inputlat.py): key injected -> the new colour composited, per press.
+    (Metric("input_ms", "Input latency: key injected -> its frame composited, engine sw",
+            "ms"), _input("sw")),
+    (Metric("input_gl_ms", "Input latency: key injected -> its frame composited, engine gl",
+            "ms"), _input("gl")),
 ]
 
 COUNTS = [

@@ -7,7 +7,7 @@ numbers."""
 import csv
 import os
 
-from duet_bench import metrics, plots, report_thirdparty, stats
+from duet_bench import metrics, plots, report_input, report_thirdparty, stats
 from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
@@ -638,6 +638,7 @@ def blocks_of(results, out, table, order, pairs):
             blocks.extend(cpu_blocks(results, out))
     blocks.extend(resize_blocks(results, out, table, order))
     blocks.extend(report_thirdparty.blocks(results, table, order, pairs))
+    blocks.extend(report_input.blocks(results, table, order, pairs, out))
     blocks.extend(ipc_blocks(results))
     blocks.append(("h2", "Failures"))
     blocks.append(("table", ["experiment", "stack", "status", "reason", "logs in results.json"],
