@@ -58,9 +58,9 @@ MEANS = {"wayland": "duet_test.key on duet-compositor's test socket (the composi
                   "window; Enlightenment is not on the path)"}
 WHY = {"weston": "not measurable: weston's headless backend has no wl_seat, so no client "
                  "can receive a key, and Debian's weston ships no test module to inject one",
-       "e-wayland": "not measurable: Enlightenment's Wayland buffer output has no input "
-                    "device and E offers no protocol to inject one; its output cannot be "
-                    "observed either"}
+       "e-wayland": "not measurable: Enlightenment's Wayland compositor offers a wl_seat, "
+                    "but its buffer output has no input device behind it and E has no "
+                    "protocol to inject a key; its output cannot be observed either"}
 PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus window and "
              "sends KeyPress itself, the window manager is not involved; the new frame then "
              "goes app -> X server -> compositing manager -> X server (the screen). On "
