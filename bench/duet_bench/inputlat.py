@@ -45,6 +45,10 @@ ENGINES = ["sw", "gl"]
 SETTLE_MS = 30          # after a press's colour showed (or its wait ended)
 PHASE_SPREAD_MS = 2 * 1000.0 / 60  # the random part: two frames of a 60 Hz clock
 SHOW_TIMEOUT_S = 2.0    # a press whose colour is not on screen by then is "missing"
+# Presentation times on the server's 60 Hz frame grid: a press's phase is
+# its time since the last presented frame, modulo one frame.
+GRID_PRESENTATION = {"wp_presentation", "frame-drawn"}
+FRAME_NS = 1e9 / 60
 # duet-input's colours (clients/input.c), 8-bit RGB: the observer watches b.
 RGB = {"a": (32, 96, 224), "b": (240, 128, 16)}
 
@@ -234,6 +238,8 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
                 pass
         run.stop()
     keys = {e.get("press"): e for e in run.named("input_key")}
+    grid = ready[0].get("presentation") in GRID_PRESENTATION
+    last_presented = ready[0].get("presented_ns")
     for n, t, colour, seen, delay in injected:
         key = keys.get(n) or {}
         tl, miss = {"injected": 0}, {}
@@ -251,8 +257,13 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
         else:
             miss["composited"] = ("the observer did not see colour %s within %.0f s" %
                                   (colour, SHOW_TIMEOUT_S))
+        phase = None
+        if grid and isinstance(last_presented, int) and last_presented <= t:
+            phase = round(((t - last_presented) % FRAME_NS) / 1e6, 3)
+        if "presented" in tl:
+            last_presented = t + tl["presented"]
         rec["samples"].append({
-            "run": run_no, "engine": engine, "press": n, "colour": colour,
+            "run": run_no, "engine": engine, "press": n, "colour": colour, "phase_ms": phase,
             "witness": "seen b" if colour == "b" else "gone b", "delay_ms": delay,
             "ms": tl["composited"] / 1e6 if "composited" in tl else None,
             "presented_ms": tl["presented"] / 1e6 if "presented" in tl else None,
