@@ -1,6 +1,7 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
-    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,concurrent]
+    duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,
+                                        concurrent,input]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
                [--render-refresh HZ] [--seed N] [--out DIR]
 
@@ -28,12 +29,13 @@ import sys
 import tempfile
 import time
 
-from duet_bench import (concurrent, efl_launch, enlightenment, experiments, ipc, machine,
-                        outcome, procs, report, stacks, stats, switches, thirdparty)
+from duet_bench import (concurrent, efl_launch, enlightenment, experiments, inputlat, ipc,
+                        machine, outcome, procs, report, stacks, stats, switches, thirdparty)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
-EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip", "concurrent"]
+EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip", "concurrent",
+               "input"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 # The Enlightenment stacks' repetitions in a full run without --reps, so that
@@ -74,6 +76,8 @@ class Options:
         self.roundtrip_reps = reps or (1 if q else 5)
         # concurrent: 1, 2, 4 and 8 apps at once per run.
         self.concurrent_reps = reps or (1 if q else 5)
+        # input: runs of one duet-input per engine, inputlat.PRESSES presses each.
+        self.input_reps = reps or (1 if q else 3)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         self.render_refresh = args.render_refresh
@@ -84,7 +88,8 @@ class Options:
     def total(self, exp):
         return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
                 "resize": self.resize_runs, "thirdparty": self.thirdparty_reps,
-                "roundtrip": self.roundtrip_reps, "concurrent": self.concurrent_reps}[exp]
+                "roundtrip": self.roundtrip_reps, "concurrent": self.concurrent_reps,
+                "input": self.input_reps}[exp]
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -136,7 +141,7 @@ def add_arguments(p):
     p.add_argument("--experiments", default=",".join(EXPERIMENTS), metavar="LIST",
                    type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
                    help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip,"
-                   "concurrent "
+                   "concurrent,input "
                    "(default: all)")
     p.add_argument("--stacks", default=None, metavar="LIST",
                    type=lambda t: parse_list(t, stacks.ALL, "stack"),
@@ -189,7 +194,8 @@ class Bench:
                      "render": stacks.find_own("duet-render", "clients"),
                      "resize": stacks.find_own("duet-resize", "clients"),
                      "roundtrip": stacks.find_own("duet-roundtrip", "clients"),
-                     "launch-efl": stacks.find_own("duet-launch-efl", "clients")}
+                     "launch-efl": stacks.find_own("duet-launch-efl", "clients"),
+                     "input": stacks.find_own("duet-input", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
         self.round = 0
@@ -409,7 +415,11 @@ class Bench:
             self.results["experiments"]["thirdparty"][name] = {
                 "status": "skipped", "reason": "; ".join(gone.values()), "samples": []}
             now.remove("thirdparty")
-        at60 = [self.timing_job(e, name) for e in now if e != "render"]
+        if "input" in now and inputlat.missing(name):
+            self.results["experiments"]["input"][name] = {
+                "status": "skipped", "reason": inputlat.missing(name), "samples": []}
+            now.remove("input")
+        at60 = [self.timing_job(e, name) for e in now if e not in ("render", "input")]
         ipc_rec = self.results["ipc"].setdefault(name, {})
         counting = self.opts.ipc and self.round == 0
         strace = shutil.which("strace")
@@ -428,6 +438,10 @@ class Bench:
         if "render" in now:
             self.run_in_stack(name, self.opts.render_refresh,
                               [self.timing_job("render", name)])
+        if "input" in now:
+            # A stack instance of its own: duet-compositor with a framebuffer file.
+            self.run_in_stack(name, 60, [self.timing_job("input", name)],
+                              stack_class=inputlat.InputStack)
         if not counting:
             return
         if not lib:
@@ -528,7 +542,7 @@ def run(args, argv):
     bench = Bench(args, argv)
     # duet-launch always (the readiness probe); the others where an
     # experiment runs them.
-    needed = {"launch"} | {"render", "resize", "roundtrip"} & set(args.experiments)
+    needed = {"launch"} | {"render", "resize", "roundtrip", "input"} & set(args.experiments)
     missing_apps = [n for n, p in bench.apps.items() if not p and n in needed]
     efl_why = efl_launch.missing(bench) if "launch" in args.experiments else None
     if missing_apps or efl_why:

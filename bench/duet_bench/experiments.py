@@ -6,7 +6,8 @@ and returns its samples; the caller records failures."""
 import statistics
 import time
 
-from duet_bench import concurrent, efl_launch, procs, roundtrip, switches, thirdparty, timeline
+from duet_bench import (concurrent, efl_launch, inputlat, procs, roundtrip, switches, thirdparty,
+                        timeline)
 from duet_bench.apprun import AppFailed, AppRun
 
 SIZES = [(100, 100), (1000, 240), (850, 900), (400, 1000), (1800, 500), (999, 999),
@@ -427,4 +428,5 @@ def resize(ctx, stack, rec):
 
 TIMING = {"launch": launch, "render": render, "cpu": cpu, "resize": resize,
           "thirdparty": thirdparty.timing, "roundtrip": roundtrip.timing,
-          "concurrent": concurrent.timing}
+          "concurrent": concurrent.timing,
+          "input": inputlat.timing}

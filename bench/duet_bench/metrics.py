@@ -148,6 +148,12 @@ def _concurrent(n, field="ms"):
         r = exp(results, "concurrent", stack) or {}
         return [(s, _get(s, *field.split("."))) for s in r.get("samples", [])
                 if s.get("apps") == n]
+
+
+def _input(engine):
+    def pick(results, stack):
+        r = exp(results, "input", stack) or {}
+        return [(s, s.get("ms")) for s in r.get("samples", []) if s.get("engine") == engine]
     return pick
 
 
@@ -248,6 +254,11 @@ TIMINGS = [
     (Metric("concurrent_8_switches_per_app", "Context switches per app, 8 apps launched at "
             "once, every window-system process + the apps", "switches/app"),
      _concurrent(8, "switches.all")),
+    # Input latency (inputlat.py): key injected -> the new colour composited, per press.
+    (Metric("input_ms", "Input latency: key injected -> its frame composited, engine sw",
+            "ms"), _input("sw")),
+    (Metric("input_gl_ms", "Input latency: key injected -> its frame composited, engine gl",
+            "ms"), _input("gl")),
 ]
 
 COUNTS = [

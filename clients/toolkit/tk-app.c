@@ -344,6 +344,12 @@ void tk_window_emit_close(struct tk_window *win)
 		win->listener->close_requested(win->data, win);
 }
 
+void tk_window_emit_key(struct tk_window *win, uint32_t keycode, bool pressed)
+{
+	if (win->listener && win->listener->key)
+		win->listener->key(win->data, win, keycode, pressed, tk_now_ns());
+}
+
 struct tk_draw *tk_window_begin_frame(struct tk_window *win)
 {
 	struct tk_app *app = win->app;

@@ -150,6 +150,7 @@ void tk_window_set_size(struct tk_window *win, int width, int height);
 void tk_window_emit_presented(struct tk_window *win, const struct tk_frame_info *info);
 void tk_window_queue_presented(struct tk_window *win, const struct tk_frame_info *info);
 void tk_window_emit_close(struct tk_window *win);
+void tk_window_emit_key(struct tk_window *win, uint32_t keycode, bool pressed);
 /* poll() on fd for POLLIN up to timeout_ms; 1 readable, 0 timeout, -1 error. */
 int tk_poll_fd(int fd, int timeout_ms);
 

@@ -30,6 +30,8 @@ struct wl_app {
 	struct wl_seat *seat;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
+	struct wl_surface *key_focus; /* the surface keyboard.enter named, NULL after leave */
+	struct tk_app *app;
 	struct wl_output *output;
 	struct wp_presentation *presentation;
 	uint32_t presentation_clock;
@@ -133,10 +135,31 @@ static void keyboard_keymap(void *d, struct wl_keyboard *k, uint32_t format, int
 	close(fd);
 }
 static void keyboard_enter(void *d, struct wl_keyboard *k, uint32_t serial, struct wl_surface *s,
-                           struct wl_array *keys) {}
-static void keyboard_leave(void *d, struct wl_keyboard *k, uint32_t serial, struct wl_surface *s) {}
+                           struct wl_array *keys)
+{
+	((struct wl_app *)d)->key_focus = s;
+}
+
+static void keyboard_leave(void *d, struct wl_keyboard *k, uint32_t serial, struct wl_surface *s)
+{
+	((struct wl_app *)d)->key_focus = NULL;
+}
+
 static void keyboard_key(void *d, struct wl_keyboard *k, uint32_t serial, uint32_t t, uint32_t key,
-                         uint32_t state) {}
+                         uint32_t state)
+{
+	struct wl_app *wa = d;
+	struct tk_app *app = wa->app;
+	if (!wa->key_focus)
+		return;
+	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++) {
+		struct tk_window *win = app->windows[i];
+		if (win && win->backend_data && win_data(win)->surface == wa->key_focus) {
+			tk_window_emit_key(win, key, state == WL_KEYBOARD_KEY_STATE_PRESSED);
+			return;
+		}
+	}
+}
 static void keyboard_modifiers(void *d, struct wl_keyboard *k, uint32_t serial, uint32_t dep,
                                uint32_t lat, uint32_t lock, uint32_t group) {}
 
@@ -288,6 +311,7 @@ static int wl_connect(struct tk_app *app)
 	if (!wa)
 		return -1;
 	app->backend_data = wa;
+	wa->app = app;
 	wa->presentation_clock = (uint32_t)-1;
 	wa->display = wl_display_connect(NULL);
 	if (!wa->display) {

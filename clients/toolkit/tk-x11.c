@@ -613,6 +613,15 @@ static void handle_event(struct tk_app *app, xcb_generic_event_t *ev)
 	case XCB_CLIENT_MESSAGE:
 		handle_client_message(app, (xcb_client_message_event_t *)ev);
 		break;
+	case XCB_KEY_PRESS:
+	case XCB_KEY_RELEASE: {
+		/* Press and release share one layout; X keycodes are evdev + 8. */
+		xcb_key_press_event_t *ke = (xcb_key_press_event_t *)ev;
+		win = window_for(app, ke->event);
+		if (win && ke->detail >= 8)
+			tk_window_emit_key(win, ke->detail - 8u, type == XCB_KEY_PRESS);
+		break;
+	}
 	default:
 		tk_x11_handle_shm_event(app, ev);
 		break;

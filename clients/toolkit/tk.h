@@ -88,6 +88,12 @@ struct tk_window_listener {
 	void (*resized)(void *data, struct tk_window *win, int width, int height);
 	void (*presented)(void *data, struct tk_window *win, const struct tk_frame_info *info);
 	void (*close_requested)(void *data, struct tk_window *win);
+	/* A key was pressed or released while the window had keyboard focus.
+	 * keycode is the evdev code (linux/input-event-codes.h) on both window
+	 * systems (X11's keycode - 8); t_ns is CLOCK_MONOTONIC when the toolkit
+	 * read the event. Optional (NULL: keys are ignored). */
+	void (*key)(void *data, struct tk_window *win, uint32_t keycode, bool pressed,
+	            uint64_t t_ns);
 };
 
 struct tk_window *tk_window_create(struct tk_app *app, int width, int height,

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""`duet bench --experiments input` end to end.
+
+usage: test_input.py quick|fault
+  quick: --quick on duet-compositor, Xvfb + duet-xwm and weston: the first
+         two have every press of both engines, each with injected ->
+         composited and the app's received / submitted points in order, the
+         way the key was injected and the observer recorded; weston is
+         skipped with its reason; results.json validates against the
+         schema; summary.csv has input_ms; the report has the section with
+         the input path of both architectures and the distribution figure.
+  fault: Xvfb is killed 300 ms into the input experiment: the failure is
+         recorded (the stack died) with the server's log, the bench exits
+         1, and no process of the run is left.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import csv
+import json
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import check  # noqa: E402
+from test_bench import load, marked_processes, run_bench  # noqa: E402
+
+SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
+QUICK_PRESSES = 20  # inputlat.QUICK_PRESSES
+
+
+def test_quick():
+    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
+    r, out, mark, took = run_bench(["--quick", "--experiments", "input", "--stacks",
+                                    "wayland,x11,weston", "--no-ipc", "--seed", "3"], {},
+                                   timeout=300)
+    check(r.returncode == 0, "duet bench --experiments input exits 0 (%d)" % r.returncode)
+    res = load(out)
+    with open(SCHEMA) as f:
+        errors = list(jsonschema.Draft202012Validator(json.load(f)).iter_errors(res))
+    check(not errors, "results.json validates against the schema%s" % "".join(
+        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+    means = {"wayland": "duet_test.key", "x11": "XTest FakeInput"}
+    for st in ("wayland", "x11"):
+        rec = res["experiments"]["input"][st]
+        check(rec["status"] == "ok", "%s: input ran (%s)" % (st, rec.get("reason")))
+        check(rec.get("means") == means[st], "%s: injected by %s" % (st, rec.get("means")))
+        for engine in ("sw", "gl"):
+            samples = [s for s in rec["samples"] if s["engine"] == engine]
+            check(len(samples) == QUICK_PRESSES, "%s %s: %d presses" % (st, engine,
+                                                                      len(samples)))
+            check([s["colour"] for s in samples[:2]] == ["b", "a"],
+                  "%s %s: the colour flips on every press" % (st, engine))
+            for s in samples:
+                tl = s["timeline"]
+                check(s["ms"] is not None and s["ms"] > 0,
+                      "%s %s press %d: composited after the injection: %r" % (
+                          st, engine, s["press"], s))
+                check(0 < tl.get("received", -1) <= tl.get("submitted", -1) <=
+                      tl["composited"], "%s %s press %d: injected < received <= submitted "
+                      "<= composited: %r" % (st, engine, s["press"], tl))
+    wr = res["experiments"]["input"]["weston"]
+    check(wr["status"] == "skipped" and "not measurable" in wr.get("reason", ""),
+          "weston: skipped as not measurable: %s" % wr.get("reason"))
+    with open(os.path.join(out, "summary.csv")) as f:
+        rows = {(row["metric"], row.get("stack")) for row in csv.DictReader(f)}
+    check(("input_ms", "wayland") in rows and ("input_gl_ms", "x11") in rows,
+          "summary.csv has input_ms and input_gl_ms")
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    check("## Input latency" in md and "the window manager is not involved" in md and
+          "the compositor is the server" in md,
+          "the report has the input section and says how the two paths differ")
+    check(os.path.getsize(os.path.join(out, "plots", "input_latency.svg")) > 0 and
+          "input_latency.svg" in md, "the report has the latency distribution figure")
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)
+
+
+def test_fault():
+    r, out, mark, took = run_bench(["--quick", "--experiments", "input", "--stacks", "x11",
+                                    "--no-ipc"],
+                                   {"DUET_BENCH_TEST_KILL_SERVER": "x11:input:300"},
+                                   timeout=300)
+    check(r.returncode == 1, "the bench exits 1 since an experiment failed (%d)"
+          % r.returncode)
+    res = load(out)
+    rec = res["experiments"]["input"]["x11"]
+    check(rec["status"] == "failed" and "died" in rec.get("reason", ""),
+          "input recorded as failed because the stack died: %s" % rec.get("reason"))
+    check("server" in rec.get("logs", {}), "the failure carries the server's log")
+    left = marked_processes(mark)
+    check(not left, "no process of the run is left: %s" % left)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    {"quick": test_quick, "fault": test_fault}[sys.argv[1]]()
+    print("PASS")

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""duet-input, the input experiment's app: a key press reaches it through
+the real server (duet_test.key on duet-compositor, XTest on Xvfb) and the
+patch on screen changes colour, as the server's screenshot shows; each
+press is reported once, with its colour and a timeline in order.
+
+usage: test_apps_input.py STACK ENGINE
+  STACK: wayland | x11 | openbox; ENGINE: gl | sw
+"""
+
+import json
+import sys
+import time
+
+import apps
+import duet
+from duet import check
+
+KEY_A = 30  # evdev; X keycode 38
+# clients/input.c's patch colours.
+COLOUR = {"a": (32, 96, 224), "b": (240, 128, 16)}
+
+
+def press(s, stack):
+    if stack == "wayland":
+        s.testctl("key", KEY_A, 1)
+        s.testctl("key", KEY_A, 0)
+    else:
+        s.xctl("key", KEY_A + 8)
+
+
+def centre(s, win, want, label):
+    """Screenshots until the window's centre (the patch) shows colour want."""
+    x, y = win.x + win.w // 2, win.y + win.h // 2
+    deadline = time.monotonic() + 10
+    while True:
+        img = s.screenshot(label)
+        got = img.pixel(x, y)[:3]
+        if apps.near(got, COLOUR[want], tol=1):
+            return
+        if time.monotonic() > deadline:
+            raise duet.Failure("the patch at %d,%d is %r, want colour %s %r"
+                               % (x, y, got, want, COLOUR[want]))
+        time.sleep(0.1)
+
+
+def key_line(c, n, start):
+    _, m = c.wait_line(r'^\{"name":"input_key".*"press":%d,' % n, timeout=10, start=start)
+    return json.loads(m.string)
+
+
+def main(stack, engine):
+    with apps.session(stack, "apps-input-%s-%s" % (stack, engine)) as s:
+        c = s.client([duet.program("DUET_INPUT"), "--engine", engine],
+                     env=apps.app_env(None, engine))
+        i, m = c.wait_line(r'^\{"name":"input_ready"', timeout=30)
+        ready = json.loads(m.string)
+        apps.check_labels(ready, stack, engine)
+        win = s.wait_window(app_id="duet-input")
+        s.sync()
+        centre(s, win, "a", "before")
+        for n, colour in ((1, "b"), (2, "a")):
+            press(s, stack)
+            k = key_line(c, n, i)
+            check(k["key"] == KEY_A and k["colour"] == colour,
+                  "press %d: key %r colour %r, want %d %s" % (n, k["key"], k["colour"],
+                                                            KEY_A, colour))
+            tl = k["timeline"]
+            check(0 < tl["received"] <= tl["submitted"] <= tl["presented"],
+                  "press %d: received <= submitted <= presented: %r" % (n, tl))
+            centre(s, win, colour, "press-%d" % n)
+        duet.log("%s/%s: two presses flipped the patch b, a" % (stack, engine))
+
+
+if __name__ == "__main__":
+    duet.main(lambda: main(sys.argv[1], sys.argv[2]))
