@@ -148,6 +148,7 @@ def _concurrent(n, field="ms"):
         r = exp(results, "concurrent", stack) or {}
         return [(s, _get(s, *field.split("."))) for s in r.get("samples", [])
                 if s.get("apps") == n]
+    return pick
 
 
 def _input(engine):
