@@ -41,7 +41,8 @@ EXIT_FAILED = 1
 # The Enlightenment stacks' repetitions in a full run without --reps, so that
 # the default six-stack run stays under 45 minutes (docs/methodology.md, "Run
 # time"); the others keep Options' counts.
-E_REPS = {"render_reps": 3, "thirdparty_reps": 3, "resize_runs": 6, "roundtrip_reps": 3}
+E_REPS = {"render_reps": 3, "thirdparty_reps": 3, "resize_runs": 6, "roundtrip_reps": 3,
+          "concurrent_reps": 3, "input_reps": 1}
 
 
 class Interrupted(Exception):
