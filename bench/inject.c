@@ -164,8 +164,12 @@ int main(int argc, char **argv)
 		       pressed ? "true" : "false");
 		fflush(stdout);
 	}
-	if (in.display)
+	/* libwayland-server destroys a client that hung up without reading
+	 * its last requests: wait until the server has handled them all. */
+	if (in.display) {
+		wl_display_roundtrip(in.display);
 		wl_display_disconnect(in.display);
+	}
 	if (in.conn)
 		xcb_disconnect(in.conn);
 	return status;

@@ -36,6 +36,13 @@ struct test_state {
 
 static void handle_display_destroy(struct wl_listener *listener, void *data);
 
+/* One duet_test object: its screenshots in flight, and the keys and
+ * buttons it pressed and has not released. */
+struct test_object {
+	struct wl_list jobs;
+	struct wl_array keys, buttons;
+};
+
 static struct test_state *state_from_client(struct wl_client *client)
 {
 	struct wl_listener *l = wl_display_get_destroy_listener(wl_client_get_display(client),
@@ -215,7 +222,7 @@ static void test_handle_screenshot(struct wl_client *client, struct wl_resource 
                                    int32_t fd)
 {
 	struct test_state *state = state_from_client(client);
-	struct wl_list *jobs = wl_resource_get_user_data(resource);
+	struct wl_list *jobs = &((struct test_object *)wl_resource_get_user_data(resource))->jobs;
 	if (!state || !state->server->output) {
 		close(fd);
 		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
@@ -236,20 +243,49 @@ static void test_handle_pointer_motion(struct wl_client *client, struct wl_resou
 		                         now_ms());
 }
 
+/* What one duet_test object holds down, so that it can be let go when the
+ * object goes: libwayland-server destroys a client that hung up without
+ * reading its last requests, so an injector that presses, releases and
+ * exits may leave its release unread, and the seat would keep the key down
+ * and drop the next press of it (a stuck key). A keyboard unplugged with a
+ * key down releases it the same way. */
+static void held_update(struct wl_array *held, uint32_t code, bool down)
+{
+	uint32_t *k;
+	wl_array_for_each(k, held) {
+		if (*k != code)
+			continue;
+		if (!down) {
+			*k = *((uint32_t *)((char *)held->data + held->size) - 1);
+			held->size -= sizeof(uint32_t);
+		}
+		return;
+	}
+	uint32_t *slot = down ? wl_array_add(held, sizeof(*slot)) : NULL;
+	if (slot)
+		*slot = code;
+}
+
 static void test_handle_pointer_button(struct wl_client *client, struct wl_resource *resource,
                                        uint32_t button, uint32_t pressed)
 {
+	struct test_object *obj = wl_resource_get_user_data(resource);
 	struct test_state *state = state_from_client(client);
-	if (state)
-		comp_seat_pointer_button(state->server, button, pressed != 0, now_ms());
+	if (!state)
+		return;
+	held_update(&obj->buttons, button, pressed != 0);
+	comp_seat_pointer_button(state->server, button, pressed != 0, now_ms());
 }
 
 static void test_handle_key(struct wl_client *client, struct wl_resource *resource, uint32_t key,
                             uint32_t pressed)
 {
+	struct test_object *obj = wl_resource_get_user_data(resource);
 	struct test_state *state = state_from_client(client);
-	if (state)
-		comp_seat_key(state->server, key, pressed != 0, now_ms());
+	if (!state)
+		return;
+	held_update(&obj->keys, key, pressed != 0);
+	comp_seat_key(state->server, key, pressed != 0, now_ms());
 }
 
 static void test_handle_destroy(struct wl_client *client, struct wl_resource *resource)
@@ -270,12 +306,23 @@ static const struct duet_test_interface test_impl = {
 	.key = test_handle_key,
 };
 
-/* The object's screenshots still being written go with it. */
+/* The object's screenshots still being written go with it, and what it
+ * held down is let go. */
 static void test_resource_destroy(struct wl_resource *resource)
 {
-	struct wl_list *jobs = wl_resource_get_user_data(resource);
-	comp_test_screenshot_cancel_all(jobs);
-	free(jobs);
+	struct test_object *obj = wl_resource_get_user_data(resource);
+	struct test_state *state = state_from_client(wl_resource_get_client(resource));
+	uint32_t *code;
+	if (state) {
+		wl_array_for_each(code, &obj->keys)
+			comp_seat_key(state->server, *code, false, now_ms());
+		wl_array_for_each(code, &obj->buttons)
+			comp_seat_pointer_button(state->server, *code, false, now_ms());
+	}
+	wl_array_release(&obj->keys);
+	wl_array_release(&obj->buttons);
+	comp_test_screenshot_cancel_all(&obj->jobs);
+	free(obj);
 }
 
 static void test_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
@@ -286,16 +333,18 @@ static void test_bind(struct wl_client *client, void *data, uint32_t version, ui
 		wl_client_post_implementation_error(client, "duet_test is not offered to this client");
 		return;
 	}
-	struct wl_list *jobs = malloc(sizeof(*jobs));
-	struct wl_resource *resource = jobs ? wl_resource_create(client, &duet_test_interface,
-	                                                         version, id) : NULL;
+	struct test_object *obj = calloc(1, sizeof(*obj));
+	struct wl_resource *resource = obj ? wl_resource_create(client, &duet_test_interface,
+	                                                        version, id) : NULL;
 	if (!resource) {
-		free(jobs);
+		free(obj);
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_list_init(jobs);
-	wl_resource_set_implementation(resource, &test_impl, jobs, test_resource_destroy);
+	wl_list_init(&obj->jobs);
+	wl_array_init(&obj->keys);
+	wl_array_init(&obj->buttons);
+	wl_resource_set_implementation(resource, &test_impl, obj, test_resource_destroy);
 }
 
 /* Callbacks still waiting belong to clients that outlive us: inert them. */

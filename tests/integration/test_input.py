@@ -11,6 +11,9 @@ and read back by tests/clients/input-probe.c:
             "activated"); activating the first gives it back
   click     a button press on an unfocused window raises and focuses it
             (policy rule 4) and the press is delivered to it
+  held      a duet_test client that goes away with a key or button down
+            has it released (as an unplugged keyboard would), so the next
+            press of it is delivered and not dropped as a repeat
 """
 
 import sys
@@ -126,8 +129,29 @@ def scenario_click():
         check(keyboard_state(b)[0] is False, "b kept the keyboard after the click on a")
 
 
+def scenario_held():
+    with duet.Session("input-held") as s:
+        c, win = probe(s, "h")
+        s.testctl("motion", win.x + 20, win.y + 20)
+        mark = len(lines(c))
+        # Each duet-testctl is a client of its own that exits after its
+        # request: this one leaves the key and the button down.
+        s.testctl("key", KEY_A, 1)
+        s.testctl("button", BTN_LEFT, 1)
+        after(c, mark, r"^key %d 1$" % KEY_A)
+        after(c, mark, r"^key %d 0$" % KEY_A)
+        after(c, mark, r"^pointer-button %d 0$" % BTN_LEFT)
+        mark = len(lines(c))
+        s.testctl("key", KEY_A, 1)
+        s.testctl("button", BTN_LEFT, 1)
+        after(c, mark, r"^key %d 1$" % KEY_A)
+        after(c, mark, r"^pointer-button %d 1$" % BTN_LEFT)
+        log("a key and a button left down by a departed injector were released, and "
+            "pressed again they were delivered")
+
+
 SCENARIOS = {"pointer": scenario_pointer, "keyboard": scenario_keyboard,
-             "click": scenario_click}
+             "click": scenario_click, "held": scenario_held}
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
