@@ -7,8 +7,8 @@ numbers."""
 import csv
 import os
 
-from duet_bench import (metrics, plots, report_concurrent, report_input, report_switches,
-                        report_thirdparty, stats)
+from duet_bench import (metrics, plots, report_concurrent, report_input, report_roundtrip,
+                        report_switches, report_thirdparty, stats)
 from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
@@ -664,6 +664,7 @@ def blocks_of(results, out, table, order, pairs):
             blocks.extend(cpu_blocks(results, out))
     blocks.extend(resize_blocks(results, out, table, order))
     blocks.extend(report_thirdparty.blocks(results, table, order, pairs))
+    blocks.extend(report_roundtrip.blocks(results, out))
     blocks.extend(report_input.blocks(results, table, order, pairs, out))
     blocks.extend(report_concurrent.blocks(results, out))
     blocks.extend(report_switches.blocks(results))

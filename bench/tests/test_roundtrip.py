@@ -11,6 +11,7 @@ Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,7 +64,19 @@ def main():
     for m in ("roundtrip_server_us", "roundtrip_wm_us", "roundtrip_floor_unix_1cpu_us"):
         check(any(k == m for k, _ in rows), "summary.csv has %s" % m)
     with open(os.path.join(out, "report.md")) as f:
-        check("roundtrip_server_us" in f.read(), "the report shows the round trips")
+        md = f.read()
+    check("roundtrip_server_us" in md, "the report shows the round trips")
+    check("## Round trips (roundtrip)" in md and "| x11 | wm |" in md and "| wayland | server |"
+          in md, "the report has the round-trip section with a row per stack and kind")
+    if shutil.which("gnuplot"):
+        with open(os.path.join(out, "plots", "roundtrip.dat")) as f:
+            groups = [b for b in f.read().split("\n\n\n") if b.strip()]
+        # wayland server, x11 server, x11 wm: 10 groups each.
+        check(len(groups) == 3 and all(len(b.strip().splitlines()) == 10 for b in groups),
+              "the round-trip figure has 10 groups for each stack and kind (%s)"
+              % [len(b.strip().splitlines()) for b in groups])
+        check(os.path.exists(os.path.join(out, "plots", "roundtrip.svg")) and
+              "plots/roundtrip.svg" in md, "the report draws the round-trip figure")
     print("PASS")
 
 
