@@ -90,16 +90,31 @@ def run_kind(ctx, stack, kind, extra):
                                   "its groups (app, from its rusage)")}
 
 
+def check_stack(stack):
+    """A stack process that died makes the experiment's failure, not the
+    round trips that could no longer be answered."""
+    from duet_bench.apprun import StackDied
+    dead = stack.dead()
+    if dead:
+        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
+                                         dead.status()))
+
+
 def timing(ctx, stack, rec):
+    import time
     from duet_bench.apprun import AppFailed
     from duet_bench.experiments import runs  # it imports this module
     rec.setdefault("groups", GROUPS)
     rec.setdefault("trips_per_group", TRIPS)
     failed = []
+    started = time.monotonic()
     for i in runs(ctx, "roundtrip", stack):
         for kind, extra in kinds(stack):
             s = run_kind(ctx, stack, kind, extra)
             s["run"] = i + 1
+            # Between kinds: a test's fault lands after the first kind ran.
+            ctx.fault_hook(stack, "roundtrip", time.monotonic() - started)
+            check_stack(stack)
             if s.pop("status") != "ok":
                 failed.append(s["reason"])
                 continue

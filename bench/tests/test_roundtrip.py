@@ -19,6 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from checks import check  # noqa: E402
+from test_bench import load, marked_processes, run_bench  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
 FLOORS = {"floor-unix-1cpu", "floor-unix-2cpu", "floor-pipe-1cpu", "floor-pipe-2cpu"}
@@ -80,5 +81,24 @@ def main():
     print("PASS")
 
 
+def fault():
+    """duet-compositor killed after the first kind of round trips: the
+    experiment is recorded as failed because the stack died (not as round
+    trips that went unanswered), with the server's log, and nothing of the
+    run is left."""
+    r, out, mark, took = run_bench(["--quick", "--experiments", "roundtrip", "--stacks",
+                                    "wayland", "--no-ipc"],
+                                   {"DUET_BENCH_TEST_KILL_SERVER": "wayland:roundtrip:0"},
+                                   timeout=300)
+    check(r.returncode == 1, "the bench exits 1 since an experiment failed (%d)" % r.returncode)
+    rec = load(out)["experiments"]["roundtrip"]["wayland"]
+    check(rec["status"] == "failed" and "died" in rec.get("reason", ""),
+          "roundtrip recorded as failed because the stack died: %s" % rec.get("reason"))
+    check("server" in rec.get("logs", {}), "the failure carries the server's log")
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)
+    print("PASS")
+
+
 if __name__ == "__main__":
-    main()
+    fault() if sys.argv[1:] == ["fault"] else main()
