@@ -468,6 +468,10 @@ void comp_dmabuf_image_unref(struct comp_dmabuf_image *image); /* NULL: nothing 
 struct render_texture *comp_dmabuf_image_texture(const struct comp_dmabuf_image *image,
                                                  int *width, int *height,
                                                  enum render_format *format);
+/* The node transform (render_quad.transform) that shows the image of a
+ * surface with this buffer transform: the same, composed with a vertical
+ * flip for a y-inverted buffer. image NULL: transform. */
+int comp_dmabuf_image_transform(const struct comp_dmabuf_image *image, int transform);
 
 /* ------------------------------------------------------- test protocol */
 

@@ -64,6 +64,7 @@ struct comp_dmabuf_image {
 	struct render_texture *texture;
 	int width, height;
 	enum render_format format;
+	bool y_invert; /* rows bottom-up, as GL draws them */
 };
 
 void comp_dmabuf_image_ref(struct comp_dmabuf_image *image)
@@ -87,6 +88,19 @@ struct render_texture *comp_dmabuf_image_texture(const struct comp_dmabuf_image 
 	*height = image->height;
 	*format = image->format;
 	return image->texture;
+}
+
+int comp_dmabuf_image_transform(const struct comp_dmabuf_image *image, int transform)
+{
+	if (!image || !image->y_invert)
+		return transform;
+	/* The buffer is the content drawn with transform (a horizontal
+	 * flip f, then r quarter turns), then flipped vertically. A vertical
+	 * flip is a horizontal one then a half turn, and a flip turns
+	 * rotations around: together, 2 - r quarter turns after the
+	 * opposite flip. */
+	int r = transform & 3, f = transform & 4;
+	return (4 - f) % 8 + (2 - r + 4) % 4;
 }
 
 static void buffer_handle_destroy(struct wl_client *client, struct wl_resource *resource)
@@ -253,9 +267,9 @@ static struct comp_dmabuf_image *params_import(struct params *p, int n_planes, i
 {
 	const struct dmabuf_format *f = find_format(format);
 	char name[5];
-	if (flags) {
-		comp_log("linux-dmabuf: not imported: flags 0x%x (y_invert, interlaced) are not "
-		         "supported", flags);
+	if (flags & ~(uint32_t)ZWP_LINUX_BUFFER_PARAMS_V1_FLAGS_Y_INVERT) {
+		comp_log("linux-dmabuf: not imported: flags 0x%x (interlaced content is not "
+		         "supported)", flags);
 		return NULL;
 	}
 	if (n_planes != 1) {
@@ -285,9 +299,11 @@ static struct comp_dmabuf_image *params_import(struct params *p, int n_planes, i
 	image->width = width;
 	image->height = height;
 	image->format = f->format;
-	comp_log("linux-dmabuf: imported %dx%d %s stride %u offset %u modifier 0x%llx as an "
+	image->y_invert = flags & ZWP_LINUX_BUFFER_PARAMS_V1_FLAGS_Y_INVERT;
+	comp_log("linux-dmabuf: imported %dx%d %s stride %u offset %u modifier 0x%llx%s as an "
 	         "EGLImage texture (zero-copy)", width, height, fourcc_name(format, name),
-	         buf.stride, buf.offset, (unsigned long long)buf.modifier);
+	         buf.stride, buf.offset, (unsigned long long)buf.modifier,
+	         image->y_invert ? " y-inverted" : "");
 	return image;
 }
 

@@ -571,7 +571,8 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 		full = true;
 
 	render_node_set_size(surface->node, surface->width, surface->height);
-	render_node_set_transform(surface->node, state->transform);
+	render_node_set_transform(surface->node,
+	                          comp_dmabuf_image_transform(surface->image, state->transform));
 	const struct comp_viewport_state *vp = &state->viewport;
 	if (vp->has_src)
 		render_node_set_source(surface->node, (float)(vp->src_x * state->scale),
