@@ -12,6 +12,7 @@
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <wayland-server-core.h>
 
 #include "render.h"
@@ -62,6 +63,10 @@ struct comp_server {
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
+	/* The DRM device the renderer draws on (the KMS card), where known:
+	 * linux-dmabuf's main device. */
+	bool has_render_device;
+	dev_t render_device;
 
 	struct wl_list surfaces;   /* comp_surface.link */
 	struct wl_list windows;    /* comp_window.link, stacking order, topmost first */
@@ -461,6 +466,7 @@ bool comp_single_pixel_buffer_get(struct wl_resource *buffer, uint32_t *argb);
  * so a surface keeps its content after the client destroys the buffer). */
 struct comp_dmabuf_image;
 void comp_linux_dmabuf_create(struct comp_server *server);
+void comp_linux_dmabuf_finish(void); /* after the display's clients are gone */
 /* The image of one of its wl_buffers, or NULL for any other buffer. */
 struct comp_dmabuf_image *comp_dmabuf_buffer_get(struct wl_resource *buffer);
 void comp_dmabuf_image_ref(struct comp_dmabuf_image *image);

@@ -1,4 +1,5 @@
-/* zwp_linux_dmabuf_v1 (version 3): wl_buffers that are a client's dmabufs,
+/* zwp_linux_dmabuf_v1 (version 4, or 3 where the renderer's DRM device is
+ * not known): wl_buffers that are a client's dmabufs,
  * imported once, when the buffer is created, as an EGLImage bound to a
  * texture (render_texture_import_dmabuf). The compositor samples the
  * client's memory where it is: nothing is copied, and surface.c keeps the
@@ -10,21 +11,31 @@
  * llvmpipe without a render node (the headless host) EGL cannot import,
  * and the global is absent: clients then use wl_shm as before.
  *
+ * Version 4's feedback names that device (the main device, which Mesa's
+ * Wayland EGL needs to find the client's render node: there is no
+ * wl_drm) and lists the same formats and modifiers in a format table, in
+ * one tranche; the feedback of a surface is the default one (one output,
+ * no scanout of client buffers).
+ *
  * The parameter checks post the protocol's errors before anything is
  * imported; an import the driver refuses is the 'failed' event for
  * create and invalid_wl_buffer for create_immed (the spec leaves the
  * choice; an invalid wl_buffer would only fail later, further from the
  * cause).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "comp.h"
 #include "linux-dmabuf-unstable-v1-server-protocol.h"
 
-#define LINUX_DMABUF_VERSION 3
+#define LINUX_DMABUF_VERSION 4
 #define MAX_PLANES 4
 #define MAX_MODIFIERS 64
 
@@ -49,12 +60,40 @@ static struct dmabuf_format formats[] = {
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
+/* Version 4's format table (a sealed memfd of 16-byte entries) and the
+ * device it is for. */
+static struct {
+	int fd;
+	uint32_t size;
+	uint16_t entries;
+	dev_t device;
+} table = { .fd = -1 };
+
+struct table_entry {
+	uint32_t format;
+	uint32_t pad;
+	uint64_t modifier;
+};
+
 static const struct dmabuf_format *find_format(uint32_t fourcc)
 {
 	for (size_t i = 0; i < N_FORMATS; i++)
 		if (formats[i].fourcc == fourcc && formats[i].supported)
 			return &formats[i];
 	return NULL;
+}
+
+static bool format_has_modifier(uint32_t fourcc, uint64_t modifier)
+{
+	const struct dmabuf_format *f = find_format(fourcc);
+	if (!f)
+		return false;
+	if (modifier == DRM_FORMAT_MOD_INVALID)
+		return true;
+	for (int i = 0; i < f->n_modifiers; i++)
+		if (f->modifiers[i] == modifier)
+			return true;
+	return false;
 }
 
 /* ------------------------------------------------------------ buffers */
@@ -248,6 +287,16 @@ static bool params_check(struct params *p, struct wl_resource *resource, int32_t
 			return false;
 		}
 	}
+	/* From version 4 only advertised pairs may be used (the spec names
+	 * add, but the format is only known here). */
+	if (wl_resource_get_version(resource) >= 4 && !format_has_modifier(format,
+	                                                                    p->planes[0].modifier)) {
+		wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT,
+		                       "zwp_linux_buffer_params_v1@%u: format 0x%08x with modifier "
+		                       "0x%llx was not advertised", id, format,
+		                       (unsigned long long)p->planes[0].modifier);
+		return false;
+	}
 	*n_planes = n;
 	return true;
 }
@@ -386,9 +435,68 @@ static void dmabuf_handle_create_params(struct wl_client *client, struct wl_reso
 	wl_resource_set_implementation(r, &params_impl, p, params_resource_destroy);
 }
 
+static void feedback_handle_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct zwp_linux_dmabuf_feedback_v1_interface feedback_impl = {
+	.destroy = feedback_handle_destroy,
+};
+
+/* The parameters never change: sent once, when the object is made. */
+static void send_feedback(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct wl_resource *fb = wl_resource_create(client, &zwp_linux_dmabuf_feedback_v1_interface,
+	                                            wl_resource_get_version(resource), id);
+	if (!fb) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(fb, &feedback_impl, NULL, NULL);
+	struct wl_array device, indices;
+	wl_array_init(&device);
+	wl_array_init(&indices);
+	dev_t *dev = wl_array_add(&device, sizeof(dev_t));
+	uint16_t *idx = wl_array_add(&indices, table.entries * sizeof(uint16_t));
+	if (!dev || !idx) {
+		wl_array_release(&device);
+		wl_array_release(&indices);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	*dev = table.device;
+	for (uint16_t i = 0; i < table.entries; i++)
+		idx[i] = i;
+	zwp_linux_dmabuf_feedback_v1_send_format_table(fb, table.fd, table.size);
+	zwp_linux_dmabuf_feedback_v1_send_main_device(fb, &device);
+	zwp_linux_dmabuf_feedback_v1_send_tranche_target_device(fb, &device);
+	zwp_linux_dmabuf_feedback_v1_send_tranche_flags(fb, 0);
+	zwp_linux_dmabuf_feedback_v1_send_tranche_formats(fb, &indices);
+	zwp_linux_dmabuf_feedback_v1_send_tranche_done(fb);
+	zwp_linux_dmabuf_feedback_v1_send_done(fb);
+	wl_array_release(&device);
+	wl_array_release(&indices);
+}
+
+static void dmabuf_handle_get_default_feedback(struct wl_client *client,
+                                               struct wl_resource *resource, uint32_t id)
+{
+	send_feedback(client, resource, id);
+}
+
+static void dmabuf_handle_get_surface_feedback(struct wl_client *client,
+                                               struct wl_resource *resource, uint32_t id,
+                                               struct wl_resource *surface)
+{
+	send_feedback(client, resource, id);
+}
+
 static const struct zwp_linux_dmabuf_v1_interface dmabuf_impl = {
 	.destroy = dmabuf_handle_destroy,
 	.create_params = dmabuf_handle_create_params,
+	.get_default_feedback = dmabuf_handle_get_default_feedback,
+	.get_surface_feedback = dmabuf_handle_get_surface_feedback,
 };
 
 static void send_modifier(struct wl_resource *resource, uint32_t fourcc, uint64_t modifier)
@@ -406,6 +514,9 @@ static void dmabuf_bind(struct wl_client *client, void *data, uint32_t version, 
 		return;
 	}
 	wl_resource_set_implementation(resource, &dmabuf_impl, data, NULL);
+	/* Version 4 clients get the formats from the feedback only. */
+	if (version >= ZWP_LINUX_DMABUF_V1_GET_DEFAULT_FEEDBACK_SINCE_VERSION)
+		return;
 	for (size_t i = 0; i < N_FORMATS; i++) {
 		const struct dmabuf_format *f = &formats[i];
 		if (!f->supported)
@@ -420,6 +531,37 @@ static void dmabuf_bind(struct wl_client *client, void *data, uint32_t version, 
 			send_modifier(resource, f->fourcc, f->modifiers[m]);
 		send_modifier(resource, f->fourcc, DRM_FORMAT_MOD_INVALID);
 	}
+}
+
+/* The format table of every supported format and layout; false (logged)
+ * if it cannot be made, and then version 3 is offered. */
+static bool make_table(void)
+{
+	struct table_entry entries[N_FORMATS * (MAX_MODIFIERS + 1)];
+	size_t n = 0;
+	for (size_t i = 0; i < N_FORMATS; i++) {
+		if (!formats[i].supported)
+			continue;
+		for (int m = 0; m <= formats[i].n_modifiers; m++)
+			entries[n++] = (struct table_entry){
+				.format = formats[i].fourcc,
+				.modifier = m < formats[i].n_modifiers ? formats[i].modifiers[m]
+				                                       : DRM_FORMAT_MOD_INVALID,
+			};
+	}
+	size_t size = n * sizeof(entries[0]);
+	int fd = memfd_create("duet-dmabuf-formats", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || write(fd, entries, size) != (ssize_t)size ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+		comp_log("linux-dmabuf: cannot make the format table: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	table.fd = fd;
+	table.size = (uint32_t)size;
+	table.entries = (uint16_t)n;
+	return true;
 }
 
 void comp_linux_dmabuf_create(struct comp_server *server)
@@ -451,10 +593,26 @@ void comp_linux_dmabuf_create(struct comp_server *server)
 		comp_log("linux-dmabuf: not offered: EGL imports neither XR24 nor AR24");
 		return;
 	}
-	if (!wl_global_create(server->display, &zwp_linux_dmabuf_v1_interface,
-	                      LINUX_DMABUF_VERSION, server, dmabuf_bind)) {
+	/* Version 4 needs the device the buffers are for. */
+	int version = 3;
+	char device[64] = "no feedback: the renderer's DRM device is not known";
+	if (server->has_render_device && make_table()) {
+		table.device = server->render_device;
+		version = LINUX_DMABUF_VERSION;
+		snprintf(device, sizeof(device), "feedback: main device %u:%u, %u table entries",
+		         major(table.device), minor(table.device), table.entries);
+	}
+	if (!wl_global_create(server->display, &zwp_linux_dmabuf_v1_interface, version, server,
+	                      dmabuf_bind)) {
 		comp_log("cannot create the zwp_linux_dmabuf_v1 global");
 		return;
 	}
-	comp_log("linux-dmabuf: offered (version %d): %s", LINUX_DMABUF_VERSION, list);
+	comp_log("linux-dmabuf: offered (version %d): %s; %s", version, list, device);
+}
+
+void comp_linux_dmabuf_finish(void)
+{
+	if (table.fd >= 0)
+		close(table.fd);
+	table.fd = -1;
 }

@@ -131,4 +131,5 @@ void comp_server_finish(struct comp_server *server)
 	server->backend = NULL;
 	wl_display_destroy(server->display);
 	server->display = NULL;
+	comp_linux_dmabuf_finish();
 }

@@ -2,8 +2,15 @@
  * outcome (tests/kms/test_dmabuf.py checks it).
  *
  * usage: duet-dmabuf-client MODE
- *   globals             "dmabuf absent", or "dmabuf version N" and one
+ *   globals             "dmabuf absent", or "dmabuf version N" (as
+ *                       advertised) and, bound as version 3, one
  *                       "modifier FOURCC 0xMOD" line per advertised layout
+ *   feedback            bound as version 4: the default feedback, as
+ *                       "main_device MAJ:MIN", "target_device MAJ:MIN",
+ *                       "flags N", one "entry FOURCC 0xMOD" line per
+ *                       table entry of the tranche, then "done"
+ *   unadvertised        bound as version 4: a modifier that was not
+ *                       advertised (invalid_format)
  *   already_used, plane_idx, plane_set, incomplete, invalid_format,
  *   invalid_dimensions, out_of_bounds, invalid_wl_buffer, failed
  *                       the scenario that should end in that protocol
@@ -18,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <wayland-client.h>
@@ -33,7 +42,9 @@
 struct client {
 	struct wl_display *display;
 	struct zwp_linux_dmabuf_v1 *dmabuf;
-	uint32_t version;
+	uint32_t version, advertised, bind_version;
+	const uint8_t *table;
+	uint32_t table_size;
 	enum { PENDING, CREATED, FAILED } result;
 };
 
@@ -42,7 +53,8 @@ static void global(void *data, struct wl_registry *registry, uint32_t name,
 {
 	struct client *c = data;
 	if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0) {
-		c->version = version < 3 ? version : 3;
+		c->advertised = version;
+		c->version = version < c->bind_version ? version : c->bind_version;
 		c->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface,
 		                             c->version);
 	}
@@ -68,6 +80,83 @@ static void dmabuf_modifier(void *data, struct zwp_linux_dmabuf_v1 *d, uint32_t 
 
 static const struct zwp_linux_dmabuf_v1_listener dmabuf_listener = {
 	dmabuf_format, dmabuf_modifier,
+};
+
+static void print_dev(const char *what, struct wl_array *a)
+{
+	dev_t dev;
+	if (a->size != sizeof(dev)) {
+		printf("%s size %zu\n", what, a->size);
+		return;
+	}
+	memcpy(&dev, a->data, sizeof(dev));
+	printf("%s %u:%u\n", what, major(dev), minor(dev));
+}
+
+static void fb_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb)
+{
+	printf("done\n");
+}
+
+static void fb_format_table(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb, int32_t fd,
+                            uint32_t size)
+{
+	struct client *c = data;
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		printf("table unmappable\n");
+		return;
+	}
+	c->table = map;
+	c->table_size = size;
+	printf("table %u bytes\n", size);
+}
+
+static void fb_main_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb,
+                           struct wl_array *dev)
+{
+	print_dev("main_device", dev);
+}
+
+static void fb_tranche_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb)
+{
+	printf("tranche_done\n");
+}
+
+static void fb_target_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb,
+                             struct wl_array *dev)
+{
+	print_dev("target_device", dev);
+}
+
+static void fb_formats(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb,
+                       struct wl_array *indices)
+{
+	struct client *c = data;
+	const uint16_t *idx;
+	wl_array_for_each(idx, indices) {
+		if (!c->table || (uint32_t)(*idx + 1) * 16 > c->table_size) {
+			printf("entry %u outside the table\n", *idx);
+			continue;
+		}
+		uint32_t format;
+		uint64_t modifier;
+		memcpy(&format, c->table + *idx * 16, 4);
+		memcpy(&modifier, c->table + *idx * 16 + 8, 8);
+		printf("entry %.4s 0x%016llx\n", (const char *)&format,
+		       (unsigned long long)modifier);
+	}
+}
+
+static void fb_flags(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb, uint32_t flags)
+{
+	printf("flags %u\n", flags);
+}
+
+static const struct zwp_linux_dmabuf_feedback_v1_listener feedback_listener = {
+	fb_done, fb_format_table, fb_main_device, fb_tranche_done, fb_target_device, fb_formats,
+	fb_flags,
 };
 
 static void params_created(void *data, struct zwp_linux_buffer_params_v1 *p,
@@ -141,6 +230,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *mode = argv[1];
 	struct client c = { 0 };
+	c.bind_version = strcmp(mode, "feedback") == 0 || strcmp(mode, "unadvertised") == 0 ? 4 : 3;
 	c.display = wl_display_connect(NULL);
 	if (!c.display) {
 		fprintf(stderr, "cannot connect to the compositor\n");
@@ -155,13 +245,24 @@ int main(int argc, char **argv)
 			printf("dmabuf absent\n");
 			return 0;
 		}
-		printf("dmabuf version %u\n", c.version);
+		printf("dmabuf version %u\n", c.advertised);
 		zwp_linux_dmabuf_v1_add_listener(c.dmabuf, &dmabuf_listener, &c);
 		return wl_display_roundtrip(c.display) < 0 ? 2 : 0;
 	}
 	if (!c.dmabuf) {
 		fprintf(stderr, "no zwp_linux_dmabuf_v1 global\n");
 		return 2;
+	}
+
+	if (strcmp(mode, "feedback") == 0) {
+		if (c.version < 4) {
+			printf("version %u: no feedback\n", c.version);
+			return 0;
+		}
+		struct zwp_linux_dmabuf_feedback_v1 *fb =
+			zwp_linux_dmabuf_v1_get_default_feedback(c.dmabuf);
+		zwp_linux_dmabuf_feedback_v1_add_listener(fb, &feedback_listener, &c);
+		return wl_display_roundtrip(c.display) < 0 ? 2 : 0;
 	}
 
 	const size_t size = (size_t)W * H * 4;
@@ -192,6 +293,11 @@ int main(int argc, char **argv)
 		add(p, 0, size);
 		struct wl_buffer *b = zwp_linux_buffer_params_v1_create_immed(p, W, H, XR24, 0);
 		(void)b;
+	} else if (strcmp(mode, "unadvertised") == 0) {
+		int fd = memfd(size);
+		zwp_linux_buffer_params_v1_add(p, fd, 0, 0, W * 4, 0x12345678, 0x9abcdef0);
+		close(fd);
+		zwp_linux_buffer_params_v1_create(p, W, H, XR24, 0);
 	} else if (strcmp(mode, "failed") == 0) {
 		add(p, 0, size);
 		zwp_linux_buffer_params_v1_create(p, W, H, XR24, 0);

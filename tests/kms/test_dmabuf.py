@@ -8,8 +8,10 @@ usage: test_dmabuf.py absent|errors|client
            compositor says why, clients see no zwp_linux_dmabuf_v1. Where
            EGL can import, the protocol errors are checked instead.
   errors   on the KMS device of the guest (scripts/test-kms), where EGL
-           (kms_swrast) imports: the global is offered with XR24 in the
-           implicit layout; every protocol error the spec defines is
+           (kms_swrast) imports: the global is offered (version 4) with XR24
+           in the implicit layout, its feedback names the card as the main
+           device and lists the formats in its table; every protocol error
+           the spec defines is
            posted for its case, an import the driver refuses is the
            'failed' event (create) or invalid_wl_buffer (create_immed),
            and the compositor lives on
@@ -55,9 +57,13 @@ def dmabuf_client(s, mode):
     return r.stdout.strip().splitlines()
 
 
-def check_errors(s):
+def check_errors(s, card=None):
     lines = dmabuf_client(s, "globals")
-    check(lines and lines[0] == "dmabuf version 3", "globals: %r" % lines)
+    check(lines and lines[0] in ("dmabuf version 3", "dmabuf version 4"), "globals: %r" % lines)
+    if card:
+        # Version 4 where the compositor knows its DRM device: the card.
+        check(lines[0] == "dmabuf version 4", "globals: %r, want version 4 on KMS" % lines)
+        check_feedback(s, card)
     check(XR24_IMPLICIT in lines, "XR24 in the implicit layout not offered: %r" % lines)
     for mode, (iface, code) in ERRORS.items():
         lines = dmabuf_client(s, mode)
@@ -71,6 +77,24 @@ def check_errors(s):
           "the refused import was not logged")
     s.check_alive()
     duet.log("every zwp_linux_buffer_params_v1 error and the failed event as specified")
+
+
+def check_feedback(s, card):
+    st = os.stat(card)
+    dev = "%d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev))
+    lines = dmabuf_client(s, "feedback")
+    want = ["main_device " + dev, "target_device " + dev, "flags 0"]
+    check([line for line in lines if line.split()[0] in ("main_device", "target_device",
+                                                         "flags")] == want,
+          "feedback %r, want %r" % (lines, want))
+    check(lines[0].startswith("table ") and lines[-2:] == ["tranche_done", "done"],
+          "feedback events out of order: %r" % lines)
+    check("entry XR24 0x00ffffffffffffff" in lines, "no XR24 implicit entry: %r" % lines)
+    entries = len([line for line in lines if line.startswith("entry")])
+    lines = dmabuf_client(s, "unadvertised")
+    check(lines == ["error zwp_linux_buffer_params_v1 4"],
+          "a modifier not advertised (version 4): %r" % lines)
+    duet.log("version 4 feedback: main device %s (%s), %d table entries" % (dev, card, entries))
 
 
 def test_absent():
@@ -118,7 +142,7 @@ def test_errors():
     card = render_card()
     with DmabufSession("dmabuf-errors", card) as s:
         s.wait_log("linux-dmabuf: offered")
-        check_errors(s)
+        check_errors(s, card)
 
 
 def corners_upright(img, win, bg, min_non_bg, min_colors):
