@@ -502,6 +502,12 @@ def run_in_guest(args, argv):
           % out, flush=True)
     r = subprocess.run([os.path.join(here, "scripts", "test-kms")], env=env,
                        stdin=subprocess.DEVNULL)
+    # A guest that could not start (no qemu: test-kms says "skipped")
+    # wrote nothing.
+    if not os.path.exists(os.path.join(out, "results.json")):
+        print("duet bench --display kms: the guest wrote no results in %s" % out,
+              file=sys.stderr)
+        return r.returncode or EXIT_FAILED
     return r.returncode
 
 
