@@ -744,6 +744,11 @@ static int drm_init(struct comp_server *server)
 	server->backend_data = drm;
 	if (open_device(drm, &server->options) != 0)
 		return -1;
+	struct stat st;
+	if (fstat(drm->fd, &st) == 0) {
+		server->render_device = st.st_rdev;
+		server->has_render_device = true;
+	}
 	drm->gbm = gbm_create_device(drm->fd);
 	if (!drm->gbm) {
 		comp_log("drm: gbm_create_device(%s) failed", drm->path);

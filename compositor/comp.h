@@ -12,6 +12,7 @@
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <wayland-server-core.h>
 
 #include "render.h"
@@ -62,6 +63,10 @@ struct comp_server {
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
+	/* The DRM device the renderer draws on (the KMS card), where known:
+	 * linux-dmabuf's main device. */
+	bool has_render_device;
+	dev_t render_device;
 
 	struct wl_list surfaces;   /* comp_surface.link */
 	struct wl_list windows;    /* comp_window.link, stacking order, topmost first */
@@ -242,6 +247,13 @@ struct comp_surface {
 	 * the last copy. A buffer replaced before a repaint showed it is
 	 * released uncopied (mailbox). */
 	struct render_texture *texture;
+	/* Set when texture is a dmabuf's (linux-dmabuf.c), borrowed from this
+	 * image (the surface holds a reference) instead of owned. dmabuf_shown
+	 * is the dmabuf wl_buffer the last repaint sampled: kept (no release)
+	 * until a repaint shows a newer buffer, since each frame reads it. */
+	struct comp_dmabuf_image *image;
+	struct wl_resource *dmabuf_shown;
+	struct wl_listener dmabuf_shown_destroy;
 	uint64_t texture_charge;        /* its bytes, counted in the budgets */
 	int buffer_width, buffer_height;
 	struct wl_resource *latch_buffer;
@@ -447,6 +459,25 @@ void comp_xdg_output_create(struct comp_server *server);
  * whether a wl_buffer is one of its buffers and gives its pixel. */
 void comp_single_pixel_buffer_create(struct comp_server *server);
 bool comp_single_pixel_buffer_get(struct wl_resource *buffer, uint32_t *argb);
+
+/* zwp_linux_dmabuf_v1 (linux-dmabuf.c): offered where the renderer can
+ * import dmabufs. Its wl_buffers carry an image (an imported texture,
+ * refcounted: the buffer and every surface showing it hold a reference,
+ * so a surface keeps its content after the client destroys the buffer). */
+struct comp_dmabuf_image;
+void comp_linux_dmabuf_create(struct comp_server *server);
+void comp_linux_dmabuf_finish(void); /* after the display's clients are gone */
+/* The image of one of its wl_buffers, or NULL for any other buffer. */
+struct comp_dmabuf_image *comp_dmabuf_buffer_get(struct wl_resource *buffer);
+void comp_dmabuf_image_ref(struct comp_dmabuf_image *image);
+void comp_dmabuf_image_unref(struct comp_dmabuf_image *image); /* NULL: nothing */
+struct render_texture *comp_dmabuf_image_texture(const struct comp_dmabuf_image *image,
+                                                 int *width, int *height,
+                                                 enum render_format *format);
+/* The node transform (render_quad.transform) that shows the image of a
+ * surface with this buffer transform: the same, composed with a vertical
+ * flip for a y-inverted buffer. image NULL: transform. */
+int comp_dmabuf_image_transform(const struct comp_dmabuf_image *image, int transform);
 
 /* ------------------------------------------------------- test protocol */
 

@@ -77,6 +77,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	comp_viewporter_create(server);
 	comp_xdg_output_create(server);
 	comp_single_pixel_buffer_create(server);
+	comp_linux_dmabuf_create(server);
 	if (options->test_protocol)
 		comp_test_protocol_create(server);
 
@@ -130,4 +131,5 @@ void comp_server_finish(struct comp_server *server)
 	server->backend = NULL;
 	wl_display_destroy(server->display);
 	server->display = NULL;
+	comp_linux_dmabuf_finish();
 }

@@ -1,6 +1,6 @@
 /* wl_compositor and wl_surface: double-buffered surface state, shm
- * buffers, the surface's node in the output scene, map/unmap and hit
- * testing.
+ * and dmabuf buffers, the surface's node in the output scene, map/unmap
+ * and hit testing.
  *
  * A commit only takes its buffer: it checks it, sizes the texture and
  * damages the scene node; the pixels are copied when a repaint shows the
@@ -12,6 +12,11 @@
  * after the copy. Client memory is read only between
  * wl_shm_buffer_begin_access and end_access, where a truncated pool turns
  * into a protocol error instead of a SIGBUS.
+ *
+ * A dmabuf buffer (linux-dmabuf.c) is not copied: its imported texture
+ * goes on the node at commit, and the buffer is kept from the repaint
+ * that latches it until one latches a newer buffer (the mailbox rule
+ * applies as for shm: one replaced before any repaint is given back).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -146,18 +151,63 @@ static void surface_update_node_visibility(struct comp_surface *surface)
 	render_node_set_visible(surface->node, surface->mapped && surface->texture);
 }
 
+/* The dmabuf buffer the repaints sample (NULL: none). The one it replaces
+ * is given back: no frame reads it any more. */
+static void surface_set_dmabuf_shown(struct comp_surface *surface, struct wl_resource *buffer,
+                                     bool queue_release)
+{
+	struct wl_resource *old = surface->dmabuf_shown;
+	if (old == buffer)
+		return;
+	wl_list_remove(&surface->dmabuf_shown_destroy.link);
+	wl_list_init(&surface->dmabuf_shown_destroy.link);
+	surface->dmabuf_shown = buffer;
+	if (buffer)
+		wl_resource_add_destroy_listener(buffer, &surface->dmabuf_shown_destroy);
+	if (old && queue_release)
+		wl_resource_queue_event(old, WL_BUFFER_RELEASE);
+	else if (old)
+		wl_buffer_send_release(old);
+}
+
+static void dmabuf_shown_destroyed(struct wl_listener *listener, void *data)
+{
+	/* The image stays (surface->image holds it): the content too. */
+	struct comp_surface *surface = wl_container_of(listener, surface, dmabuf_shown_destroy);
+	surface->dmabuf_shown = NULL;
+	wl_list_remove(&surface->dmabuf_shown_destroy.link);
+	wl_list_init(&surface->dmabuf_shown_destroy.link);
+}
+
+/* Lets go of the texture: destroys one of ours, or drops the reference
+ * on a dmabuf's image. The node must not show it any more. */
+static void surface_release_texture(struct comp_surface *surface)
+{
+	if (surface->image)
+		comp_dmabuf_image_unref(surface->image);
+	else if (surface->texture)
+		render_texture_destroy(surface->texture);
+	surface->image = NULL;
+	surface->texture = NULL;
+}
+
 static void surface_drop_texture(struct comp_surface *surface)
 {
+	surface_set_dmabuf_shown(surface, NULL, false);
 	if (!surface->texture)
 		return;
 	render_node_set_texture(surface->node, NULL);
-	render_texture_destroy(surface->texture);
+	surface_release_texture(surface);
 	comp_budget_release_texture(surface);
-	surface->texture = NULL;
 	surface->buffer_width = surface->buffer_height = 0;
 }
 
 static void latch_buffer_destroyed(struct wl_listener *listener, void *data);
+static void latch_take(struct comp_surface *surface, const struct comp_surface_state *state,
+                       struct wl_resource *buffer, int width, int height, bool full);
+static bool surface_take_dmabuf(struct comp_surface *surface, struct comp_surface_state *state,
+                                struct wl_resource *buffer, struct comp_dmabuf_image *image,
+                                bool *full);
 
 static void latch_set_buffer(struct comp_surface *surface, struct wl_resource *buffer)
 {
@@ -205,6 +255,14 @@ void comp_surface_latch(struct comp_surface *surface, bool queue_release)
 		return;
 	latch_copy(surface);
 	latch_set_buffer(surface, NULL);
+	if (comp_dmabuf_buffer_get(buffer)) {
+		/* Sampled in place by this frame and the next ones: kept until a
+		 * newer buffer is shown (this frame starts after the last one
+		 * finished, so the one it replaces is read by none). */
+		surface_set_dmabuf_shown(surface, buffer, queue_release);
+		return;
+	}
+	surface_set_dmabuf_shown(surface, NULL, queue_release);
 	/* GL has copied client memory by the time glTexSubImage2D returns,
 	 * so the buffer is free now. */
 	if (queue_release)
@@ -243,14 +301,18 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 	uint32_t pixel;
 	bool single_pixel = !shm && comp_single_pixel_buffer_get(buffer, &pixel);
-	if (!shm && !single_pixel) {
-		/* Only wl_shm and single-pixel buffers are advertised, so nothing
-		 * else can be valid here. */
+	struct comp_dmabuf_image *image = !shm && !single_pixel ? comp_dmabuf_buffer_get(buffer)
+	                                                        : NULL;
+	if (!shm && !single_pixel && !image) {
+		/* Only wl_shm, single-pixel and dmabuf buffers are advertised,
+		 * so nothing else can be valid here. */
 		wl_resource_post_error(surface->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
 		                       "wl_surface@%u: attached buffer is not a wl_shm buffer",
 		                       wl_resource_get_id(surface->resource));
 		return false;
 	}
+	if (image)
+		return surface_take_dmabuf(surface, state, buffer, image, full);
 	enum render_format format = RENDER_FORMAT_ARGB8888;
 	switch (single_pixel ? WL_SHM_FORMAT_ARGB8888 : wl_shm_buffer_get_format(shm)) {
 	case WL_SHM_FORMAT_ARGB8888: format = RENDER_FORMAT_ARGB8888; break;
@@ -283,7 +345,7 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		return false;
 	}
 
-	*full = !surface->texture || surface->buffer_width != width ||
+	*full = !surface->texture || surface->image || surface->buffer_width != width ||
 	        surface->buffer_height != height ||
 	        render_texture_has_alpha(surface->texture) != (format == RENDER_FORMAT_ARGB8888);
 	if (*full) {
@@ -299,18 +361,26 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 			return false;
 		}
 		render_node_set_texture(surface->node, tex);
-		if (surface->texture)
-			render_texture_destroy(surface->texture);
+		surface_release_texture(surface);
 		surface->texture = tex;
 		surface->buffer_width = width;
 		surface->buffer_height = height;
 	}
 
+	latch_take(surface, state, buffer, width, height, *full);
+	return true;
+}
+
+/* Adds what the commit changed to the damage still to copy and makes the
+ * buffer the one the next repaint latches. */
+static void latch_take(struct comp_surface *surface, const struct comp_surface_state *state,
+                       struct wl_resource *buffer, int width, int height, bool full)
+{
 	/* Damage in buffer coordinates: buffer damage as is, surface damage
 	 * scaled. With a viewport or a rotation the mapping is not a plain
 	 * scale, so copy everything then (rare; correctness first). */
 	pixman_region32_t *damage = &surface->latch_damage;
-	if (*full || state->viewport.has_src || state->viewport.dst_w > 0 ||
+	if (full || state->viewport.has_src || state->viewport.dst_w > 0 ||
 	    state->transform != WL_OUTPUT_TRANSFORM_NORMAL) {
 		pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)width, (unsigned)height);
 	} else {
@@ -341,6 +411,38 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 			wl_buffer_send_release(surface->latch_buffer);
 		latch_set_buffer(surface, buffer);
 	}
+}
+
+/* A dmabuf buffer: its image's texture goes on the node at once (nothing
+ * is copied at latch; the repaint samples the client's buffer). */
+static bool surface_take_dmabuf(struct comp_surface *surface, struct comp_surface_state *state,
+                                struct wl_resource *buffer, struct comp_dmabuf_image *image,
+                                bool *full)
+{
+	int width, height;
+	enum render_format format;
+	struct render_texture *tex = comp_dmabuf_image_texture(image, &width, &height, &format);
+	if (!scale_fits(width, height, state)) {
+		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
+		                       wl_resource_get_id(surface->resource), width, height,
+		                       state->scale);
+		return false;
+	}
+	*full = surface->texture != tex || surface->buffer_width != width ||
+	        surface->buffer_height != height;
+	if (surface->texture != tex) {
+		/* The client's memory, not ours: nothing to charge. */
+		comp_budget_release_texture(surface);
+		comp_dmabuf_image_ref(image);
+		render_node_set_texture(surface->node, tex);
+		surface_release_texture(surface);
+		surface->image = image;
+		surface->texture = tex;
+		surface->buffer_width = width;
+		surface->buffer_height = height;
+	}
+	latch_take(surface, state, buffer, width, height, *full);
 	return true;
 }
 
@@ -469,7 +571,8 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 		full = true;
 
 	render_node_set_size(surface->node, surface->width, surface->height);
-	render_node_set_transform(surface->node, state->transform);
+	render_node_set_transform(surface->node,
+	                          comp_dmabuf_image_transform(surface->image, state->transform));
 	const struct comp_viewport_state *vp = &state->viewport;
 	if (vp->has_src)
 		render_node_set_source(surface->node, (float)(vp->src_x * state->scale),
@@ -678,10 +781,10 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	comp_surface_state_finish(&surface->current);
 	/* The client may reuse a buffer it attached to a surface it destroyed. */
 	latch_drop(surface, true);
+	surface_set_dmabuf_shown(surface, NULL, false);
 	pixman_region32_fini(&surface->latch_damage);
 	render_node_destroy(surface->node);
-	if (surface->texture)
-		render_texture_destroy(surface->texture);
+	surface_release_texture(surface);
 	comp_budget_release_texture(surface);
 	comp_output_schedule_repaint(surface->server->output);
 	free(surface);
@@ -711,6 +814,8 @@ static void compositor_create_surface(struct wl_client *client, struct wl_resour
 	surface->server = server;
 	surface->latch_buffer_destroy.notify = latch_buffer_destroyed;
 	wl_list_init(&surface->latch_buffer_destroy.link);
+	surface->dmabuf_shown_destroy.notify = dmabuf_shown_destroyed;
+	wl_list_init(&surface->dmabuf_shown_destroy.link);
 	pixman_region32_init(&surface->latch_damage);
 	comp_surface_state_init(&surface->pending);
 	comp_surface_state_init(&surface->current);

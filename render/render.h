@@ -139,6 +139,14 @@ struct render_dmabuf {
 };
 /* Whether this renderer can import dmabufs; why: the missing extension. */
 bool render_dmabuf_import_supported(struct renderer *r, const char **why);
+/* The explicit layouts (DRM format modifiers) EGL imports format in,
+ * external-only ones left out: up to max into modifiers, returns how
+ * many; 0 when it takes only the driver's implicit layout (no modifiers
+ * extension, or none listed), -1 when it cannot import the format at all
+ * (or nothing). DRM_FORMAT_MOD_INVALID is never listed: the implicit
+ * layout is always importable where the format is. */
+int render_dmabuf_query_modifiers(struct renderer *r, enum render_format format,
+                                  uint64_t *modifiers, int max);
 /* NULL (logged) when the driver refuses the buffer. Upload calls on the
  * texture fail: it is the exporter's buffer. render_texture_destroy
  * releases the EGLImage. */

@@ -28,6 +28,16 @@
 #define DRM_FORMAT_ARGB8888 FOURCC('A', 'R', '2', '4')
 #define DRM_FORMAT_MOD_INVALID 0x00ffffffffffffffULL
 
+#ifndef EGL_EXT_image_dma_buf_import_modifiers
+typedef EGLBoolean (*PFNEGLQUERYDMABUFFORMATSEXTPROC)(EGLDisplay dpy, EGLint max_formats,
+                                                       EGLint *formats, EGLint *num_formats);
+typedef EGLBoolean (*PFNEGLQUERYDMABUFMODIFIERSEXTPROC)(EGLDisplay dpy, EGLint format,
+                                                         EGLint max_modifiers,
+                                                         EGLuint64KHR *modifiers,
+                                                         EGLBoolean *external_only,
+                                                         EGLint *num_modifiers);
+#endif
+
 bool render_dmabuf_import_supported(struct renderer *r, const char **why)
 {
 	const char *missing = NULL;
@@ -42,6 +52,60 @@ bool render_dmabuf_import_supported(struct renderer *r, const char **why)
 	if (why)
 		*why = missing;
 	return !missing;
+}
+
+int render_dmabuf_query_modifiers(struct renderer *r, enum render_format format,
+                                  uint64_t *modifiers, int max)
+{
+	if (!render_dmabuf_import_supported(r, NULL))
+		return -1;
+	/* Without the modifiers extension EGL takes the formats it always
+	 * could, in the driver's implicit layout. */
+	if (!render_usable_extension(r->egl, "EGL_EXT_image_dma_buf_import_modifiers"))
+		return 0;
+	PFNEGLQUERYDMABUFFORMATSEXTPROC query_formats = (PFNEGLQUERYDMABUFFORMATSEXTPROC)
+		eglGetProcAddress("eglQueryDmaBufFormatsEXT");
+	PFNEGLQUERYDMABUFMODIFIERSEXTPROC query_modifiers = (PFNEGLQUERYDMABUFMODIFIERSEXTPROC)
+		eglGetProcAddress("eglQueryDmaBufModifiersEXT");
+	if (!query_formats || !query_modifiers)
+		return 0;
+	EGLint fourcc = (EGLint)(format == RENDER_FORMAT_ARGB8888 ? DRM_FORMAT_ARGB8888
+	                                                          : DRM_FORMAT_XRGB8888);
+	EGLint n = 0;
+	if (!query_formats(r->egl->display, 0, NULL, &n) || n <= 0)
+		return -1;
+	EGLint *formats = calloc((size_t)n, sizeof(*formats));
+	if (!formats || !query_formats(r->egl->display, n, formats, &n)) {
+		free(formats);
+		return -1;
+	}
+	bool found = false;
+	for (EGLint i = 0; i < n; i++)
+		found = found || formats[i] == fourcc;
+	free(formats);
+	if (!found)
+		return -1;
+
+	EGLint m = 0;
+	if (!query_modifiers(r->egl->display, fourcc, 0, NULL, NULL, &m) || m <= 0)
+		return 0;
+	EGLuint64KHR *mods = calloc((size_t)m, sizeof(*mods));
+	EGLBoolean *external = calloc((size_t)m, sizeof(*external));
+	int count = 0;
+	if (mods && external && query_modifiers(r->egl->display, fourcc, m, mods, external, &m)) {
+		/* External-only layouts need GL_TEXTURE_EXTERNAL_OES, which
+		 * the renderer's shaders do not sample. */
+		for (EGLint i = 0; i < m; i++) {
+			if (external[i] || mods[i] == DRM_FORMAT_MOD_INVALID)
+				continue;
+			if (count < max)
+				modifiers[count] = mods[i];
+			count++;
+		}
+	}
+	free(mods);
+	free(external);
+	return count < max ? count : max;
 }
 
 struct render_texture *render_texture_import_dmabuf(struct renderer *r,

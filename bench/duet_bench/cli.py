@@ -3,7 +3,7 @@
     duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,
                                         concurrent,input]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
-               [--render-refresh HZ] [--seed N] [--out DIR]
+               [--render-refresh HZ] [--seed N] [--out DIR] [--display headless|kms]
 
 Results go to DIR (default bench-results/DATE): results.json (every raw
 sample, rewritten after each experiment so an interrupted run keeps what
@@ -15,6 +15,14 @@ farms and scripts) writes results.json and summary.csv only and prints
 one JSON line on stdout: the result, the exit status, what failed, each
 experiment's result and the two files' paths; the summary table goes to
 stderr.
+
+--display kms runs the bench on a KMS display instead of headless: here,
+inside scripts/test-kms's qemu guest (virtio-gpu, and vkms beside it for
+Xorg's glamor), with the KMS stacks (duet-compositor --backend drm, Xorg +
+duet-xwm; the others are reported as not runnable, with the reason). The
+guest is emulated (TCG): the report says so, and its timings are not
+comparable with a real machine's; the counts are. DIR must be on this
+machine's file system (the guest writes into it).
 """
 import argparse
 import atexit
@@ -24,7 +32,9 @@ import json
 import re
 import os
 import shutil
+import shlex
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -180,6 +190,9 @@ def add_arguments(p):
                    metavar="N", help="seed of the stacks' random order in each round and of "
                    "the bootstrap intervals (default: a random one; recorded either way)")
     p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
+    p.add_argument("--display", choices=["headless", "kms"], default="headless",
+                   help="headless outputs (default), or a KMS display: the bench runs in "
+                   "scripts/test-kms's emulated guest with the KMS stacks")
     p.add_argument("--no-report", action="store_true", help="results.json and summary.csv only")
 
 
@@ -217,6 +230,7 @@ class Bench:
             "machine": machine.machine(), "governor": machine.governor(),
             "versions": machine.versions(),
             "render_env": {k: self.base_env.get(k) for k in machine.render_env()},
+            "display": stacks.display(),
             "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
             "ipc": {}}
         self.progress = Progress(self.plan_units())
@@ -535,9 +549,48 @@ def default_stacks(args):
         args.stacks = list(stacks.ORDER if args.quick else stacks.ALL)
 
 
+def run_in_guest(args, argv):
+    """--display kms outside the guest: the same command in scripts/test-kms's
+    guest, which writes into --out; its exit status is the bench's."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    out = os.path.abspath(args.out or os.path.join(
+        "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + "-kms"))
+    os.makedirs(out, exist_ok=True)
+    inner = [a for a in argv if not a.startswith("--out")]
+    skip = [i for i, a in enumerate(argv) if a == "--out"]
+    if skip:
+        inner = [a for i, a in enumerate(argv) if i not in skip and i - 1 not in skip]
+    # duet's own programs from the build this launcher belongs to.
+    build = os.environ.get("DUET_BUILD_DIR") or os.path.join(here, "build")
+    # Waits stretch under emulation (procs.patience); nothing measured does.
+    cmd = ("DUET_DISPLAY=kms DUET_EMULATION='qemu TCG guest (scripts/test-kms)' "
+           "DUET_BENCH_PATIENCE=%s DUET_BUILD_DIR=%s %s bench %s --out %s" % (
+               shlex.quote(os.environ.get("DUET_BENCH_PATIENCE", "10")),
+               shlex.quote(os.path.abspath(build)),
+               shlex.quote(os.path.join(here, "tools", "duet")),
+               " ".join(shlex.quote(a) for a in inner), shlex.quote(out)))
+    env = dict(os.environ, DUET_KMS_COMMAND=cmd, DUET_KMS_RWDIRS=out,
+               DUET_KMS_BUILDS=os.path.abspath(build))
+    print("duet bench --display kms: running in the guest (scripts/test-kms); results in %s"
+          % out, flush=True)
+    r = subprocess.run([os.path.join(here, "scripts", "test-kms")], env=env,
+                       stdin=subprocess.DEVNULL)
+    # A guest that could not start (no qemu: test-kms says "skipped")
+    # wrote nothing.
+    if not os.path.exists(os.path.join(out, "results.json")):
+        print("duet bench --display kms: the guest wrote no results in %s" % out,
+              file=sys.stderr)
+        return r.returncode or EXIT_FAILED
+    return r.returncode
+
+
 def run(args, argv):
     if not hasattr(args, "experiments"):
         return EXIT_USAGE
+    if getattr(args, "display", "headless") == "kms":
+        if os.environ.get("DUET_KMS_GUEST") != "1":
+            return run_in_guest(args, argv)
+        os.environ["DUET_DISPLAY"] = "kms"
     default_stacks(args)
     procs.become_subreaper()
     bench = Bench(args, argv)

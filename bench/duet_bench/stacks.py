@@ -16,6 +16,12 @@ per run (xorg.py); the x11 stack then reports which content path duet-xwm
 took, and openbox needs Xvfb (its readiness observer reads Xvfb's
 framebuffer file).
 
+On a KMS display ($DUET_DISPLAY=kms: `duet bench --display kms`, which runs
+the bench inside scripts/test-kms's guest) the stacks drive the card:
+wayland is duet-compositor --backend drm, x11 is Xorg + duet-xwm; weston,
+openbox and the Enlightenment stacks are reported as not runnable, with
+the reason.
+
 Each instance gets its own socket / display and XDG_RUNTIME_DIR, so stacks
 never meet. counting=True preloads the IPC counter into every process of
 the stack (and turns on duet-compositor's protocol log).
@@ -84,8 +90,28 @@ def find_own(name, subdir):
     return shutil.which(name)
 
 
+def display():
+    """Where the stacks show: "headless" (default) or "kms" ($DUET_DISPLAY)."""
+    d = os.environ.get("DUET_DISPLAY") or "headless"
+    if d not in ("headless", "kms"):
+        raise StackError("DUET_DISPLAY=%s: want headless or kms" % d)
+    return d
+
+
+# Why a stack does not run on a KMS display (docs/board.md).
+KMS_NOT_RUNNABLE = {
+    "weston": "weston on KMS: Debian's weston 10 starts its DRM backend only through logind "
+              "(built without libseat), which the guest has not",
+    "e-x11": "the Enlightenment stacks run headless only",
+    "e-wayland": "the Enlightenment stacks run headless only",
+}
+
+
 def x_server(xserver=None):
-    """The X stacks' server: "xvfb" (default) or "xorg" ($DUET_X_SERVER)."""
+    """The X stacks' server: "xvfb" (default), or "xorg" ($DUET_X_SERVER, and
+    always on a KMS display)."""
+    if display() == "kms":
+        return "xorg"
     xserver = xserver or os.environ.get("DUET_X_SERVER") or "xvfb"
     if xserver not in ("xvfb", "xorg"):
         raise StackError("DUET_X_SERVER=%s: want xvfb or xorg" % xserver)
@@ -120,6 +146,8 @@ def needs(stack, xserver=None):
 
 def missing(stack, xserver=None):
     """None, or why the stack cannot run here."""
+    if display() == "kms" and stack in KMS_NOT_RUNNABLE:
+        return KMS_NOT_RUNNABLE[stack]
     if stack == "openbox" and x_server(xserver) == "xorg":
         return "openbox runs on Xvfb only in the bench (its observer reads Xvfb's framebuffer)"
     lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack, xserver).items() if not p]
@@ -319,8 +347,15 @@ class Stack:
             self.protocol_log = os.path.join(self.counting, "protocol.json")
             env["DUET_PROTOCOL_LOG"] = self.protocol_log
         env = self.trace_env(env, "server")
-        self.spawn("server", [self.programs["duet-compositor"], "--socket", sock, "--size",
-                              self.size, "--refresh", str(self.refresh), "--test-protocol"], env)
+        argv = [self.programs["duet-compositor"], "--socket", sock, "--size", self.size,
+                "--refresh", str(self.refresh), "--test-protocol"]
+        if display() == "kms":
+            # The card's preferred mode and refresh (--size and --refresh
+            # are for headless outputs).
+            argv += ["--backend", "drm"]
+            self.notes.append("duet-compositor on KMS (--backend drm): the connector's "
+                              "preferred mode, frames paced by its page flips")
+        self.spawn("server", argv, env)
         # The test socket is made after the clients' one.
         self._wait_socket(sock + "-test")
         self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
@@ -465,6 +500,11 @@ class Stack:
             self.protocol_log = os.path.join(self.counting, "protocol.json")
             env["DUET_PROTOCOL_LOG"] = self.protocol_log
         env = self.trace_env(env, "wm")
+        if display() == "kms":
+            # duet-xwm's EGL on the server's card through DRI3 (kms_swrast),
+            # which imports the windows' pixmaps; forced software EGL
+            # (drisw) cannot (docs/board.md section 6).
+            env.update(LIBGL_ALWAYS_SOFTWARE="0", MESA_LOADER_DRIVER_OVERRIDE="kms_swrast")
         self.spawn("wm", [self.programs["duet-xwm"], "--display", self.display, "--refresh",
                           str(self.refresh)], env)
         self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)

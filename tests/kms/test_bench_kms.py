@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""`duet bench --display kms` inside the guest (scripts/test-kms), reduced to
+one launch per stack: the KMS stacks start on the card and are measured
+(duet-compositor --backend drm; Xorg + duet-xwm, with vkms beside virtio-gpu
+as `duet bench --display kms` has it), weston and openbox are reported as
+not runnable with their reasons, results.json says display "kms" and the
+emulation, and the report warns that its figures are not timings.
+
+usage: test_bench_kms.py
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+
+import duet  # noqa: E402
+from duet import check  # noqa: E402
+import test_kms  # noqa: E402
+import test_xorg  # noqa: E402
+
+
+def test():
+    test_kms.cards()
+    test_xorg.xorg_program()
+    out = tempfile.mkdtemp(prefix="duet-bench-kms-")
+    argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick",
+            "--experiments", "launch", "--no-ipc", "--reps", "1", "--out", out]
+    env = dict(os.environ, DUET_BENCH_PATIENCE="10",
+               DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
+    with test_xorg.Vkms():
+        try:
+            r = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, errors="replace", timeout=250)
+        except subprocess.TimeoutExpired:
+            raise duet.Failure("%s did not finish in 250 s" % " ".join(argv))
+    duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
+    check(r.returncode == 0, "duet bench exited %d; stderr:\n%s" % (r.returncode,
+                                                                   r.stderr[-3000:]))
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    check(res.get("display") == "kms", "results.json display %r" % res.get("display"))
+    check("TCG" in (res["machine"].get("emulation") or ""),
+          "the emulation is not recorded: %r" % res["machine"].get("emulation"))
+    st = res["stacks"]
+    for name, note in (("wayland", "--backend drm"), ("x11", "X server: Xorg")):
+        check(st[name]["status"] == "ok", "%s: %r" % (name, st[name]))
+        check(any(note in n for n in st[name].get("notes", [])),
+              "%s's notes do not say %r: %r" % (name, note, st[name].get("notes")))
+        samples = res["experiments"]["launch"][name].get("samples", [])
+        check(samples, "no launch samples on %s" % name)
+    for name, why in (("weston", "logind"), ("openbox", "Xvfb")):
+        check(st[name]["status"] == "skipped" and why in st[name].get("reason", ""),
+              "%s: %r" % (name, st[name]))
+    with open(os.path.join(out, "report.md")) as f:
+        report = f.read()
+    check("this run was under emulation" in report, "the report does not warn of emulation")
+    duet.log("bench on KMS: wayland and x11 measured, weston and openbox not runnable, "
+             "marked emulated")
+
+
+if __name__ == "__main__":
+    duet.main(test)
