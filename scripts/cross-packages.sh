@@ -51,6 +51,12 @@ duet_cross_packages() {
 			# Mesa's EGL and llvmpipe: only to run tests.
 			[ "$arch" = arm64 ] && list="$list $pkg:$arch"
 			;;
+		libefl-all-dev)
+			# EFL's -dev packages are not co-installable across
+			# architectures (apt would remove the native ones and
+			# python3 with them); duet-launch-efl is optional and the
+			# cross builds go without it.
+			;;
 		lib*) list="$list $pkg:$arch" ;;
 		esac
 	done
