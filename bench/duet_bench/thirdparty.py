@@ -95,17 +95,23 @@ def reap_strays(stack):
     comes back to the bench (a child subreaper). Kills such orphans of
     this stack instance (its XDG_RUNTIME_DIR), so none piles up between
     stacks; a stack process's own helpers (weston's shell client) have
-    their parent still and are left alone."""
+    their parent still and are left alone. So are the E session's own
+    daemons (its session bus forks away from the bench too): killing E's
+    bus made E start its shutdown a few seconds later, in the middle of
+    the next experiment."""
     mine = {c.pid for c in procs._registry}
     needle = ("XDG_RUNTIME_DIR=" + stack.runtime).encode()
+    session = getattr(stack, "e_session", None)
+    keep = ("HOME=" + session.home).encode() if session else None
     for pid in procs.descendants(os.getpid()):
         st = procs.read_stat(pid)
         if pid in mine or not st or st[1] != os.getpid():
             continue
         try:
             with open("/proc/%d/environ" % pid, "rb") as f:
-                if needle not in f.read().split(b"\0"):
-                    continue
+                env = f.read().split(b"\0")
+            if needle not in env or (keep and keep in env):
+                continue
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)  # ours since it was orphaned: reap it
         except OSError:
