@@ -9,15 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "app-args.h"
 #include "tk.h"
 
 extern volatile sig_atomic_t app_quit; /* set by SIGINT/SIGTERM */
 void app_install_signals(void);
 
-/* "WxH" with both in 1..16384. */
-bool app_parse_size(const char *s, int *w, int *h);
-/* Decimal in lo..hi. */
-bool app_parse_long(const char *s, long lo, long hi, long *out);
 
 /* Dispatches until *flag is true, the window closes, a signal arrives or
  * timeout_ms passes. Returns true if *flag became true. */

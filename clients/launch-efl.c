@@ -38,6 +38,7 @@
 #include <time.h>
 #include <wayland-client.h>
 
+#include "app-args.h"
 #include "render.h"
 
 #define BAR_H 48
@@ -91,31 +92,6 @@ static void trace(const char *name, const char *fields, ...)
 	va_start(ap, fields);
 	render_tracev(name, fields, ap);
 	va_end(ap);
-}
-
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_size(const char *s, int *w, int *h)
-{
-	long a, b;
-	char *end;
-	errno = 0;
-	a = strtol(s, &end, 10);
-	if (errno || end == s || *end != 'x' || !parse_long(end + 1, 1, 16384, &b) || a < 1 ||
-	    a > 16384)
-		return false;
-	*w = (int)a;
-	*h = (int)b;
-	return true;
 }
 
 static void report(struct launch *l)
@@ -323,14 +299,14 @@ int main(int argc, char **argv)
 			want_engine = v;
 			i++;
 		} else if (strcmp(a, "--size") == 0 && v) {
-			if (!parse_size(v, &width, &height)) {
+			if (!app_parse_size(v, &width, &height)) {
 				fprintf(stderr, "duet-launch-efl: impossible size '%s' (want WxH, 1..16384)\n",
 				        v);
 				return 2;
 			}
 			i++;
 		} else if (strcmp(a, "--timeout-ms") == 0 && v) {
-			if (!parse_long(v, 1, 3600000, &timeout_ms)) {
+			if (!app_parse_long(v, 1, 3600000, &timeout_ms)) {
 				fprintf(stderr, "duet-launch-efl: bad --timeout-ms '%s'\n", v);
 				return 2;
 			}

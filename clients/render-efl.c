@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app-args.h"
 #include "render.h"
 
 #define N_IMAGES 24
@@ -322,17 +323,6 @@ static void on_delete(void *data, Evas_Object *obj, void *info)
 	elm_exit();
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 static bool parse_scenes(struct app *a, const char *list)
 {
 	char buf[256];
@@ -375,21 +365,14 @@ int main(int argc, char **argv)
 			setenv("ELM_ACCEL", strcmp(v, "gl") == 0 ? "gl" : "none", 1);
 			want_engine = v;
 			i++;
-		} else if (strcmp(o, "--duration-ms") == 0 && v && parse_long(v, 1, 3600000, &n)) {
+		} else if (strcmp(o, "--duration-ms") == 0 && v && app_parse_long(v, 1, 3600000, &n)) {
 			a.duration_ns = (uint64_t)n * 1000000ull;
 			i++;
 		} else if (strcmp(o, "--size") == 0 && v) {
-			char *x;
-			long w, h;
-			errno = 0;
-			w = strtol(v, &x, 10);
-			if (errno || x == v || *x != 'x' || !parse_long(x + 1, 1, 16384, &h) || w < 1 ||
-			    w > 16384) {
+			if (!app_parse_size(v, &a.w, &a.h)) {
 				fprintf(stderr, "duet-render-efl: impossible size '%s'\n", v);
 				return 2;
 			}
-			a.w = (int)w;
-			a.h = (int)h;
 			i++;
 		} else if (strcmp(o, "--scenes") == 0 && v) {
 			if (!parse_scenes(&a, v)) {
