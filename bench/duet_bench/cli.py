@@ -3,7 +3,7 @@
     duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,
                                         concurrent,input]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
-               [--render-refresh HZ] [--seed N] [--out DIR] [--display headless|kms]
+               [--render-refresh LIST] [--seed N] [--out DIR] [--display headless|kms]
 
 Results go to DIR (default bench-results/DATE): results.json (every raw
 sample, rewritten after each experiment so an interrupted run keeps what
@@ -91,7 +91,10 @@ class Options:
         self.input_reps = reps or (1 if q else 3)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
-        self.render_refresh = args.render_refresh
+        # Every refresh the render experiment runs duet's servers at; the
+        # first is the headline (and its IPC counting run's).
+        self.render_refreshes = args.render_refresh or ([0] if q else [0, 60])
+        self.render_refresh = self.render_refreshes[0]
         self.seed = args.seed if args.seed is not None else stats.new_seed()
         # DUET_BENCH_PATIENCE: the factor every wait's upper bound was given.
         self.patience = procs.patience(1.0)
@@ -120,6 +123,18 @@ class Options:
 
     def as_dict(self):
         return dict(vars(self))
+
+
+def refresh_list(text):
+    """--render-refresh: distinct rates in Hz, 0 (unthrottled) or 1..1000."""
+    try:
+        hz = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        hz = []
+    if not hz or any(not 0 <= h <= 1000 for h in hz) or len(set(hz)) != len(hz):
+        raise argparse.ArgumentTypeError("refresh must be a list of distinct rates, each 0 "
+                                         "(unthrottled) or 1..1000 Hz: %r" % text)
+    return hz
 
 
 def parse_list(text, allowed, what, keep_order=False):
@@ -175,12 +190,13 @@ def add_arguments(p):
                    help="interleave the stacks: every round runs every stack once with its "
                         "share of the runs, so slow drift of a shared machine's load falls "
                         "on all stacks alike (default 5; 1 with --quick)")
-    p.add_argument("--render-refresh", default=0, metavar="HZ",
-                   type=int_arg(0, 1000, "refresh must be 0 (unthrottled) or 1..1000 Hz"),
-                   help="refresh rate of duet-compositor's and duet-xwm's frame clock in "
-                        "the render experiment (default 0: composite every frame the app "
-                        "draws; 60 composites at most 60 times a second, as weston's "
-                        "headless output always does)")
+    p.add_argument("--render-refresh", default=None, metavar="LIST", type=refresh_list,
+                   help="refresh rates (Hz, comma-separated) of duet-compositor's and "
+                        "duet-xwm's frame clock in the render experiment, which runs once at "
+                        "each; the first is the headline (default 0,60; 0 with --quick). "
+                        "0: composite every frame the app draws; 60: at most 60 times a "
+                        "second. weston's headless output has no switch: it runs its own "
+                        "60 Hz clock at every value, and its samples say so")
     p.add_argument("--render-engines", default="sw,gl", metavar="LIST",
                    type=lambda t: parse_list(t, ["sw", "gl"], "engine", keep_order=True),
                    help="the app engines of the render experiment and its counting runs, "
@@ -451,8 +467,8 @@ class Bench:
         if at60:
             self.run_in_stack(name, 60, at60)
         if "render" in now:
-            self.run_in_stack(name, self.opts.render_refresh,
-                              [self.timing_job("render", name)])
+            for hz in self.opts.render_refreshes:
+                self.run_in_stack(name, hz, [self.timing_job("render", name)])
         if "input" in now:
             # A stack instance of its own: duet-compositor with a framebuffer file.
             self.run_in_stack(name, 60, [self.timing_job("input", name)],

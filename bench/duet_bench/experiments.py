@@ -251,10 +251,13 @@ class SceneCpu:
 def render(ctx, stack, rec):
     """The duet-render scenes unthrottled with every engine of
     --render-engines in turn (sw first: the headline): fps, flush time and
-    CPU per frame."""
+    CPU per frame. Called once per --render-refresh rate, each time on a
+    stack started at that rate; its samples carry it (refresh_hz)."""
     o = ctx.opts
     rec["engines"] = list(o.render_engines)
     rec["headline_engine"] = o.render_engines[0]
+    rec["refreshes"] = list(o.render_refreshes)
+    rec["headline_refresh"] = o.render_refreshes[0]
     rec["cores"] = procs.cores()
     for i in runs(ctx, "render", stack):
         for engine in o.render_engines:
@@ -277,7 +280,7 @@ def render(ctx, stack, rec):
             path = scenes[0].get("path") if scenes else None
             rec["samples"].append({
                 "run": i + 1, "engine": engine, "transport": transport(stack.kind, engine, path),
-                "score_fps": done[0]["score_fps"],
+                "refresh_hz": stack.refresh, "score_fps": done[0]["score_fps"],
                 "scenes": {s["scene"]: {"fps": s["fps"], "frames": s["frames"],
                                         "flush_ms": s["flush_mean_ns"] / 1e6,
                                         "flush_max_ms": s["flush_max_ns"] / 1e6,

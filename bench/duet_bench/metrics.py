@@ -59,6 +59,29 @@ def render_engines(results, stack):
     return head, [e for e in engines if e != head]
 
 
+def render_refreshes(results, stack):
+    """(headline refresh, [other refreshes]) of the render experiment; a
+    result from before --render-refresh took a list has one, its option."""
+    r = exp(results, "render", stack) or {}
+    hz = r.get("refreshes") or []
+    head = r.get("headline_refresh")
+    if head is None:
+        head = hz[0] if hz else (results.get("options") or {}).get("render_refresh", 0)
+    return head, [h for h in hz if h != head]
+
+
+def render_sample_of(results, stack, engine="headline", refresh="headline"):
+    """A filter for the render samples of one engine at one refresh
+    ("headline": the run's first); a sample without the field counts as
+    the headline's."""
+    head_e, _ = render_engines(results, stack)
+    head_r, _ = render_refreshes(results, stack)
+    want_e = head_e if engine == "headline" else engine
+    want_r = head_r if refresh == "headline" else refresh
+    return lambda s: ((want_e is None or s.get("engine", want_e) == want_e)
+                      and s.get("refresh_hz", head_r) == want_r)
+
+
 def _get(d, *path):
     for p in path:
         if not isinstance(d, dict):
@@ -77,13 +100,11 @@ def _launch(field, kind):
     return pick
 
 
-def _render(fn, engine):
+def _render(fn, engine, refresh="headline"):
     def pick(results, stack):
         r = exp(results, "render", stack) or {}
-        head, _ = render_engines(results, stack)
-        want = head if engine == "headline" else engine
-        return [(s, fn(s)) for s in r.get("samples", [])
-                if want is None or s.get("engine", want) == want]
+        want = render_sample_of(results, stack, engine, refresh)
+        return [(s, fn(s)) for s in r.get("samples", []) if want(s)]
     return pick
 
 
@@ -134,8 +155,7 @@ def _switches(e, want=None, records="samples"):
             kind = launch_kind(results, stack)
             want_ = (lambda s: kind is None or s.get("kind") == kind)
         elif e == "render":
-            head, _ = render_engines(results, stack)
-            want_ = (lambda s: head is None or s.get("engine") == head)
+            want_ = render_sample_of(results, stack)
         else:
             want_ = want
         return [(s, _get(s, "switches", "all")) for s in r.get(records) or []
@@ -311,14 +331,17 @@ EXTRA_ENGINE_COUNTS = [("render_ipc_per_frame", ("per_frame_study_style", "serve
 def catalogue(results):
     """[(Metric, picker)] for this result: the fixed list with the headline
     engine named, plus the render metrics of every other engine any stack
-    ran."""
-    heads, others = set(), []
+    ran, and of every engine at every other refresh (KEY_rHZ)."""
+    heads, others, rates = set(), [], []
     for st in stacks_of(results):
         head, rest = render_engines(results, st)
         heads.add(head)
         for e in rest:
             if e not in others:
                 others.append(e)
+        for hz in render_refreshes(results, st)[1]:
+            if hz not in rates:
+                rates.append(hz)
     heads.discard(None)  # stacks that did not render
     head = heads.pop() if len(heads) == 1 else None
     out = []
@@ -338,7 +361,20 @@ def catalogue(results):
             m = base[key].variant("%s_%s" % (key, e), base[key].title.replace(
                 "headline engine", "engine " + e), ("ipc", "render_" + e))
             out.append((m, _ipc("render_" + e, *path)))
+    # The timings only: the counting run is at the headline refresh.
+    for hz in rates:
+        for e in ([head] if head else []) + others:
+            for key, fn in EXTRA_ENGINE:
+                m = base[key].variant("%s%s_r%d" % (key, "" if e == head else "_" + e, hz),
+                                      "%s, duet's servers at %s" % (
+                                          base[key].title.replace("headline engine",
+                                                                  "engine " + e), refresh_name(hz)))
+                out.append((m, _render(fn, e, hz)))
     return out
+
+
+def refresh_name(hz):
+    return "%d Hz" % hz if hz else "R = 0 (every frame composited)"
 
 
 # ------------------------------------------------------------ per stack

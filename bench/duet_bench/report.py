@@ -143,8 +143,9 @@ def machine_rows(results):
          if orders else "%s round(s), the stacks in a fixed order in each round (a run from "
          "before the random order)" % opts.get("rounds", 1), "-"],
         ["compositor frame clock", "60 Hz; render experiment: %s (duet-compositor, duet-xwm; "
-         "weston fixed 60 Hz, xcompmgr on every damage)" % refresh_text(
-             opts.get("render_refresh", 0)), "display rate"],
+         "weston fixed 60 Hz, xcompmgr on every damage)" % "; then ".join(
+             refresh_text(hz) for hz in opts.get("render_refreshes")
+             or [opts.get("render_refresh", 0)]), "display rate"],
     ]
 
 

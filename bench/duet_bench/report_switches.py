@@ -21,7 +21,7 @@ def operations(results, st):
                results, "launch", st, lambda s: kind is None or s.get("kind") == kind)]),
            ("frame (render%s)" % (", " + head if head else ""),
             [s.get("switches") for s in _samples(
-                results, "render", st, lambda s: head is None or s.get("engine") == head)]),
+                results, "render", st, metrics.render_sample_of(results, st))]),
            ("frame (cpu, start-up included)",
             [s.get("switches") for s in _samples(results, "cpu", st)]),
            ("resize", list((metrics.exp(results, "resize", st) or {}).get("switches") or []))]

@@ -218,27 +218,49 @@ def test_rounds():
 
 
 def test_render_refresh():
-    bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--render-refresh",
-                          "-5"], capture_output=True, text=True, timeout=60)
-    check(bad.returncode == 2 and "refresh must be" in bad.stderr,
-          "--render-refresh -5 is refused with a usage error (status %d: %s)"
-          % (bad.returncode, bad.stderr.strip()[-120:]))
+    for arg in ("-5", "0,0", "60,x"):
+        bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench",
+                              "--render-refresh", arg], capture_output=True, text=True,
+                             timeout=60)
+        check(bad.returncode == 2 and "refresh must be" in bad.stderr,
+              "--render-refresh %s is refused with a usage error (status %d: %s)"
+              % (arg, bad.returncode, bad.stderr.strip()[-120:]))
+    # Two rates in one run: the headline first, the other beside it.
     r, out, mark, took = run_bench(["--quick", "--stacks", "wayland,x11", "--experiments",
-                                    "render", "--render-refresh", "60", "--no-ipc"],
-                                   {}, timeout=300)
+                                    "render", "--render-refresh", "60,0", "--no-ipc"],
+                                   {}, timeout=400)
     check(r.returncode == 0, "the bench exits 0 (status %d)" % r.returncode)
     res = load(out)
-    check(res["options"]["render_refresh"] == 60, "the option is recorded")
+    check(res["options"]["render_refresh"] == 60 and res["options"]["render_refreshes"] == [60, 0],
+          "the options are recorded: headline 60, then 0 (%s)" % res["options"]["render_refreshes"])
+    engines = res["options"]["render_engines"]
     for stack, role in (("wayland", "server"), ("x11", "wm")):
         rec = res["experiments"]["render"][stack]
-        check(rec["status"] == "ok" and rec.get("stack_refresh") == 60 and rec["samples"],
-              "%s: render ran with the stack at 60 Hz (%s, refresh %s)"
-              % (stack, rec["status"], rec.get("stack_refresh")))
-        cmd = res["stacks"][stack]["commands"].get(role + "@60", "")
-        check("--refresh 60" in cmd, "%s: the %s was started with --refresh 60: %s"
-              % (stack, role, cmd))
+        got = sorted((s.get("refresh_hz"), s.get("engine")) for s in rec["samples"])
+        want = sorted((hz, e) for hz in (60, 0) for e in engines)
+        check(rec["status"] == "ok" and got == want,
+              "%s: a render sample per engine at each rate (%s, %s)" % (stack, rec["status"], got))
+        for hz in (60, 0):
+            cmd = res["stacks"][stack]["commands"].get("%s@%d" % (role, hz), "")
+            check("--refresh %d" % hz in cmd, "%s: the %s was started with --refresh %d: %s"
+                  % (stack, role, hz, cmd))
+    with open(os.path.join(out, "summary.csv")) as f:
+        rows = [line.split(",") for line in f]
+    for key in ["render_fps", "render_fps_r0"] + ["render_fps_%s_r0" % e for e in engines[1:]]:
+        vals = {row[2]: row[5] for row in rows if row[0] == key and row[1] == "stack"}
+        check(set(vals) == {"wayland", "x11"} and all(vals.values()),
+              "summary.csv has %s for both stacks (%s)" % (key, vals))
+    # The headline reads only its own rate's samples.
+    for stack in ("wayland", "x11"):
+        head = [s["score_fps"] for s in res["experiments"]["render"][stack]["samples"]
+                if s["refresh_hz"] == 60 and s["engine"] == engines[0]]
+        row = [row for row in rows if row[0] == "render_fps" and row[2] == stack][0]
+        check(abs(float(row[5]) - head[0]) < 0.01,
+              "%s: render_fps is the 60 Hz sample's score (%s vs %s)" % (stack, row[5], head))
     with open(os.path.join(out, "report.md")) as f:
-        check("render experiment: 60 Hz" in f.read(), "the report names the render clock")
+        text = f.read()
+        check("render experiment: 60 Hz; then unthrottled" in text,
+              "the report names both render clocks")
     check(not marked_processes(mark), "no process of the run is left")
     shutil.rmtree(out, ignore_errors=True)
 
