@@ -3,10 +3,18 @@
  * a frame belongs to.
  *
  * The grid stands in for vblank on outputs that have none (headless,
- * Xvfb): tick k is at anchor + k * period, anchored once when the output
- * starts. Like a display's vblank it runs on whether or not anything is
- * drawn, so an idle period never moves it, and a frame's seq is its tick
- * number: it advances by the periods that passed, as an MSC does.
+ * Xvfb): tick k is at anchor + k * period. Like a display's vblank it runs
+ * on while frames come, and a frame's seq is its tick number: it advances
+ * by the periods that passed, as an MSC does. Such an output has nothing
+ * to wait for once it has been idle through a whole tick, though: no
+ * scanout reads it, and its peers show damage that ends an idle spell at
+ * once (weston's headless output starts its repaint loop on it, xcompmgr
+ * composites every damage event). So a request that finds it idle moves
+ * the grid's phase: the next tick is one repaint window after the request,
+ * and the repaint starts at once. Periods keep being counted (seq goes on
+ * from the old grid's count), and frames stay at most one per tick. A
+ * display that reports its flips (KMS) is never moved: its vblanks are
+ * real.
  *
  * A frame is for the first free tick ahead. Its repaint starts one repaint
  * window before that tick (weston's repaint window: half a period, at most
@@ -83,6 +91,31 @@ static void schedule_target(struct render_frame_sched *s, uint64_t now_ns)
 	s->deadline_ns = tick - s->window_ns > now_ns ? tick - s->window_ns : now_ns;
 }
 
+/* On a grid nothing scans out, a request that finds the output idle puts
+ * the next tick one repaint window ahead, so its repaint starts now. Idle:
+ * no frame in flight, the last frame's tick has passed, and so has the
+ * tick after the last painted one (a frame that painted nothing, such as
+ * an X map's before the window has content, does not keep the output
+ * busy: the content that follows it would otherwise wait for the phase it
+ * set). */
+static void restart_if_idle(struct render_frame_sched *s, uint64_t now_ns)
+{
+	uint64_t last = s->next_seq ? s->next_seq - 1 : 0;
+	if (s->display_clock || s->in_flight || now_ns < tick_ns(s, last) ||
+	    now_ns < tick_ns(s, s->paint_seq))
+		return;
+	/* The old grid's count of the periods that passed goes on, and no
+	 * seq is given twice. */
+	uint64_t seq = tick_at_or_after(s, now_ns);
+	if (seq < s->next_seq)
+		seq = s->next_seq;
+	s->anchor_seq = seq;
+	s->anchor_ns = now_ns + s->window_ns;
+	s->next_seq = seq;
+	if (s->paint_seq < seq)
+		s->paint_seq = seq;
+}
+
 bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, bool damage)
 {
 	if (damage)
@@ -96,6 +129,7 @@ bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, b
 		s->deadline_ns = now_ns;
 		return true;
 	}
+	restart_if_idle(s, now_ns);
 	/* Its repaint starts now if its window has already begun. */
 	schedule_target(s, now_ns);
 	return true;
@@ -121,6 +155,7 @@ bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
 		s->paint_seq_before = s->paint_seq;
 		if (frame->paint)
 			s->paint_seq = s->target_seq + 1;
+		s->in_flight = true;
 	}
 	s->scheduled = s->damage = s->due = false;
 	return true;
@@ -133,6 +168,7 @@ uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_f
 		frame->tick_ns = done_ns;
 		return done_ns;
 	}
+	s->in_flight = false;
 	if (!frame->paint) {
 		/* Nothing painted: the tick stays free for damage, and damage
 		 * asked for meanwhile may aim at it again. */
@@ -157,6 +193,8 @@ uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_f
 uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_frame *frame,
                                     uint64_t t_ns, const uint64_t *msc, uint64_t now_ns)
 {
+	s->in_flight = false;
+	s->display_clock = true; /* its vblanks are real: never restarted */
 	if (msc) {
 		/* The display's own count of vblanks, and its time: the grid
 		 * follows the hardware from here on. */

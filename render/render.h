@@ -250,8 +250,9 @@ uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
 
 /* When duet-compositor's output and duet-xwm's overlay repaint
  * (frame-sched.c): a refresh grid standing in for vblank on outputs that
- * have none (headless, Xvfb), anchored once at start and never moved by
- * idle periods; on KMS, page flips anchor it on the display's vblanks. refresh_mhz 0 means no grid: a frame is painted as soon as
+ * have none (headless, Xvfb), whose phase the first request after an idle
+ * tick sets (its repaint starts at once); on KMS, page flips anchor it on
+ * the display's vblanks and nothing else moves it. refresh_mhz 0 means no grid: a frame is painted as soon as
  * it is asked for (benchmark mode). Times are arguments (CLOCK_MONOTONIC
  * ns), never read inside, so tests can drive it with a fake clock. */
 struct render_frame_sched {
@@ -268,6 +269,8 @@ struct render_frame_sched {
 	bool damage, due;     /* what for: new damage / only callbacks or answers */
 	uint64_t target_seq;  /* tick of the scheduled repaint */
 	uint64_t deadline_ns; /* when to start it: the caller's timer */
+	bool in_flight;       /* started, not yet finished or flipped */
+	bool display_clock;   /* a display reported a flip: its grid is real */
 };
 
 /* One repaint, as render_frame_sched_start hands it out. */

@@ -1,6 +1,7 @@
-/* The frame scheduler (render/frame-sched.c) driven by a fake clock: the
- * grid is anchored once and idle periods do not move it, seq counts the
- * periods that passed, a repaint starts a repaint window before its tick
+/* The frame scheduler (render/frame-sched.c) driven by a fake clock: a
+ * request after an idle tick starts its repaint at once and sets the
+ * grid's phase (never on a display that reports flips, never while a frame
+ * is in flight), seq counts the periods that passed, a repaint starts a repaint window before its tick
  * and is presented on the tick (the next one if it missed it, never before
  * it was finished), a repaint asked only for due callbacks paints nothing,
  * one frame per tick, and refresh 0 repaints at once; page flips (KMS)
@@ -48,79 +49,123 @@ int main(void)
 	render_frame_sched_init(&s, 60000, t0);
 	CHECK(!render_frame_sched_start(&s, t0 + 10 * P, &f), "repaint without a request");
 
-	unit_say("the first frame is for tick 1, started one repaint window before it");
+	unit_say("the first request finds the output idle: its repaint starts at once, for a "
+	         "tick one repaint window later (g), which sets the grid");
+	const uint64_t g = t0 + W;
 	CHECK(render_frame_sched_request(&s, t0, true), "first request must arm the timer");
-	CHECK(s.deadline_ns == t0 + P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(s.deadline_ns == t0, "deadline %llu, now %llu", (unsigned long long)s.deadline_ns,
+	      (unsigned long long)t0);
 	f = fire(&s, 3000000, &presented);
 	CHECK(f.paint, "damage must be painted");
-	CHECK(f.seq == 1 && presented == t0 + P, "seq %llu presented %llu",
+	CHECK(f.seq == 0 && presented == g, "seq %llu presented %llu",
 	      (unsigned long long)f.seq, (unsigned long long)presented);
 	CHECK(f.refresh_ns == P, "refresh %llu", (unsigned long long)f.refresh_ns);
 
 	unit_say("damage after a tick waits for the next one, and later requests join the "
 	         "scheduled repaint");
-	CHECK(render_frame_sched_request(&s, t0 + P + 1000, true), "arm");
-	CHECK(s.deadline_ns == t0 + 2 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
-	CHECK(!render_frame_sched_request(&s, t0 + P + 2000, false), "second request re-armed");
+	CHECK(render_frame_sched_request(&s, g + 1000, true), "arm");
+	CHECK(s.deadline_ns == g + P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(!render_frame_sched_request(&s, g + 2000, false), "second request re-armed");
 	CHECK(!render_frame_sched_start(&s, s.deadline_ns - 1, &f), "started before its deadline");
 	f = fire(&s, 1000000, &presented);
-	CHECK(f.seq == 2 && presented == t0 + 2 * P, "seq %llu presented %llu",
+	CHECK(f.seq == 1 && presented == g + P, "seq %llu presented %llu",
 	      (unsigned long long)f.seq, (unsigned long long)presented);
 
 	unit_say("damage inside a tick's repaint window starts at once, for that tick");
-	uint64_t now = t0 + 3 * P - 1000000;
+	uint64_t now = g + 2 * P - 1000000;
 	CHECK(render_frame_sched_request(&s, now, true), "arm");
 	CHECK(s.deadline_ns == now, "deadline %llu, now %llu", (unsigned long long)s.deadline_ns,
 	      (unsigned long long)now);
 	f = fire(&s, 500000, &presented);
-	CHECK(f.seq == 3 && presented == t0 + 3 * P, "seq %llu presented %llu",
+	CHECK(f.seq == 2 && presented == g + 2 * P, "seq %llu presented %llu",
 	      (unsigned long long)f.seq, (unsigned long long)presented);
 
 	unit_say("one frame per tick: asked again before that tick, the next frame is for "
 	         "the following one");
 	CHECK(render_frame_sched_request(&s, now + 600000, true), "arm");
-	CHECK(s.deadline_ns == t0 + 4 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
+	CHECK(s.deadline_ns == g + 3 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
 	f = fire(&s, 0, &presented);
-	CHECK(f.seq == 4, "seq %llu", (unsigned long long)f.seq);
+	CHECK(f.seq == 3, "seq %llu", (unsigned long long)f.seq);
 
-	unit_say("idle does not reset the grid: after 8.5 idle periods the next frame is "
-	         "on the old grid, not at the request time");
-	uint64_t later = t0 + 12 * P + P / 2;
+	unit_say("after idle ticks (8.5 periods with nothing) a request starts its repaint at "
+	         "once, for a tick one repaint window later, not on the old grid");
+	uint64_t later = g + 12 * P + P / 2;
 	CHECK(render_frame_sched_request(&s, later, true), "arm");
-	CHECK(s.deadline_ns == t0 + 13 * P - W, "deadline %llu, grid tick %llu",
-	      (unsigned long long)s.deadline_ns, (unsigned long long)(t0 + 13 * P));
+	CHECK(s.deadline_ns == later, "deadline %llu, now %llu (the old grid's window starts "
+	      "at %llu)", (unsigned long long)s.deadline_ns, (unsigned long long)later,
+	      (unsigned long long)(g + 13 * P - W));
 	f = fire(&s, 2000000, &presented);
-	unit_say("seq advances by the elapsed periods (4 -> 13), the time is the tick");
-	CHECK(f.seq == 13, "seq %llu after 9 periods", (unsigned long long)f.seq);
-	CHECK(presented == t0 + 13 * P, "presented %llu off the grid",
-	      (unsigned long long)presented);
+	unit_say("seq goes on by the elapsed periods (3 -> 13), the time is the new tick");
+	CHECK(f.seq == 13, "seq %llu after the idle periods", (unsigned long long)f.seq);
+	CHECK(presented == later + W, "presented %llu, want %llu", (unsigned long long)presented,
+	      (unsigned long long)(later + W));
+	const uint64_t g2 = presented; /* tick 13 of the new phase */
 
 	unit_say("a frame that misses its tick is presented on the next one, which the next "
 	         "frame may not claim");
-	render_frame_sched_request(&s, t0 + 13 * P + 10, true);
+	render_frame_sched_request(&s, g2 + 10, true);
 	f = fire(&s, W + 2000000, &presented);
-	CHECK(f.seq == 15 && presented == t0 + 15 * P, "seq %llu presented %llu",
+	CHECK(f.seq == 15 && presented == g2 + 2 * P, "seq %llu presented %llu",
 	      (unsigned long long)f.seq, (unsigned long long)presented);
-	render_frame_sched_request(&s, t0 + 14 * P + W + 2000001, true);
-	CHECK(s.deadline_ns == t0 + 16 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
+	render_frame_sched_request(&s, g2 + P + W + 2000001, true);
+	CHECK(s.deadline_ns == g2 + 3 * P - W, "deadline %llu", (unsigned long long)s.deadline_ns);
 	f = fire(&s, 0, &presented);
 	CHECK(f.seq == 16, "seq %llu", (unsigned long long)f.seq);
 
-	unit_say("a long idle (an hour) keeps the grid too");
-	later = t0 + 3600ull * 1000000000ull + 123;
+	unit_say("after a long idle (an hour) too, and seq counts the hour's periods");
+	later = g2 + 3600ull * 1000000000ull + 123;
 	render_frame_sched_request(&s, later, true);
+	CHECK(s.deadline_ns == later, "deadline %llu, now %llu", (unsigned long long)s.deadline_ns,
+	      (unsigned long long)later);
 	f = fire(&s, 0, &presented);
-	CHECK((presented - t0) % P == 0 && presented > later && presented <= later + P,
-	      "presented %llu", (unsigned long long)presented);
-	CHECK(f.seq == (presented - t0) / P, "seq %llu", (unsigned long long)f.seq);
+	CHECK(presented == later + W, "presented %llu", (unsigned long long)presented);
+	CHECK(f.seq == 13 + (later - g2 + P - 1) / P, "seq %llu", (unsigned long long)f.seq);
+
+	unit_say("a frame that painted nothing does not keep the output busy: damage after its "
+	         "tick starts at once (an X map's empty frame would otherwise set the phase "
+	         "the window's content waits for), with the next seq");
+	{
+		struct render_frame_sched q;
+		struct render_frame empty;
+		uint64_t shown;
+		render_frame_sched_init(&q, 60000, t0);
+		CHECK(render_frame_sched_request(&q, t0, false), "arm");
+		CHECK(render_frame_sched_start(&q, t0, &empty) && !empty.paint, "empty frame");
+		shown = render_frame_sched_finish(&q, &empty, t0 + 1000);
+		CHECK(shown == g, "empty frame presented %llu", (unsigned long long)shown);
+		uint64_t dmg = g + 2000000;
+		CHECK(render_frame_sched_request(&q, dmg, true), "arm");
+		CHECK(q.deadline_ns == dmg && q.target_seq == 1, "deadline %llu (now %llu) target %llu",
+		      (unsigned long long)q.deadline_ns, (unsigned long long)dmg,
+		      (unsigned long long)q.target_seq);
+		CHECK(render_frame_sched_start(&q, dmg, &empty), "start");
+		CHECK(render_frame_sched_finish(&q, &empty, dmg + 1000) == dmg + W && empty.seq == 1,
+		      "presented at %llu seq %llu", (unsigned long long)empty.tick_ns,
+		      (unsigned long long)empty.seq);
+	}
+
+	unit_say("no restart while a frame is in flight: a request a whole tick after an "
+	         "unfinished frame's tick waits for the grid");
+	{
+		struct render_frame_sched q;
+		struct render_frame busy;
+		render_frame_sched_init(&q, 60000, t0);
+		render_frame_sched_request(&q, t0, true);
+		CHECK(render_frame_sched_start(&q, t0, &busy) && busy.seq == 0, "start");
+		uint64_t late = g + 3 * P + 1000;
+		CHECK(render_frame_sched_request(&q, late, true), "arm");
+		CHECK(q.deadline_ns == g + 4 * P - W && q.target_seq == 4,
+		      "deadline %llu (now %llu) target %llu", (unsigned long long)q.deadline_ns,
+		      (unsigned long long)late, (unsigned long long)q.target_seq);
+	}
 
 	unit_say("a repaint with no new damage (frame callbacks or sync answers due) "
 	         "paints nothing, still on the grid");
-	uint64_t base = presented;
+	uint64_t base = presented, base_seq = f.seq;
 	CHECK(render_frame_sched_request(&s, base + 5, false), "arm");
 	f = fire(&s, 0, &presented);
 	CHECK(!f.paint, "painting asked with no damage");
-	CHECK(presented == base + P && f.seq == (base + P - t0) / P, "seq %llu presented %llu",
+	CHECK(presented == base + P && f.seq == base_seq + 1, "seq %llu presented %llu",
 	      (unsigned long long)f.seq, (unsigned long long)presented);
 	unit_say("damage reported after a due-only request makes that repaint paint");
 	render_frame_sched_request(&s, base + P + 5, false);
@@ -191,7 +236,7 @@ int main(void)
 	render_frame_sched_init(&s, 60000, t0);
 	render_frame_sched_request(&s, t0, true);
 	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f), "start");
-	uint64_t msc = 5000, flip_ns = t0 + P + 300000;
+	uint64_t msc = 5000, flip_ns = t0 + W + 300000;
 	presented = render_frame_sched_flipped(&s, &f, flip_ns, &msc, flip_ns + 10);
 	CHECK(presented == flip_ns && f.tick_ns == flip_ns && f.seq == 5000,
 	      "presented %llu seq %llu", (unsigned long long)presented, (unsigned long long)f.seq);
@@ -209,6 +254,17 @@ int main(void)
 	CHECK(s.target_seq == 5002 && s.deadline_ns == flip2_ns + P - W,
 	      "target %llu deadline %llu", (unsigned long long)s.target_seq,
 	      (unsigned long long)s.deadline_ns);
+	unit_say("a display that reported flips keeps its vblank grid through idle ticks");
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f) && f.seq == 5002, "start");
+	msc = 5002;
+	uint64_t flip3_ns = flip2_ns + P;
+	render_frame_sched_flipped(&s, &f, flip3_ns, &msc, flip3_ns + 10);
+	now = flip3_ns + 10 * P + P / 2;
+	CHECK(render_frame_sched_request(&s, now, true), "arm");
+	CHECK(s.deadline_ns == flip3_ns + 11 * P - W && s.target_seq == 5013,
+	      "deadline %llu (now %llu) target %llu: moved off the display's vblanks",
+	      (unsigned long long)s.deadline_ns, (unsigned long long)now,
+	      (unsigned long long)s.target_seq);
 
 	unit_say("the first flip's counter replaces the grid's numbering, even a smaller "
 	         "one: the next frame is for the next vblank, not the grid's old tick");
@@ -227,21 +283,21 @@ int main(void)
 	         "a late flip counts as the first tick after it, seq never repeats");
 	render_frame_sched_init(&s, 60000, t0);
 	render_frame_sched_request(&s, t0, true);
-	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f) && f.seq == 1, "seq %llu",
+	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f) && f.seq == 0, "seq %llu",
 	      (unsigned long long)f.seq);
-	flip_ns = t0 + P - W + 1000; /* completed before its tick */
+	flip_ns = g - 1000; /* completed before its tick */
 	presented = render_frame_sched_flipped(&s, &f, flip_ns, NULL, flip_ns);
-	CHECK(presented == flip_ns && f.seq == 1, "presented %llu seq %llu",
+	CHECK(presented == flip_ns && f.seq == 0, "presented %llu seq %llu",
 	      (unsigned long long)presented, (unsigned long long)f.seq);
 	render_frame_sched_request(&s, flip_ns + 10, true);
-	CHECK(s.target_seq == 2 && s.deadline_ns == t0 + 2 * P - W, "target %llu deadline %llu",
+	CHECK(s.target_seq == 1 && s.deadline_ns == g + P - W, "target %llu deadline %llu",
 	      (unsigned long long)s.target_seq, (unsigned long long)s.deadline_ns);
 	CHECK(render_frame_sched_start(&s, s.deadline_ns, &f), "start");
-	flip_ns = t0 + 2 * P + 5000; /* completed after its tick */
+	flip_ns = g + P + 5000; /* completed after its tick */
 	render_frame_sched_flipped(&s, &f, flip_ns, NULL, flip_ns);
-	CHECK(f.seq == 3 && f.tick_ns == flip_ns, "seq %llu", (unsigned long long)f.seq);
+	CHECK(f.seq == 2 && f.tick_ns == flip_ns, "seq %llu", (unsigned long long)f.seq);
 	render_frame_sched_request(&s, flip_ns + 10, true);
-	CHECK(s.target_seq == 4, "target %llu", (unsigned long long)s.target_seq);
+	CHECK(s.target_seq == 3, "target %llu", (unsigned long long)s.target_seq);
 
 	unit_say("render_now_ns is monotonic and in nanoseconds");
 	uint64_t a = render_now_ns(), b = render_now_ns();
