@@ -1,0 +1,82 @@
+/* damage: the compositor's own damage, published beside each frame in the
+ * header page (vfb-layout.h). Exact by construction: it is what the
+ * compositor repainted and wrote, so the other methods are measured
+ * against it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vfb-method.h"
+
+uint64_t vfb_damage_marks(const struct vfb_source *src, struct vfb_marks *k, uint64_t seen,
+                          uint64_t now, uint64_t *bytes)
+{
+	uint64_t lost = 0;
+	for (uint64_t f = seen + 1; f <= now; f++) {
+		const struct vfb_damage *d = &src->hdr->damage[f % VFB_DAMAGE_SLOTS];
+		struct vfb_damage copy;
+		if (__atomic_load_n(&d->frame, __ATOMIC_ACQUIRE) != f) {
+			lost++;
+			continue;
+		}
+		memcpy(&copy, d, sizeof(copy));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		/* Rewritten for a later frame while copied: unknown. */
+		if (__atomic_load_n(&d->frame, __ATOMIC_RELAXED) != f || copy.n > VFB_DAMAGE_RECTS) {
+			lost++;
+			continue;
+		}
+		*bytes += 16 + copy.n * sizeof(copy.rects[0]);
+		for (uint32_t i = 0; i < copy.n; i++)
+			vfb_marks_rect(k, copy.rects[i].x1, copy.rects[i].y1, copy.rects[i].x2,
+			               copy.rects[i].y2);
+	}
+	return lost;
+}
+
+static int damage_open(struct vfb_method *m, const struct vfb_source *src, pid_t writer,
+                       char *why, size_t len)
+{
+	(void)m;
+	(void)writer;
+	if (!src->hdr) {
+		snprintf(why, len, "the %s source carries no damage of its own beside the frame",
+		         src->what);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t damage_detect(struct vfb_method *m, const struct vfb_source *src,
+                              struct vfb_marks *k, uint64_t seen, uint64_t now)
+{
+	uint64_t bytes = 0;
+	uint64_t lost = vfb_damage_marks(src, k, seen, now, &bytes);
+	if (lost) {
+		/* A viewer that missed a record must take the whole screen. */
+		m->lost += lost;
+		vfb_marks_rect(k, 0, 0, (int32_t)src->geom.width, (int32_t)src->geom.height);
+	}
+	return bytes;
+}
+
+static void damage_close(struct vfb_method *m)
+{
+	(void)m;
+}
+
+const struct vfb_method_ops vfb_damage_ops = {
+	.name = "damage",
+	.open = damage_open,
+	.detect = damage_detect,
+	.close = damage_close,
+};
+
+const struct vfb_method_ops *vfb_method_find(const char *name)
+{
+	static const struct vfb_method_ops *all[] = { &vfb_compare_ops, &vfb_softdirty_ops,
+	                                              &vfb_uffd_wp_ops, &vfb_damage_ops };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}
