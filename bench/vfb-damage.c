@@ -39,8 +39,10 @@ static int damage_open(struct vfb_method *m, const struct vfb_source *src, pid_t
 	(void)m;
 	(void)writer;
 	if (!src->hdr) {
-		snprintf(why, len, "the %s source carries no damage of its own beside the frame",
-		         src->what);
+		snprintf(why, len, "Xvfb publishes no damage beside its -shmem framebuffer (no "
+		         "frame counter either); X's own damage reaches X clients as Damage "
+		         "extension events on their connection, which duet-vfb-reader does not "
+		         "subscribe to");
 		return -1;
 	}
 	return 0;

@@ -121,8 +121,8 @@ static int probe(char *why, size_t len)
 	int events = poll(&pfd, 1, 0);
 	snprintf(why, len,
 	         "userfaultfd write-protects the page-table entries of the process that "
-	         "registered the range (here the reader), and the compositor writes through its "
-	         "own: probe on kernel %s (WP_HUGETLBFS_SHMEM, WP_UNPOPULATED, WP_ASYNC "
+	         "registered the range (here the reader), and the writer (compositor or X server) "
+	         "writes through its own: probe on kernel %s (WP_HUGETLBFS_SHMEM, WP_UNPOPULATED, WP_ASYNC "
 	         "accepted), a shmem page write-protected by the reader: the reader's own write "
 	         "%s, another process's write %s (its bytes %s in the reader's view, %s)",
 	         u.release, own_caught ? "was caught" : "was not caught",
