@@ -1,11 +1,15 @@
 /* damage: the compositor's own damage, published beside each frame in the
  * header page (vfb-layout.h). Exact by construction: it is what the
  * compositor repainted and wrote, so the other methods are measured
- * against it. */
+ * against it. On Xvfb, X's own damage: the Damage extension's events on
+ * the root window (vfb-xdamage.c), where built. */
 #include <stdio.h>
 #include <string.h>
 
 #include "vfb-method.h"
+#ifdef DUET_HAVE_XDAMAGE
+#include "vfb-xdamage.h"
+#endif
 
 uint64_t vfb_damage_marks(const struct vfb_source *src, struct vfb_marks *k, uint64_t seen,
                           uint64_t now, uint64_t *bytes)
@@ -36,22 +40,30 @@ uint64_t vfb_damage_marks(const struct vfb_source *src, struct vfb_marks *k, uin
 static int damage_open(struct vfb_method *m, const struct vfb_source *src, pid_t writer,
                        char *why, size_t len)
 {
-	(void)m;
 	(void)writer;
-	if (!src->hdr) {
-		snprintf(why, len, "Xvfb publishes no damage beside its -shmem framebuffer (no "
-		         "frame counter either); X's own damage reaches X clients as Damage "
-		         "extension events on their connection, which duet-vfb-reader does not "
-		         "subscribe to");
-		return -1;
-	}
-	return 0;
+	if (src->hdr)
+		return 0;
+#ifdef DUET_HAVE_XDAMAGE
+	/* Xvfb publishes no damage beside its framebuffer: X's own comes as
+	 * events, to the clients that ask for it. */
+	m->priv = vfb_xdamage_open(src->display, why, len);
+	return m->priv ? 0 : -1;
+#else
+	(void)m;
+	snprintf(why, len, "Xvfb publishes no damage beside its -shmem framebuffer, and this "
+	         "duet-vfb-reader was built without xcb-damage to read X's own (Damage events)");
+	return -1;
+#endif
 }
 
 static uint64_t damage_detect(struct vfb_method *m, const struct vfb_source *src,
                               struct vfb_marks *k, uint64_t seen, uint64_t now)
 {
 	uint64_t bytes = 0;
+#ifdef DUET_HAVE_XDAMAGE
+	if (!src->hdr)
+		return vfb_xdamage_drain(m->priv, k);
+#endif
 	uint64_t lost = vfb_damage_marks(src, k, seen, now, &bytes);
 	if (lost) {
 		/* A viewer that missed a record must take the whole screen. */
@@ -63,7 +75,12 @@ static uint64_t damage_detect(struct vfb_method *m, const struct vfb_source *src
 
 static void damage_close(struct vfb_method *m)
 {
+#ifdef DUET_HAVE_XDAMAGE
+	vfb_xdamage_close(m->priv);
+	m->priv = NULL;
+#else
 	(void)m;
+#endif
 }
 
 const struct vfb_method_ops vfb_damage_ops = {

@@ -6,8 +6,10 @@
  * compositor/vfb-layout.h), whose frame counter says when a frame is
  * complete and whose header carries the compositor's own damage; or Xvfb's
  * -shmem framebuffer (--shmid ID), linear, with no frame counter: there
- * every poll is a frame and no damage is known. Methods (vfb-method.h):
- * compare, softdirty (needs --pid of the writer), uffd-wp, damage.
+ * every poll is a frame, and the truth is X's own damage (the Damage
+ * extension on the root window, --display, where built: vfb-xdamage.c),
+ * what arrived before the look. Methods (vfb-method.h): compare,
+ * softdirty (needs --pid of the writer), uffd-wp, damage.
  *
  * Output, JSON lines on stdout (ns: CLOCK_MONOTONIC):
  *   {"name":"vfb_methods",..}  with --probe: each method's availability
@@ -32,6 +34,9 @@
 #include <unistd.h>
 
 #include "vfb-method.h"
+#ifdef DUET_HAVE_XDAMAGE
+#include "vfb-xdamage.h"
+#endif
 
 #define EXIT_UNAVAILABLE 3
 
@@ -46,6 +51,7 @@ static const char usage[] =
 	"  --vfb PATH         duet-compositor's --vfb file (DUETVFB2, either layout)\n"
 	"  --shmid ID         Xvfb -shmem's framebuffer segment (screen 0 shmid ID)\n"
 	"  --pid PID          the writing process (softdirty needs it)\n"
+	"  --display DISPLAY  Xvfb's display, for X's own damage (with --shmid)\n"
 	"  --method NAME      compare | softdirty | uffd-wp | damage\n"
 	"  --probe            print which methods work here, and why not, then exit\n"
 	"  --duration-ms MS   read this long (default 2000)\n"
@@ -131,6 +137,7 @@ int main(int argc, char **argv)
 		{ "vfb", required_argument, NULL, 'f' },
 		{ "shmid", required_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "display", required_argument, NULL, 'D' },
 		{ "method", required_argument, NULL, 'm' },
 		{ "probe", no_argument, NULL, 'P' },
 		{ "duration-ms", required_argument, NULL, 'd' },
@@ -139,7 +146,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *path = NULL, *method = NULL;
+	const char *path = NULL, *method = NULL, *display = NULL;
 	long shmid = -1, pid = 0, duration_ms = 2000, interval_us = 500;
 	bool probe = false, quiet = false;
 	int c;
@@ -158,6 +165,7 @@ int main(int argc, char **argv)
 		}
 		switch (c) {
 		case 'f': path = optarg; break;
+		case 'D': display = optarg; break;
 		case 'm': method = optarg; break;
 		case 'P': probe = true; break;
 		case 'q': quiet = true; break;
@@ -177,13 +185,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "duet-vfb-reader: %s\n", why);
 		return 1;
 	}
+	src.display = display;
 	if (probe) {
 		probe_all(&src, (pid_t)pid);
 		vfb_source_close(&src);
 		return 0;
 	}
+	/* Xvfb: X's own damage as the truth, on a connection of its own,
+	 * opened before the method takes its first look (compare's copy). */
+	bool counted = src.hdr != NULL;
+	void *xtruth = NULL;
+	bool prev_raced = false;
+	char xwhy[512] = "";
+#ifdef DUET_HAVE_XDAMAGE
+	if (!counted && display)
+		xtruth = vfb_xdamage_open(display, xwhy, sizeof(xwhy));
+#else
+	snprintf(xwhy, sizeof(xwhy), "built without xcb-damage");
+#endif
 	struct vfb_method m = { .ops = vfb_method_find(method) };
 	if (m.ops->open(&m, &src, (pid_t)pid, why, sizeof(why)) != 0) {
+#ifdef DUET_HAVE_XDAMAGE
+		vfb_xdamage_close(xtruth);
+#endif
 		unavailable(method, why);
 		vfb_source_close(&src);
 		return EXIT_UNAVAILABLE;
@@ -199,11 +223,18 @@ int main(int argc, char **argv)
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	uint64_t until = start + (uint64_t)duration_ms * 1000000u;
 	uint64_t first = vfb_source_frame(&src), seen = first;
-	bool counted = src.hdr != NULL;
 	printf("{\"name\":\"vfb_reader_ready\",\"ns\":%" PRIu64 ",\"source\":\"%s\",\"layout\":"
 	       "\"%s\",\"method\":\"%s\",\"width\":%u,\"height\":%u,\"strips\":%" PRIu64
-	       ",\"frame\":%" PRIu64 "}\n", start, src.what, vfb_layout_name(src.geom.layout),
-	       method, src.geom.width, src.geom.height, (uint64_t)found.cols * found.rows, first);
+	       ",\"frame\":%" PRIu64 ",\"truth\":\"%s\"", start, src.what,
+	       vfb_layout_name(src.geom.layout), method, src.geom.width, src.geom.height,
+	       (uint64_t)found.cols * found.rows, first,
+	       counted ? "the compositor's damage records" : xtruth ? "X Damage events on the root"
+	                                                           : "none");
+	if (!counted && !xtruth) {
+		printf(",\"no_truth\":");
+		json_string(xwhy[0] ? xwhy : "no --display");
+	}
+	printf("}\n");
 	fflush(stdout);
 	struct totals t = { 0 };
 	while (!stop && clock_ns(CLOCK_MONOTONIC) < until) {
@@ -213,6 +244,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		vfb_marks_clear(&found);
+#ifdef DUET_HAVE_XDAMAGE
+		if (xtruth) {
+			/* What X reported before the look is what the look should find. */
+			vfb_marks_clear(&truth);
+			vfb_xdamage_drain(xtruth, &truth);
+		}
+#endif
 		uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = clock_ns(CLOCK_MONOTONIC);
 		uint64_t bytes = m.ops->detect(&m, &src, &found, seen, now);
 		uint64_t t1 = clock_ns(CLOCK_MONOTONIC), c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -253,6 +291,25 @@ int main(int argc, char **argv)
 			}
 			seen = after;
 		}
+#ifdef DUET_HAVE_XDAMAGE
+		if (xtruth) {
+			/* Damage that arrived during the look may be half seen now and
+			 * half next time: both looks race the writer. */
+			bool raced = vfb_xdamage_pending(xtruth);
+			uint64_t damage = vfb_marks_count(&truth), hit = vfb_marks_both(&found, &truth);
+			if (!raced && !prev_raced) {
+				t.detected += detected;
+				t.damage += damage;
+				t.hit += hit;
+			} else {
+				t.raced++;
+			}
+			prev_raced = raced;
+			if (!quiet)
+				printf(",\"raced\":%s,\"damage\":%" PRIu64 ",\"hit\":%" PRIu64,
+				       raced ? "true" : "false", damage, hit);
+		}
+#endif
 		if (!quiet)
 			printf("}\n");
 		if (!counted)
@@ -266,11 +323,12 @@ int main(int argc, char **argv)
 	       ",\"detect_ns\":%" PRIu64 ",\"detect_cpu_ns\":%" PRIu64 ",\"bytes_read\":%" PRIu64,
 	       clock_ns(CLOCK_MONOTONIC), method, vfb_layout_name(src.geom.layout), src.what,
 	       t.frames, wall, cpu, t.detect_ns, t.detect_cpu_ns, t.bytes);
-	if (counted) {
-		printf(",\"writer_frames\":%" PRIu64 ",\"writer_fps\":%.3f,\"raced\":%" PRIu64
-		       ",\"detected\":%" PRIu64 ",\"damage\":%" PRIu64 ",\"hit\":%" PRIu64,
-		       last - first, (double)(last - first) * 1e9 / (double)wall, t.raced, t.detected,
-		       t.damage, t.hit);
+	if (counted)
+		printf(",\"writer_frames\":%" PRIu64 ",\"writer_fps\":%.3f", last - first,
+		       (double)(last - first) * 1e9 / (double)wall);
+	if (counted || xtruth) {
+		printf(",\"raced\":%" PRIu64 ",\"detected\":%" PRIu64 ",\"damage\":%" PRIu64
+		       ",\"hit\":%" PRIu64, t.raced, t.detected, t.damage, t.hit);
 		if (t.detected)
 			printf(",\"precision\":%.6f", (double)t.hit / (double)t.detected);
 		if (t.damage)
@@ -280,6 +338,9 @@ int main(int argc, char **argv)
 	}
 	printf("}\n");
 	m.ops->close(&m);
+#ifdef DUET_HAVE_XDAMAGE
+	vfb_xdamage_close(xtruth);
+#endif
 	vfb_marks_fini(&found);
 	vfb_marks_fini(&truth);
 	vfb_source_close(&src);

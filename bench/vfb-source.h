@@ -19,6 +19,7 @@ struct vfb_source {
 	const struct vfb_header *hdr;  /* DUETVFB2 only: counter and damage */
 	const char *path;              /* the file, NULL for a segment */
 	int shmid;                     /* the segment, -1 for a file */
+	const char *display;           /* Xvfb's X display, for X's own damage, or NULL */
 };
 
 /* 0, or -1 with why filled. */

@@ -219,7 +219,7 @@ def blocks(results, out):
          "strip), softdirty (the writer's soft-dirty page bits), uffd-wp (userfaultfd write "
          "protection), damage (the compositor's own, the exact answer). Detection time is "
          "per frame; precision and recall are in 32x1-pixel strips against the compositor's "
-         "damage (none on Xvfb). Study: " + STUDY_NOTE + ". docs/methodology.md defines "
+         "damage (on Xvfb: X's own, Damage events on the root window). Study: " + STUDY_NOTE + ". docs/methodology.md defines "
          "the measures and what each method needs from the kernel."),
         ("p", headline(results)),
         ("table", ["stack", "method", "here"], availability_rows(results)),

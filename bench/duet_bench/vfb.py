@@ -5,7 +5,8 @@ rows or in page-sized tiles.
 duet-compositor writes each frame's damage into its --vfb file, in the
 layout of --vfb-layout (linear rows, or 32x32-pixel tiles of one 4 KiB page
 each), and publishes its own damage beside the frame. On X, Xvfb -shmem
-keeps its framebuffer (linear, XWD) in a SysV segment whose id it prints.
+keeps its framebuffer (linear, XWD) in a SysV segment whose id it prints;
+X's own damage is the Damage extension's, on the root window.
 duet-vfb-reader (bench/vfb-reader.c) attaches to either and, per frame,
 finds the changed regions by one method:
 
@@ -15,7 +16,9 @@ finds the changed regions by one method:
     damage     the compositor's own damage (the exact answer)
 
 and reports detection time, bytes read, precision and recall against the
-damage (in 32x1-pixel strips), its CPU, and the writer's frame rate. A
+damage (in 32x1-pixel strips; on Xvfb against X's own damage, the Damage
+extension's events on the root window as they arrived before each look),
+its CPU, and the writer's frame rate (duet-compositor only). A
 method the kernel lacks is probed once per stack instance and recorded
 unavailable with the reader's reason.
 
@@ -105,7 +108,7 @@ class VfbStack(stacks.Stack):
         m = re.search(r"screen 0 shmid (\d+)", server.log_tail(20000))
         if not m:
             raise AppFailed("Xvfb -shmem printed no shmid:\n%s" % server.log_tail(2000))
-        return ["--shmid", m.group(1), "--pid", str(server.pid)]
+        return ["--shmid", m.group(1), "--pid", str(server.pid), "--display", self.display]
 
 
 def _check_stack(stack):
@@ -194,10 +197,13 @@ def sample_of(lines, run_no, workload, layout, method, stack):
     for k in ("writer_fps", "writer_frames", "raced", "precision", "recall", "lost"):
         if k in done:
             s[k] = done[k]
+    ready = next((e for e in lines if e.get("name") == "vfb_reader_ready"), {})
+    s["truth"] = ready.get("truth", "none")
+    if ready.get("no_truth"):
+        s["truth"] += ": " + ready["no_truth"]
     if stack.name != "wayland":
-        s["precision"] = s["recall"] = None
-        s["truth"] = ("none: Xvfb publishes no damage beside its framebuffer, so precision "
-                      "and recall are not measured on X")
+        s.setdefault("precision", None)
+        s.setdefault("recall", None)
     return s
 
 

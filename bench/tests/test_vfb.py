@@ -5,7 +5,8 @@ usage: test_vfb.py quick|fault
   quick: --quick on duet-compositor, Xvfb + duet-xwm and weston: every
          method duet-vfb-reader can use here ran on both layouts of
          duet-compositor (compare and damage at least) and on Xvfb's linear
-         framebuffer, with recall 1.0 for damage and positive detection
+         framebuffer (compare and X's Damage events), with recall 1.0 for
+         damage and positive detection
          times; each method it cannot use is recorded unavailable with a
          reason, on every stack that ran; weston is skipped with its
          reason; results.json validates against the schema; the report
@@ -65,6 +66,11 @@ def test_quick():
                       % (st, layout, m, len(ss), works))
                 check(all(s["detect_ms"] and s["detect_ms"] > 0 and s["frames"] > 0
                           for s in ss), "%s %s %s: frames found and timed" % (st, layout, m))
+    xrec = res["experiments"]["vfb"]["x11"]
+    check({"compare", "damage"} <= {s["method"] for s in xrec["samples"]} and
+          all(s.get("recall") is not None or s.get("raced") == s["frames"]
+              for s in xrec["samples"]),
+          "x11: compare and X's own damage ran, recall measured against X's Damage events")
     wrec = res["experiments"]["vfb"]["wayland"]
     check("damage" in {s["method"] for s in wrec["samples"]}, "wayland: damage ran")
     for s in wrec["samples"]:
