@@ -12,6 +12,10 @@ usage: test_vfb.py quick|fault
          reason; results.json validates against the schema; the report
          has the section, the sentence on whether tiles cut detection time
          with the ratio, and both figures, written to plots/.
+  layouts: duet-compositor shows the same window with --vfb-layout linear
+         and tiled; the tiled file, read back through the tile formula
+         (page-aligned pixels, 32x32 tiles of one page, row-major), is the
+         linear one pixel for pixel, and not one colour.
   fault: Xvfb is killed 300 ms into the experiment: the failure is
          recorded (the stack died) with the server's log, the bench exits
          1, and no process of the run is left.
@@ -20,7 +24,11 @@ Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 import json
 import os
 import shutil
+import struct
+import subprocess
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -116,6 +124,84 @@ def test_fault():
     shutil.rmtree(out, ignore_errors=True)
 
 
+def own(name, subdir):
+    p = os.path.join(os.environ["DUET_BUILD_DIR"], subdir, name)
+    check(os.access(p, os.X_OK), "%s is built" % name)
+    return p
+
+
+def show(layout, workdir):
+    """The --vfb file of duet-compositor showing duet-launch's window in
+    layout, as (width, height, the pixel area's bytes, linear rows)."""
+    run = os.path.join(workdir, layout)
+    os.mkdir(run, 0o700)
+    path = os.path.join(run, "vfb")
+    env = dict(os.environ, XDG_RUNTIME_DIR=run, GALLIUM_DRIVER="llvmpipe",
+               LIBGL_ALWAYS_SOFTWARE="1")
+    env.pop("WAYLAND_DISPLAY", None)
+    comp = subprocess.Popen([own("duet-compositor", "compositor"), "--socket", "vfb-test",
+                             "--size", "640x480", "--vfb", path, "--vfb-layout", layout, "--",
+                             own("duet-launch", "clients"), "--size", "300x200", "--stay"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        # The window is up once frames stop coming (nothing moves in it).
+        deadline = time.monotonic() + 30
+        last, still = None, 0
+        while time.monotonic() < deadline and still < 10:
+            time.sleep(0.1)
+            if comp.poll() is not None:
+                check(False, "duet-compositor --vfb-layout %s ran: %s"
+                      % (layout, comp.stderr.read().decode(errors="replace")[-500:]))
+            if os.path.exists(path) and os.path.getsize(path) >= 4096:
+                with open(path, "rb") as f:
+                    frame = struct.unpack_from("=Q", f.read(32), 24)[0]
+                still = still + 1 if frame and frame == last else 0
+                last = frame
+        check(still >= 10, "duet-compositor --vfb-layout %s drew and settled (frame %s)"
+              % (layout, last))
+        with open(path, "rb") as f:
+            data = f.read()
+    finally:
+        comp.kill()
+        comp.wait()
+    magic = data[:8]
+    w, h, stride, fmt, _, _, lay, off = struct.unpack_from("=IIIIQQII", data, 8)
+    check(magic == b"DUETVFB2" and fmt == 0 and off == 4096 and
+          lay == {"linear": 0, "tiled": 1}[layout],
+          "%s: a DUETVFB2 header, pixels at 4096, layout %d" % (layout, lay))
+    pix = data[off:]
+    if layout == "linear":
+        return w, h, pix, [pix[y * stride:y * stride + w * 4] for y in range(h)]
+    tiles_x = (w + 31) // 32
+    check(stride == tiles_x * 4096 and len(pix) == tiles_x * ((h + 31) // 32) * 4096,
+          "tiled: %d bytes per row of tiles, %d bytes of whole tiles" % (stride, len(pix)))
+    rows = []
+    for y in range(h):
+        row = bytearray()
+        for tx in range(tiles_x):
+            at = ((y // 32) * tiles_x + tx) * 4096 + (y % 32) * 128
+            row += pix[at:at + min(32, w - tx * 32) * 4]
+        rows.append(bytes(row))
+    return w, h, pix, rows
+
+
+def test_layouts():
+    workdir = tempfile.mkdtemp(prefix="duet-vfb-layouts-")
+    try:
+        lw, lh, _, lin = show("linear", workdir)
+        tw, th, _, til = show("tiled", workdir)
+        check((lw, lh) == (tw, th) == (640, 480), "both 640x480")
+        bad = [y for y in range(lh) if lin[y] != til[y]]
+        check(not bad, "the tiled frame read through the tile formula is the linear one "
+              "(rows that differ: %s)" % bad[:10])
+        colours = {lin[y][x:x + 4] for y in range(0, lh, 7) for x in range(0, lw * 4, 28)}
+        check(len(colours) > 1, "the frame shows a window, not one colour (%d colours)"
+              % len(colours))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    {"quick": test_quick, "fault": test_fault}[sys.argv[1]]()
+    {"quick": test_quick, "fault": test_fault, "layouts": test_layouts}[sys.argv[1]]()
     print("PASS")
