@@ -15,7 +15,9 @@ usage: test_vfb.py quick|fault
   layouts: duet-compositor shows the same window with --vfb-layout linear
          and tiled; the tiled file, read back through the tile formula
          (page-aligned pixels, 32x32 tiles of one page, row-major), is the
-         linear one pixel for pixel, and not one colour.
+         linear one pixel for pixel, and not one colour. Then a pager's move
+         (duet-testctl move) alone, with no commit after it, reaches the
+         file: a new frame, the window's pixels at the new place.
   fault: Xvfb is killed 300 ms into the experiment: the failure is
          recorded (the stack died) with the server's log, the bench exits
          1, and no process of the run is left.
@@ -69,8 +71,8 @@ def test_quick():
             for m in ran:
                 ss = [s for s in rec["samples"] if s["layout"] == layout and s["method"] == m]
                 works = sorted({s["workload"] for s in ss})
-                check(works == ["blink", "fullscreen", "scroll"] and
-                      len(ss) == 9, "%s %s %s: 3 runs of 3 workloads: %d samples, %s"
+                check(works == ["blink", "fullscreen", "move", "scroll"] and
+                      len(ss) == 12, "%s %s %s: 3 runs of 4 workloads: %d samples, %s"
                       % (st, layout, m, len(ss), works))
                 check(all(s["detect_ms"] and s["detect_ms"] > 0 and s["frames"] > 0
                           for s in ss), "%s %s %s: frames found and timed" % (st, layout, m))
@@ -89,8 +91,8 @@ def test_quick():
                   s.get("raced") == s["frames"],
                   "wayland %s %s damage: precision and recall 1.0 (%r, %r)"
                   % (s["workload"], s["layout"], s.get("precision"), s.get("recall")))
-    check("move" in wrec.get("workloads_not_run", {}), "the window-moving workload says why "
-          "it did not run")
+    check(not wrec.get("workloads_not_run") and "duet-testctl" in wrec["workloads"]["move"],
+          "the window-moving workload ran, moved by the control tool")
     wr = res["experiments"]["vfb"]["weston"]
     check(wr["status"] == "skipped" and "not measurable" in wr.get("reason", ""),
           "weston: skipped as not measurable: %s" % wr.get("reason"))
@@ -130,17 +132,25 @@ def own(name, subdir):
     return p
 
 
-def show(layout, workdir):
+def frame_of(path):
+    with open(path, "rb") as f:
+        return struct.unpack_from("=Q", f.read(32), 24)[0]
+
+
+def show(layout, workdir, move=None):
     """The --vfb file of duet-compositor showing duet-launch's window in
-    layout, as (width, height, the pixel area's bytes, linear rows)."""
-    run = os.path.join(workdir, layout)
+    layout, as (width, height, the pixel area's bytes, linear rows); with
+    move=(x, y) the window is moved there by duet-testctl once the screen
+    has settled, and the rows are read once a frame followed."""
+    run = os.path.join(workdir, layout + ("-moved" if move else ""))
     os.mkdir(run, 0o700)
     path = os.path.join(run, "vfb")
     env = dict(os.environ, XDG_RUNTIME_DIR=run, GALLIUM_DRIVER="llvmpipe",
                LIBGL_ALWAYS_SOFTWARE="1")
     env.pop("WAYLAND_DISPLAY", None)
     comp = subprocess.Popen([own("duet-compositor", "compositor"), "--socket", "vfb-test",
-                             "--size", "640x480", "--vfb", path, "--vfb-layout", layout, "--",
+                             "--size", "640x480", "--vfb", path, "--vfb-layout", layout,
+                             "--test-protocol", "--",
                              own("duet-launch", "clients"), "--size", "300x200", "--stay"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -160,6 +170,21 @@ def show(layout, workdir):
                 last = frame
         check(still >= 10, "duet-compositor --vfb-layout %s drew and settled (frame %s)"
               % (layout, last))
+        if move:
+            ctl = [own("duet-testctl", "tools")]
+            wins = subprocess.run(ctl + ["windows"], env=dict(env, WAYLAND_DISPLAY="vfb-test"),
+                                  capture_output=True, text=True, timeout=10).stdout.split()
+            check(wins, "duet-testctl lists the window")
+            r = subprocess.run(ctl + ["move", wins[0], str(move[0]), str(move[1])],
+                               env=dict(env, WAYLAND_DISPLAY="vfb-test"), capture_output=True,
+                               text=True, timeout=10)
+            check(r.returncode == 0, "duet-testctl move: %s" % r.stderr.strip())
+            deadline = time.monotonic() + 5
+            while frame_of(path) == last and time.monotonic() < deadline:
+                time.sleep(0.02)
+            check(frame_of(path) > last, "a frame followed the move alone (frame %d -> %d)"
+                  % (last, frame_of(path)))
+            time.sleep(0.2)  # that frame written whole
         with open(path, "rb") as f:
             data = f.read()
     finally:
@@ -198,6 +223,12 @@ def test_layouts():
         colours = {lin[y][x:x + 4] for y in range(0, lh, 7) for x in range(0, lw * 4, 28)}
         check(len(colours) > 1, "the frame shows a window, not one colour (%d colours)"
               % len(colours))
+        _, _, _, moved = show("linear", workdir, move=(10, 20))
+        # duet-launch's window (300x200) now has its top-left at 10,20.
+        check(moved[20][10 * 4:310 * 4] != lin[20][10 * 4:310 * 4] and
+              moved[20 + 100][10 * 4:310 * 4] == lin[(480 - 200) // 2 + 100][
+                  (640 - 300) // 2 * 4:((640 - 300) // 2 + 300) * 4],
+              "after the move the file shows the window at 10,20")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
