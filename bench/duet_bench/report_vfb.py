@@ -183,7 +183,7 @@ def ratio_plot(out, results):
     seed = metrics.seed_of(results)
     claims, ours = [], []
     for m in METHODS:
-        for w in [None] + [k for k, (a, _) in WORKLOADS.items() if a]:
+        for w in [None] + list(WORKLOADS):
             res = tiled_ratio(rec, m, w, seed)
             if res and res.get("ratio"):
                 claims.append("%s %s" % (m, w or "all"))

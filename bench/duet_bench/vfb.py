@@ -36,19 +36,20 @@ import select
 import subprocess
 import time
 
-from duet_bench import procs, stacks
+from duet_bench import procs, stacks, vfb_move
 from duet_bench.apprun import AppFailed, AppRun, StackDied
 
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
 LAYOUTS = {"wayland": ["linear", "tiled"], "x11": ["linear"]}
-# name -> (duet-render arguments, what it is), or (None, why it is not run)
+# name -> (app arguments, what it is): duet-render scenes, and for move a
+# still duet-launch window that vfb_move.Mover moves.
 WORKLOADS = {
     "blink": (["--size", "32x32", "--scenes", "rect_blend"],
               "a 32x32 window redrawn every frame (a cursor or clock)"),
     "scroll": (["--size", "800x600", "--scenes", "scrolling"],
                "text scrolling in an 800x600 window"),
-    "move": (None, "not run: no duet client or control tool moves a window yet (duet_test "
-                   "has no move request, duet-xctl only resizes)"),
+    "move": (["--size", "400x300", "--stay"],
+             "a still 400x300 window (duet-launch) moving: " + vfb_move.NOTE),
     "fullscreen": (["--size", "1920x1080", "--scenes", "gradient"],
                    "a full-screen animation (1920x1080 gradient)"),
 }
@@ -219,18 +220,31 @@ def run_layout(ctx, stack, rec, run_no):
     read_ms = QUICK_READ_MS if ctx.opts.quick else READ_MS
     poll = ["--interval-us", str(VFB_POLL_US if stack.name == "wayland" else X_POLL_US)]
     for workload, (args, what) in WORKLOADS.items():
-        if args is None:
-            rec.setdefault("workloads_not_run", {})[workload] = what
+        if workload == "move" and not vfb_move.tool(stack):
+            rec.setdefault("workloads_not_run", {})[workload] = (
+                "not run: %s is not built (tools/ in the build)"
+                % ("duet-testctl" if stack.kind == "wayland" else "duet-xctl"))
             continue
         rec.setdefault("workloads", {})[workload] = what
-        # The app draws for the whole of its workload: every method in turn.
-        dur = int(WARMUP_S * 1000 + len(methods) * (read_ms + 400) + 1000)
-        argv = [ctx.apps["render"], "--backend", stack.kind, "--engine", "sw",
-                "--duration-ms", str(dur), "--no-feedback"] + args
+        if workload == "move":
+            argv = [ctx.apps["launch"], "--backend", stack.kind, "--engine", "sw"] + args
+        else:
+            # The app draws for the whole of its workload: every method in turn.
+            dur = int(WARMUP_S * 1000 + len(methods) * (read_ms + 400) + 1000)
+            argv = [ctx.apps["render"], "--backend", stack.kind, "--engine", "sw",
+                    "--duration-ms", str(dur), "--no-feedback"] + args
         rec.setdefault("commands", {})[workload] = " ".join(argv)
         app = AppRun(ctx, stack, argv)
+        mover = None
         try:
             time.sleep(procs.patience(WARMUP_S))
+            if workload == "move":
+                try:
+                    mover = vfb_move.Mover(stack, vfb_move.window_of(stack, app.pid))
+                except (RuntimeError, subprocess.SubprocessError) as e:
+                    _check_stack(stack)
+                    raise AppFailed("the moving window: %s" % e)
+                mover.start()
             for method in methods:
                 _check_stack(stack)
                 if not app.child.alive():
@@ -247,9 +261,14 @@ def run_layout(ctx, stack, rec, run_no):
                 if rc != 0:
                     raise AppFailed("duet-vfb-reader --method %s exited %s: %s"
                                     % (method, rc, err))
+                if mover and mover.error:
+                    _check_stack(stack)
+                    raise AppFailed("the moving window: " + mover.error)
                 rec["samples"].append(dict(sample_of(lines, run_no, workload, layout, method,
                                                      stack), command=" ".join(cmd)))
         finally:
+            if mover:
+                mover.stop()
             app.stop()
 
 
