@@ -22,9 +22,9 @@ its CPU, and the writer's frame rate (duet-compositor only). A
 method the kernel lacks is probed once per stack instance and recorded
 unavailable with the reader's reason.
 
-Workloads (duet-render scenes, the study's): a small region redrawn every
-frame (a cursor or clock), text scrolling in a window, a window moving, a
-full-screen animation. One sample = one reader run of READ_MS on one
+Workloads (the study's): a small region redrawn every frame (a cursor or
+clock), text scrolling in a window (duet-render scenes), a still window
+moved by the control tools (vfb_move.py), a full-screen animation. One sample = one reader run of READ_MS on one
 workload, layout and method; each run starts a stack per layout, the
 layouts' order alternating between runs, so a run's linear and tiled
 samples are close in time and pair up for the tiled/linear ratio.
