@@ -40,6 +40,8 @@
 
 #define EXIT_UNAVAILABLE 3
 
+struct vfb_xdamage; /* vfb-xdamage.h, where built */
+
 static const char usage[] =
 	"Usage: duet-vfb-reader (--vfb PATH | --shmid ID) --method NAME [OPTIONS]\n"
 	"       duet-vfb-reader (--vfb PATH | --shmid ID) --probe [--pid PID]\n"
@@ -194,10 +196,10 @@ int main(int argc, char **argv)
 	/* Xvfb: X's own damage as the truth, on a connection of its own,
 	 * opened before the method takes its first look (compare's copy). */
 	bool counted = src.hdr != NULL;
-	void *xtruth = NULL;
-	bool prev_raced = false;
+	struct vfb_xdamage *xtruth = NULL;
 	char xwhy[512] = "";
 #ifdef DUET_HAVE_XDAMAGE
+	bool prev_raced = false;
 	if (!counted && display)
 		xtruth = vfb_xdamage_open(display, xwhy, sizeof(xwhy));
 #else
