@@ -3,7 +3,8 @@
  *
  * The file is the screen as a display device sees it: Xvfb's -fbdir file
  * (an XWD image the server draws into) or duet-compositor's --vfb file
- * ("DUETVFB1", see compositor/backend-headless.c). Both are mapped
+ * in its linear layout ("DUETVFB2", compositor/vfb-layout.h; the older
+ * "DUETVFB1", pixels at byte 64, is still read). Both are mapped
  * read-only and polled on a fixed grid of --interval-us with
  * clock_nanosleep; a poll looks for a horizontal run of >= --run pixels of
  * the colour. The servers' own claims (trace events, presentation times)
@@ -53,7 +54,7 @@ static const char usage[] =
 	"       duet-observe --fb PATH --sizes any|WxH,WxH,... [OPTIONS]\n"
 	"\n"
 	"Polls the framebuffer file PATH (Xvfb -fbdir's XWD file, or duet-compositor\n"
-	"--vfb's DUETVFB1 file) for a horizontal run of pixels of colour R,G,B\n"
+	"--vfb's DUETVFB2 file, linear layout) for a horizontal run of pixels of colour R,G,B\n"
 	"(0..255 each) and prints JSON lines: observer_ready (polling, colour absent;\n"
 	"if it is present at start, once it has gone), seen (first poll that found\n"
 	"it), observer_done (polls, own CPU time) after seen or on SIGTERM/SIGINT.\n"
@@ -77,6 +78,7 @@ static const char usage[] =
 #define XWD_HEADER_MIN 100
 #define XWD_COLOR_SIZE 12
 #define VFB_HEADER_SIZE 64
+#define VFB2_HEADER_SIZE 4096
 /* How long a header may stay unreadable before that is an error. */
 #define BAD_HEADER_NS 1000000000u
 
@@ -233,19 +235,28 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 {
 	if (size < 8)
 		return 1;
-	if (memcmp(p, "DUETVFB1", 8) == 0) {
-		if (size < VFB_HEADER_SIZE)
+	bool v2 = memcmp(p, "DUETVFB2", 8) == 0;
+	if (v2 || memcmp(p, "DUETVFB1", 8) == 0) {
+		if (size < (v2 ? VFB2_HEADER_SIZE : VFB_HEADER_SIZE))
 			return 1;
 		uint32_t v[4];
 		memcpy(v, p + 8, sizeof(v));
 		if (v[3] != 0) {
-			return bad("%s: DUETVFB1 format %u is unknown", o->path, v[3]);
+			return bad("%s: DUETVFB format %u is unknown", o->path, v[3]);
 		}
 		fb->kind = "duetvfb";
 		fb->width = v[0];
 		fb->height = v[1];
 		fb->stride = v[2];
 		fb->pixel_offset = VFB_HEADER_SIZE;
+		if (v2) {
+			uint32_t layout_offset[2]; /* layout, pixel offset (vfb-layout.h) */
+			memcpy(layout_offset, p + 40, sizeof(layout_offset));
+			if (layout_offset[0] != 0)
+				return bad("%s: a tiled DUETVFB2 file: only the linear layout is "
+				           "read here (duet-vfb-reader reads both)", o->path);
+			fb->pixel_offset = layout_offset[1];
+		}
 		fb->frame = (const uint64_t *)(const void *)(p + 24);
 		if (set_colour(fb, o, 0xff0000, 0xff00, 0xff, true) != 0)
 			return bad("%s: cannot place the colour in XRGB8888", o->path);
@@ -260,7 +271,7 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 			static const uint8_t zero[8];
 			if (memcmp(p, zero, 8) == 0)
 				return 1;
-			return bad("%s is neither an XWD (version 7) nor a DUETVFB1 file", o->path);
+			return bad("%s is neither an XWD (version 7) nor a DUETVFB file", o->path);
 		}
 		uint32_t header_size = rd(p + 0), format = rd(p + 8), depth = rd(p + 12);
 		uint32_t byte_order = rd(p + 28), bpp = rd(p + 44);

@@ -5,21 +5,16 @@
  * the pixels really exist, as it would be after a page flip.
  *
  * With --vfb PATH the output also has a readable framebuffer: after each
- * painted frame the damaged rectangles are read back into a file-backed
- * shared mapping, as a VM's display device or a VNC server would see the
- * screen. An outside process (bench/observe.c) can then time when pixels
- * appear without trusting anything the compositor says. Layout of PATH:
- *
- *   offset  0  "DUETVFB1"
- *           8  uint32 width, 12 height, 16 stride (bytes), 20 format
- *              (0 = XRGB8888 little-endian: bytes B,G,R,X)
- *          24  uint64 frame counter, stored (release) after the frame's
- *              pixels are written
- *          32  uint64 CLOCK_MONOTONIC ns when that frame was complete
- *          40  zero up to 64
- *          64  pixels, top row first
- *
- * All fields are native-endian (the file is shared on one machine). */
+ * painted frame the damaged rectangles (and only those) are read back into
+ * a file-backed shared mapping, as a VM's display device or a VNC server
+ * would see the screen. An outside process can then time when pixels
+ * appear without trusting anything the compositor says (bench/observe.c),
+ * or find what changed (bench/vfb-reader.c). The file's layout, linear
+ * rows or page-sized tiles (--vfb-layout), is in vfb-layout.h: a header
+ * page, then the pixels from the next page on. Beside each frame the
+ * compositor publishes its own damage of that frame in the header page,
+ * written before the frame counter's release store: the exact answer a
+ * reader's change detection is measured against. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -28,53 +23,50 @@
 #include <unistd.h>
 
 #include "comp.h"
-
-#define VFB_HEADER_SIZE 64
-#define VFB_FORMAT_XRGB8888 0
-
-struct vfb_header {
-	char magic[8];
-	uint32_t width, height, stride, format;
-	uint64_t frame;
-	uint64_t ns;
-	uint8_t reserved[VFB_HEADER_SIZE - 40];
-};
-_Static_assert(sizeof(struct vfb_header) == VFB_HEADER_SIZE, "vfb header is 64 bytes");
+#include "vfb-layout.h"
 
 struct headless {
 	uint8_t *map;        /* the whole file, NULL without --vfb */
-	size_t map_size;
-	uint32_t stride;
+	struct vfb_geom geom;
 	uint32_t *scratch;   /* one damaged rectangle, tight rows */
 	size_t scratch_size; /* in bytes */
+	struct vfb_rect *rects; /* this frame's damage, for the header */
+	int rects_cap;
 	uint64_t frames;
 };
 
 static void vfb_close(struct headless *h)
 {
 	if (h->map)
-		munmap(h->map, h->map_size);
+		munmap(h->map, h->geom.file_size);
 	h->map = NULL;
 	free(h->scratch);
 	h->scratch = NULL;
+	free(h->rects);
+	h->rects = NULL;
 }
 
-static int vfb_open(struct headless *h, const char *path, int width, int height)
+static int vfb_open(struct headless *h, const char *path, const char *layout_name, int width,
+                    int height)
 {
-	h->stride = (uint32_t)width * 4;
-	h->map_size = VFB_HEADER_SIZE + (size_t)h->stride * (size_t)height;
+	enum vfb_layout layout = VFB_LINEAR;
+	if (layout_name && vfb_layout_parse(layout_name, &layout) != 0) {
+		comp_log("--vfb-layout %s: want linear or tiled", layout_name);
+		return -1;
+	}
+	vfb_geometry(&h->geom, layout, (uint32_t)width, (uint32_t)height);
+	size_t size = h->geom.file_size;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		comp_log("--vfb %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (ftruncate(fd, (off_t)h->map_size) != 0) {
-		comp_log("--vfb %s: cannot size it to %zu bytes: %s", path, h->map_size,
-		         strerror(errno));
+	if (ftruncate(fd, (off_t)size) != 0) {
+		comp_log("--vfb %s: cannot size it to %zu bytes: %s", path, size, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	void *map = mmap(NULL, h->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
 		comp_log("--vfb %s: mmap: %s", path, strerror(errno));
@@ -85,27 +77,33 @@ static int vfb_open(struct headless *h, const char *path, int width, int height)
 	struct vfb_header *hdr = (struct vfb_header *)(void *)h->map;
 	hdr->width = (uint32_t)width;
 	hdr->height = (uint32_t)height;
-	hdr->stride = h->stride;
+	hdr->stride = h->geom.stride;
 	hdr->format = VFB_FORMAT_XRGB8888;
+	hdr->layout = layout;
+	hdr->pixel_offset = VFB_PAGE;
+	hdr->tile_width = hdr->tile_height = layout == VFB_TILED ? VFB_TILE : 0;
+	hdr->tiles_x = h->geom.tiles_x;
+	hdr->tiles_y = h->geom.tiles_y;
 	__atomic_store_n(&hdr->frame, 0, __ATOMIC_RELEASE);
-	memcpy(hdr->magic, "DUETVFB1", 8);
-	comp_log("virtual framebuffer %s: %dx%d XRGB8888, %zu bytes", path, width, height,
-	         h->map_size);
+	memcpy(hdr->magic, VFB_MAGIC, 8);
+	comp_log("virtual framebuffer %s: %dx%d XRGB8888, %s, %zu bytes", path, width, height,
+	         vfb_layout_name(layout), size);
 	return 0;
 }
 
 /* Copies one damaged box from the GL target into the mapping. GL reads
- * tight rows fastest (BGRA straight into the buffer), so a box narrower
- * than the output goes through the scratch buffer. */
+ * tight rows fastest (BGRA straight into the buffer), so a whole-width box
+ * of the linear layout goes straight in, any other through the scratch
+ * buffer. */
 static void vfb_copy_box(struct headless *h, struct render_target *target,
                          const pixman_box32_t *box)
 {
 	int w = box->x2 - box->x1, rows = box->y2 - box->y1;
-	uint8_t *dst = h->map + VFB_HEADER_SIZE + (size_t)box->y1 * h->stride +
-	               (size_t)box->x1 * 4;
+	uint8_t *pixels = h->map + VFB_PAGE;
 	size_t row = (size_t)w * 4;
 
-	if (row == h->stride) {
+	if (h->geom.layout == VFB_LINEAR && row == h->geom.stride) {
+		uint8_t *dst = pixels + vfb_pixel_offset(&h->geom, 0, (uint32_t)box->y1);
 		render_target_read_pixels(target, box, (uint32_t *)(void *)dst, (int)row);
 		return;
 	}
@@ -120,11 +118,13 @@ static void vfb_copy_box(struct headless *h, struct render_target *target,
 	}
 	if (render_target_read_pixels(target, box, h->scratch, (int)row) != 0)
 		return;
-	for (int y = 0; y < rows; y++)
-		memcpy(dst + (size_t)y * h->stride, (uint8_t *)h->scratch + (size_t)y * row, row);
+	vfb_write_block(&h->geom, pixels, (uint32_t)box->x1, (uint32_t)box->y1, (uint32_t)w,
+	                (uint32_t)rows, (const uint8_t *)h->scratch);
 }
 
-static void vfb_write_frame(struct comp_output *output, const pixman_region32_t *damage)
+/* Writes the frame's damaged pixels, then its damage record. */
+static void vfb_write_frame(struct comp_output *output, const pixman_region32_t *damage,
+                            uint64_t frame)
 {
 	struct headless *h = output->backend_data;
 	pixman_region32_t clipped;
@@ -134,8 +134,27 @@ static void vfb_write_frame(struct comp_output *output, const pixman_region32_t 
 		pixman_region32_intersect(&clipped, &clipped, (pixman_region32_t *)damage);
 	int n;
 	const pixman_box32_t *boxes = pixman_region32_rectangles(&clipped, &n);
-	for (int i = 0; i < n; i++)
+	if (n > h->rects_cap) {
+		struct vfb_rect *grown = realloc(h->rects, (size_t)n * sizeof(*grown));
+		if (grown) {
+			h->rects = grown;
+			h->rects_cap = n;
+		}
+	}
+	for (int i = 0; i < n; i++) {
 		vfb_copy_box(h, output->target, &boxes[i]);
+		if (i < h->rects_cap)
+			h->rects[i] = (struct vfb_rect){ boxes[i].x1, boxes[i].y1, boxes[i].x2,
+			                                 boxes[i].y2 };
+	}
+	struct vfb_header *hdr = (struct vfb_header *)(void *)h->map;
+	if (n > h->rects_cap) {
+		/* Out of memory for the list: the whole output is an honest bound. */
+		struct vfb_rect whole = { 0, 0, output->width, output->height };
+		vfb_publish_damage(hdr, frame, &whole, 1);
+	} else {
+		vfb_publish_damage(hdr, frame, h->rects, n);
+	}
 	pixman_region32_fini(&clipped);
 }
 
@@ -145,8 +164,9 @@ static struct render_target *headless_create_target(struct comp_output *output)
 	if (!h)
 		return NULL;
 	output->backend_data = h;
-	const char *vfb = output->server->options.vfb_path;
-	if (vfb && vfb_open(h, vfb, output->width, output->height) != 0)
+	const struct comp_options *opt = &output->server->options;
+	if (opt->vfb_path &&
+	    vfb_open(h, opt->vfb_path, opt->vfb_layout, output->width, output->height) != 0)
 		return NULL;
 	return render_target_create_offscreen(output->server->egl, output->width, output->height);
 }
@@ -169,11 +189,11 @@ static uint64_t headless_present(struct comp_output *output, const pixman_region
 	/* With a virtual framebuffer the frame is shown once it is in the
 	 * mapping, as on a display that scans out of memory: the time reported
 	 * to clients (and traced) is taken after the copy. */
-	vfb_write_frame(output, damage);
+	vfb_write_frame(output, damage, ++h->frames);
 	uint64_t t_ns = render_now_ns();
 	struct vfb_header *hdr = (struct vfb_header *)(void *)h->map;
 	hdr->ns = t_ns;
-	__atomic_store_n(&hdr->frame, ++h->frames, __ATOMIC_RELEASE);
+	__atomic_store_n(&hdr->frame, h->frames, __ATOMIC_RELEASE);
 	return t_ns;
 }
 

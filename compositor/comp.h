@@ -36,6 +36,7 @@ struct comp_options {
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" or "drm" */
 	const char *vfb_path;  /* --vfb: headless frames copied into this file, or NULL */
+	const char *vfb_layout; /* --vfb-layout: "linear" (default) or "tiled" */
 	/* --mode WxH[@Hz]: the KMS mode to set (headless: size and refresh);
 	 * mode_width 0 = the connector's preferred mode, mode_mhz 0 = any. */
 	int mode_width, mode_height, mode_mhz;

@@ -40,12 +40,16 @@ static const char usage[] =
 	"                       when this option is not given)\n"
 	"  --vfb FILE           also copy every frame's damage into FILE, a virtual\n"
 	"                       framebuffer other processes can map and read (off by\n"
-	"                       default; costs a read-back per frame): a 64-byte header\n"
-	"                       (\"DUETVFB1\", uint32 width, height, stride, format 0 =\n"
-	"                       XRGB8888 little-endian, uint64 frame counter stored\n"
-	"                       after the frame's pixels, uint64 CLOCK_MONOTONIC ns of\n"
-	"                       that frame), then the pixels, top row first; with it\n"
-	"                       frames are presented once their pixels are in FILE\n"
+	"                       default; costs a read-back per frame): a 4 KiB header\n"
+	"                       page (\"DUETVFB2\", geometry, layout, a uint64 frame\n"
+	"                       counter stored after the frame's pixels, its\n"
+	"                       CLOCK_MONOTONIC ns, and the compositor's own damage\n"
+	"                       of the last 8 frames), then the pixels from the next\n"
+	"                       page on (compositor/vfb-layout.h); with it frames are\n"
+	"                       presented once their pixels are in FILE\n"
+	"  --vfb-layout linear|tiled\n"
+	"                       the pixels of --vfb: rows, top first (default), or\n"
+	"                       32x32-pixel tiles of one 4 KiB page each, row-major\n"
 	"  --test-protocol      offer the private duet_test protocol (input injection,\n"
 	"                       screenshots, window control; for tests and the bench)\n"
 	"                       to clients of a second socket, NAME-test, from this\n"
@@ -152,6 +156,7 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "socket", required_argument, NULL, 'S' },
 		{ "screenshot", required_argument, NULL, 'o' },
 		{ "vfb", required_argument, NULL, 'F' },
+		{ "vfb-layout", required_argument, NULL, 'L' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "drm-device", required_argument, NULL, 'D' },
 		{ "test-protocol", no_argument, NULL, 'T' },
@@ -215,6 +220,11 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			if (!*optarg)
 				return bad_usage("bad --vfb '%s': empty path", optarg);
 			opt->vfb_path = optarg;
+			break;
+		case 'L':
+			if (strcmp(optarg, "linear") != 0 && strcmp(optarg, "tiled") != 0)
+				return bad_usage("bad --vfb-layout '%s': want linear or tiled", optarg);
+			opt->vfb_layout = optarg;
 			break;
 		case 'T':
 			opt->test_protocol = true;

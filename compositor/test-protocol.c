@@ -21,7 +21,7 @@
 #include "comp.h"
 #include "duet-test-server-protocol.h"
 
-#define DUET_TEST_VERSION 1
+#define DUET_TEST_VERSION 2
 #define MAX_SIZE 32768
 
 struct test_state {
@@ -200,6 +200,20 @@ static void test_handle_resize_window(struct wl_client *client, struct wl_resour
 		comp_policy_resize(w, width, height);
 }
 
+static void test_handle_move_window(struct wl_client *client, struct wl_resource *resource,
+                                    uint32_t id, int32_t x, int32_t y)
+{
+	if (x < -32768 || x > 32767 || y < -32768 || y > 32767) {
+		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_POSITION,
+		                       "duet_test.move_window: position %d,%d not in -32768..32767",
+		                       x, y);
+		return;
+	}
+	struct comp_window *w = window_by_id(resource, id, "move_window");
+	if (w)
+		comp_window_set_position(w, x, y);
+}
+
 static void test_handle_close_window(struct wl_client *client, struct wl_resource *resource,
                                      uint32_t id)
 {
@@ -304,6 +318,7 @@ static const struct duet_test_interface test_impl = {
 	.pointer_motion = test_handle_pointer_motion,
 	.pointer_button = test_handle_pointer_button,
 	.key = test_handle_key,
+	.move_window = test_handle_move_window,
 };
 
 /* The object's screenshots still being written go with it, and what it

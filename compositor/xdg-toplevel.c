@@ -13,6 +13,10 @@ void comp_window_set_position(struct comp_window *window, int x, int y)
 	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
 	if (toplevel->xdg)
 		comp_xdg_surface_update_position(toplevel->xdg);
+	/* A move alone (no commit follows it, as after a pager's move) must
+	 * still reach the screen: the old and the new place are damaged. */
+	if (window->mapped && window->server->output)
+		comp_output_schedule_repaint(window->server->output);
 }
 
 void comp_window_move_on_ack(struct comp_window *window, int x, int y)

@@ -34,6 +34,7 @@ struct ctl {
 	struct wl_display *display;
 	struct wl_registry *registry;
 	struct duet_test *test;
+	uint32_t test_version;
 	bool list_globals;
 
 	struct window_info *windows;
@@ -64,6 +65,7 @@ static void usage(FILE *out)
 	        "                            and print its line; exit 1 on timeout\n"
 	        "  screenshot FILE.png       write the last presented frame\n"
 	        "  resize ID W H             configure window ID to W x H\n"
+	        "  move ID X Y               move window ID's top-left to X, Y (as a pager)\n"
 	        "  close ID                  ask window ID to close\n"
 	        "  activate ID               raise and focus window ID\n"
 	        "  motion X Y                move the pointer to output coordinates\n"
@@ -133,7 +135,10 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 	if (ctl->list_globals)
 		printf("%s %u\n", interface, version);
 	if (strcmp(interface, duet_test_interface.name) == 0 && !ctl->test) {
-		ctl->test = wl_registry_bind(registry, name, &duet_test_interface, 1);
+		/* move_window is version 2; every other request is 1's. */
+		ctl->test_version = version < 2 ? version : 2;
+		ctl->test = wl_registry_bind(registry, name, &duet_test_interface,
+		                             ctl->test_version);
 		duet_test_add_listener(ctl->test, &test_listener, ctl);
 	}
 }
@@ -321,6 +326,24 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		if (!ctl)
 			return 0;
 		duet_test_resize_window(ctl->test, (uint32_t)a, (int32_t)b, (int32_t)c);
+		return roundtrip(ctl);
+	}
+	if (strcmp(cmd, "move") == 0) {
+		NEED_ARGS(3, "move ID X Y");
+		if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
+			return bad_usage("bad window id '%s'", argv[1]);
+		if (!ctl_parse_long(argv[2], -32768, 32767, &b))
+			return bad_usage("bad x '%s' (-32768 to 32767)", argv[2]);
+		if (!ctl_parse_long(argv[3], -32768, 32767, &c))
+			return bad_usage("bad y '%s' (-32768 to 32767)", argv[3]);
+		if (!ctl)
+			return 0;
+		if (ctl->test_version < 2) {
+			fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) "
+			        "cannot move windows\n", ctl->test_version);
+			return 1;
+		}
+		duet_test_move_window(ctl->test, (uint32_t)a, (int32_t)b, (int32_t)c);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {

@@ -98,6 +98,8 @@ static void usage(FILE *out)
 	        "  resize ID W H             window-manager resize (_DUET_RESIZE)\n"
 	        "  moveresize ID W H         the same through EWMH (_NET_MOVERESIZE_WINDOW;\n"
 	        "                            works with any EWMH WM, openbox included)\n"
+	        "  move ID X Y               move the window's top-left to X, Y through EWMH\n"
+	        "                            (_NET_MOVERESIZE_WINDOW, as a pager)\n"
 	        "  close ID                  ask the WM to close the window\n"
 	        "                            (_NET_CLOSE_WINDOW)\n"
 	        "  activate ID               raise and focus (_NET_ACTIVE_WINDOW, as a pager)\n"
@@ -316,16 +318,19 @@ static void send_to_root(struct ctl *ctl, xcb_atom_t type, xcb_window_t window, 
 	               (const char *)&ev);
 }
 
-/* _NET_MOVERESIZE_WINDOW with width and height only (flag bits 10, 11),
- * the window's own gravity, and source 2 (pager: obeyed as asked). */
-static void send_moveresize(struct ctl *ctl, xcb_window_t window, uint32_t w, uint32_t h)
+/* _NET_MOVERESIZE_WINDOW with width and height only (flag bits 10, 11)
+ * or x and y only (bits 8, 9; move), the window's own gravity, and source
+ * 2 (pager: obeyed as asked). */
+static void send_moveresize(struct ctl *ctl, xcb_window_t window, bool move, uint32_t a,
+                            uint32_t b)
 {
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE,
 		.format = 32,
 		.window = window,
 		.type = ctl->atoms[A_NET_MOVERESIZE_WINDOW],
-		.data.data32 = { 1u << 10 | 1u << 11 | 2u << 12, 0, 0, w, h },
+		.data.data32 = { move ? 1u << 8 | 1u << 9 | 2u << 12 : 1u << 10 | 1u << 11 | 2u << 12,
+		                 move ? a : 0, move ? b : 0, move ? 0 : a, move ? 0 : b },
 	};
 	xcb_send_event(ctl->conn, 0, ctl->screen->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
@@ -738,10 +743,24 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		if (!ctl)
 			return 0;
 		if (ewmh)
-			send_moveresize(ctl, (xcb_window_t)a, (uint32_t)b, (uint32_t)c);
+			send_moveresize(ctl, (xcb_window_t)a, false, (uint32_t)b, (uint32_t)c);
 		else
 			send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
 			             (uint32_t)c, 0);
+		return round_trip(ctl);
+	}
+	if (strcmp(cmd, "move") == 0) {
+		NEED_ARGS(3, "move ID X Y");
+		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
+			return bad_usage("bad window id '%s'", argv[1]);
+		if (!ctl_parse_long(argv[2], -32768, 32767, &b))
+			return bad_usage("bad x '%s' (-32768 to 32767)", argv[2]);
+		if (!ctl_parse_long(argv[3], -32768, 32767, &c))
+			return bad_usage("bad y '%s' (-32768 to 32767)", argv[3]);
+		if (!ctl)
+			return 0;
+		send_moveresize(ctl, (xcb_window_t)a, true, (uint32_t)(int32_t)b,
+		                (uint32_t)(int32_t)c);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {

@@ -178,6 +178,14 @@ def _input(engine):
     return pick
 
 
+def _vfb(method, layout):
+    def pick(results, stack):
+        r = exp(results, "vfb", stack) or {}
+        return [(s, s.get("detect_ms")) for s in r.get("samples", [])
+                if s.get("method") == method and s.get("layout") == layout]
+    return pick
+
+
 def _ipc(*path):
     def pick(results, stack):
         v = _get((results.get("ipc") or {}).get(stack, {}), *path)
@@ -280,6 +288,11 @@ TIMINGS = [
             "ms"), _input("sw")),
     (Metric("input_gl_ms", "Input latency: key injected -> its frame composited, engine gl",
             "ms"), _input("gl")),
+    # Virtual display (vfb.py): a reader's time to find a frame's changes, per run and workload.
+    (Metric("vfb_compare_linear_ms", "Virtual display: time to find a frame's changes by "
+            "byte compare, linear rows", "ms"), _vfb("compare", "linear")),
+    (Metric("vfb_compare_tiled_ms", "Virtual display: time to find a frame's changes by "
+            "byte compare, 32x32 tiles of one page", "ms"), _vfb("compare", "tiled")),
 ]
 
 COUNTS = [

@@ -8,7 +8,7 @@ import csv
 import os
 
 from duet_bench import (metrics, plots, report_concurrent, report_input, report_roundtrip,
-                        report_switches, report_thirdparty, stats)
+                        report_switches, report_thirdparty, report_vfb, stats)
 from duet_bench.blocks import to_html, to_md
 from duet_bench.study import BOARD, STUDY, UNITS
 
@@ -667,6 +667,7 @@ def blocks_of(results, out, table, order, pairs):
     blocks.extend(report_thirdparty.blocks(results, table, order, pairs))
     blocks.extend(report_roundtrip.blocks(results, out))
     blocks.extend(report_input.blocks(results, table, order, pairs, out))
+    blocks.extend(report_vfb.blocks(results, out))
     blocks.extend(report_concurrent.blocks(results, out))
     blocks.extend(report_switches.blocks(results))
     blocks.extend(ipc_blocks(results))

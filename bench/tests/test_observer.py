@@ -257,7 +257,8 @@ def test_not_a_framebuffer(workdir):
 
 
 def write_vfb(path, width, height, frame, run_at=None, mode="wb"):
-    """A DUETVFB1 file as duet-compositor --vfb writes it, black, with
+    """A DUETVFB1 file (duet-compositor --vfb's version 1, which duet-observe still
+    reads; the compositor now writes DUETVFB2), black, with
     duet-launch's colour in a 100-pixel run at run_at=(x, y)."""
     px = bytearray(width * height * 4)
     if run_at:

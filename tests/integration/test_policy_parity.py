@@ -8,6 +8,8 @@ window's place, size, focus and stacking after each step:
   activate   the bottom one (rule 4: raised and focused)
   close      the focused one (rules 3, 8: focus to the topmost left)
   resize     the server resizes the focused one (rule 7: top-left kept)
+  move       a pager moves it (duet_test.move_window / _NET_MOVERESIZE_WINDOW
+             from the control tools: placed as asked, size kept)
   maximized  a fourth window that asked to be maximized before mapping
              (rules 5, 9: the output's size at 0,0, on top, focused)
 
@@ -69,6 +71,11 @@ class Side:
             check(time.monotonic() < deadline, "%s still listed after closing" % name)
             time.sleep(0.05)
 
+    def move(self, name, x, y):
+        self.session.testctl("move", self.window(name).id, x, y)
+        self.session.wait_window(app_id=name, pred=lambda win: (win.x, win.y) == (x, y),
+                                 timeout=10)
+
     def resize(self, name, w, h):
         self.session.testctl("resize", self.window(name).id, w, h)
         self.session.wait_window(app_id=name, pred=lambda win: (win.w, win.h) == (w, h),
@@ -92,6 +99,8 @@ def scenario(side):
     out["close"] = side.state()
     side.resize("C", 250, 150)
     out["resize"] = side.state()
+    side.move("C", 100, 50)
+    out["move"] = side.state()
     side.spawn("D", "--maximized")
     out["maximized"] = side.state()
     return out
@@ -112,6 +121,9 @@ def check_rules(states):
     r = states["resize"][0]
     check(r[0] == "C" and (r[1], r[2]) == centred("C") and (r[3], r[4]) == (250, 150),
           "resize: C at %s, not 250x150 at its old top-left" % (r[1:5],))
+    v = states["move"][0]
+    check(v[0] == "C" and (v[1], v[2], v[3], v[4]) == (100, 50, 250, 150),
+          "move: C at %s, not 250x150 at 100,50" % (v[1:5],))
     x = states["maximized"]
     check(x[0] == ("D", 0, 0, SCREEN[0], SCREEN[1], True),
           "maximized: D is %s, not the screen's size at 0,0, on top and focused" % (x[0],))
