@@ -34,9 +34,12 @@ def failures(results):
 
 
 def measured(results):
-    """How many experiment x stack records finished with samples."""
+    """How many experiment x stack records finished with samples: ok ones,
+    and failed ones that kept the samples of the rounds that worked (a
+    failure in one round stays the record's status)."""
     return sum(1 for per in (results.get("experiments") or {}).values()
-               for r in per.values() if r.get("status") == "ok")
+               for r in per.values()
+               if r.get("status") == "ok" or (r.get("status") == "failed" and r.get("samples")))
 
 
 def outcome(results, exit_status, problems=()):

@@ -26,7 +26,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from duet_bench import stats  # noqa: E402
+from duet_bench import outcome, stats  # noqa: E402
 from checks import check, fail  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
@@ -68,8 +68,22 @@ def test_patience():
             os.environ["DUET_BENCH_PATIENCE"] = old
 
 
+def test_measured():
+    """A record that failed in one round but kept another round's samples
+    was measured; one that failed with none, or was skipped, was not."""
+    res = {"experiments": {"launch": {
+        "wayland": {"status": "ok", "samples": [{"ms": 1}]},
+        "x11": {"status": "failed", "reason": "round 1: the stack died",
+                "samples": [{"ms": 2}]},
+        "weston": {"status": "failed", "reason": "did not start", "samples": []},
+        "openbox": {"status": "skipped", "reason": "not installed", "samples": []}}}}
+    check(outcome.measured(res) == 2, "measured counts the ok record and the failed one with "
+          "samples, not the empty or skipped ones (%d)" % outcome.measured(res))
+
+
 def test_stats():
     test_patience()
+    test_measured()
     rng = random.Random(12345)
     drift = [1 + 0.2 * rng.random() for _ in range(8)]
     a = rounds_of(rng, 8, 3, 20.0, 0.5, drift)
