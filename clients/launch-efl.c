@@ -39,7 +39,7 @@
 #include <wayland-client.h>
 
 #include "app-args.h"
-#include "render.h"
+#include "tk-trace.h"
 
 #define BAR_H 48
 
@@ -69,38 +69,13 @@ struct launch {
 	bool reported;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void trace(const char *name, const char *fields, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void trace(const char *name, const char *fields, ...)
-{
-	static bool opened;
-	va_list ap;
-
-	if (!opened) {
-		opened = true;
-		if (render_trace_open(NULL) != 0 || !render_trace_enabled())
-			render_trace_open_fd(1);
-	}
-	va_start(ap, fields);
-	render_tracev(name, fields, ap);
-	va_end(ap);
-}
-
 static void report(struct launch *l)
 {
 	if (l->reported || !l->submitted_ns || !l->received_ns || !l->presented_ns)
 		return;
 	l->reported = true;
 	uint64_t base = l->t0 ? l->t0 : l->exec_ns;
-	trace("first_frame",
+	tk_trace("first_frame",
 	      "\"since_t0_ns\":%llu,\"t0\":\"%s\",\"presented_ns\":%llu,\"commit_ns\":%llu,"
 	      "\"width\":%d,\"height\":%d,\"backend\":\"%s\",\"engine\":\"%s\","
 	      "\"presentation\":\"%s\",\"path\":\"%s\",\"toolkit\":\"elementary %d.%d\","
@@ -127,7 +102,7 @@ static void on_sync_done(void *data, struct wl_callback *cb, uint32_t serial)
 	struct launch *l = data;
 	wl_callback_destroy(cb);
 	l->sync = NULL;
-	l->received_ns = now_ns();
+	l->received_ns = tk_now_ns();
 	report(l);
 }
 
@@ -141,7 +116,7 @@ static void on_frame_done(Ecore_Wl2_Window *w, uint32_t timestamp, void *data)
 	 * callback read after that flush began. */
 	if (l->presented_ns || !l->flush_pre_ns)
 		return;
-	l->presented_ns = now_ns();
+	l->presented_ns = tk_now_ns();
 	report(l);
 }
 
@@ -149,7 +124,7 @@ static void on_flush_pre(void *data, Evas *e, void *info)
 {
 	struct launch *l = data;
 	if (!l->flush_pre_ns)
-		l->flush_pre_ns = now_ns();
+		l->flush_pre_ns = tk_now_ns();
 }
 
 static void on_flush_post(void *data, Evas *e, void *info)
@@ -157,7 +132,7 @@ static void on_flush_post(void *data, Evas *e, void *info)
 	struct launch *l = data;
 	if (l->submitted_ns)
 		return;
-	l->submitted_ns = now_ns();
+	l->submitted_ns = tk_now_ns();
 	evas_output_size_get(e, &l->width, &l->height);
 	if (l->wayland) {
 		Ecore_Wl2_Window *ww = elm_win_wl_window_get(l->win);
@@ -174,7 +149,7 @@ static void on_flush_post(void *data, Evas *e, void *info)
 	} else {
 		/* XSync: a GetInputFocus round trip behind the frame's requests. */
 		ecore_x_sync();
-		l->received_ns = l->presented_ns = now_ns();
+		l->received_ns = l->presented_ns = tk_now_ns();
 		report(l);
 	}
 }
@@ -277,7 +252,7 @@ static const char *engine_label(const char *evas_engine, bool *wayland)
 
 int main(int argc, char **argv)
 {
-	struct launch l = { .exec_ns = now_ns(), .status = 1 };
+	struct launch l = { .exec_ns = tk_now_ns(), .status = 1 };
 	const char *want_engine = NULL;
 	long timeout_ms = 20000;
 	int width = 800, height = 600;
@@ -341,7 +316,7 @@ int main(int argc, char **argv)
 		elm_shutdown();
 		return 1;
 	}
-	l.connected_ns = now_ns();
+	l.connected_ns = tk_now_ns();
 	/* SIGINT / SIGTERM: Ecore turns them into ECORE_EVENT_SIGNAL_EXIT,
 	 * which ends elm_run() cleanly. */
 	l.win = elm_win_add(NULL, "duet-launch-efl", ELM_WIN_BASIC);

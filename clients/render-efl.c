@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "app-args.h"
-#include "render.h"
+#include "tk-trace.h"
 
 #define N_IMAGES 24
 #define N_RECTS 64
@@ -70,31 +70,6 @@ struct app {
 	Ecore_Wl2_Frame_Cb_Handle *frame_cb;
 	int status;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void trace(const char *name, const char *fields, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void trace(const char *name, const char *fields, ...)
-{
-	static bool opened;
-	va_list ap;
-
-	if (!opened) {
-		opened = true;
-		if (render_trace_open(NULL) != 0 || !render_trace_enabled())
-			render_trace_open_fd(1);
-	}
-	va_start(ap, fields);
-	render_tracev(name, fields, ap);
-	va_end(ap);
-}
 
 /* A 128x128 premultiplied "photo": colour fields with an alpha vignette. */
 static uint32_t *photo_pixels(void)
@@ -217,14 +192,14 @@ static void end_scene(struct app *a);
 
 static void end_scene(struct app *a)
 {
-	uint64_t d = now_ns() - a->start_ns;
+	uint64_t d = tk_now_ns() - a->start_ns;
 	double fps = a->frames / (d / 1e9);
 	char presented[32];
 	if (a->wayland)
 		snprintf(presented, sizeof(presented), "%d", a->presented);
 	else
 		snprintf(presented, sizeof(presented), "null");
-	trace("scene",
+	tk_trace("scene",
 	      "\"scene\":\"%s\",\"frames\":%d,\"fps\":%.2f,\"duration_ns\":%llu,"
 	      "\"flush_mean_ns\":%llu,\"flush_max_ns\":%llu,\"presented\":%s,\"discarded\":null,"
 	      "\"backend\":\"%s\",\"engine\":\"%s\",\"presentation\":\"%s\",\"path\":\"%s\","
@@ -245,7 +220,7 @@ static void end_scene(struct app *a)
 static void next_scene(struct app *a)
 {
 	if (a->cur >= a->n_scenes) {
-		trace("render_done", "\"scenes\":%d,\"score_fps\":%.2f", a->scenes_done,
+		tk_trace("render_done", "\"scenes\":%d,\"score_fps\":%.2f", a->scenes_done,
 		      a->scenes_done ? a->fps_sum / a->scenes_done : 0.0);
 		a->status = 0;
 		elm_exit();
@@ -255,7 +230,7 @@ static void next_scene(struct app *a)
 	a->scenes[a->cur]->step(a, 0);
 	a->frames = a->presented = 0;
 	a->flush_sum_ns = a->flush_max_ns = 0;
-	a->start_ns = now_ns();
+	a->start_ns = tk_now_ns();
 	a->running = true;
 }
 
@@ -267,7 +242,7 @@ static void on_job(void *data)
 	a->job = NULL;
 	if (!a->running)
 		next_scene(a); /* after the window's first frame */
-	else if (now_ns() - a->start_ns >= a->duration_ns)
+	else if (tk_now_ns() - a->start_ns >= a->duration_ns)
 		end_scene(a);
 	else
 		a->scenes[a->cur]->step(a, a->frames);
@@ -275,13 +250,13 @@ static void on_job(void *data)
 
 static void on_flush_pre(void *data, Evas *e, void *info)
 {
-	((struct app *)data)->flush_pre_ns = now_ns();
+	((struct app *)data)->flush_pre_ns = tk_now_ns();
 }
 
 static void on_flush_post(void *data, Evas *e, void *info)
 {
 	struct app *a = data;
-	uint64_t t = now_ns();
+	uint64_t t = tk_now_ns();
 	a->last_flush_ns = t;
 	if (!a->running) {
 		/* The window's first frame: the scenes start after it. */
@@ -309,7 +284,7 @@ static void on_frame_done(Ecore_Wl2_Window *w, uint32_t timestamp, void *data)
 static Eina_Bool on_watchdog(void *data)
 {
 	struct app *a = data;
-	if (now_ns() - a->last_flush_ns < 10000000000ull)
+	if (tk_now_ns() - a->last_flush_ns < 10000000000ull)
 		return ECORE_CALLBACK_RENEW;
 	fprintf(stderr, "duet-render-efl: no frame for 10 s (scene %d, engine %s)\n", a->cur,
 	        a->evas_engine);
@@ -424,7 +399,7 @@ int main(int argc, char **argv)
 		a.frame_cb = ecore_wl2_window_frame_callback_add(elm_win_wl_window_get(a.win),
 		                                                 on_frame_done, &a);
 	evas_object_resize(a.win, a.w, a.h);
-	a.last_flush_ns = now_ns();
+	a.last_flush_ns = tk_now_ns();
 	a.watchdog = ecore_timer_add(1.0, on_watchdog, &a);
 	evas_object_show(a.win);
 	elm_run();

@@ -9,13 +9,6 @@
 
 #include "tk-private.h"
 
-uint64_t tk_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int take_value(int *argc, char **argv, int i, const char *name, const char **value)
 {
 	size_t n = strlen(name);
@@ -393,8 +386,8 @@ uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns)
 		*flush_ns = t1 - t0;
 	if (r < 0)
 		return 0;
-	/* A backend whose post_commit flushes the connection moves this to
-	 * after its flush. */
+	/* A backend whose post_commit sends the frame stamps this again as
+	 * the frame leaves (before its write). */
 	win->submitted_ns = t1;
 	if (app->backend->frame_post_commit)
 		app->backend->frame_post_commit(win, seq);

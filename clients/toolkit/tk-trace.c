@@ -4,10 +4,18 @@
  * servers, the apps trace to stdout unless DUET_TRACE names a file: their
  * results are their output. */
 #include <stdarg.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "render.h"
-#include "tk.h"
+#include "tk-trace.h"
+
+uint64_t tk_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 void tk_trace(const char *name, const char *fields, ...)
 {

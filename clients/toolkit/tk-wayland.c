@@ -690,9 +690,13 @@ static void wl_frame_post_commit(struct tk_window *win, uint64_t seq)
 		win->want_mark = false;
 		win->mark_sent = true;
 	}
+	/* sw: the commit leaves in this write, so "submitted" is stamped as
+	 * it leaves (tk-x11.c's flush_frame says why); EGL's swap sent its
+	 * commit itself, and tk-app stamped the swap's return. */
+	if (win->app->engine != TK_ENGINE_GL)
+		win->submitted_ns = tk_now_ns();
 	if (wl_display_flush(wa->display) < 0 && errno != EAGAIN)
 		fprintf(stderr, "Wayland connection lost while sending a frame\n");
-	win->submitted_ns = tk_now_ns();
 }
 
 static int wl_wait_mark(struct tk_window *win)

@@ -413,7 +413,11 @@ static void x11_frame_pre_commit(struct tk_window *win, uint64_t seq)
 }
 
 /* The frame's requests (the image, the counters) leave in one write, with
- * the "received" mark behind them when one was asked for. */
+ * the "received" mark behind them when one was asked for. "Submitted" is
+ * taken as they leave, before the write: a compositing manager that
+ * composites at once can show the frame before this process runs again
+ * after its write, and nothing caused by the frame may be stamped earlier
+ * than the frame. */
 static void flush_frame(struct tk_window *win)
 {
 	xcb_connection_t *c = app_data(win->app)->conn;
@@ -422,8 +426,8 @@ static void flush_frame(struct tk_window *win)
 		win->want_mark = false;
 		win->mark_sent = true;
 	}
-	xcb_flush(c);
 	win->submitted_ns = tk_now_ns();
+	xcb_flush(c);
 }
 
 static int x11_wait_mark(struct tk_window *win)

@@ -162,10 +162,6 @@ void tk_draw_gradient(struct tk_draw *d, float x, float y, float w, float h, str
                       struct tk_color c1, bool vertical);
 
 /* ------------------------------------------------------------ trace */
-/* JSON lines exactly as render/'s render_trace documents:
- * {"name":..,"ns":..,"pid":..,<fields>}, to $DUET_TRACE if set, else to
- * stdout. fields is a printf format of the remaining members, or NULL. */
-void tk_trace(const char *name, const char *fields, ...) __attribute__((format(printf, 2, 3)));
-uint64_t tk_now_ns(void);
+#include "tk-trace.h"
 
 #endif
