@@ -991,23 +991,33 @@ static int mode_popup_grab_serial(struct conn *a)
 	return ok ? 0 : 1;
 }
 
-/* During a grab the pointer is confined to the grabbing client. The test
- * clicks the toplevel (step "click"), the probe grabs; the test moves the
- * pointer onto another client's window and clicks there (step "grabbed"):
- * the other client gets neither enter nor button until the grab is over
- * (tests/integration checks that), the popup is dismissed. Then a second
- * toplevel of this client, a grab on it (step "click-2"), and the test
- * activates the first toplevel (step "own-activated"): the keyboard
- * stays on the grabbing popup. */
+/* During a grab the pointer is confined to the grabbing client. With the
+ * pointer on another client's window, the test presses a key (step
+ * "key"), the probe grabs with it: the other client loses the pointer
+ * (step "key-grabbed"; the test checks, then clicks there to dismiss).
+ * The test clicks the toplevel (step "click"), the probe grabs; the test
+ * moves the pointer onto the other client's window and clicks there (step
+ * "grabbed"): the other client gets neither enter nor button until the
+ * grab is over (tests/integration checks that), the popup is dismissed.
+ * Then a second toplevel of this client, a grab on it (step "click-2"),
+ * and the test activates the first toplevel (step "own-activated"): the
+ * keyboard stays on the grabbing popup. */
 static int mode_popup_grab_pointer(struct conn *c)
 {
 	seat_keyboard(c);
-	struct window t, t2, p1, p2;
+	struct window t, t2, p0, p1, p2;
 	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	wait_press(c, "key", &c->key_presses);
+	map_popup_grab(c, &p0, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->key_serial);
+	roundtrip(c);
+	bool ok = check(!p0.done && c->keyboard_focus == p0.surface, "the key's grab is taken");
+	step(c, "key-grabbed");
+	wait_done(c, &p0);
+	ok &= check(p0.done, "a click on another client's window dismisses it");
 	wait_press(c, "click", &c->presses);
 	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
 	roundtrip(c);
-	bool ok = check(!p1.done && c->keyboard_focus == p1.surface, "the grab is taken");
+	ok &= check(!p1.done && c->keyboard_focus == p1.surface, "the click's grab is taken");
 	step(c, "grabbed");
 	wait_done(c, &p1);
 	ok &= check(p1.done, "a click on another client's window dismisses the grab");

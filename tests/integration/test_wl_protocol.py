@@ -30,10 +30,12 @@ popup-grab-serial    a grab with a serial that is not the client's last
                      button or key press (its keyboard enter, another
                      client's click, a click older than the last press) is
                      denied: popup_done at once, no keyboard focus.
-popup-grab-pointer   during a grab another client's window gets no pointer
-                     enter, motion or button; a click on it dismisses the
-                     grab and goes to nobody; the client's own window taking
-                     the focus leaves the keyboard on the grabbing popup.
+popup-grab-pointer   a grab taken under the pointer takes it from another
+                     client's window (leave); during a grab that window gets
+                     no pointer enter, motion or button; a click on it
+                     dismisses the grab and goes to nobody; the client's own
+                     window taking the focus leaves the keyboard on the
+                     grabbing popup.
 subsurface-restack   place_below between siblings and below the parent:
                      applied with the parent's next commit, not before.
 viewport-scale       a wp_viewport destination scales a 40x30 buffer to a
@@ -235,8 +237,21 @@ def popup_grab_pointer(s):
     other.wait_line(r"^mapped ")
     ow = s.wait_window(app_id="duet-other")
     probe = Probe(s, "popup-grab-pointer")
-    probe.wait_step("click")
+    probe.wait_step("key")
     win = s.wait_window(app_id="duet-probe")  # 200x150, centered over the other
+    with other._cond:
+        mark = len(other.lines)
+    s.testctl("motion", ow.x + 10, ow.y + 10)
+    other.wait_line(r"^pointer-enter 10 10$", start=mark, timeout=10)
+    s.testctl("key", 30, 1)  # to the probe, which has the keyboard focus
+    s.testctl("key", 30, 0)
+    probe.go()
+    probe.wait_step("key-grabbed")
+    # The grab began under the pointer: the other window loses it at once.
+    other.wait_line(r"^pointer-leave$", start=mark, timeout=10)
+    click(s, ow.x + 10, ow.y + 10)
+    probe.go()
+    probe.wait_step("click")
     click(s, win.x + 5, win.y + 5)
     probe.go()
     probe.wait_step("grabbed")
