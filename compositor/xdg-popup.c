@@ -202,8 +202,11 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 	}
 	if (popup->grabbed)
 		return;
-	if (!popup->parent) {
-		popup_dismiss(popup); /* its parent is gone: no grab to take */
+	/* Its parent is gone, or is a popup the compositor dismissed (maybe
+	 * while this request was on its way): "this popup will be
+	 * immediately dismissed", no error. */
+	if (!popup->parent || (popup->parent->popup && !popup->parent->popup->parent)) {
+		popup_dismiss(popup);
 		return;
 	}
 	struct comp_server *server = popup->xdg->server;

@@ -952,7 +952,8 @@ static int mode_popup_grab(struct conn *c)
  * client. A (big, red) and B (small, green, in A's middle) each get a
  * click (steps "click-b", "click-a"). A's grabs with its keyboard enter
  * serial (a real serial, no press) and with B's click serial are denied:
- * popup_done at once, the keyboard stays on A. With its own click's
+ * popup_done at once, the keyboard stays on A; a grabbing popup on such
+ * a dismissed one is dismissed too, no error. With its own click's
  * serial the grab is taken; a key press's serial (step "key") serves for
  * a nested one. After a click on nothing (step "click-nowhere", which
  * dismisses them), A's old click serial no longer serves. */
@@ -975,6 +976,9 @@ static int mode_popup_grab_serial(struct conn *a)
 	ok &= check(a->keyboard_focus == ta.surface, "a denied grab takes no keyboard focus");
 	small_popup(a, &denied2, &ta, b.press_serial);
 	ok &= check(denied2.done, "a grab with another client's press serial is dismissed");
+	struct window orphan;
+	small_popup(a, &orphan, &denied1, a->press_serial); /* dies on a protocol error */
+	ok &= check(orphan.done, "a grab on a dismissed popup is dismissed, not an error");
 	small_popup(a, &p1, &ta, a->press_serial);
 	ok &= check(!p1.done && a->keyboard_focus == p1.surface,
 	            "a grab with the client's own click serial is taken");

@@ -29,7 +29,9 @@ popup-grab           xdg_popup.grab with a click's serial: grabbing popups
 popup-grab-serial    a grab with a serial that is not the client's last
                      button or key press (its keyboard enter, another
                      client's click, a click older than the last press) is
-                     denied: popup_done at once, no keyboard focus.
+                     denied: popup_done at once, no keyboard focus; a
+                     grabbing popup on such a dismissed one is dismissed too,
+                     no error.
 popup-grab-pointer   a grab taken under the pointer takes it from another
                      client's window (leave); during a grab that window gets
                      no pointer enter, motion or button; a click on it
