@@ -13,6 +13,10 @@
  * before the core's destroy handlers run the policy (which moves focus and
  * would otherwise unlink our listener from the very signal being emitted).
  *
+ * A popup grab (xdg-popup.c) confines the pointer to the grabbing client;
+ * the seat remembers the last button press and the last key press (serial
+ * and client) so that xdg_popup.grab can be checked against them.
+ *
  * The keymap is compiled once and handed to every client as the same sealed
  * memfd: sealing lets clients map it without being able to change what other
  * clients see.
