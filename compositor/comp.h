@@ -377,6 +377,14 @@ void comp_xdg_shell_create(struct comp_server *server);
  * keyboard focus given to it. Outside the grabbing client's surfaces, that
  * dismisses its grabbing popups. */
 void comp_xdg_popup_grab_input(struct comp_server *server, struct comp_surface *surface);
+/* The client whose popups hold the grab, or NULL: while there is one, only
+ * its surfaces get pointer events (seat.c). */
+struct wl_client *comp_xdg_popup_grab_client(struct comp_server *server);
+/* Where the keyboard focus goes when the policy gives it to surface: the
+ * topmost mapped grabbing popup while a grab lasts (xdg_popup.grab: it
+ * always has the keyboard focus), else surface. */
+struct comp_surface *comp_xdg_popup_keyboard_target(struct comp_server *server,
+                                                    struct comp_surface *surface);
 struct comp_window *comp_window_from_surface(struct comp_surface *surface);
 /* Sends a configure with this size and the window's current states
  * (0x0 lets the client choose). */
@@ -437,6 +445,13 @@ struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server
  * got while it had it (wl_data_device.set_selection's rule). */
 bool comp_seat_focus_serial_ok(struct comp_server *server, struct wl_client *client,
                                uint32_t serial);
+/* Whether serial is that of the last button press or the last key press
+ * and that press went to client (xdg_popup.grab's rule). */
+bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *client,
+                              uint32_t serial);
+/* Re-picks the pointer focus soon (a popup grab began or ended: which
+ * surfaces may have it changed, not the pointer). */
+void comp_seat_pointer_refresh(struct comp_server *server);
 
 void comp_data_device_manager_create(struct comp_server *server);
 /* The selection follows keyboard focus: seat.c calls this whenever the

@@ -48,9 +48,11 @@ static void set_focus(struct comp_server *server, struct comp_window *window)
 		window->activated = true;
 		comp_window_send_state(window);
 	}
-	/* Another client's window taking the focus ends a popup grab. */
+	/* Another client's window taking the focus ends a popup grab; one of
+	 * the grabbing client's own leaves the keyboard on its popup. */
 	comp_xdg_popup_grab_input(server, window ? window->surface : NULL);
-	comp_seat_set_keyboard_focus(server, window ? window->surface : NULL);
+	comp_seat_set_keyboard_focus(server, comp_xdg_popup_keyboard_target(
+		server, window ? window->surface : NULL));
 }
 
 static void focus_topmost(struct comp_server *server, struct comp_window *except)

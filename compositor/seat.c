@@ -13,6 +13,10 @@
  * before the core's destroy handlers run the policy (which moves focus and
  * would otherwise unlink our listener from the very signal being emitted).
  *
+ * A popup grab (xdg-popup.c) confines the pointer to the grabbing client;
+ * the seat remembers the last button press and the last key press (serial
+ * and client) so that xdg_popup.grab can be checked against them.
+ *
  * The keymap is compiled once and handed to every client as the same sealed
  * memfd: sealing lets clients map it without being able to change what other
  * clients see.
@@ -31,6 +35,15 @@
 #define SEAT_VERSION 8
 #define REPEAT_RATE 25   /* keys per second */
 #define REPEAT_DELAY 600 /* ms */
+
+/* A press that may start a grab: its serial and the client it went to
+ * (NULL when it went to nobody, or once that client is gone, so that a
+ * later client at the same address inherits nothing). */
+struct grab_press {
+	uint32_t serial;
+	struct wl_client *client;
+	struct wl_listener client_destroy;
+};
 
 struct comp_seat {
 	struct comp_server *server;
@@ -61,6 +74,13 @@ struct comp_seat {
 	struct {
 		uint32_t depressed, latched, locked, group;
 	} mods;
+
+	/* The last button press and key press, for xdg_popup.grab's serial
+	 * check: a grab answers one of them (seat_grab_serial_ok). */
+	struct grab_press pointer_press, key_press;
+	/* Pending re-pick of the pointer focus after a popup grab began or
+	 * ended (comp_seat_pointer_refresh). */
+	struct wl_event_source *pointer_refresh;
 };
 
 static const struct wl_seat_interface seat_impl;
@@ -75,6 +95,58 @@ static uint32_t next_serial(struct comp_seat *seat)
 static struct wl_client *surface_client(struct comp_surface *surface)
 {
 	return surface ? wl_resource_get_client(surface->resource) : NULL;
+}
+
+/* ------------------------------------------------------- grab presses */
+
+static void grab_press_forget(struct grab_press *press)
+{
+	wl_list_remove(&press->client_destroy.link);
+	wl_list_init(&press->client_destroy.link);
+	press->client = NULL;
+}
+
+static void handle_grab_press_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct grab_press *press = wl_container_of(listener, press, client_destroy);
+	grab_press_forget(press);
+}
+
+static void grab_press_init(struct grab_press *press)
+{
+	press->client = NULL;
+	press->client_destroy.notify = handle_grab_press_client_destroy;
+	wl_list_init(&press->client_destroy.link);
+}
+
+/* client NULL: the press went to nobody, and no earlier one counts now. */
+static void grab_press_record(struct grab_press *press, struct wl_client *client,
+                              uint32_t serial)
+{
+	if (press->client != client) {
+		grab_press_forget(press);
+		if (client)
+			wl_client_add_destroy_listener(client, &press->client_destroy);
+		press->client = client;
+	}
+	press->serial = serial;
+}
+
+static bool grab_press_matches(const struct grab_press *press, struct wl_client *client,
+                               uint32_t serial)
+{
+	return press->client && press->client == client && press->serial == serial;
+}
+
+bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *client,
+                              uint32_t serial)
+{
+	struct comp_seat *seat = server->seat;
+	/* Only the latest press of each device counts, as in weston: a grab
+	 * answers the click or key the user just gave this client, not any
+	 * event it ever got (no touch on this seat). */
+	return seat && (grab_press_matches(&seat->pointer_press, client, serial) ||
+	                grab_press_matches(&seat->key_press, client, serial));
 }
 
 /* Resource destructor shared by all three lists: the resource leaves its
@@ -323,11 +395,16 @@ void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint3
 		seat->mods.locked = lo;
 		seat->mods.group = g;
 	}
-	if (!seat->keyboard_focus)
+	if (!seat->keyboard_focus) {
+		if (pressed)
+			grab_press_record(&seat->key_press, NULL, 0);
 		return;
+	}
 
 	struct wl_client *client = surface_client(seat->keyboard_focus);
 	uint32_t serial = next_serial(seat);
+	if (pressed)
+		grab_press_record(&seat->key_press, client, serial);
 	struct wl_resource *kbd;
 	wl_resource_for_each(kbd, &seat->keyboards) {
 		if (wl_resource_get_client(kbd) != client)
@@ -447,6 +524,12 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 	} else {
 		surface = comp_surface_at(seat->server, seat->x, seat->y, &sx, &sy);
 	}
+	/* A popup grab confines the pointer to the grabbing client: its
+	 * surfaces get events as usual (owner-events), others none, not even
+	 * an implicit grab that began before it. */
+	struct wl_client *grabber = comp_xdg_popup_grab_client(seat->server);
+	if (surface && grabber && surface_client(surface) != grabber)
+		surface = NULL;
 
 	if (surface != seat->pointer_focus) {
 		if (seat->pointer_focus) {
@@ -487,6 +570,25 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 	}
 }
 
+static void handle_pointer_refresh(void *data)
+{
+	struct comp_seat *seat = data;
+	seat->pointer_refresh = NULL;
+	pointer_update(seat, 0, false); /* no motion, so no time to give */
+}
+
+void comp_seat_pointer_refresh(struct comp_server *server)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat || seat->pointer_refresh)
+		return;
+	/* From an idle callback rather than at once: a grab ends in the
+	 * middle of teardowns (a dying client's popups) where the stack is
+	 * half gone and enter must not go out yet. */
+	seat->pointer_refresh = wl_event_loop_add_idle(wl_display_get_event_loop(server->display),
+	                                               handle_pointer_refresh, seat);
+}
+
 void comp_seat_pointer_motion(struct comp_server *server, double x, double y, uint32_t time_ms)
 {
 	struct comp_seat *seat = server->seat;
@@ -522,7 +624,9 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 		comp_xdg_popup_grab_input(seat->server, surface);
 	surface = seat->pointer_focus; /* re-read after the call out */
 	if (!surface) {
-		if (!pressed)
+		if (pressed)
+			grab_press_record(&seat->pointer_press, NULL, 0);
+		else
 			pointer_update(seat, time_ms, false);
 		return;
 	}
@@ -533,11 +637,15 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 		/* The policy only restacks and refocuses, but re-read the
 		 * focus rather than trust a pointer across a call out. */
 		surface = seat->pointer_focus;
-		if (!surface)
+		if (!surface) {
+			grab_press_record(&seat->pointer_press, NULL, 0);
 			return;
+		}
 	}
 	struct wl_client *client = surface_client(surface);
 	uint32_t serial = next_serial(seat);
+	if (pressed)
+		grab_press_record(&seat->pointer_press, client, serial);
 	struct wl_resource *ptr;
 	wl_resource_for_each(ptr, &seat->pointers) {
 		if (wl_resource_get_client(ptr) != client)
@@ -611,6 +719,10 @@ static void seat_free(struct comp_seat *seat)
 	detach_resources(&seat->keyboards);
 	pointer_focus_clear(seat);
 	keyboard_focus_clear(seat);
+	grab_press_forget(&seat->pointer_press);
+	grab_press_forget(&seat->key_press);
+	if (seat->pointer_refresh)
+		wl_event_source_remove(seat->pointer_refresh);
 	wl_array_release(&seat->pressed);
 	wl_array_release(&seat->buttons);
 	if (seat->keymap_fd >= 0)
@@ -646,6 +758,8 @@ void comp_seat_create(struct comp_server *server)
 	seat->keyboard_focus_destroy.notify = handle_keyboard_focus_destroy;
 	wl_array_init(&seat->pressed);
 	wl_array_init(&seat->buttons);
+	grab_press_init(&seat->pointer_press);
+	grab_press_init(&seat->key_press);
 	if (!keymap_init(seat))
 		comp_log("seat: no keymap, clients get wl_keyboard without one");
 

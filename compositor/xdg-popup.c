@@ -1,13 +1,18 @@
 /* xdg_popup: a surface placed by a positioner relative to its parent's
  * window geometry, kept on the output, stacked above its parent, and
- * dismissed (popup_done) when the parent goes away or unmaps.
+ * dismissed (popup_done) when the parent goes away or unmaps. Only the
+ * topmost popup may be destroyed: one with child popups still open is
+ * xdg_wm_base.not_the_topmost_popup.
  *
- * Grabs: a popup that asks for one before it maps joins the server's grab
- * chain (its parent must be a toplevel or the chain's topmost popup) and
- * gets the keyboard focus while mapped; a button press outside the
- * grabbing client's surfaces, or the focus given to another client's
- * window, dismisses the chain. Pointer events are not
- * confined to the client during a grab. */
+ * Grabs: a popup that asks for one before it maps, with the serial of the
+ * last button or key press this client got (else it is dismissed at
+ * once), joins the server's grab chain (its parent must be a toplevel or
+ * the chain's topmost popup) and keeps the keyboard focus while mapped,
+ * even when the policy focuses another of the client's windows. While
+ * the chain lasts the pointer is confined to the grabbing client (seat.c:
+ * other clients' surfaces get no enter, motion or button); a button press
+ * outside the client's surfaces, which nobody receives, or the focus
+ * given to another client's window, dismisses the chain. */
 #include <stdlib.h>
 
 #include "xdg-shell-internal.h"
@@ -30,6 +35,18 @@ static void popup_send_configure(struct comp_xdg_popup *popup)
 	comp_xdg_surface_send_configure(popup->xdg);
 }
 
+/* The topmost mapped popup of the grab chain, which has the keyboard
+ * focus, or NULL. */
+static struct comp_surface *grab_focus_surface(struct comp_server *server)
+{
+	struct comp_xdg_popup *popup;
+	wl_list_for_each_reverse(popup, &server->popup_grabs, grab_link) {
+		if (popup->mapped && popup->xdg->surface)
+			return popup->xdg->surface;
+	}
+	return NULL;
+}
+
 /* The popup leaves the grab chain; the keyboard focus it had goes back to
  * the popup below it in the chain, or to the focused window. */
 static void popup_ungrab(struct comp_xdg_popup *popup)
@@ -40,14 +57,11 @@ static void popup_ungrab(struct comp_xdg_popup *popup)
 	popup->grabbed = false;
 	wl_list_remove(&popup->grab_link);
 	wl_list_init(&popup->grab_link);
+	if (wl_list_empty(&server->popup_grabs))
+		comp_seat_pointer_refresh(server); /* other clients may have it again */
 	if (!popup->mapped || !popup->xdg->surface)
 		return;
-	struct comp_surface *next = NULL;
-	if (!wl_list_empty(&server->popup_grabs)) {
-		struct comp_xdg_popup *top = wl_container_of(server->popup_grabs.prev, top, grab_link);
-		if (top->mapped)
-			next = top->xdg->surface;
-	}
+	struct comp_surface *next = grab_focus_surface(server);
 	if (!next && server->focused)
 		next = server->focused->surface;
 	comp_seat_set_keyboard_focus(server, next);
@@ -159,6 +173,18 @@ static void popup_resource_destroy(struct wl_resource *resource)
 
 static void popup_destroy(struct wl_client *client, struct wl_resource *resource)
 {
+	struct comp_xdg_popup *popup = wl_resource_get_user_data(resource);
+	/* xdg_popup.destroy: only the topmost popup may be destroyed, and the
+	 * rule is not limited to grabbing popups (weston checks those only,
+	 * wlroots any child, as the request's text reads). A child the
+	 * compositor dismissed has left its parent and does not count. */
+	if (popup && !wl_list_empty(&popup->xdg->popups)) {
+		wl_resource_post_error(comp_xdg_wm_base_resource(popup->xdg, resource),
+		                       XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
+		                       "xdg_popup@%u.destroy while popups of its own are still "
+		                       "open on it", wl_resource_get_id(resource));
+		return;
+	}
 	wl_resource_destroy(resource);
 }
 
@@ -176,8 +202,11 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 	}
 	if (popup->grabbed)
 		return;
-	if (!popup->parent) {
-		popup_dismiss(popup); /* its parent is gone: no grab to take */
+	/* Its parent is gone, or is a popup the compositor dismissed (maybe
+	 * while this request was on its way): "this popup will be
+	 * immediately dismissed", no error. */
+	if (!popup->parent || (popup->parent->popup && !popup->parent->popup->parent)) {
+		popup_dismiss(popup);
 		return;
 	}
 	struct comp_server *server = popup->xdg->server;
@@ -190,12 +219,36 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 		                       "topmost grabbing popup", wl_resource_get_id(resource));
 		return;
 	}
+	/* The grab must answer a press the user just gave this client
+	 * ("the serial number of the event"); any other serial is a grab
+	 * the compositor denies, which dismisses the popup. */
+	if (!wl_resource_get_user_data(seat) ||
+	    !comp_seat_grab_serial_ok(server, client, serial)) {
+		popup_dismiss(popup);
+		return;
+	}
 	/* A grab from another client, or on a toplevel while a chain is
 	 * open, starts a chain of its own: the old one is dismissed. */
 	if (top && !popup->parent->popup)
 		popup_dismiss(wl_container_of(server->popup_grabs.next, top, grab_link));
 	popup->grabbed = true;
 	wl_list_insert(server->popup_grabs.prev, &popup->grab_link);
+	comp_seat_pointer_refresh(server); /* other clients lose the pointer */
+}
+
+struct wl_client *comp_xdg_popup_grab_client(struct comp_server *server)
+{
+	if (wl_list_empty(&server->popup_grabs))
+		return NULL;
+	struct comp_xdg_popup *outer = wl_container_of(server->popup_grabs.next, outer, grab_link);
+	return wl_resource_get_client(outer->resource);
+}
+
+struct comp_surface *comp_xdg_popup_keyboard_target(struct comp_server *server,
+                                                    struct comp_surface *surface)
+{
+	struct comp_surface *popup = grab_focus_surface(server);
+	return popup ? popup : surface;
 }
 
 void comp_xdg_popup_grab_input(struct comp_server *server, struct comp_surface *surface)

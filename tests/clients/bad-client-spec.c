@@ -155,3 +155,89 @@ bool run_scale_viewport(struct bad_client *c)
 	wl_surface_commit(c->surface);
 	return true;
 }
+
+/* Two popups nested on a mapped toplevel, both mapped, neither grabbing,
+ * and the lower one destroyed first: xdg_wm_base.not_the_topmost_popup.
+ * xdg_popup.destroy's rule ("if this xdg_popup is not the topmost popup")
+ * is not limited to grabbing popups, though weston 10 checks only those. */
+struct nested {
+	struct wl_surface *surface[2];
+	struct xdg_surface *xdg[2];
+	struct xdg_popup *popup[2];
+	struct xdg_positioner *positioner;
+	uint32_t serial[2];
+	bool configured[2];
+};
+
+static void nested_cleanup(struct bad_client *c)
+{
+	struct nested *n = c->mode_data;
+	for (int i = 1; i >= 0; i--) {
+		if (n->popup[i])
+			xdg_popup_destroy(n->popup[i]);
+		if (n->xdg[i])
+			xdg_surface_destroy(n->xdg[i]);
+		if (n->surface[i])
+			wl_surface_destroy(n->surface[i]);
+	}
+	if (n->positioner)
+		xdg_positioner_destroy(n->positioner);
+	free(n);
+	c->mode_data = NULL;
+}
+
+static void nested_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
+	struct nested *n = data;
+	int i = xdg == n->xdg[1];
+	n->serial[i] = serial;
+	n->configured[i] = true;
+}
+
+static const struct xdg_surface_listener nested_listener = {
+	.configure = nested_configure,
+};
+
+bool run_popup_destroy_order(struct bad_client *c)
+{
+	const int size = 16;
+	struct nested *n = calloc(1, sizeof(*n));
+	if (!n)
+		return false;
+	c->mode_data = n;
+	c->mode_cleanup = nested_cleanup;
+	if (!make_toplevel(c, true) || !make_pool(c, size * size * 4))
+		return false;
+	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, size, size, size * 4,
+	                                      WL_SHM_FORMAT_XRGB8888);
+	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
+	wl_surface_attach(c->surface, c->buffer, 0, 0);
+	wl_surface_commit(c->surface);
+	n->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
+	xdg_positioner_set_size(n->positioner, size, size);
+	xdg_positioner_set_anchor_rect(n->positioner, 0, 0, 1, 1);
+	struct xdg_surface *parent = c->xdg_surface;
+	for (int i = 0; i < 2; i++) {
+		n->surface[i] = wl_compositor_create_surface(c->g.compositor);
+		n->xdg[i] = xdg_wm_base_get_xdg_surface(c->g.wm_base, n->surface[i]);
+		xdg_surface_add_listener(n->xdg[i], &nested_listener, n);
+		n->popup[i] = xdg_surface_get_popup(n->xdg[i], parent, n->positioner);
+		wl_surface_commit(n->surface[i]);
+		uint64_t deadline = now_ms() + 5000;
+		while (!n->configured[i] && now_ms() < deadline) {
+			if (wl_display_roundtrip(c->display) < 0)
+				return false;
+		}
+		if (!n->configured[i])
+			return false;
+		xdg_surface_ack_configure(n->xdg[i], n->serial[i]);
+		wl_surface_attach(n->surface[i], c->buffer, 0, 0);
+		wl_surface_commit(n->surface[i]);
+		parent = n->xdg[i];
+	}
+	if (wl_display_roundtrip(c->display) < 0)
+		return false;
+	xdg_popup_destroy(n->popup[0]); /* popup[1] is still open on it */
+	n->popup[0] = NULL;
+	return true;
+}

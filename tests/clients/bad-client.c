@@ -296,6 +296,9 @@ static const struct bad_mode modes[] = {
 	 run_min_over_max, 1000, {{"xdg_toplevel", XDG_TOPLEVEL_ERROR_INVALID_SIZE}}},
 	{"negative-min-size", "xdg_toplevel.set_min_size(-1, 10)", run_negative_min_size, 1000,
 	 {{"xdg_toplevel", XDG_TOPLEVEL_ERROR_INVALID_SIZE}}},
+	{"popup-destroy-order", "a mapped popup destroyed while a popup on it is still open",
+	 run_popup_destroy_order, 1000,
+	 {{"xdg_wm_base", XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP}}},
 	/* No error expected: the viewport sets the size. */
 	{"scale-viewport", "a 33x33 buffer at scale 2 with a 50x50 viewport destination",
 	 run_scale_viewport, 1000, {{NULL, 0}}},

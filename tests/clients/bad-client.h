@@ -64,5 +64,6 @@ bool run_offset_past_pool(struct bad_client *c);
 bool run_min_over_max(struct bad_client *c);
 bool run_negative_min_size(struct bad_client *c);
 bool run_scale_viewport(struct bad_client *c);
+bool run_popup_destroy_order(struct bad_client *c);
 
 #endif

@@ -38,10 +38,14 @@ struct conn {
 	struct wp_presentation *presentation;
 	struct wl_seat *seat;
 	struct wl_keyboard *keyboard;
+	struct wl_pointer *pointer;
 	struct wl_data_device *data_device;
 	uint32_t enter_serial;
 	bool focused;
 	struct wl_surface *keyboard_focus;
+	uint32_t press_serial, key_serial; /* of the last button / key press */
+	int presses, key_presses;
+	struct wl_surface *pointer_focus;
 };
 
 struct window {
@@ -108,6 +112,11 @@ static void keyboard_leave(void *data, struct wl_keyboard *kbd, uint32_t serial,
 static void keyboard_key(void *data, struct wl_keyboard *kbd, uint32_t serial, uint32_t time,
                          uint32_t key, uint32_t state)
 {
+	struct conn *c = data;
+	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+		c->key_serial = serial;
+		c->key_presses++;
+	}
 }
 
 static void keyboard_modifiers(void *data, struct wl_keyboard *kbd, uint32_t serial,
@@ -122,6 +131,46 @@ static const struct wl_keyboard_listener keyboard_listener = {
 	.leave = keyboard_leave,
 	.key = keyboard_key,
 	.modifiers = keyboard_modifiers,
+};
+
+static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
+                          struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
+	((struct conn *)data)->pointer_focus = surface;
+}
+
+static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
+                          struct wl_surface *surface)
+{
+	((struct conn *)data)->pointer_focus = NULL;
+}
+
+static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
+                           wl_fixed_t y)
+{
+}
+
+static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
+                           uint32_t button, uint32_t state)
+{
+	struct conn *c = data;
+	if (state == WL_POINTER_BUTTON_STATE_PRESSED) {
+		c->press_serial = serial;
+		c->presses++;
+	}
+}
+
+static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
+                         wl_fixed_t value)
+{
+}
+
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
 };
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
@@ -638,6 +687,8 @@ static void seat_keyboard(struct conn *c)
 		die("no wl_seat or wl_data_device_manager");
 	c->keyboard = wl_seat_get_keyboard(c->seat);
 	wl_keyboard_add_listener(c->keyboard, &keyboard_listener, c);
+	c->pointer = wl_seat_get_pointer(c->seat);
+	wl_pointer_add_listener(c->pointer, &pointer_listener, c);
 	c->data_device = wl_data_device_manager_get_data_device(c->g.data_device_manager, c->seat);
 }
 
@@ -812,12 +863,43 @@ static int mode_selection_transfer(struct conn *a)
 
 /* ---------------------------------------------------------- popup grab */
 
-/* A grabbing popup on the toplevel, a grabbing popup on it: each takes
- * the keyboard focus. The test clicks outside (step "grabbed"): both get
- * popup_done and the focus goes back to the toplevel. Another grab, and
- * the test focuses another client's window (step "regrabbed"): popup_done
- * again. Last, a grab on a popup that is not the topmost grabbing one:
- * not_the_topmost_popup. */
+/* Lets the test click (or press a key), then waits for the press: its
+ * serial is the one a grab must give. */
+static void wait_press(struct conn *c, const char *name, int *count)
+{
+	int before = *count;
+	step(c, name);
+	for (int i = 0; i < 100 && *count == before; i++) {
+		roundtrip(c);
+		usleep(10000);
+	}
+	if (*count == before)
+		die("the test's press never arrived");
+}
+
+static void wait_done(struct conn *c, struct window *w)
+{
+	for (int i = 0; i < 100 && !w->done; i++) {
+		roundtrip(c);
+		usleep(10000);
+	}
+}
+
+/* A popup at 10,10 of parent, size 10x10, whose grab is denied or taken
+ * with serial: mapped (if it may) once this returns. */
+static void small_popup(struct conn *c, struct window *w, struct window *parent, uint32_t serial)
+{
+	map_popup_grab(c, w, parent, 10, 10, solid(c, 10, 10, BLUE), 10, 10, serial);
+	roundtrip(c);
+}
+
+/* The test clicks the toplevel (step "click-1"): a grabbing popup on it,
+ * a grabbing popup on that, with the click's serial: each takes the
+ * keyboard focus. The test clicks outside (step "grabbed"): both get
+ * popup_done and the focus goes back to the toplevel. Another click and
+ * grab, and the test focuses another client's window (step "regrabbed"):
+ * popup_done again. Last, a grab on a popup that is not the topmost
+ * grabbing one: not_the_topmost_popup. */
 static int mode_popup_grab(struct conn *c)
 {
 	seat_keyboard(c);
@@ -825,31 +907,29 @@ static int mode_popup_grab(struct conn *c)
 	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
 	roundtrip(c);
 	bool ok = check(c->keyboard_focus == t.surface, "the toplevel has the keyboard focus");
-	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
+	wait_press(c, "click-1", &c->presses);
+	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
 	roundtrip(c);
 	ok &= check(c->keyboard_focus == p1.surface, "a grabbing popup takes the keyboard focus");
-	map_popup_grab(c, &p2, &p1, 10, 10, solid(c, 30, 30, BLUE), 30, 30, c->enter_serial);
+	map_popup_grab(c, &p2, &p1, 10, 10, solid(c, 30, 30, BLUE), 30, 30, c->press_serial);
 	roundtrip(c);
 	ok &= check(c->keyboard_focus == p2.surface, "a nested grabbing popup takes it next");
 	step(c, "grabbed");
-	for (int i = 0; i < 100 && !(p1.done && p2.done); i++) {
-		roundtrip(c);
-		usleep(10000);
-	}
+	wait_done(c, &p1);
+	wait_done(c, &p2);
 	ok &= check(p1.done && p2.done, "a click outside dismisses the grabbing popups");
 	ok &= check(c->keyboard_focus == t.surface, "the focus goes back to the toplevel");
 	struct window p5;
-	map_popup_grab(c, &p5, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
+	wait_press(c, "click-2", &c->presses);
+	map_popup_grab(c, &p5, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
 	step(c, "regrabbed"); /* the test activates another client's window */
-	for (int i = 0; i < 100 && !p5.done; i++) {
-		roundtrip(c);
-		usleep(10000);
-	}
+	wait_done(c, &p5);
 	ok &= check(p5.done, "another client's window taking the focus dismisses the grab");
-	/* Back on top, for the last check's grabs. */
-	step(c, "reactivated");
-	map_popup_grab(c, &p3, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->enter_serial);
+	/* The test clicks the toplevel: on top again, and a press to grab with. */
+	wait_press(c, "reactivated", &c->presses);
+	map_popup_grab(c, &p3, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
 	map_popup(c, &p4, &p3, 10, 10, solid(c, 30, 30, BLUE), 30, 30);
+	ok &= check(!p3.done, "a grab with the click's serial is taken");
 	/* A grab on a child of p4, which took none: p3 is the topmost. */
 	struct wl_surface *s = new_surface(c);
 	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, s);
@@ -857,7 +937,7 @@ static int mode_popup_grab(struct conn *c)
 	xdg_positioner_set_size(pos, 10, 10);
 	xdg_positioner_set_anchor_rect(pos, 0, 0, 1, 1);
 	struct xdg_popup *bad = xdg_surface_get_popup(xdg, p4.xdg, pos);
-	xdg_popup_grab(bad, c->seat, c->enter_serial);
+	xdg_popup_grab(bad, c->seat, c->press_serial);
 	wl_display_roundtrip(c->display);
 	const struct wl_interface *iface = NULL;
 	uint32_t code = wl_display_get_protocol_error(c->display, &iface, NULL);
@@ -868,11 +948,103 @@ static int mode_popup_grab(struct conn *c)
 	exit(ok ? 0 : 1); /* the connection is gone */
 }
 
+/* xdg_popup.grab's serial must be that of the user's press to this
+ * client. A (big, red) and B (small, green, in A's middle) each get a
+ * click (steps "click-b", "click-a"). A's grabs with its keyboard enter
+ * serial (a real serial, no press) and with B's click serial are denied:
+ * popup_done at once, the keyboard stays on A; a grabbing popup on such
+ * a dismissed one is dismissed too, no error. With its own click's
+ * serial the grab is taken; a key press's serial (step "key") serves for
+ * a nested one. After a click on nothing (step "click-nowhere", which
+ * dismisses them), A's old click serial no longer serves. */
+static int mode_popup_grab_serial(struct conn *a)
+{
+	struct conn b;
+	conn_open(&b);
+	seat_keyboard(a);
+	seat_keyboard(&b);
+	struct window ta, tb, denied1, denied2, p1, p2, late;
+	map_toplevel(a, &ta, "duet-probe-a", solid(a, 300, 200, RED), 0);
+	map_toplevel(&b, &tb, "duet-probe-b", solid(&b, 100, 80, GREEN), 0);
+	wait_press(&b, "click-b", &b.presses);
+	wait_press(a, "click-a", &a->presses);
+	roundtrip(a);
+	bool ok = check(a->keyboard_focus == ta.surface, "A has the keyboard focus");
+	ok &= check(a->enter_serial != a->press_serial, "the enter and the click differ");
+	small_popup(a, &denied1, &ta, a->enter_serial);
+	ok &= check(denied1.done, "a grab with a serial that is no press is dismissed");
+	ok &= check(a->keyboard_focus == ta.surface, "a denied grab takes no keyboard focus");
+	small_popup(a, &denied2, &ta, b.press_serial);
+	ok &= check(denied2.done, "a grab with another client's press serial is dismissed");
+	struct window orphan;
+	small_popup(a, &orphan, &denied1, a->press_serial); /* dies on a protocol error */
+	ok &= check(orphan.done, "a grab on a dismissed popup is dismissed, not an error");
+	small_popup(a, &p1, &ta, a->press_serial);
+	ok &= check(!p1.done && a->keyboard_focus == p1.surface,
+	            "a grab with the client's own click serial is taken");
+	wait_press(a, "key", &a->key_presses);
+	small_popup(a, &p2, &p1, a->key_serial);
+	ok &= check(!p2.done && a->keyboard_focus == p2.surface,
+	            "a nested grab with a key press's serial is taken");
+	step(a, "click-nowhere");
+	wait_done(a, &p1);
+	ok &= check(p1.done && p2.done, "the click on nothing dismissed the grab");
+	small_popup(a, &late, &ta, a->press_serial);
+	ok &= check(late.done, "a click serial older than the last press is dismissed");
+	roundtrip(&b);
+	return ok ? 0 : 1;
+}
+
+/* During a grab the pointer is confined to the grabbing client. With the
+ * pointer on another client's window, the test presses a key (step
+ * "key"), the probe grabs with it: the other client loses the pointer
+ * (step "key-grabbed"; the test checks, then clicks there to dismiss).
+ * The test clicks the toplevel (step "click"), the probe grabs; the test
+ * moves the pointer onto the other client's window and clicks there (step
+ * "grabbed"): the other client gets neither enter nor button until the
+ * grab is over (tests/integration checks that), the popup is dismissed.
+ * Then a second toplevel of this client, a grab on it (step "click-2"),
+ * and the test activates the first toplevel (step "own-activated"): the
+ * keyboard stays on the grabbing popup. */
+static int mode_popup_grab_pointer(struct conn *c)
+{
+	seat_keyboard(c);
+	struct window t, t2, p0, p1, p2;
+	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
+	wait_press(c, "key", &c->key_presses);
+	map_popup_grab(c, &p0, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->key_serial);
+	roundtrip(c);
+	bool ok = check(!p0.done && c->keyboard_focus == p0.surface, "the key's grab is taken");
+	step(c, "key-grabbed");
+	wait_done(c, &p0);
+	ok &= check(p0.done, "a click on another client's window dismisses it");
+	wait_press(c, "click", &c->presses);
+	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
+	roundtrip(c);
+	ok &= check(!p1.done && c->keyboard_focus == p1.surface, "the click's grab is taken");
+	step(c, "grabbed");
+	wait_done(c, &p1);
+	ok &= check(p1.done, "a click on another client's window dismisses the grab");
+	map_toplevel(c, &t2, "duet-probe-2", solid(c, 100, 80, YELLOW), 0);
+	wait_press(c, "click-2", &c->presses);
+	map_popup_grab(c, &p2, &t2, 10, 10, solid(c, 40, 40, BLUE), 40, 40, c->press_serial);
+	roundtrip(c);
+	ok &= check(!p2.done && c->keyboard_focus == p2.surface, "the second grab is taken");
+	step(c, "own-activated");
+	roundtrip(c);
+	ok &= check(!p2.done, "the client's own window taking the focus keeps the grab");
+	ok &= check(c->keyboard_focus == p2.surface,
+	            "the grabbing popup keeps the keyboard focus meanwhile");
+	return ok ? 0 : 1;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct conn *c);
 } modes[] = {
 	{"popup-grab", mode_popup_grab},
+	{"popup-grab-serial", mode_popup_grab_serial},
+	{"popup-grab-pointer", mode_popup_grab_pointer},
 	{"subsurface-merge", mode_subsurface_merge},
 	{"subsurface-feedback", mode_subsurface_feedback},
 	{"maximize-ack", mode_maximize_ack},

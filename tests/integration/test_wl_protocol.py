@@ -20,11 +20,24 @@ buffer-transform     buffers drawn with wl_surface.set_buffer_transform 90
 offset               wl_surface.offset moves a subsurface and a popup.
 selection-focus      wl_data_device.set_selection from an unfocused client or
                      with a serial older than the focus is ignored.
-popup-grab           xdg_popup.grab: grabbing popups (nested too) take the
-                     keyboard focus, a click outside dismisses them and gives
-                     it back, so does another client's window taking the
-                     focus; a grab whose parent is not the topmost grabbing
-                     popup is xdg_wm_base.not_the_topmost_popup.
+popup-grab           xdg_popup.grab with a click's serial: grabbing popups
+                     (nested too) take the keyboard focus, a click outside
+                     dismisses them and gives it back, so does another
+                     client's window taking the focus; a grab whose parent is
+                     not the topmost grabbing popup is
+                     xdg_wm_base.not_the_topmost_popup.
+popup-grab-serial    a grab with a serial that is not the client's last
+                     button or key press (its keyboard enter, another
+                     client's click, a click older than the last press) is
+                     denied: popup_done at once, no keyboard focus; a
+                     grabbing popup on such a dismissed one is dismissed too,
+                     no error.
+popup-grab-pointer   a grab taken under the pointer takes it from another
+                     client's window (leave); during a grab that window gets
+                     no pointer enter, motion or button; a click on it
+                     dismisses the grab and goes to nobody; the client's own
+                     window taking the focus leaves the keyboard on the
+                     grabbing popup.
 subsurface-restack   place_below between siblings and below the parent:
                      applied with the parent's next commit, not before.
 viewport-scale       a wp_viewport destination scales a 40x30 buffer to a
@@ -41,6 +54,7 @@ positioner-constrain a popup that does not fit on the output: flip-x opens
 
 import subprocess
 import sys
+import time
 
 import duet
 from duet import check
@@ -166,24 +180,108 @@ def offset(s):
     probe.finish()
 
 
+def click(s, x, y):
+    s.testctl("motion", x, y)
+    s.testctl("button", "left", 1)
+    s.testctl("button", "left", 0)
+
+
 def popup_grab(s):
     other = s.client([duet.program("DUET_TEST_PATTERN"), "--app-id", "duet-other",
                       "--size", "100x100"], name="other")
     other.wait_line(r"^mapped 100 100$")
     other_win = s.wait_window(app_id="duet-other")
     probe = Probe(s, "popup-grab")
+    probe.wait_step("click-1")
+    # The corner of the 200x150 window, outside the 100x100 one both
+    # windows are centered.
+    win = s.wait_window(app_id="duet-probe")
+    click(s, win.x + 5, win.y + 5)
+    probe.go()
     probe.wait_step("grabbed")
-    # A click on the background, outside every window.
-    s.testctl("motion", 2, 2)
-    s.testctl("button", "left", 1)
-    s.testctl("button", "left", 0)
+    click(s, 2, 2)  # on the background, outside every window
+    probe.go()
+    probe.wait_step("click-2")
+    click(s, win.x + 5, win.y + 5)
     probe.go()
     probe.wait_step("regrabbed")
     s.testctl("activate", other_win.id)
     probe.go()
     probe.wait_step("reactivated")
-    s.testctl("activate", s.wait_window(app_id="duet-probe").id)
+    click(s, win.x + 5, win.y + 5)  # raises and focuses it, and a press to grab with
+    probe.go()
+    probe.finish()
+
+
+def popup_grab_serial(s):
+    probe = Probe(s, "popup-grab-serial")
+    probe.wait_step("click-b")
+    b = s.wait_window(app_id="duet-probe-b")
+    click(s, b.x + 50, b.y + 40)
+    probe.go()
+    probe.wait_step("click-a")
+    a = s.wait_window(app_id="duet-probe-a")
+    click(s, a.x + 5, a.y + 5)  # A's corner, outside B (both centered)
+    probe.go()
+    probe.wait_step("key")
+    s.testctl("key", 30, 1)
+    s.testctl("key", 30, 0)
+    probe.go()
+    probe.wait_step("click-nowhere")
+    click(s, 2, 2)
+    probe.go()
+    probe.finish()
+
+
+def popup_grab_pointer(s):
+    other = s.client([duet.program("DUET_INPUT_PROBE"), "--app-id", "duet-other",
+                      "--size", "400x300"], name="other")
+    other.wait_line(r"^mapped ")
+    ow = s.wait_window(app_id="duet-other")
+    probe = Probe(s, "popup-grab-pointer")
+    probe.wait_step("key")
+    win = s.wait_window(app_id="duet-probe")  # 200x150, centered over the other
+    with other._cond:
+        mark = len(other.lines)
+    s.testctl("motion", ow.x + 10, ow.y + 10)
+    other.wait_line(r"^pointer-enter 10 10$", start=mark, timeout=10)
+    s.testctl("key", 30, 1)  # to the probe, which has the keyboard focus
+    s.testctl("key", 30, 0)
+    probe.go()
+    probe.wait_step("key-grabbed")
+    # The grab began under the pointer: the other window loses it at once.
+    other.wait_line(r"^pointer-leave$", start=mark, timeout=10)
+    click(s, ow.x + 10, ow.y + 10)
+    probe.go()
+    probe.wait_step("click")
+    click(s, win.x + 5, win.y + 5)
+    probe.go()
+    probe.wait_step("grabbed")
+    with other._cond:
+        mark = len(other.lines)
+    s.testctl("motion", ow.x + 10, ow.y + 10)
+    s.testctl("motion", ow.x + 20, ow.y + 15)
     s.sync()
+    time.sleep(0.2)
+    with other._cond:
+        seen = other.lines[mark:]
+    check(not [l for l in seen if l.startswith("pointer-")],
+          "another client's window got the pointer during a popup grab: %r" % seen)
+    click(s, ow.x + 20, ow.y + 15)
+    # The click ends the grab; the pointer, still there, enters the other
+    # window then, and the click itself went to nobody.
+    other.wait_line(r"^pointer-enter 20 15$", start=mark, timeout=10)
+    with other._cond:
+        seen = other.lines[mark:]
+    check(not [l for l in seen if l.startswith("pointer-button")],
+          "the click that dismissed the grab reached another client: %r" % seen)
+    probe.go()
+    probe.wait_step("click-2")
+    win2 = s.wait_window(app_id="duet-probe-2")
+    click(s, win2.x + 50, win2.y + 40)
+    probe.go()
+    probe.wait_step("own-activated")
+    s.testctl("activate", win.id)
     probe.go()
     probe.finish()
 
@@ -287,6 +385,8 @@ SCENARIOS = {
     "offset": offset,
     "selection-focus": selection_focus,
     "popup-grab": popup_grab,
+    "popup-grab-serial": popup_grab_serial,
+    "popup-grab-pointer": popup_grab_pointer,
     "subsurface-restack": subsurface_restack,
     "viewport-scale": viewport_scale,
     "positioner-constrain": positioner_constrain,
