@@ -79,6 +79,8 @@ struct drm_backend {
 	uint32_t mode_blob;
 	bool modeset_done;
 	bool connected;      /* the connector, as last probed */
+	struct wl_event_source *replug_poll; /* while unplugged: is it back? */
+	bool mode_refused;   /* back without a mode of the output's size: logged */
 	bool off_after_flip; /* unplugged with a flip pending: CRTC off when it ends */
 	struct {
 		uint32_t conn_crtc_id, crtc_mode_id, crtc_active;
@@ -657,6 +659,45 @@ static void output_on(struct drm_backend *drm)
 	comp_output_enable(drm->output, mode_refresh_mhz(&drm->mode));
 }
 
+/* The connector's state as the kernel last knew it, without probing it
+ * again (cheap: no EDID read, no detect). */
+static bool connector_current(struct drm_backend *drm)
+{
+	drmModeConnector *conn = drmModeGetConnectorCurrent(drm->fd, drm->connector_id);
+	/* "Unknown" is not gone: some drivers never know. */
+	bool connected = conn && conn->connection != DRM_MODE_DISCONNECTED;
+	drmModeFreeConnector(conn);
+	return connected;
+}
+
+static void connectors_changed(void *data);
+
+/* Not every driver sends a hotplug uevent (virtio-gpu and vkms send none
+ * when the connector is forced off or on through sysfs): each frame asks
+ * whether the connector is still there (drm_submit), and while it is gone
+ * this asks once a second whether it is back. */
+static int replug_poll(void *data)
+{
+	struct drm_backend *drm = data;
+	if (connector_current(drm))
+		connectors_changed(drm);
+	if (drm->replug_poll && !drm->connected)
+		wl_event_source_timer_update(drm->replug_poll, 1000);
+	return 0;
+}
+
+static void poll_for_replug(struct drm_backend *drm, bool on)
+{
+	if (on && !drm->replug_poll)
+		drm->replug_poll = wl_event_loop_add_timer(drm->server->loop, replug_poll, drm);
+	if (on && drm->replug_poll)
+		wl_event_source_timer_update(drm->replug_poll, 1000);
+	if (!on && drm->replug_poll) {
+		wl_event_source_remove(drm->replug_poll);
+		drm->replug_poll = NULL;
+	}
+}
+
 /* The kernel says the card's connectors changed: ours probed again. */
 static void connectors_changed(void *data)
 {
@@ -679,23 +720,27 @@ static void connectors_changed(void *data)
 		if (same) {
 			drm->mode = *same;
 			drm->connected = true;
+			poll_for_replug(drm, false);
 			comp_log("drm: %s: connector %s connected again: setting %dx%d@%.3f Hz, "
 			         "wl_output global back", drm->path, drm->connector_name,
 			         drm->mode.hdisplay, drm->mode.vdisplay,
 			         mode_refresh_mhz(&drm->mode) / 1000.0);
 			output_on(drm);
-		} else {
+		} else if (!drm->mode_refused) {
+			drm->mode_refused = true; /* said once, not at every poll */
 			comp_log("drm: %s: connector %s connected again, but without a %dx%d mode: "
 			         "the output stays off", drm->path, drm->connector_name,
 			         drm->mode.hdisplay, drm->mode.vdisplay);
 		}
 	} else if (!connected && drm->connected) {
 		drm->connected = false;
+		drm->mode_refused = false;
 		comp_log("drm: %s: connector %s unplugged: output %s off, its wl_output global "
 		         "removed; no output left, duet runs on without a display (clients stay "
 		         "connected)", drm->path, drm->connector_name, drm->output->name);
 		bool flip_pending = drm->pending != NULL;
 		output_off(drm, true);
+		poll_for_replug(drm, true);
 		if (flip_pending)
 			drm->off_after_flip = true; /* its event is still to come */
 		else if (drm_session_active(drm->session))
@@ -802,6 +847,12 @@ static int flip(struct drm_backend *drm, uint32_t fb_id)
 static void drm_submit(struct comp_output *output, const pixman_region32_t *damage)
 {
 	struct drm_backend *drm = backend_of(output);
+	if (!connector_current(drm)) {
+		/* Gone without a uevent: turned off now, the frame dropped. */
+		connectors_changed(drm);
+		if (!output->enabled)
+			return;
+	}
 	struct gbm_bo *bo = render_target_gbm_present(output->target, damage);
 	if (!bo) {
 		complete_without_event(drm);
@@ -975,6 +1026,7 @@ static void drm_destroy(struct comp_output *output)
 	drm->drm_source = NULL;
 	drm_uevent_destroy(drm->uevent);
 	drm->uevent = NULL;
+	poll_for_replug(drm, false);
 	if (output->target) {
 		render_target_gbm_release(output->target, drm->pending);
 		render_target_gbm_release(output->target, drm->current);

@@ -122,11 +122,26 @@ static int open_seat(struct drm_session *session, struct wl_event_loop *loop, ch
 	libseat_set_log_level(seat_verbose ? LIBSEAT_LOG_LEVEL_DEBUG : LIBSEAT_LOG_LEVEL_ERROR);
 	const char *sock = getenv("SEATD_SOCK");
 	const char *backend = getenv("LIBSEAT_BACKEND");
-	char tried[160];
+	char tried[192];
 	snprintf(tried, sizeof(tried), "libseat tried %s%s%s", backend ? "LIBSEAT_BACKEND=" : "seatd at ",
 	         backend ? backend : sock ? sock : "/run/seatd.sock",
-	         backend ? "" : ", logind, and its builtin seatd on a VT");
-	session->seat = libseat_open_seat(&seat_listener, session);
+	         backend ? "" : " and logind");
+	if (backend) {
+		session->seat = libseat_open_seat(&seat_listener, session);
+	} else {
+		/* Not libseat's builtin seatd, which it would try last: it
+		 * runs in this process and takes the VT's release and acquire
+		 * signals (SIGUSR1, SIGUSR2) that duet's event loop already
+		 * takes, so a VT switch would hang. As root duet opens the
+		 * card itself instead; LIBSEAT_BACKEND=builtin still asks for
+		 * it. */
+		const char *order[] = { "seatd", "logind" };
+		for (size_t i = 0; i < 2 && !session->seat; i++) {
+			setenv("LIBSEAT_BACKEND", order[i], 1);
+			session->seat = libseat_open_seat(&seat_listener, session);
+		}
+		unsetenv("LIBSEAT_BACKEND");
+	}
 	if (!session->seat) {
 		snprintf(why, why_len, "%s: none gave a seat (%s)", tried,
 		         seat_messages[0] ? seat_messages : strerror(errno));

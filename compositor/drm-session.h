@@ -1,9 +1,9 @@
 /* The session the DRM backend runs in (drm-session.c): who opens the card
  * and hands DRM master over when the user switches to another VT.
  *
- * With libseat (built with it, where libseat-dev is installed): seatd,
- * logind or libseat's builtin seatd (root only) open the card and pause
- * the session on a VT switch. Without a seat from libseat, as root, the
+ * With libseat (built with it, where libseat-dev is installed): seatd or
+ * logind open the card and pause the session on a VT switch (libseat's
+ * builtin seatd only when LIBSEAT_BACKEND=builtin asks for it). Without a seat from libseat, as root, the
  * card is opened directly (no VT switching); not root, there is no way
  * in, and the error says what was tried. Built without libseat, the card
  * is always opened directly, which needs root or the card's permissions. */
