@@ -375,7 +375,17 @@ void comp_output_enable(struct comp_output *output, int refresh_mhz)
 		return;
 	output->enabled = true;
 	output->refresh_mhz = refresh_mhz;
-	render_frame_sched_init(&output->sched, refresh_mhz, render_now_ns());
+	/* A new grid at the new refresh, its count going on from where the
+	 * old grid's would be now: seq never goes back for clients. */
+	struct render_frame_sched old = output->sched;
+	uint64_t now = render_now_ns();
+	uint64_t seq = old.next_seq;
+	if (old.period_ns && now > old.anchor_ns &&
+	    old.anchor_seq + (now - old.anchor_ns) / old.period_ns > seq)
+		seq = old.anchor_seq + (now - old.anchor_ns) / old.period_ns;
+	render_frame_sched_init(&output->sched, refresh_mhz, now);
+	output->sched.anchor_seq = output->sched.next_seq = output->sched.paint_seq = seq;
+	output->sched.frames = old.frames;
 	render_scene_damage_all(output->scene);
 	comp_output_schedule_repaint(output);
 }

@@ -419,47 +419,55 @@ def current_vt():
 
 
 class Seatd:
-    """A seatd of the test's own (Debian's seatd), its socket in a fresh
-    directory: the compositor's session comes from it."""
+    """A seatd of the test's own (Debian's seatd, 0.7: its socket is always
+    /run/seatd.sock): the compositor's session comes from it. One already
+    running is used as it is."""
+
+    SOCK = "/run/seatd.sock"
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="duet-seatd-")
-        self.sock = os.path.join(self.dir, "seatd.sock")
         self.proc = None
+        self.log = None
 
     def __enter__(self):
-        seatd = shutil.which("seatd")
+        seatd = shutil.which("seatd") or shutil.which("seatd", path="/usr/sbin:/sbin")
+        if os.path.exists(self.SOCK):
+            duet.log("a seatd already listens on %s: used" % self.SOCK)
+            return self
         if not seatd:
             raise duet.Skip("no seatd (Debian package seatd, scripts/packages.sh)")
-        self.log = open(os.path.join(self.dir, "seatd.log"), "w+")
+        self.log = tempfile.TemporaryFile("w+")
         self.proc = subprocess.Popen([seatd, "-g", "root", "-l", "info"],
-                                     env=dict(os.environ, SEATD_SOCK=self.sock),
                                      stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
-        while not os.path.exists(self.sock):
+        while not os.path.exists(self.SOCK):
             check(self.proc.poll() is None, "seatd exited: %s" % self.text())
             check(time.monotonic() < deadline, "seatd made no socket in 30 s")
             time.sleep(0.1)
-        os.environ["SEATD_SOCK"] = self.sock  # the compositor inherits it
         return self
 
     def text(self):
+        if not self.log:
+            return ""
         self.log.flush()
         self.log.seek(0)
         return self.log.read()
 
     def __exit__(self, *exc):
-        os.environ.pop("SEATD_SOCK", None)
-        if self.proc and self.proc.poll() is None:
+        if not self.proc:
+            return
+        if self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        # A socket left behind would keep the next seatd from starting.
+        if os.path.exists(self.SOCK):
+            os.unlink(self.SOCK)
         duet.log("seatd's log:\n%s" % self.text()[-2000:])
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def test_vt_switch():
