@@ -771,6 +771,8 @@ static void session_activate(void *data, bool active)
 	connectors_changed(drm);
 	if (was && drm->connected)
 		output_on(drm);
+	else if (!was && !drm->connected)
+		crtc_off(drm); /* unplugged before or while paused: perhaps still on */
 }
 
 static int drm_dispatch(int fd, uint32_t mask, void *data)
