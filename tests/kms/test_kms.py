@@ -279,6 +279,22 @@ def test_no_device():
     check("startup failed" in err, "no 'startup failed' line:\n%s" % err)
 
 
+def check_output_global(s, present):
+    """A new client sees a wl_output global exactly when there is a display
+    (wayland-info lists the globals)."""
+    info = shutil.which("wayland-info")
+    if not info:
+        duet.log("no wayland-info (wayland-utils): the wl_output global is not checked")
+        return
+    r = s.run([info], timeout=60)
+    check(r.returncode == 0, "wayland-info failed: %s" % r.stderr[-2000:])
+    listed = "'wl_output'" in r.stdout
+    check(listed == present, "wl_output %s while the connector is %s:\n%s"
+          % ("listed" if listed else "not listed", "on" if present else "off",
+             r.stdout[-3000:]))
+    duet.log("wayland-info: wl_output %s" % ("listed" if listed else "not listed"))
+
+
 def connector_status_files():
     files = sorted(glob.glob("/sys/class/drm/card*-*/status"))
     if not files:
@@ -395,10 +411,12 @@ def test_unplug():
             s.wait_log("unplugged")
             s.wait_log("its plane are off")
             paused = check_paused(s, client, "unplugged")
+            check_output_global(s, False)
             set_connectors(files, "detect")
             duet.log("connectors back: detect")
             s.wait_log("connected again")
             check_resumed(s, client, bg, paused, "the replug")
+            check_output_global(s, True)
             client.stop()
             set_connectors(files, "off")
             s.wait_log("unplugged", timeout=30)
