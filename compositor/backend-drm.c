@@ -15,10 +15,17 @@
  * Which device: --drm-device, else the first usable card under
  * /dev/dri/by-path (stable across boots, unlike card numbers), else
  * /dev/dri/card*. Usable means: it opens, it is a KMS device, we are or can
- * become its DRM master, and a connector is connected. There is no session
- * support (libseat/logind) yet: duet must run as root (or with the card's
- * permissions) on a card no compositor or X server drives, and it does no
- * VT switching. Every refusal says why.
+ * become its DRM master, and a connector is connected. Who opens it is the
+ * session's business (drm-session.c: libseat, or directly as root). Every
+ * refusal says why.
+ *
+ * The display may go away and come back (docs/board.md): the connector
+ * unplugged (a hotplug uevent, drm-uevent.c, and the connector probed
+ * again) turns the output off, CRTC and plane included, and removes its
+ * wl_output global; plugged in again with a mode of the same size, it is
+ * set again. A paused session (VT switch away) stops page flips and gives
+ * DRM master back; resumed, the mode is set again in full. Meanwhile the
+ * compositor runs on, clients connected, with no output (comp_output_disable).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +45,8 @@
 #include <xf86drmMode.h>
 
 #include "comp.h"
+#include "drm-session.h"
+#include "drm-uevent.h"
 #include "presentation-time-server-protocol.h"
 
 #define MAX_CANDIDATES 16
@@ -50,7 +59,10 @@ struct drm_fb {
 struct drm_backend {
 	struct comp_server *server;
 	struct comp_output *output;
+	struct drm_session *session;
+	struct drm_uevent *uevent;
 	int fd;
+	dev_t rdev;
 	char path[PATH_MAX];
 	char driver[64];
 	struct gbm_device *gbm;
@@ -66,6 +78,10 @@ struct drm_backend {
 	uint32_t format;
 	uint32_t mode_blob;
 	bool modeset_done;
+	bool connected;      /* the connector, as last probed */
+	struct wl_event_source *replug_poll; /* while unplugged: is it back? */
+	bool mode_refused;   /* back without a mode of the output's size: logged */
+	bool off_after_flip; /* unplugged with a flip pending: CRTC off when it ends */
 	struct {
 		uint32_t conn_crtc_id, crtc_mode_id, crtc_active;
 		uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h, crtc_x, crtc_y, crtc_w,
@@ -317,16 +333,25 @@ out:
 static int try_card(struct drm_backend *drm, const char *path, const struct comp_options *opt,
                     char *why, size_t why_len)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == EACCES || errno == EPERM)
-			snprintf(why, why_len, "%s (duet has no libseat/logind session support yet: "
-			         "run it as root, or give this user the card's permissions)",
-			         strerror(errno));
-		else
-			snprintf(why, why_len, "%s", strerror(errno));
+	int fd = drm_session_open(drm->session, path, why, why_len);
+	if (fd == -2) {
+		/* It exists, and the seat refused it: say what it is. */
+		int probe = open(path, O_RDONLY | O_CLOEXEC);
+		drmVersion *v = probe >= 0 ? drmGetVersion(probe) : NULL;
+		drmModeRes *r = v ? drmModeGetResources(probe) : NULL;
+		if (probe >= 0 && !v)
+			snprintf(why, why_len, "not a DRM device");
+		else if (v && !r)
+			snprintf(why, why_len, "not a KMS device (no mode-setting resources: a "
+			         "render node, or a driver without display)");
+		drmModeFreeResources(r);
+		drmFreeVersion(v);
+		if (probe >= 0)
+			close(probe);
 		return -1;
 	}
+	if (fd < 0)
+		return -1;
 	drm->fd = fd;
 	snprintf(drm->path, sizeof(drm->path), "%s", path);
 	drmVersion *version = drmGetVersion(fd);
@@ -348,8 +373,7 @@ static int try_card(struct drm_backend *drm, const char *path, const struct comp
 
 	if (!drmIsMaster(fd) && drmSetMaster(fd) != 0) {
 		snprintf(why, why_len, "cannot become its DRM master: %s (another compositor or "
-		         "X server drives it; duet has no libseat/logind session support yet to "
-		         "share it)", strerror(errno));
+		         "X server drives it)", strerror(errno));
 		goto fail;
 	}
 	drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
@@ -364,7 +388,7 @@ static int try_card(struct drm_backend *drm, const char *path, const struct comp
 		goto fail;
 	return fd;
 fail:
-	close(fd);
+	drm_session_close(drm->session, fd);
 	drm->fd = -1;
 	return -1;
 }
@@ -537,12 +561,22 @@ static void complete_without_event(struct drm_backend *drm)
 		comp_output_frame_presented(drm->output, render_now_ns(), NULL, 0);
 }
 
+static void crtc_off(struct drm_backend *drm);
+
 static void page_flip_handler(int fd, unsigned int sequence, unsigned int tv_sec,
                               unsigned int tv_usec, unsigned int crtc_id, void *data)
 {
 	struct drm_backend *drm = data;
 	if (!drm->pending || !drm->output)
 		return; /* a flip of a target already destroyed */
+	if (!drm->output->enabled) {
+		/* The flip of a frame dropped when the display went away. */
+		set_current(drm, drm->pending);
+		drm->pending = NULL;
+		if (drm->off_after_flip)
+			crtc_off(drm);
+		return;
+	}
 	uint64_t t_ns = drm->monotonic
 		? (uint64_t)tv_sec * 1000000000ull + (uint64_t)tv_usec * 1000ull
 		: render_now_ns();
@@ -571,6 +605,174 @@ static void page_flip_handler(int fd, unsigned int sequence, unsigned int tv_sec
 	                 WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION |
 	                 (drm->monotonic ? WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK : 0);
 	comp_output_frame_presented(drm->output, t_ns, drm->has_vblank ? &msc : NULL, flags);
+}
+
+/* ------------------------------------------- the display goes and comes */
+
+/* Connector, CRTC and plane off: nothing scanned out from our buffers. */
+static void crtc_off(struct drm_backend *drm)
+{
+	drm->off_after_flip = false;
+	int ret;
+	if (drm->atomic) {
+		drmModeAtomicReq *req = drmModeAtomicAlloc();
+		if (!req)
+			return;
+		drmModeAtomicAddProperty(req, drm->connector_id, drm->prop.conn_crtc_id, 0);
+		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_mode_id, 0);
+		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_active, 0);
+		drmModeAtomicAddProperty(req, drm->plane_id, drm->prop.fb_id, 0);
+		drmModeAtomicAddProperty(req, drm->plane_id, drm->prop.crtc_id, 0);
+		ret = drmModeAtomicCommit(drm->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET, NULL);
+		drmModeAtomicFree(req);
+	} else {
+		ret = drmModeSetCrtc(drm->fd, drm->crtc_id, 0, 0, 0, NULL, 0, NULL);
+	}
+	if (ret != 0)
+		comp_log("drm: %s: cannot turn CRTC %u off: %s", drm->path, drm->crtc_id,
+		         strerror(errno));
+	else
+		comp_log("drm: %s: CRTC %u and its plane are off", drm->path, drm->crtc_id);
+	if (drm->output)
+		set_current(drm, NULL);
+}
+
+/* No more frames for the output (unplugged, or the session paused); the
+ * frame in flight, if any, is the output's no longer. */
+static void output_off(struct drm_backend *drm, bool unplugged)
+{
+	struct comp_output *output = drm->output;
+	if (drm->idle_done)
+		wl_event_source_remove(drm->idle_done);
+	drm->idle_done = NULL;
+	comp_output_disable(output, unplugged);
+	drm->modeset_done = false;
+	if (drm->mode_blob)
+		drmModeDestroyPropertyBlob(drm->fd, drm->mode_blob);
+	drm->mode_blob = 0;
+}
+
+static void output_on(struct drm_backend *drm)
+{
+	if (!drm->output || !drm->connected || !drm_session_active(drm->session))
+		return;
+	comp_output_enable(drm->output, mode_refresh_mhz(&drm->mode));
+}
+
+/* The connector's state as the kernel last knew it, without probing it
+ * again (cheap: no EDID read, no detect). */
+static bool connector_current(struct drm_backend *drm)
+{
+	drmModeConnector *conn = drmModeGetConnectorCurrent(drm->fd, drm->connector_id);
+	/* "Unknown" is not gone: some drivers never know. */
+	bool connected = conn && conn->connection != DRM_MODE_DISCONNECTED;
+	drmModeFreeConnector(conn);
+	return connected;
+}
+
+static void connectors_changed(void *data);
+
+/* Not every driver sends a hotplug uevent (virtio-gpu and vkms send none
+ * when the connector is forced off or on through sysfs): each frame asks
+ * whether the connector is still there (drm_submit), and while it is gone
+ * this asks once a second whether it is back. */
+static int replug_poll(void *data)
+{
+	struct drm_backend *drm = data;
+	if (connector_current(drm))
+		connectors_changed(drm);
+	if (drm->replug_poll && !drm->connected)
+		wl_event_source_timer_update(drm->replug_poll, 1000);
+	return 0;
+}
+
+static void poll_for_replug(struct drm_backend *drm, bool on)
+{
+	if (on && !drm->replug_poll)
+		drm->replug_poll = wl_event_loop_add_timer(drm->server->loop, replug_poll, drm);
+	if (on && drm->replug_poll)
+		wl_event_source_timer_update(drm->replug_poll, 1000);
+	if (!on && drm->replug_poll) {
+		wl_event_source_remove(drm->replug_poll);
+		drm->replug_poll = NULL;
+	}
+}
+
+/* The kernel says the card's connectors changed: ours probed again. */
+static void connectors_changed(void *data)
+{
+	struct drm_backend *drm = data;
+	if (!drm->output)
+		return;
+	drmModeConnector *conn = drmModeGetConnector(drm->fd, drm->connector_id);
+	bool connected = conn && conn->connection == DRM_MODE_CONNECTED && conn->count_modes > 0;
+	if (connected && !drm->connected) {
+		/* Back: the same mode if it has it, else one of the same size
+		 * (the scene and clients keep their size). */
+		const drmModeModeInfo *same = NULL;
+		for (int i = 0; i < conn->count_modes && !same; i++)
+			if (memcmp(&conn->modes[i], &drm->mode, sizeof(drm->mode)) == 0)
+				same = &conn->modes[i];
+		for (int i = 0; i < conn->count_modes && !same; i++)
+			if (conn->modes[i].hdisplay == drm->mode.hdisplay &&
+			    conn->modes[i].vdisplay == drm->mode.vdisplay)
+				same = &conn->modes[i];
+		if (same) {
+			drm->mode = *same;
+			drm->connected = true;
+			poll_for_replug(drm, false);
+			comp_log("drm: %s: connector %s connected again: setting %dx%d@%.3f Hz, "
+			         "wl_output global back", drm->path, drm->connector_name,
+			         drm->mode.hdisplay, drm->mode.vdisplay,
+			         mode_refresh_mhz(&drm->mode) / 1000.0);
+			output_on(drm);
+		} else if (!drm->mode_refused) {
+			drm->mode_refused = true; /* said once, not at every poll */
+			comp_log("drm: %s: connector %s connected again, but without a %dx%d mode: "
+			         "the output stays off", drm->path, drm->connector_name,
+			         drm->mode.hdisplay, drm->mode.vdisplay);
+		}
+	} else if (!connected && drm->connected) {
+		drm->connected = false;
+		drm->mode_refused = false;
+		comp_log("drm: %s: connector %s unplugged: output %s off, its wl_output global "
+		         "removed; no output left, duet runs on without a display (clients stay "
+		         "connected)", drm->path, drm->connector_name, drm->output->name);
+		bool flip_pending = drm->pending != NULL;
+		output_off(drm, true);
+		poll_for_replug(drm, true);
+		if (flip_pending)
+			drm->off_after_flip = true; /* its event is still to come */
+		else if (drm_session_active(drm->session))
+			crtc_off(drm);
+	}
+	drmModeFreeConnector(conn);
+}
+
+/* The session paused (VT switch away) or resumed. */
+static void session_activate(void *data, bool active)
+{
+	struct drm_backend *drm = data;
+	if (!active) {
+		comp_log("drm: session paused (switched away): page flips stop, DRM master "
+		         "given back, clients stay connected");
+		if (drm->output)
+			output_off(drm, false);
+		drm->off_after_flip = false;
+		drm_session_ack_pause(drm->session);
+		return;
+	}
+	if (!drm->output)
+		return; /* the seat's first enable, at startup */
+	comp_log("drm: session active again: the mode is set again and everything repainted");
+	drm->modeset_done = false;
+	/* The connector may have come or gone meanwhile. */
+	bool was = drm->connected;
+	connectors_changed(drm);
+	if (was && drm->connected)
+		output_on(drm);
+	else if (!was && !drm->connected)
+		crtc_off(drm); /* unplugged before or while paused: perhaps still on */
 }
 
 static int drm_dispatch(int fd, uint32_t mask, void *data)
@@ -647,6 +849,12 @@ static int flip(struct drm_backend *drm, uint32_t fb_id)
 static void drm_submit(struct comp_output *output, const pixman_region32_t *damage)
 {
 	struct drm_backend *drm = backend_of(output);
+	if (!connector_current(drm)) {
+		/* Gone without a uevent: turned off now, the frame dropped. */
+		connectors_changed(drm);
+		if (!output->enabled)
+			return;
+	}
 	struct gbm_bo *bo = render_target_gbm_present(output->target, damage);
 	if (!bo) {
 		complete_without_event(drm);
@@ -742,12 +950,17 @@ static int drm_init(struct comp_server *server)
 	drm->has_vblank = -1;
 	drm->server = server;
 	server->backend_data = drm;
+	drm->session = drm_session_create(server->loop, session_activate, drm);
+	if (!drm->session)
+		return -1;
 	if (open_device(drm, &server->options) != 0)
 		return -1;
+	drm->connected = true;
 	struct stat st;
 	if (fstat(drm->fd, &st) == 0) {
 		server->render_device = st.st_rdev;
 		server->has_render_device = true;
+		drm->rdev = st.st_rdev;
 	}
 	drm->gbm = gbm_create_device(drm->fd);
 	if (!drm->gbm) {
@@ -771,8 +984,10 @@ static void drm_finish(struct comp_server *server)
 		drmModeDestroyPropertyBlob(drm->fd, drm->mode_blob);
 	if (drm->gbm)
 		gbm_device_destroy(drm->gbm);
-	if (drm->fd >= 0)
-		close(drm->fd); /* drops DRM master: fbcon or the next user takes over */
+	/* Drops DRM master: fbcon or the next user takes over. */
+	if (drm->fd >= 0 && drm->session)
+		drm_session_close(drm->session, drm->fd);
+	drm_session_destroy(drm->session);
 	free(drm);
 	server->backend_data = NULL;
 }
@@ -795,6 +1010,7 @@ static struct render_target *drm_create_target(struct comp_output *output)
 	                                       drm_dispatch, drm);
 	if (!drm->drm_source)
 		return NULL;
+	drm->uevent = drm_uevent_create(output->server->loop, drm->rdev, connectors_changed, drm);
 	return render_target_create_gbm(output->server->egl, drm->gbm, output->width,
 	                                 output->height, drm->format, NULL, 0);
 }
@@ -810,6 +1026,9 @@ static void drm_destroy(struct comp_output *output)
 	if (drm->drm_source)
 		wl_event_source_remove(drm->drm_source);
 	drm->drm_source = NULL;
+	drm_uevent_destroy(drm->uevent);
+	drm->uevent = NULL;
+	poll_for_replug(drm, false);
 	if (output->target) {
 		render_target_gbm_release(output->target, drm->pending);
 		render_target_gbm_release(output->target, drm->current);

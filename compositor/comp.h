@@ -145,7 +145,11 @@ struct comp_backend {
 
 struct comp_output {
 	struct comp_server *server;
-	struct wl_global *global;
+	struct wl_global *global;         /* NULL while unplugged */
+	struct wl_global *removed_global; /* removed, destroyed once clients had time to see it */
+	/* false while the display is gone (unplugged) or not ours (session
+	 * paused): no repaints, no frames (comp_output_disable). */
+	bool enabled;
 	int width, height;
 	int refresh_mhz;
 	char name[32];                    /* wl_output.name: "HEADLESS-1", a connector's */
@@ -194,6 +198,16 @@ void comp_output_surface_enter(struct comp_output *output, struct comp_surface *
  * none), flags the wp_presentation kinds that are true of t_ns. */
 void comp_output_frame_presented(struct comp_output *output, uint64_t t_ns,
                                  const uint64_t *msc, uint32_t flags);
+/* The display is gone (unplugged: the wl_output global is removed too)
+ * or not ours for now (a paused session): repaints stop, the frame in
+ * flight is dropped, every presentation feedback waiting is discarded,
+ * and frame callbacks wait for the first frame after comp_output_enable.
+ * Clients stay connected. The backend has no frame in flight for it. */
+void comp_output_disable(struct comp_output *output, bool unplugged);
+/* The display is back, at this refresh (same size: a mode of another
+ * size is the backend's to refuse): the grid restarts, the global is
+ * back, and the whole scene is repainted. */
+void comp_output_enable(struct comp_output *output, int refresh_mhz);
 /* PNG of the last presented frame, in memory (malloc'd) or into a file. */
 int comp_output_encode_png(struct comp_output *output, uint8_t **data, size_t *len);
 int comp_output_write_png(struct comp_output *output, const char *path);

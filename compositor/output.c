@@ -287,6 +287,8 @@ static int timer_repaint(int fd, uint32_t mask, void *data)
 	uint64_t expirations;
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		comp_log("repaint timer: read: %s", strerror(errno));
+	if (!output->enabled)
+		return 0;
 	if (output->in_flight) {
 		/* A flip's event completes its frame, not the timer. */
 		if (output->backend->frame_done && !output->idle_check)
@@ -300,7 +302,8 @@ static int timer_repaint(int fd, uint32_t mask, void *data)
 
 void comp_output_schedule_repaint(struct comp_output *output)
 {
-	if (!output)
+	/* Disabled, nothing is remembered: enabling repaints everything. */
+	if (!output || !output->enabled)
 		return;
 	/* While a frame waits for its flip the timer is the flip's; the
 	 * flip arms the repaint. */
@@ -313,6 +316,78 @@ void comp_output_schedule_repaint(struct comp_output *output)
 		 * its head start again. */
 		arm_repaint(output);
 	}
+}
+
+/* ------------------------------------------------------- display gone */
+
+void comp_output_disable(struct comp_output *output, bool unplugged)
+{
+	struct comp_server *server = output->server;
+	if (output->enabled) {
+		output->enabled = false;
+		if (output->idle_repaint)
+			wl_event_source_remove(output->idle_repaint);
+		output->idle_repaint = NULL;
+		if (output->idle_check)
+			wl_event_source_remove(output->idle_check);
+		output->idle_check = NULL;
+		arm_timer(output, 0);
+		output->repaint_on_tick = false;
+		output->in_flight = false;
+		pixman_region32_clear(&output->flight_damage);
+		/* The frame on its way is never shown: its feedback is
+		 * discarded; its frame callbacks go with the first frame
+		 * after the display is back (a client waits, as it would
+		 * for a hidden window). */
+		output->presenting = false;
+		comp_presentation_discard(&output->presenting_feedbacks);
+		struct comp_surface *surface;
+		wl_list_for_each(surface, &server->surfaces, link)
+			comp_presentation_discard(&surface->current.feedbacks);
+	}
+	if (unplugged && output->global) {
+		struct comp_surface *surface;
+		wl_list_for_each(surface, &server->surfaces, link)
+			if (surface->mapped)
+				comp_output_surface_enter(output, surface, false);
+		/* Removed now, destroyed later: a client binding it meanwhile
+		 * must not hit a name that vanished (weston and wlroots do
+		 * the same). */
+		if (output->removed_global)
+			wl_global_destroy(output->removed_global);
+		wl_global_remove(output->global);
+		output->removed_global = output->global;
+		output->global = NULL;
+	}
+}
+
+static void output_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id);
+
+void comp_output_enable(struct comp_output *output, int refresh_mhz)
+{
+	if (!output->global) {
+		output->global = wl_global_create(output->server->display, &wl_output_interface,
+		                                  OUTPUT_VERSION, output, output_bind);
+		if (!output->global)
+			comp_log("output %s: cannot create its wl_output global again", output->name);
+	}
+	if (output->enabled)
+		return;
+	output->enabled = true;
+	output->refresh_mhz = refresh_mhz;
+	/* A new grid at the new refresh, its count going on from where the
+	 * old grid's would be now: seq never goes back for clients. */
+	struct render_frame_sched old = output->sched;
+	uint64_t now = render_now_ns();
+	uint64_t seq = old.next_seq;
+	if (old.period_ns && now > old.anchor_ns &&
+	    old.anchor_seq + (now - old.anchor_ns) / old.period_ns > seq)
+		seq = old.anchor_seq + (now - old.anchor_ns) / old.period_ns;
+	render_frame_sched_init(&output->sched, refresh_mhz, now);
+	output->sched.anchor_seq = output->sched.next_seq = output->sched.paint_seq = seq;
+	output->sched.frames = old.frames;
+	render_scene_damage_all(output->scene);
+	comp_output_schedule_repaint(output);
 }
 
 /* ------------------------------------------------------------ wl_output */
@@ -404,6 +479,7 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	output->refresh_mhz = server->options.refresh_mhz;
 	snprintf(output->name, sizeof(output->name), "HEADLESS-1");
 	output->timer_fd = -1;
+	output->enabled = true;
 	pixman_region32_init(&output->flight_damage);
 	wl_list_init(&output->resources);
 	wl_list_init(&output->presenting_feedbacks);
@@ -469,6 +545,8 @@ void comp_output_destroy(struct comp_output *output)
 	}
 	if (output->global)
 		wl_global_destroy(output->global);
+	if (output->removed_global)
+		wl_global_destroy(output->removed_global);
 	if (output->idle_repaint)
 		wl_event_source_remove(output->idle_repaint);
 	if (output->idle_check)

@@ -57,6 +57,12 @@ duet_cross_packages() {
 			# python3 with them); duet-launch-efl is optional and the
 			# cross builds go without it.
 			;;
+		libseat-dev)
+			# libseat1 depends on seatd | logind, whose :ARCH
+			# twins are daemons, not co-installable libraries; the
+			# cross builds go without sessions (the card opened
+			# directly, as root).
+			;;
 		lib*) list="$list $pkg:$arch" ;;
 		esac
 	done

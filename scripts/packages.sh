@@ -1,7 +1,8 @@
 # Sourced by scripts/test and scripts/bench: the Debian bookworm packages duet
 # needs, and the one way both commands install them. One package per word.
 
-# To build duet (libefl-all-dev: duet-launch-efl, built only where it is found).
+# To build duet (libefl-all-dev: duet-launch-efl, built only where it is found;
+# libseat-dev: the KMS backend's sessions, likewise).
 DUET_BUILD_PACKAGES="
 	meson ninja-build pkg-config gcc python3
 	libwayland-dev wayland-protocols libwayland-egl-backend-dev
@@ -11,7 +12,7 @@ DUET_BUILD_PACKAGES="
 	libxcb-shm0-dev libxcb-present-dev libxcb-dri3-dev libxcb-randr0-dev
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
 	libxcb-xtest0-dev libx11-xcb-dev
-	libdrm-dev libgbm-dev
+	libdrm-dev libgbm-dev libseat-dev
 	libefl-all-dev
 "
 # To run the comparison: the X server, the peer stacks, the counters, the plots,
@@ -33,7 +34,7 @@ DUET_BENCH_PACKAGES="
 # linux-source with the kernel's headers, fetched with apt-get download into
 # the cache (never installed).
 DUET_KMS_PACKAGES="
-	qemu-system-x86 kmod busybox-static python3-venv weston util-linux
+	qemu-system-x86 kmod busybox-static python3-venv weston util-linux seatd
 	xserver-xorg-core openbox xcompmgr x11-utils make gcc-12 xz-utils
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with

@@ -386,6 +386,7 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
                             % (engine, run.exit_status(), run.log_tail()))
         out = {"processes": c.measure(base, run.pid, app_final=True), "ms": ms,
                "frames": sum(sc["frames"] for sc in shown), "scenes": len(shown),
+               "duration_ns": sum(sc.get("duration_ns", 0) for sc in shown),
                "path": shown[0].get("path") if shown else None}
     finally:
         run.stop()
@@ -437,22 +438,60 @@ def pool(runs):
     return out
 
 
+# How often the long runs may be lengthened, and the extra frames per
+# scene a lengthened long run is made for.
+LENGTHEN_TRIES = 3
+LENGTHEN_FRAMES = 4
+
+
+def lengthened_ms(short_ms, long_ms, long_runs):
+    """A long-run length (ms per scene) that should draw LENGTHEN_FRAMES
+    more frames per scene than the short runs, from how long the long runs'
+    frames really took; at least twice the old length."""
+    frames = sum(r["frames"] for r in long_runs)
+    ns = sum(r.get("duration_ns", 0) for r in long_runs)
+    per_frame_ms = ns / 1e6 / frames if frames and ns else long_ms
+    return int(max(2 * long_ms, short_ms + LENGTHEN_FRAMES * per_frame_ms + 1))
+
+
 def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=None):
     """IPC per rendered frame with start-up and teardown taken out: the
     scenes run for a short and a long time in every scene (repeat times,
     alternating, pooled), and per frame = (long - short) / (frames_long -
-    frames_short)."""
+    frames_short).
+
+    The lengths are times, so what they yield depends on the machine: where
+    a frame takes about as long as the short run (an emulated guest's
+    llvmpipe: a GL frame of several hundred ms under TCG), both lengths draw
+    the same frames and there is nothing to divide by. The long runs are
+    then made longer, by what their frames really took, until they drew at
+    least one more frame per scene than the short runs; the figures say so
+    (lengthened)."""
     engine = engine or ctx.opts.render_engines[0]
     short_ms, long_ms = lengths or ctx.opts.render_count_ms
+    asked_ms = long_ms
     repeat = repeat or getattr(ctx.opts, "render_count_repeat", 1)
     c = Counting(ctx, stack)
     runs = []
     for _ in range(repeat):
         runs += [render_once(c, ctx, stack, engine, ms, scenes) for ms in (short_ms, long_ms)]
     short, long = pool(runs[0::2]), pool(runs[1::2])
+    n_scenes = max(1, max(r.get("scenes", 1) for r in runs))
+    lengthened = []
+    for _ in range(LENGTHEN_TRIES):
+        if long["frames"] - short["frames"] >= n_scenes * repeat:
+            break
+        lengthened.append("the %d ms runs drew %d frames, the %d ms runs %d"
+                          % (long_ms, long["frames"], short_ms, short["frames"]))
+        long_ms = lengthened_ms(short_ms, long_ms, runs[1::2])
+        longs = [render_once(c, ctx, stack, engine, long_ms, scenes) for _ in range(repeat)]
+        runs[1::2] = longs
+        long = pool(longs)
     if long["frames"] <= short["frames"]:
         raise CountFailed("the %d ms runs drew %d frames, the %d ms runs %d: no difference "
-                          "to divide by" % (long_ms, long["frames"], short_ms, short["frames"]))
+                          "to divide by%s" % (long_ms, long["frames"], short_ms, short["frames"],
+                                              " (lengthened from %d ms)" % asked_ms
+                                              if lengthened else ""))
     from duet_bench.experiments import transport
     res = {"engine": engine, "transport": transport(stack.kind, engine, long["path"]),
            "path": long["path"], "lengths_ms": [short_ms, long_ms], "repeat": repeat,
@@ -492,10 +531,15 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
         res["warnings"] = ["below zero per frame (start-up varied between runs more than "
                            "the extra frames added; longer runs or more repeats reduce "
                            "it): " + ", ".join(neg)]
+    if lengthened:
+        res["lengthened"] = ("long runs lengthened from %d to %d ms per scene, by the frames "
+                             "the app really drew (%s)" % (asked_ms, long_ms,
+                                                          "; ".join(lengthened)))
     res["runs"] = runs
     res["interval"] = ("(long runs - short runs) / (their frame difference): %d and %d ms per "
-                       "scene, %d time(s) each, alternating; start-up and teardown cancel out"
-                       % (short_ms, long_ms, repeat))
+                       "scene, %d time(s) each%s; start-up and teardown cancel out"
+                       % (short_ms, long_ms, repeat,
+                          ", the long ones redone longer" if lengthened else ", alternating"))
     return res
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the bench's IPC counts hold up, against real stacks.
 
-usage: test_counts.py agree|lengths|xtrace
+usage: test_counts.py agree|lengths|xtrace|slow
   agree:   one duet-launch on duet-compositor, weston and Xvfb + duet-xwm with
            strace attached to the stack AND the in-process counter preloaded
            into it, over the same interval: the server's syscall counts
@@ -15,6 +15,11 @@ usage: test_counts.py agree|lengths|xtrace
            Xvfb + duet-xwm.
   xtrace:  openbox and xcompmgr behind xtrace proxies: their X protocol is
            counted at launch and per rendered frame.
+  slow:    render IPC per frame of the GL engine when a frame takes longer
+           than both run lengths (1 ms each: both runs draw one frame per
+           scene, as 100 and 300 ms did in the emulated guest of
+           `duet bench --quick --display kms`): the long runs are lengthened
+           by what the frames took, and a per-frame figure comes out.
 Environment: DUET_BUILD_DIR (the build).
 """
 import atexit
@@ -151,6 +156,24 @@ def test_lengths(ctx):
               % (name, ba, bb))
 
 
+def test_slow(ctx):
+    st = ctx.stack("wayland")
+    try:
+        res = ipc.render_counts(ctx, st, "gl", lengths=(1, 1), scenes=SCENES)
+    except ipc.CountFailed as e:
+        fail("render counts with runs shorter than a frame: %s" % e)
+    finally:
+        st.stop()
+    print("lengths %r, frames per run %r: %s" % (res["lengths_ms"], res["frames_per_run"],
+                                               res.get("lengthened")))
+    check(res["lengths_ms"][1] > 1 and "lengthened from 1 to" in res.get("lengthened", ""),
+          "the long runs were not lengthened: %r" % res.get("lengthened"))
+    check(res["frames"] >= 3, "%d frames between the lengths, want one per scene at least"
+          % res["frames"])
+    check((res["per_frame_study_style"].get("server") or 0) > 0,
+          "no server IPC per frame: %r" % res["per_frame_study_style"])
+
+
 def stale_proxy_sockets():
     """Every free proxy display number (900-999) taken by a socket nobody
     listens on, as xtrace leaves behind when it is stopped: the paths."""
@@ -206,7 +229,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="duet-counts-test-")
     try:
         ctx = Ctx(workdir)
-        {"agree": test_agree, "lengths": test_lengths, "xtrace": test_xtrace}[sys.argv[1]](ctx)
+        {"agree": test_agree, "lengths": test_lengths, "xtrace": test_xtrace,
+         "slow": test_slow}[sys.argv[1]](ctx)
     finally:
         procs.cleanup()
         shutil.rmtree(workdir, ignore_errors=True)

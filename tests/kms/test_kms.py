@@ -4,7 +4,8 @@ virtio-gpu card by scripts/test-kms (meson test --setup kms --suite kms);
 outside one there is no card, and each test skips (or, with
 DUET_KMS_GUEST=1, fails: the guest must have one).
 
-usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|headless-mode
+usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|vt-switch|
+                   no-seat|headless-mode
 
   clients       weston-simple-shm, weston-simple-egl and duet-launch each
                 reach the screen: screenshots read from the scanned-out
@@ -20,8 +21,20 @@ usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|
   no-device     no /dev/dri at all (the host; in the guest /dev/dri is
                 hidden in a mount namespace): a clear error, exit status 1
   unplug        the connector switched off (sysfs) under a running
-                compositor: no crash, clients still served; a compositor
-                started then refuses clearly; after it is back, frames flow
+                compositor with a client drawing: the compositor logs the
+                unplug and turns the CRTC off, no frame is presented while
+                it is off (the client waits for its frame callback, still
+                connected), every frame's feedback is presented or
+                discarded exactly once; switched back on, the mode is set
+                again, frames flow with the hardware flags and a growing
+                seq, and the screenshot shows the client; a compositor
+                started while it is off refuses clearly
+  vt-switch     chvt to another VT and back under a compositor in a libseat
+                session: it pauses (no frames, master given back), resumes
+                with a full modeset, and the client is on screen again;
+                skips, saying why, where the guest has no VT to switch to
+  no-seat       not root, no seatd and no logind (setpriv to nobody): one
+                clear error naming what libseat tried, exit status 1
   headless-mode --mode WxH@HZ on the headless backend sets its size and
                 refresh, and its feedback claims no hardware flags
 """
@@ -31,6 +44,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -56,7 +70,7 @@ def cards():
             raise duet.Failure(msg)
         raise duet.Skip(msg)
     if os.geteuid() != 0:
-        msg = "not root: duet has no session support yet and needs DRM master directly"
+        msg = "not root: these tests switch connectors through sysfs and start seatd"
         if in_guest():
             raise duet.Failure(msg)
         raise duet.Skip(msg)
@@ -265,6 +279,107 @@ def test_no_device():
     check("startup failed" in err, "no 'startup failed' line:\n%s" % err)
 
 
+def check_output_global(s, present):
+    """A new client sees a wl_output global exactly when there is a display
+    (wayland-info lists the globals)."""
+    info = shutil.which("wayland-info")
+    if not info:
+        duet.log("no wayland-info (wayland-utils): the wl_output global is not checked")
+        return
+    r = s.run([info], timeout=60)
+    check(r.returncode == 0, "wayland-info failed: %s" % r.stderr[-2000:])
+    listed = "'wl_output'" in r.stdout
+    check(listed == present, "wl_output %s while the connector is %s:\n%s"
+          % ("listed" if listed else "not listed", "on" if present else "off",
+             r.stdout[-3000:]))
+    duet.log("wayland-info: wl_output %s" % ("listed" if listed else "not listed"))
+
+
+def connector_status_files():
+    files = sorted(glob.glob("/sys/class/drm/card*-*/status"))
+    if not files:
+        raise duet.Failure("no connector in /sys/class/drm")
+    return files
+
+
+def set_connectors(files, value):
+    for path in files:
+        with open(path, "w") as f:
+            f.write(value)
+
+
+def presented_frames(client):
+    """(presented {frame: (seq, flags)}, discarded [frame]) from its lines."""
+    with client._cond:
+        lines = list(client.lines)
+    presented, discarded = {}, []
+    for line in lines:
+        if line.startswith("presented "):
+            f = line.split()
+            fields = dict(x.split("=") for x in f[2:])
+            presented[int(f[1])] = (int(fields["seq"]), int(fields["flags"], 16))
+        elif line.startswith("discarded "):
+            discarded.append(int(line.split()[1]))
+    return presented, discarded
+
+
+def check_feedback_sane(client):
+    """Every frame up to the last one answered is answered once, and the
+    presented ones have increasing seq."""
+    presented, discarded = presented_frames(client)
+    answered = sorted(list(presented) + discarded)
+    check(answered == list(range(len(answered))),
+          "frames answered out of order or twice: presented %r, discarded %r"
+          % (sorted(presented), discarded))
+    seqs = [presented[i][0] for i in sorted(presented)]
+    check(all(b > a for a, b in zip(seqs, seqs[1:])), "seq not increasing: %r" % seqs)
+    return presented, discarded
+
+
+def wait_frames(client, count, timeout=120):
+    deadline = time.monotonic() + timeout
+    while len(presented_frames(client)[0]) < count:
+        check(client.alive(), "present-client exited: %s" % client.stderr_tail())
+        check(time.monotonic() < deadline, "fewer than %d frames presented in %d s"
+              % (count, timeout))
+        time.sleep(0.2)
+
+
+def check_paused(s, client, what):
+    """No frame is presented while the display is away; the client and the
+    compositor live on."""
+    time.sleep(1)  # a flip queued before the unplug may still end
+    before = len(presented_frames(client)[0])
+    time.sleep(3)
+    after = len(presented_frames(client)[0])
+    check(after == before, "%d frames presented while %s" % (after - before, what))
+    check(client.alive(), "present-client died while %s: %s" % (what, client.stderr_tail()))
+    s.check_alive()
+    return after
+
+
+def check_resumed(s, client, bg, paused_count, what):
+    wait_frames(client, paused_count + 5)
+    presented, discarded = check_feedback_sane(client)
+    late = [presented[i] for i in sorted(presented)][paused_count:]
+    for seq, flags in late:
+        check(flags == VSYNC | HW_CLOCK | HW_COMPLETION,
+              "a frame after %s has flags 0x%x, want 0x7" % (what, flags))
+    duet.log("after %s: %d frames presented, %d discarded in all"
+             % (what, len(presented), len(discarded)))
+    win = s.wait_window(pred=lambda w: w.pid in (0, client.pid), timeout=30)
+    deadline = time.monotonic() + 60
+    while True:
+        img = s.screenshot("after-" + what.replace(" ", "-"))
+        try:
+            duet.log("client on the scanout again: %s" % content_check(img, win, bg, 0.9, 1))
+            return
+        except duet.Failure:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 def connector_status_files():
     files = sorted(glob.glob("/sys/class/drm/card*-*/status"))
     if not files:
@@ -280,31 +395,153 @@ def set_connectors(files, value):
 
 def test_unplug():
     """The connector is switched off under a running compositor (sysfs
-    'status' = off, as a cable pulled out): the compositor neither crashes
-    nor stops serving clients. A compositor started while it is off refuses
-    with a clear error, and one started after it is back shows frames."""
+    'status' = off: the kernel probes it disconnected and sends a hotplug
+    uevent, as for a cable pulled out), then back on ('detect')."""
     card = cards()[0]
     files = connector_status_files()
     try:
         with KmsSession("kms-unplug") as s:
             s.wait_log("modesetting")
+            bg = s.background()
+            client = s.client([duet.program("DUET_PRESENT_CLIENT"), "100000"],
+                              name="present-client")
+            wait_frames(client, 5)
             set_connectors(files, "off")
             duet.log("connectors switched off: %s" % ", ".join(files))
-            client = s.client([duet.program("DUET_PRESENT_CLIENT"), "10"], name="present-client")
-            _, m = client.wait_line(r"^done (\d+) (\d+)", timeout=120)
-            check(int(m.group(1)) + int(m.group(2)) == 10, "feedback for %s of 10 frames"
-                  % (int(m.group(1)) + int(m.group(2))))
-            s.check_alive()
-            s.screenshot("unplugged")
+            s.wait_log("unplugged")
+            s.wait_log("its plane are off")
+            paused = check_paused(s, client, "unplugged")
+            check_output_global(s, False)
+            set_connectors(files, "detect")
+            duet.log("connectors back: detect")
+            s.wait_log("connected again")
+            check_resumed(s, client, bg, paused, "the replug")
+            check_output_global(s, True)
+            client.stop()
+            set_connectors(files, "off")
+            s.wait_log("unplugged", timeout=30)
             s.check_alive()
         status, err = run_compositor(compositor_argv("--drm-device", card, "--socket",
                                                      "duet-kms-off"))
         check_refused(status, err, "no connected connector")
     finally:
         set_connectors(files, "detect")
-    with KmsSession("kms-replug") as s:
+
+
+def current_vt():
+    try:
+        with open("/sys/class/tty/tty0/active") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+class Seatd:
+    """A seatd of the test's own (Debian's seatd, 0.7: its socket is always
+    /run/seatd.sock): the compositor's session comes from it. One already
+    running is used as it is."""
+
+    SOCK = "/run/seatd.sock"
+
+    def __init__(self):
+        self.proc = None
+        self.log = None
+
+    def __enter__(self):
+        seatd = shutil.which("seatd") or shutil.which("seatd", path="/usr/sbin:/sbin")
+        if os.path.exists(self.SOCK):
+            duet.log("a seatd already listens on %s: used" % self.SOCK)
+            return self
+        if not seatd:
+            raise duet.Skip("no seatd (Debian package seatd, scripts/packages.sh)")
+        self.log = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen([seatd, "-g", "root", "-l", "info"],
+                                     stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.SOCK):
+            check(self.proc.poll() is None, "seatd exited: %s" % self.text())
+            check(time.monotonic() < deadline, "seatd made no socket in 30 s")
+            time.sleep(0.1)
+        return self
+
+    def text(self):
+        if not self.log:
+            return ""
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def __exit__(self, *exc):
+        if not self.proc:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        # A socket left behind would keep the next seatd from starting.
+        if os.path.exists(self.SOCK):
+            os.unlink(self.SOCK)
+        duet.log("seatd's log:\n%s" % self.text()[-2000:])
+
+
+def test_vt_switch():
+    """chvt away and back under a compositor in a seatd session."""
+    cards()
+    if os.environ.get("DUET_HAVE_LIBSEAT") != "1":
+        raise duet.Skip("duet-compositor was built without libseat (libseat-dev): no "
+                        "sessions, no VT switching")
+    vt = current_vt()
+    if not vt or not vt.startswith("tty") or not os.path.exists("/dev/tty0"):
+        raise duet.Skip("no virtual terminal in this kernel or guest (/dev/tty0, "
+                        "/sys/class/tty/tty0/active: %r): nothing to switch" % vt)
+    chvt = shutil.which("chvt")
+    argv = [chvt] if chvt else [shutil.which("busybox") or "busybox", "chvt"]
+    home = int(vt[3:])
+    other = 6 if home != 6 else 5
+    with Seatd(), KmsSession("kms-vt-switch") as s:
         s.wait_log("modesetting")
-        check_presentation(s)
+        if "session: libseat" not in s.log_text():
+            line = [x for x in s.log_text().splitlines() if "session" in x]
+            raise duet.Failure("the compositor got no libseat session from seatd, so no VT "
+                               "switching: %s" % (line[0] if line else "no session line"))
+        bg = s.background()
+        client = s.client([duet.program("DUET_PRESENT_CLIENT"), "100000"], name="present-client")
+        wait_frames(client, 5)
+        try:
+            r = subprocess.run(argv + [str(other)], capture_output=True, text=True, timeout=30)
+            duet.log("%s %d -> %d %s; active VT now %s" % (" ".join(argv), other, r.returncode,
+                                                          r.stderr.strip(), current_vt()))
+            check(r.returncode == 0, "chvt %d failed: %s" % (other, r.stderr))
+            s.wait_log("session paused", timeout=30)
+            paused = check_paused(s, client, "switched away")
+        finally:
+            subprocess.run(argv + [str(home)], capture_output=True, timeout=30)
+        s.wait_log("session active again", timeout=30)
+        check_resumed(s, client, bg, paused, "the VT switch back")
+        client.stop()
+
+
+def test_no_seat():
+    """Not root, no seatd, no logind: the compositor cannot reach a seat."""
+    setpriv = shutil.which("setpriv")
+    argv = compositor_argv("--socket", "duet-kms-noseat")
+    env = {"SEATD_SOCK": "/nonexistent/seatd.sock"}
+    if os.geteuid() == 0:
+        if not setpriv:
+            raise duet.Skip("root, and no setpriv to become nobody")
+        argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] + argv
+    status, err = run_compositor(argv, env=env)
+    if "built without libseat" in err or "Permission denied (duet was built" in err:
+        raise duet.Skip("built without libseat: %s" % err.strip().splitlines()[0])
+    check_refused(status, err, "no session to open a display with")
+    check("libseat tried seatd at /nonexistent/seatd.sock and logind" in err,
+          "the error does not say what was tried:\n%s" % err)
+    lines = [x for x in err.splitlines() if "no session" in x]
+    check(len(lines) == 1, "%d error lines about the session, want one:\n%s" % (len(lines), err))
 
 
 def test_headless_mode():
@@ -328,6 +565,8 @@ def test():
         "bad-device": test_bad_device,
         "no-device": test_no_device,
         "unplug": test_unplug,
+        "vt-switch": test_vt_switch,
+        "no-seat": test_no_seat,
         "headless-mode": test_headless_mode,
     }[name]()
 
