@@ -78,6 +78,9 @@ def missing(name, xserver=None):
         return WHY[name]
     if stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg":
         return "not measurable on Xorg: the observer reads Xvfb's framebuffer file"
+    if stacks.KIND[name] == "wayland" and stacks.display() == "kms":
+        return ("not measurable on a KMS display: the observer reads duet-compositor's --vfb "
+                "file, which only its headless output writes")
     if not stacks.find_own("duet-inject", "bench"):
         return "duet-inject is not built (bench/ in the build)"
     if not stacks.find_own("duet-input", "clients"):
