@@ -198,6 +198,8 @@ static void draw_clipped(struct renderer *r, const pixman_box32_t *dst, const GL
 		glScissor(b->x1, render_target_gl_y(r->target, b->y1, h), b->x2 - b->x1, h);
 		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
 		r->stats.quads++;
+		if (r->program == RENDER_SHADER_RGBA_COPY || r->program == RENDER_SHADER_RGBX_COPY)
+			r->stats.copy_quads++;
 	}
 	pixman_region32_fini(&region);
 }
@@ -253,9 +255,8 @@ static void transform_coord(int transform, GLfloat s, GLfloat t, GLfloat *uv)
 void render_draw_texture(struct renderer *r, struct render_texture *tex,
                          const struct render_quad *q)
 {
-	enum render_shader_kind kind = tex->format == RENDER_FORMAT_XRGB8888 ?
-		RENDER_SHADER_RGBX : RENDER_SHADER_RGBA;
-	struct render_program *p = &r->programs[kind];
+	bool xrgb = tex->format == RENDER_FORMAT_XRGB8888;
+	enum render_shader_kind kind;
 	float sx = q->src_x, sy = q->src_y, sw = q->src_w, sh = q->src_h;
 	float alpha = q->alpha > 1.0f ? 1.0f : q->alpha;
 	pixman_box32_t dst;
@@ -290,9 +291,18 @@ void render_draw_texture(struct renderer *r, struct render_texture *tex,
 	transform_coord(q->transform, s1, t2, &tc[4]);
 	transform_coord(q->transform, s2, t2, &tc[6]);
 
-	opaque = alpha >= 1.0f && (q->opaque || kind == RENDER_SHADER_RGBX);
+	opaque = alpha >= 1.0f && (q->opaque || xrgb);
+	/* At alpha 1 the multiply would change nothing but costs every
+	 * fragment: on a software rasteriser (llvmpipe) a composite is mostly
+	 * this shader, and a GPU's fragment stage is where Mali-400 class
+	 * hardware is short. */
+	if (alpha >= 1.0f)
+		kind = xrgb ? RENDER_SHADER_RGBX_COPY : RENDER_SHADER_RGBA_COPY;
+	else
+		kind = xrgb ? RENDER_SHADER_RGBX : RENDER_SHADER_RGBA;
 	use_program(r, kind);
-	glUniform1f(p->u_alpha, alpha);
+	if (alpha < 1.0f)
+		glUniform1f(r->programs[kind].u_alpha, alpha);
 	glBindTexture(GL_TEXTURE_2D, tex->id);
 	if (tex->filter != filter) {
 		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);

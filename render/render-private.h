@@ -111,6 +111,10 @@ enum render_shader_kind {
 	RENDER_SHADER_SOLID,
 	RENDER_SHADER_RGBA, /* premultiplied texture */
 	RENDER_SHADER_RGBX, /* texture drawn with alpha forced to 1 */
+	/* The same two at node alpha 1: no multiply per fragment (see
+	 * render_draw_texture). */
+	RENDER_SHADER_RGBA_COPY,
+	RENDER_SHADER_RGBX_COPY,
 	RENDER_SHADER_COUNT,
 };
 

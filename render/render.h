@@ -160,6 +160,7 @@ struct render_stats {
 	uint64_t frames;         /* render_scene_paint calls that drew */
 	uint64_t skipped;        /* render_scene_paint calls with no damage */
 	uint64_t quads;          /* textured or solid quads drawn */
+	uint64_t copy_quads;     /* of those, textures at alpha 1 (no multiply) */
 	uint64_t uploaded_bytes; /* bytes sent by render_texture_upload(_rect) */
 	uint64_t painted_pixels; /* area of damage repainted */
 };

@@ -44,6 +44,23 @@ static const char rgbx_source[] =
 	"	gl_FragColor = vec4(texture2D(u_tex, v_texcoord).rgb, 1.0) * u_alpha;\n"
 	"}\n";
 
+/* The two above at node alpha 1, which is nearly every draw. */
+static const char rgba_copy_source[] =
+	"precision mediump float;\n"
+	"uniform sampler2D u_tex;\n"
+	"varying vec2 v_texcoord;\n"
+	"void main() {\n"
+	"	gl_FragColor = texture2D(u_tex, v_texcoord);\n"
+	"}\n";
+
+static const char rgbx_copy_source[] =
+	"precision mediump float;\n"
+	"uniform sampler2D u_tex;\n"
+	"varying vec2 v_texcoord;\n"
+	"void main() {\n"
+	"	gl_FragColor = vec4(texture2D(u_tex, v_texcoord).rgb, 1.0);\n"
+	"}\n";
+
 const char *render_shader_vertex_source(void)
 {
 	return vertex_source;
@@ -55,6 +72,8 @@ const char *render_shader_fragment_source(enum render_shader_kind kind)
 	case RENDER_SHADER_SOLID: return solid_source;
 	case RENDER_SHADER_RGBA: return rgba_source;
 	case RENDER_SHADER_RGBX: return rgbx_source;
+	case RENDER_SHADER_RGBA_COPY: return rgba_copy_source;
+	case RENDER_SHADER_RGBX_COPY: return rgbx_copy_source;
 	default: return NULL;
 	}
 }

@@ -316,6 +316,56 @@ static void check_flush_fence(void)
 	render_target_flush(t);
 }
 
+/* Node alpha 1 draws with the copy shaders (no multiply per fragment),
+ * other alphas with the multiplying ones; switching between them within one
+ * frame must leave each draw its own alpha. */
+static void check_copy_shaders(void)
+{
+	uint32_t pix[4 * 4];
+	struct render_texture *xrgb, *argb;
+	struct render_quad q;
+	const uint32_t bg = 0xff0000ff;
+	uint64_t quads, copies;
+
+	unit_say("alpha 1 draws take the copy shaders, alpha 0.5 the multiplying ones, in one frame");
+	for (int i = 0; i < 16; i++)
+		pix[i] = 0x0000ff00; /* X byte 0: must still come out opaque */
+	xrgb = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
+	for (int i = 0; i < 16; i++)
+		pix[i] = 0x80800000;
+	argb = make_texture(RENDER_FORMAT_ARGB8888, 4, 4, pix);
+	clear_to(bg);
+	quads = renderer_stats(r)->quads;
+	copies = renderer_stats(r)->copy_quads;
+	render_begin(r, t, NULL);
+	q = quad_at(40, 2, 4, 4);
+	q.alpha = 0.5f;
+	render_draw_texture(r, xrgb, &q);
+	q = quad_at(46, 2, 4, 4);
+	render_draw_texture(r, xrgb, &q);
+	q = quad_at(52, 2, 4, 4);
+	q.alpha = 0.5f;
+	render_draw_texture(r, xrgb, &q);
+	q = quad_at(40, 8, 4, 4);
+	render_draw_texture(r, argb, &q);
+	q = quad_at(46, 8, 4, 4);
+	q.alpha = 0.5f;
+	render_draw_texture(r, argb, &q);
+	render_end(r);
+	read_all();
+	CHECK(renderer_stats(r)->quads - quads == 5, "5 quads drawn");
+	CHECK(renderer_stats(r)->copy_quads - copies == 2,
+	      "the 2 at alpha 1 through the copy shaders (got %llu)",
+	      (unsigned long long)(renderer_stats(r)->copy_quads - copies));
+	expect_rect(40, 2, 44, 6, 0xff007f80, 1, "XRGB at 0.5: half green over blue");
+	expect_rect(46, 2, 50, 6, 0xff00ff00, 0, "XRGB at 1 after 0.5: green, opaque");
+	expect_rect(52, 2, 56, 6, 0xff007f80, 1, "XRGB at 0.5 after 1: half again");
+	expect_rect(40, 8, 44, 12, blend(0x80800000, bg), 1, "ARGB at 1: blended as is");
+	expect_rect(46, 8, 50, 12, blend(0x40400000, bg), 1, "ARGB at 0.5: scaled, then blended");
+	render_texture_destroy(argb);
+	render_texture_destroy(xrgb);
+}
+
 int main(void)
 {
 	struct render_egl *egl = unit_egl_or_skip();
@@ -341,6 +391,7 @@ int main(void)
 		check_orientation();
 		check_premultiplied_blend();
 		check_node_alpha();
+		check_copy_shaders();
 		check_crop_and_scale();
 		check_clip();
 		check_read_box_clipping();
