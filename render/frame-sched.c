@@ -9,7 +9,7 @@
  * to wait for once it has been idle through a whole tick, though: no
  * scanout reads it, and its peers show damage that ends an idle spell at
  * once (weston's headless output starts its repaint loop on it, xcompmgr
- * composites every damage event). So a request that finds it idle moves
+ * composites every damage event). So damage that finds it idle moves
  * the grid's phase: the next tick is one repaint window after the request,
  * and the repaint starts at once. Periods keep being counted (seq goes on
  * from the old grid's count), and frames stay at most one per tick. A
@@ -41,8 +41,9 @@
  * still be shown on it (an X compositing manager's map, which schedules a
  * repaint before the window has content, would otherwise hold the
  * window's first frame back a whole period). Callbacks due again still
- * wait for the next tick, so frame callbacks keep the refresh rate. Time is always an argument, never read here, so a unit
- * test drives the scheduler with a fake clock.
+ * wait for the next tick, and only damage restarts an idle grid, so frame
+ * callbacks keep the refresh rate. Time is always an argument, never read
+ * here, so a unit test drives the scheduler with a fake clock.
  */
 #include "render-private.h"
 
@@ -129,7 +130,13 @@ bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, b
 		s->deadline_ns = now_ns;
 		return true;
 	}
-	restart_if_idle(s, now_ns);
+	/* Only damage restarts the grid. Callbacks due (a client that asks
+	 * for a frame without drawing, as EFL's animator does) keep its
+	 * phase: restarted, each such request after the tick it was answered
+	 * on would be answered a repaint window later, a callback loop at
+	 * 1 / 7 ms instead of the refresh rate. */
+	if (damage)
+		restart_if_idle(s, now_ns);
 	/* Its repaint starts now if its window has already begun. */
 	schedule_target(s, now_ns);
 	return true;

@@ -129,8 +129,9 @@ int main(void)
 		struct render_frame empty;
 		uint64_t shown;
 		render_frame_sched_init(&q, 60000, t0);
-		CHECK(render_frame_sched_request(&q, t0, false), "arm");
-		CHECK(render_frame_sched_start(&q, t0, &empty) && !empty.paint, "empty frame");
+		CHECK(render_frame_sched_request(&q, t0, true), "arm");
+		CHECK(render_frame_sched_start(&q, t0, &empty), "map frame");
+		empty.paint = false; /* the window had no content yet */
 		shown = render_frame_sched_finish(&q, &empty, t0 + 1000);
 		CHECK(shown == g, "empty frame presented %llu", (unsigned long long)shown);
 		uint64_t dmg = g + 2000000;
@@ -212,6 +213,25 @@ int main(void)
 	CHECK(s.target_seq == seq + 1, "callbacks due again aimed at seq %llu, the last %llu",
 	      (unsigned long long)s.target_seq, (unsigned long long)seq);
 	f = fire(&s, 0, &presented);
+
+	unit_say("callbacks asked for again just after each answer (a client's frame loop "
+	         "that draws nothing) are answered once per period, not a repaint window "
+	         "after each request");
+	for (int i = 0; i < 5; i++) {
+		uint64_t before = presented;
+		CHECK(render_frame_sched_request(&s, presented + 300000, false), "arm");
+		f = fire(&s, 1000, &presented);
+		CHECK(!f.paint && presented == before + P,
+		      "loop frame %d presented %llu ns after the last (period %llu)", i,
+		      (unsigned long long)(presented - before), (unsigned long long)P);
+	}
+	unit_say("damage after such a loop still restarts the idle grid: repaint at once");
+	uint64_t dmg_at = presented + 2 * P + 100;
+	CHECK(render_frame_sched_request(&s, dmg_at, true), "arm");
+	CHECK(s.deadline_ns == dmg_at, "deadline %llu, now %llu", (unsigned long long)s.deadline_ns,
+	      (unsigned long long)dmg_at);
+	f = fire(&s, 1000, &presented);
+	CHECK(f.paint && presented == dmg_at + W, "presented %llu", (unsigned long long)presented);
 
 	unit_say("refresh 0: no grid, a repaint at once, presented when finished, seq "
 	         "counts frames");
