@@ -266,9 +266,9 @@ class Stack:
         if why:
             raise StackError("the readiness probe failed: %s" % why)
         self.probe = {"ms": took, "attempts": attempt + 1,
-                      "source": timeline.SOURCE[self.name]}
+                      "source": timeline.source_of(self)}
         note = ("ready = a probe duet-launch (--engine sw, %s) had its first frame composited (%s)"
-                % (PROBE_SIZE, timeline.SOURCE[self.name]))
+                % (PROBE_SIZE, timeline.source_of(self)))
         if took is not None and note not in self.notes:
             self.notes.append(note)
 

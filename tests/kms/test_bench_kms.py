@@ -56,6 +56,11 @@ def test():
               "%s's notes do not say %r: %r" % (name, note, st[name].get("notes")))
         samples = res["experiments"]["launch"][name].get("samples", [])
         check(samples, "no launch samples on %s" % name)
+    # openbox's composited point: the observer on the card's scanout.
+    srcs = [smp.get("timeline_source", {}).get("composited")
+            for smp in res["experiments"]["launch"]["openbox"].get("samples", [])]
+    check(srcs and all(src and "card scanout" in src for src in srcs),
+          "openbox's launches are not timed on the card's scanout: %r" % srcs)
     check(st["weston"]["status"] == "skipped" and "logind" in st["weston"].get("reason", ""),
           "weston: %r" % st["weston"])
     with open(os.path.join(out, "report.md")) as f:
