@@ -448,6 +448,9 @@ class Stack:
             self._read_displayfd(r, "Xorg")
         finally:
             os.close(r)
+        # The observer's source (openbox's composited points, the input
+        # experiment): the buffer the card scans out.
+        self.fb_path = "drm:" + self.xorg.screen.node
         glamor, what = self.xorg.accel()
         self.notes.append("X server: Xorg, modesetting driver: " + what)
 
@@ -537,7 +540,6 @@ class Stack:
         environment for the compositor."""
         if self.xserver == "xorg":
             self._start_xorg()
-            self.fb_path = "drm:" + self.xorg.screen.node
             self.notes.append("openbox on Xorg: the observer reads the buffer the card scans "
                               "out (duet-observe --drm %s)" % self.xorg.screen.node)
         else:
