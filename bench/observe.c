@@ -30,7 +30,14 @@
  *       "whole":true|false[,"clipped":"right|bottom|right,bottom"],..}
  *       a tag of W x H that the previous poll did not see (any), or the
  *       next size of the list when it so appears (the list repeats)
- * It polls until SIGTERM/SIGINT (or --timeout-ms: exit 0 if it saw any). */
+ * It polls until SIGTERM/SIGINT (or --timeout-ms: exit 0 if it saw any).
+ *
+ * On a KMS display (--drm CARD instead of --fb) it reads what the card
+ * scans out, as a display would (drm-scanout.h): each poll asks the card
+ * for its active CRTC's framebuffer and maps it again when that changed
+ * (a page flip); as root, never as DRM master. Its observer_ready line
+ * then says how it maps the buffers ("map":"dma-buf"|"dumb") and its
+ * observer_done line how many framebuffers it mapped ("remaps"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -49,9 +56,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef DUET_HAVE_LIBDRM
+#include "drm-scanout.h"
+#endif
+
 static const char usage[] =
 	"Usage: duet-observe --fb PATH --rgb R,G,B [OPTIONS]\n"
 	"       duet-observe --fb PATH --sizes any|WxH,WxH,... [OPTIONS]\n"
+	"       duet-observe --drm CARD (--rgb R,G,B | --sizes ...) [OPTIONS]\n"
 	"\n"
 	"Polls the framebuffer file PATH (Xvfb -fbdir's XWD file, or duet-compositor\n"
 	"--vfb's DUETVFB2 file, linear layout) for a horizontal run of pixels of colour R,G,B\n"
@@ -59,6 +71,8 @@ static const char usage[] =
 	"if it is present at start, once it has gone), seen (first poll that found\n"
 	"it), observer_done (polls, own CPU time) after seen or on SIGTERM/SIGINT.\n"
 	"PATH may appear, grow or be truncated while it is watched.\n"
+	"--drm CARD (/dev/dri/cardN) reads the buffer the card scans out instead,\n"
+	"following page flips (root only; it never becomes DRM master).\n"
 	"\n"
 	"Options:\n"
 	"  --run N            pixels in the run (default 32, at least 2)\n"
@@ -90,7 +104,8 @@ static const char usage[] =
 #define MAX_TAGS 16
 
 struct options {
-	const char *path;
+	const char *path;          /* the file, or the card with --drm */
+	bool drm;
 	uint8_t r, g, b;
 	int run;
 	long interval_us;
@@ -212,6 +227,9 @@ static int set_colour(struct fb *fb, const struct options *o, uint32_t rmask, ui
 	return 0;
 }
 
+/* More fields for the ready and done lines (--drm), or "". */
+static char ready_extra[PATH_MAX + 64], done_extra[48];
+
 /* Why the file's header is not one we can read, kept until the problem has
  * lasted long enough to be more than a header being written. */
 static char bad_header[256];
@@ -307,8 +325,53 @@ static int parse_header(struct fb *fb, const struct options *o, const uint8_t *p
 	return 0;
 }
 
+#ifdef DUET_HAVE_LIBDRM
+/* --drm: the card's scanout; fb's map is its map. */
+static struct drm_scanout drm = { .fd = -1 };
+
+/* As fb_attach: 0 mapped, 1 nothing scanned out yet, -1 an error. */
+static int drm_attach(struct fb *fb, const struct options *o)
+{
+	char why[256];
+	if (drm.fd < 0 && drm_scanout_open(&drm, o->path, why, sizeof(why)) != 0) {
+		fprintf(stderr, "duet-observe: %s\n", why);
+		return -1;
+	}
+	bool changed;
+	int r = drm_scanout_update(&drm, &changed, why, sizeof(why));
+	if (r < 0)
+		fprintf(stderr, "duet-observe: %s: %s\n", o->path, why);
+	if (r != 0)
+		return r;
+	fb->kind = "drm";
+	fb->map = drm.map;
+	fb->map_size = drm.map_len;
+	fb->pixel_offset = drm.offset;
+	fb->width = drm.width;
+	fb->height = drm.height;
+	fb->stride = drm.pitch;
+	fb->frame = NULL;
+	snprintf(ready_extra, sizeof(ready_extra), ",\"map\":\"%s\",\"card\":\"%s\"", drm.how,
+	         o->path);
+	/* DRM formats are little-endian words. */
+	if (set_colour(fb, o, drm.bgr ? 0xff : 0xff0000, 0xff00, drm.bgr ? 0xff0000 : 0xff,
+	               true) != 0) {
+		fprintf(stderr, "duet-observe: cannot place the colour\n");
+		return -1;
+	}
+	return 0;
+}
+#endif
+
 static void fb_detach(struct fb *fb)
 {
+#ifdef DUET_HAVE_LIBDRM
+	if (fb->kind && strcmp(fb->kind, "drm") == 0) {
+		drm_scanout_unmap(&drm);
+		fb->map = NULL;
+		return;
+	}
+#endif
 	if (fb->map)
 		munmap((void *)fb->map, fb->map_size);
 	if (fb->fd >= 0)
@@ -322,6 +385,10 @@ static void fb_detach(struct fb *fb)
  * (with a message) when the file cannot be opened or mapped at all. */
 static int fb_attach(struct fb *fb, const struct options *o)
 {
+#ifdef DUET_HAVE_LIBDRM
+	if (o->drm)
+		return drm_attach(fb, o);
+#endif
 	fb->fd = open(o->path, O_RDONLY | O_CLOEXEC);
 	if (fb->fd < 0) {
 		if (errno == ENOENT)
@@ -366,6 +433,10 @@ static int fb_attach(struct fb *fb, const struct options *o)
  * on the same path recreates it). Otherwise map it again. */
 static bool fb_still_valid(struct fb *fb, const struct options *o)
 {
+#ifdef DUET_HAVE_LIBDRM
+	if (o->drm)
+		return drm_scanout_current(&drm) == drm.fb_id; /* else flipped: map the new one */
+#endif
 	struct stat st;
 	if (fstat(fb->fd, &st) != 0 || (size_t)st.st_size != fb->map_size)
 		return false;
@@ -674,10 +745,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 		if (!v)
 			return bad_usage("missing value or unknown option", a);
 		i++;
-		if (strcmp(a, "--fb") == 0) {
-			if (!*v)
-				return bad_usage("bad --fb", v);
+		if (strcmp(a, "--fb") == 0 || strcmp(a, "--drm") == 0) {
+			if (!*v || o->path)
+				return bad_usage("bad or second --fb / --drm", v);
 			o->path = v;
+			o->drm = a[2] == 'd';
+#ifndef DUET_HAVE_LIBDRM
+			if (o->drm) {
+				fprintf(stderr, "duet-observe: --drm: built without libdrm\n");
+				return 2;
+			}
+#endif
 		} else if (strcmp(a, "--rgb") == 0) {
 			if (!parse_rgb(v, o))
 				return bad_usage("bad --rgb (want R,G,B, each 0..255)", v);
@@ -707,7 +785,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return 2;
 	}
 	if (!o->path || (!have_rgb && !o->size_mode)) {
-		fprintf(stderr, "duet-observe: --fb and --rgb (or --sizes) are required\n"
+		fprintf(stderr, "duet-observe: --fb (or --drm) and --rgb (or --sizes) are required\n"
 		        "Try 'duet-observe --help'.\n");
 		return 2;
 	}
@@ -826,8 +904,9 @@ int main(int argc, char **argv)
 						ready = true;
 						emit("{\"name\":\"observer_ready\",\"ns\":%" PRIu64 ",\"mode\":"
 						     "\"sizes\",\"format\":\"%s\",\"width\":%u,\"height\":%u,"
-						     "\"interval_us\":%ld,\"visible\":%d}",
-						     t, fb.kind, fb.width, fb.height, o.interval_us, n);
+						     "\"interval_us\":%ld,\"visible\":%d%s}",
+						     t, fb.kind, fb.width, fb.height, o.interval_us, n,
+						     ready_extra);
 					} else {
 						seen_count += report_tags(&o, cur, n, prev_tags, n_prev,
 						                          &next_size, t, absent_ns, poll_ns,
@@ -853,8 +932,9 @@ int main(int argc, char **argv)
 				if (fb.map && !ready && !found) {
 					ready = true;
 					emit("{\"name\":\"observer_ready\",\"ns\":%" PRIu64 ",\"format\":\"%s\","
-					     "\"width\":%u,\"height\":%u,\"interval_us\":%ld,\"run\":%d}",
-					     t, fb.kind, fb.width, fb.height, o.interval_us, o.run);
+					     "\"width\":%u,\"height\":%u,\"interval_us\":%ld,\"run\":%d%s}",
+					     t, fb.kind, fb.width, fb.height, o.interval_us, o.run,
+					     ready_extra);
 				} else if (fb.map && ready && found != present) {
 					present = found;
 					if (found) {
@@ -884,14 +964,21 @@ int main(int argc, char **argv)
 	}
 
 	uint64_t end = now_ns();
+#ifdef DUET_HAVE_LIBDRM
+	if (o.drm)
+		snprintf(done_extra, sizeof(done_extra), ",\"remaps\":%u", drm.remaps);
+#endif
 	char sizes_extra[48] = "";
 	if (o.size_mode)
 		snprintf(sizes_extra, sizeof(sizes_extra), ",\"mode\":\"sizes\",\"reported\":%" PRIu64,
 		         seen_count);
 	emit("{\"name\":\"observer_done\",\"ns\":%" PRIu64 ",\"polls\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
-	     ",\"wall_ns\":%" PRIu64 ",\"seen\":%s,\"ready\":%s%s%s}",
+	     ",\"wall_ns\":%" PRIu64 ",\"seen\":%s,\"ready\":%s%s%s%s}",
 	     end, polls, cpu_ns(), end - start, seen ? "true" : "false", ready ? "true" : "false",
-	     exit_status == 1 ? ",\"timeout\":true" : "", sizes_extra);
+	     exit_status == 1 ? ",\"timeout\":true" : "", sizes_extra, done_extra);
 	fb_detach(&fb);
+#ifdef DUET_HAVE_LIBDRM
+	drm_scanout_close(&drm);
+#endif
 	return exit_status;
 }

@@ -32,6 +32,8 @@ enum atom_index {
 	A_NET_CLOSE_WINDOW,
 	A_NET_MOVERESIZE_WINDOW,
 	A_NET_SUPPORTING_WM_CHECK,
+	A_NET_REQUEST_FRAME_EXTENTS,
+	A_NET_FRAME_EXTENTS,
 	A_NET_WM_NAME,
 	A_NET_WM_PID,
 	A_UTF8_STRING,
@@ -46,7 +48,8 @@ enum atom_index {
 static const char *const atom_names[A_COUNT] = {
 	"_NET_CLIENT_LIST_STACKING", "_NET_ACTIVE_WINDOW", "_NET_CLOSE_WINDOW",
 	"_NET_MOVERESIZE_WINDOW",
-	"_NET_SUPPORTING_WM_CHECK", "_NET_WM_NAME", "_NET_WM_PID", "UTF8_STRING",
+	"_NET_SUPPORTING_WM_CHECK", "_NET_REQUEST_FRAME_EXTENTS", "_NET_FRAME_EXTENTS",
+	"_NET_WM_NAME", "_NET_WM_PID", "UTF8_STRING",
 	"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
 	"_DUET_SCREENSHOT_DIR",
 };
@@ -88,6 +91,9 @@ static void usage(FILE *out)
 	        "  wait-wm [TIMEOUT_S]       wait until a window manager runs (it set\n"
 	        "                            _NET_SUPPORTING_WM_CHECK and redirects the\n"
 	        "                            root's substructure); print its name\n"
+	        "  wait-wm-loop [TIMEOUT_S]  wait until the window manager handles events:\n"
+	        "                            it answers _NET_REQUEST_FRAME_EXTENTS for a\n"
+	        "                            window of ours (asked again every 250 ms)\n"
 	        "  wait-cm [TIMEOUT_S]       wait until a compositing manager owns the\n"
 	        "                            screen's _NET_WM_CM_Sn selection; print the\n"
 	        "                            owner window (hex)\n"
@@ -465,6 +471,47 @@ static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
 	return 1;
 }
 
+/* A WM may announce itself (_NET_SUPPORTING_WM_CHECK) long before it
+ * handles events: openbox 3.6 sets the check window early in its start-up,
+ * and a MapRequest that arrives in the rest of it is read in by one of its
+ * start-up round trips and left queued until some later event wakes its
+ * loop (docs/board.md section 6). A WM that answers a request sent now is
+ * past that: _NET_REQUEST_FRAME_EXTENTS for an unmapped window of ours,
+ * answered by setting _NET_FRAME_EXTENTS on it. The request is sent again
+ * every 250 ms, as one read in during start-up waits for the next. */
+static int cmd_wait_wm_loop(struct ctl *ctl, double timeout_s)
+{
+	xcb_window_t w = xcb_generate_id(ctl->conn);
+	xcb_create_window(ctl->conn, XCB_COPY_FROM_PARENT, w, ctl->screen->root, -100, -100, 1, 1,
+	                  0, XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT, 0, NULL);
+	double deadline = ctl_now_s() + timeout_s;
+	for (;;) {
+		send_to_root(ctl, ctl->atoms[A_NET_REQUEST_FRAME_EXTENTS], w, 0, 0, 0);
+		double ask_again = ctl_now_s() + 0.25;
+		for (;;) {
+			uint32_t n = 0;
+			uint32_t *v = get_property(ctl, w, ctl->atoms[A_NET_FRAME_EXTENTS],
+			                           XCB_ATOM_CARDINAL, 32, &n);
+			bool answered = v && n == 4;
+			free(v);
+			if (answered) {
+				xcb_destroy_window(ctl->conn, w);
+				return round_trip(ctl);
+			}
+			if (!connection_ok(ctl))
+				return 1;
+			if (ctl_now_s() >= deadline) {
+				fprintf(stderr, "duet-xctl: the window manager did not answer "
+				        "_NET_REQUEST_FRAME_EXTENTS in %g s\n", timeout_s);
+				return 1;
+			}
+			if (ctl_now_s() >= ask_again)
+				break;
+			nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
+		}
+	}
+}
+
 /* The EWMH says a compositing manager owns _NET_WM_CM_Sn once it runs
  * (xcompmgr and duet-xwm take it before they redirect the windows). */
 static xcb_window_t cm_owner(struct ctl *ctl)
@@ -715,6 +762,14 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
 		return ctl ? cmd_wait_wm(ctl, t) : 0;
+	}
+	if (strcmp(cmd, "wait-wm-loop") == 0) {
+		t = DEFAULT_WAIT_S;
+		if (argc != 1 && argc != 2)
+			return bad_usage("usage: duet-xctl %s", "wait-wm-loop [TIMEOUT_S]");
+		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
+			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
+		return ctl ? cmd_wait_wm_loop(ctl, t) : 0;
 	}
 	if (strcmp(cmd, "wait-cm") == 0) {
 		t = DEFAULT_WAIT_S;

@@ -84,7 +84,7 @@ def composited_all(stack, runs, t0, timeout=2.0):
         if t is None:
             return None, why
         out.append(t)
-    return out, timeline.SOURCE[stack.name]
+    return out, timeline.source_of(stack)
 
 
 def wait_first_frame(run):
@@ -147,7 +147,7 @@ def launch_many(ctx, stack, n):
         sample["note"] = "ms is first fork -> the last app's presented: %s" % source
         if first_seen is not None:
             sample["first_ms"] = ms(first_seen - t0)
-            sample["composited_source"] = "%s (the first app only)" % timeline.SOURCE[stack.name]
+            sample["composited_source"] = "%s (the first app only)" % timeline.source_of(stack)
     cpu_ms = {r: round(v / 1e6, 4) for r, v in cpu.items() if v is not None}
     if all(v is not None for v in apps_cpu):
         cpu_ms["app"] = round(sum(apps_cpu) / 1e6, 4)

@@ -76,8 +76,9 @@ def missing(name, xserver=None):
     """Why stack name cannot be measured, or None."""
     if name in WHY:
         return WHY[name]
-    if stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg":
-        return "not measurable on Xorg: the observer reads Xvfb's framebuffer file"
+    if stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg" and os.geteuid() != 0:
+        return ("not measurable on Xorg without root: the observer reads the card's scanout "
+                "(duet-observe --drm), whose buffers the kernel shows only to root")
     if stacks.KIND[name] == "wayland" and stacks.display() == "kms":
         return ("not measurable on a KMS display: the observer reads duet-compositor's --vfb "
                 "file, which only its headless output writes")
@@ -279,7 +280,9 @@ def timing(ctx, stack, rec):
     rec["engines"] = list(ENGINES)
     rec["presses_per_run"] = QUICK_PRESSES if ctx.opts.quick else PRESSES
     rec["observer"] = "duet-observe --keep on %s, colour b %s" % (
-        "duet-compositor's --vfb file" if stack.kind == "wayland" else "Xvfb's -fbdir file",
+        "duet-compositor's --vfb file" if stack.kind == "wayland" else
+        "the card's scanout (--drm)" if (stack.fb_path or "").startswith("drm:") else
+        "Xvfb's -fbdir file",
         ",".join(map(str, RGB["b"])))
     rec["path"] = PATH_NOTE
     rng = random.Random("%s-%s-%d" % (ctx.opts.seed, stack.name, ctx.round))

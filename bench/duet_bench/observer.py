@@ -7,7 +7,9 @@ every millisecond for a horizontal run of a colour (duet-launch clears its
 window to 237,237,242) and time-stamps the first poll that finds it, using
 nothing the display server reports. The bench takes `composited` from it
 where no server says when it composited (xcompmgr), and the tests compare it
-with the servers' own "composited" trace events where they do.
+with the servers' own "composited" trace events where they do. On a KMS
+display fb_path is "drm:CARD": it then reads the buffer the card scans out
+(duet-observe --drm; root only), as a display would.
 
     obs = Observer(fb_path, LAUNCH_RGB, env).start()
     obs.wait_ready(5)        # polling, and the colour is not on screen yet
@@ -69,11 +71,13 @@ class Observer:
         self.exe = exe or find_observe()
         if not self.exe:
             raise ObserverError("duet-observe is not built (bench/duet-observe in the build dir)")
+        source = (["--drm", fb_path[4:]] if fb_path.startswith("drm:")
+                  else ["--fb", fb_path])
         if sizes:
-            self.argv = [self.exe, "--fb", fb_path, "--sizes", sizes,
+            self.argv = [self.exe] + source + ["--sizes", sizes,
                          "--interval-us", str(interval_us)]
         else:
-            self.argv = [self.exe, "--fb", fb_path, "--rgb", "%d,%d,%d" % tuple(rgb),
+            self.argv = [self.exe] + source + ["--rgb", "%d,%d,%d" % tuple(rgb),
                          "--run", str(run), "--interval-us", str(interval_us)]
         if timeout_ms:
             self.argv += ["--timeout-ms", str(int(timeout_ms))]

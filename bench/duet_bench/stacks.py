@@ -13,14 +13,14 @@ study's own software, enlightenment.py) run when asked for.
 The X stacks run on Xorg instead of Xvfb when $DUET_X_SERVER is "xorg" (or
 Stack(xserver="xorg")): the modesetting driver on the KMS card, configured
 per run (xorg.py); the x11 stack then reports which content path duet-xwm
-took, and openbox needs Xvfb (its readiness observer reads Xvfb's
-framebuffer file).
+took, and openbox's observer reads what the card scans out (duet-observe
+--drm: root only) instead of Xvfb's framebuffer file.
 
 On a KMS display ($DUET_DISPLAY=kms: `duet bench --display kms`, which runs
 the bench inside scripts/test-kms's guest) the stacks drive the card:
-wayland is duet-compositor --backend drm, x11 is Xorg + duet-xwm; weston,
-openbox and the Enlightenment stacks are reported as not runnable, with
-the reason.
+wayland is duet-compositor --backend drm, x11 is Xorg + duet-xwm, openbox
+is Xorg + openbox + xcompmgr; weston and the Enlightenment stacks are
+reported as not runnable, with the reason.
 
 Each instance gets its own socket / display and XDG_RUNTIME_DIR, so stacks
 never meet. counting=True preloads the IPC counter into every process of
@@ -29,7 +29,8 @@ the stack (and turns on duet-compositor's protocol log).
 Every stack is started so that it can say when it composited (timeline.py):
 duet-compositor and duet-xwm write their trace (DUET_TRACE) to
 <dir>/<role>-trace.jsonl, weston its "timeline" log scope to <dir>/weston.log,
-and Xvfb keeps its framebuffer in a file (-fbdir) for the observer. A stack
+and Xvfb keeps its framebuffer in a file (-fbdir) for the observer (on
+Xorg the observer reads the card's scanout: fb_path "drm:CARD"). A stack
 is ready only once a probe duet-launch's first frame has been composited.
 """
 import os
@@ -133,9 +134,11 @@ def needs(stack, xserver=None):
     if stack == "weston":
         return {"weston": sysp("weston", "weston")}
     if stack == "openbox":
-        return {"Xvfb": sysp("Xvfb", "xvfb"), "openbox": sysp("openbox", "openbox"),
+        server = ({"Xorg": sysp("Xorg", xorg.PACKAGE)} if x_server(xserver) == "xorg"
+                  else {"Xvfb": sysp("Xvfb", "xvfb")})
+        return dict(server, **{"openbox": sysp("openbox", "openbox"),
                 "xcompmgr": sysp("xcompmgr", "xcompmgr"), "xprop": sysp("xprop", "x11-utils"),
-                "duet-xctl": own("duet-xctl", "tools")}
+                "duet-xctl": own("duet-xctl", "tools")})
     if stack in E_STACKS:
         progs = {n: (p, "Debian package " + pkg) for n, (p, pkg) in enlightenment.needs().items()}
         if stack == "e-x11":
@@ -148,12 +151,13 @@ def missing(stack, xserver=None):
     """None, or why the stack cannot run here."""
     if display() == "kms" and stack in KMS_NOT_RUNNABLE:
         return KMS_NOT_RUNNABLE[stack]
-    if stack == "openbox" and x_server(xserver) == "xorg":
-        return "openbox runs on Xvfb only in the bench (its observer reads Xvfb's framebuffer)"
+    if stack == "openbox" and x_server(xserver) == "xorg" and os.geteuid() != 0:
+        return ("openbox on Xorg needs root: its observer reads the card's scanout "
+                "(duet-observe --drm), whose buffers the kernel shows only to root")
     lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack, xserver).items() if not p]
     if not lack and stack in E_STACKS:
         return enlightenment.missing()
-    if not lack and stack == "x11" and x_server(xserver) == "xorg":
+    if not lack and stack in ("x11", "openbox") and x_server(xserver) == "xorg":
         try:
             xorg.plan()
         except xorg.XorgError as e:
@@ -191,7 +195,7 @@ class Stack:
         self.protocol_log = None
         self.programs = {n: p for n, (p, _) in needs(name, self.xserver).items()}
         self.composited_log = None  # timeline.JsonLines of the server's trace / weston's log
-        self.fb_path = None         # Xvfb's framebuffer file (-fbdir)
+        self.fb_path = None         # Xvfb's framebuffer file (-fbdir), or "drm:CARD" on Xorg
         self.fbdir = None
         self.weston_log = None
         self.probe = None           # how the readiness probe went
@@ -262,9 +266,9 @@ class Stack:
         if why:
             raise StackError("the readiness probe failed: %s" % why)
         self.probe = {"ms": took, "attempts": attempt + 1,
-                      "source": timeline.SOURCE[self.name]}
+                      "source": timeline.source_of(self)}
         note = ("ready = a probe duet-launch (--engine sw, %s) had its first frame composited (%s)"
-                % (PROBE_SIZE, timeline.SOURCE[self.name]))
+                % (PROBE_SIZE, timeline.source_of(self)))
         if took is not None and note not in self.notes:
             self.notes.append(note)
 
@@ -444,6 +448,9 @@ class Stack:
             self._read_displayfd(r, "Xorg")
         finally:
             os.close(r)
+        # The observer's source (openbox's composited points, the input
+        # experiment): the buffer the card scans out.
+        self.fb_path = "drm:" + self.xorg.screen.node
         glamor, what = self.xorg.accel()
         self.notes.append("X server: Xorg, modesetting driver: " + what)
 
@@ -518,15 +525,37 @@ class Stack:
                             "0"], env=self.env, stdin=subprocess.DEVNULL, capture_output=True)
         return r.returncode == 0
 
+    def _wm_loop_ready(self):
+        r = subprocess.run([self.programs["duet-xctl"], "--display", self.display,
+                            "wait-wm-loop", "1"], env=self.env, stdin=subprocess.DEVNULL,
+                           capture_output=True)
+        return r.returncode == 0
+
     def _start_openbox(self):
+        env = self._start_openbox_wm()
+        self._start_openbox_cm(env)
+
+    def _start_openbox_wm(self):
+        """The X server and openbox, ready to manage windows; returns the
+        environment for the compositor."""
         if self.xserver == "xorg":
-            raise StackError(missing("openbox", "xorg"))
-        self._start_xvfb()
+            self._start_xorg()
+            self.notes.append("openbox on Xorg: the observer reads the buffer the card scans "
+                              "out (duet-observe --drm %s)" % self.xorg.screen.node)
+        else:
+            self._start_xvfb()
         cfg = os.path.join(self.dir, "config")
         os.makedirs(cfg, exist_ok=True)  # an empty config: the user's rc must not matter
         env = dict(self.server_env(), DISPLAY=self.display, XDG_CONFIG_HOME=cfg)
         self.spawn("wm", [self.programs["openbox"], "--sm-disable"], env)
         self.wait("openbox to manage %s" % self.display, self._wm_ready)
+        # openbox sets its check window early in its start-up; a window
+        # mapped before the start-up ends waits for some later event (the
+        # guest's Xorg start-up showed it: docs/board.md section 6).
+        self.wait("openbox to handle events", self._wm_loop_ready)
+        return env
+
+    def _start_openbox_cm(self, env):
         self.spawn("compositor", [self.programs["xcompmgr"], "-c"], env)
         # xcompmgr takes the compositing-manager selection before it
         # redirects the windows. Without this wait the readiness probe

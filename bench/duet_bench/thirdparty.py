@@ -307,10 +307,10 @@ class EflWitness(timeline.LaunchWitness):
             if t is None:
                 return None, None, ("the observer did not see elementary_test's background "
                                     "(%d,%d,%d) within %.0f s" % (EFL_RGB + (timeout,)))
-            return t, timeline.SOURCE[self.stack.name] + ", colour %d,%d,%d" % EFL_RGB, None
+            return t, timeline.source_of(self.stack) + ", colour %d,%d,%d" % EFL_RGB, None
         t, why = timeline.server_composited(self.stack, pid, EFL_APP, t0, timeout=timeout,
                                             named_only=True)
-        return (t, timeline.SOURCE[self.stack.name], None) if t is not None else \
+        return (t, timeline.source_of(self.stack), None) if t is not None else \
             (None, None, why)
 
 

@@ -21,6 +21,15 @@ from duet_bench import procs
 SOURCE = {"wayland": "duet-compositor trace", "x11": "duet-xwm trace",
           "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)",
           "e-x11": "observer (Xvfb -fbdir)", "e-wayland": "none (not observable)"}
+# The observer's source on Xorg: the card's scanout (stacks.py, fb_path "drm:CARD").
+SCANOUT = "observer (card scanout: duet-observe --drm)"
+
+
+def source_of(stack):
+    """Who tells the stack's composited point (SOURCE, or SCANOUT on Xorg)."""
+    if stack.observed and (stack.fb_path or "").startswith("drm:"):
+        return SCANOUT
+    return SOURCE[stack.name]
 
 
 class JsonLines:
@@ -247,9 +256,9 @@ class LaunchWitness(_ObserverWitness):
             t = self.obs.wait_seen(3)
             if t is None:
                 return None, None, "the observer did not see duet-launch's colour within 3 s"
-            return t, SOURCE[self.stack.name], None
+            return t, source_of(self.stack), None
         t, why = server_composited(self.stack, pid, self.app_id, t0, named_only=self.named_only)
-        return (t, SOURCE[self.stack.name], None) if t is not None else (None, None, why)
+        return (t, source_of(self.stack), None) if t is not None else (None, None, why)
 
 
 def launch_points(ff, t0, composited, composited_source, composited_why):
@@ -325,7 +334,8 @@ class ResizeWitness(_ObserverWitness):
                 continue
             if not isinstance(e.get("ns"), int) or e["ns"] < t0 or (until and e["ns"] >= until):
                 continue
-            source = OBSERVER_SIZES
+            source = OBSERVER_SIZES.replace("Xvfb -fbdir", "card scanout") \
+                if (self.stack.fb_path or "").startswith("drm:") else OBSERVER_SIZES
             if not e.get("whole"):
                 edges = str(e.get("clipped") or "?").split(",")
                 source += ("; top-left tag only, the window's %s %s off screen"
@@ -369,7 +379,7 @@ def resize_points(stack, step, pid, app_id="duet-resize", witness=None, until=No
         t, why = server_composited(stack, pid, app_id, t0, first=False,
                                    width=step.get("got_width"), height=step.get("got_height"),
                                    timeout=0.5)
-        src = SOURCE[stack.name]
+        src = source_of(stack)
     if t is not None:
         tl["composited"] = t - t0
         source["composited"] = src

@@ -99,6 +99,9 @@ def xctl(s):
     out = s.xctl("wait-cm", 2)
     check(re.fullmatch(r"0x[0-9a-f]+\n", out) is not None,
           "wait-cm under xcompmgr printed %r, want its selection window" % out)
+    # openbox answers _NET_REQUEST_FRAME_EXTENTS: its event loop runs.
+    r = s.xctl("wait-wm-loop", 2, check_status=False)
+    check(r.returncode == 0, "wait-wm-loop under openbox exited %d" % r.returncode)
     out = s.xctl("wait-window", "first", 2)
     check(out.startswith(hex(wa.id) + " "), "wait-window printed %r" % out)
     r = s.xctl("wait-window", "nobody", 0.3, check_status=False)
@@ -109,7 +112,7 @@ def xctl(s):
     check(r.returncode == 1 and time.monotonic() - t0 < 5,
           "sync without duet-xwm exited %d" % r.returncode)
     for bad in (["resize", "1"], ["click", "x", "1"], ["key", "300"], ["frobnicate"], [],
-                ["wait-cm", "soon"]):
+                ["wait-cm", "soon"], ["wait-wm-loop", "soon"]):
         r = s.run([duet.program("DUET_XCTL")] + bad)
         check(r.returncode == 2, "duet-xctl %s exited %d, want 2" % (bad, r.returncode))
     r = s.run([duet.program("DUET_XCTL"), "--display", ":9999", "windows"])
