@@ -167,10 +167,10 @@ def test():
                 c.wait_line(r"^pointer-button %d 0$" % uinput.BTN_LEFT, timeout=60, start=mark)
 
                 mark = len(c.lines)
-                mouse.emit((uinput.EV_REL, uinput.REL_X, 4))
+                mouse.emit((uinput.EV_REL, uinput.REL_X, 10))
                 _, m = c.wait_line(r"^pointer-motion (\d+) 75$", timeout=60, start=mark,
                                    pred=lambda m: int(m.group(1)) > 60)
-                duet.log("relative +4: the pointer went from x 60 to %s" % m.group(1))
+                duet.log("relative +10: the pointer went from x 60 to %s" % m.group(1))
                 mouse.emit((uinput.EV_REL, uinput.REL_WHEEL, -1))
                 _, m = c.wait_line(r"^pointer-axis 0 (\S+)$", timeout=60, start=mark)
                 check(float(m.group(1)) > 0, "a wheel click down scrolled by %s" % m.group(1))
