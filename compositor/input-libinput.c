@@ -240,6 +240,7 @@ struct comp_input *comp_input_create(struct comp_server *server, struct drm_sess
 	struct comp_input *input = calloc(1, sizeof(*input));
 	if (!input)
 		return NULL;
+	uint64_t start_ns = render_now_ns();
 	input->server = server;
 	input->session = session;
 	input->udev = udev_new();
@@ -271,6 +272,10 @@ struct comp_input *comp_input_create(struct comp_server *server, struct drm_sess
 		comp_log("input: no input devices on %s (none plugged in, or udev has not tagged "
 		         "them: is udevd running?); devices plugged in later are used",
 		         SEAT_NAME);
+	/* Its quirks files and each device's setup are read at start: slow
+	 * in an emulated guest, so the log says how long it took. */
+	comp_log("input: libinput on %s, %d device%s, ready in %.0f ms", SEAT_NAME, input->devices,
+	         input->devices == 1 ? "" : "s", (render_now_ns() - start_ns) / 1e6);
 	return input;
 fail:
 	comp_input_destroy(input);

@@ -33,9 +33,10 @@ DUET_BENCH_PACKAGES="
 # Xorg (its modesetting driver and glamor are in xserver-xorg-core) with
 # openbox and xcompmgr; vkms, which Debian's kernels lack, is built from
 # linux-source with the kernel's headers, fetched with apt-get download into
-# the cache (never installed).
+# the cache (never installed); udev: virtme-ng starts systemd-udevd in the
+# guest, which tags the input devices libinput reads (tests/kms/test_input.py).
 DUET_KMS_PACKAGES="
-	qemu-system-x86 kmod busybox-static python3-venv weston util-linux seatd
+	qemu-system-x86 kmod busybox-static python3-venv weston util-linux seatd udev
 	xserver-xorg-core openbox xcompmgr x11-utils make gcc-12 xz-utils
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with

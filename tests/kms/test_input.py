@@ -6,10 +6,10 @@ outside one there is no card and it skips (as tests/kms/test_kms.py does).
 
 The devices are virtual ones made with /dev/uinput (tests/kms/uinput.py):
 to the kernel, udev and libinput they are keyboards and mice like any
-other. libinput's udev backend sees only devices udev tagged (ID_INPUT_*),
-and the guest boots without udevd (virtme-ng finds none to start): the test
-starts systemd-udevd itself, for input devices only, and stops it at the
-end. The session comes from seatd, so the devices are opened through
+other. libinput's udev backend sees only devices udev tagged (ID_INPUT_*):
+virtme-ng starts systemd-udevd in the guest where the host has it (package
+udev, scripts/packages.sh); where none runs, the test starts one itself,
+for input devices only, and stops it at the end. The session comes from seatd, so the devices are opened through
 libseat as on a desktop.
 
   - a keyboard made before the compositor starts is found at startup, a

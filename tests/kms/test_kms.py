@@ -78,6 +78,10 @@ def cards():
 
 
 class KmsSession(duet.Session):
+    # The emulated guest's first start loads EGL, llvmpipe and libinput's
+    # device quirks cold, over 9p: 30 s was seen not to be enough.
+    start_timeout = 120
+
     def __init__(self, name):
         super().__init__(name, size=MODE, args=["--backend", "drm", "--mode", MODE])
 
