@@ -295,14 +295,21 @@ void comp_input_destroy(struct comp_input *input)
 	free(input);
 }
 
+/* Both queue the devices' removed and added events without making
+ * libinput's fd readable: they are read here. */
 void comp_input_suspend(struct comp_input *input)
 {
-	if (input)
-		libinput_suspend(input->li);
+	if (!input)
+		return;
+	libinput_suspend(input->li);
+	drain(input);
 }
 
 void comp_input_resume(struct comp_input *input)
 {
-	if (input && libinput_resume(input->li) != 0)
+	if (!input)
+		return;
+	if (libinput_resume(input->li) != 0)
 		comp_log("input: the devices could not be opened again after the pause");
+	drain(input);
 }
