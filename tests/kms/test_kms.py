@@ -538,7 +538,11 @@ def check_input_reopened(s):
     if os.environ.get("DUET_HAVE_LIBINPUT") != "1":
         duet.log("built without libinput: no input devices to reopen")
         return
-    head, _, tail = s.log_text().partition("session paused")
+    # The devices found at start come before libinput's ready line. The
+    # removals may be logged before "session paused": seatd revokes the
+    # devices first, and libinput reports them gone on its own.
+    ready = "input: libinput on seat0"
+    head, _, tail = s.log_text().partition(ready)
     before = sorted(line.split("input: added ", 1)[1] for line in head.splitlines()
                     if "input: added " in line)
     if not before:
@@ -546,7 +550,7 @@ def check_input_reopened(s):
         return
     deadline = time.monotonic() + 30
     while True:
-        tail = s.log_text().partition("session paused")[2]
+        tail = s.log_text().partition(ready)[2]
         removed = [line for line in tail.splitlines() if "input: removed " in line]
         added = sorted(line.split("input: added ", 1)[1] for line in tail.splitlines()
                        if "input: added " in line)
