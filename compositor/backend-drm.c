@@ -26,6 +26,10 @@
  * set again. A paused session (VT switch away) stops page flips and gives
  * DRM master back; resumed, the mode is set again in full. Meanwhile the
  * compositor runs on, clients connected, with no output (comp_output_disable).
+ *
+ * Input devices come through libinput (input-libinput.c), opened by the
+ * same session; a paused session closes them and a resumed one reopens
+ * them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +51,9 @@
 #include "comp.h"
 #include "drm-session.h"
 #include "drm-uevent.h"
+#ifdef DUET_HAVE_LIBINPUT
+#include "input-libinput.h"
+#endif
 #include "presentation-time-server-protocol.h"
 
 #define MAX_CANDIDATES 16
@@ -60,6 +67,9 @@ struct drm_backend {
 	struct comp_server *server;
 	struct comp_output *output;
 	struct drm_session *session;
+#ifdef DUET_HAVE_LIBINPUT
+	struct comp_input *input; /* NULL: no input devices */
+#endif
 	struct drm_uevent *uevent;
 	int fd;
 	dev_t rdev;
@@ -759,9 +769,16 @@ static void session_activate(void *data, bool active)
 		if (drm->output)
 			output_off(drm, false);
 		drm->off_after_flip = false;
+#ifdef DUET_HAVE_LIBINPUT
+		/* Before the ack: the seat revokes the devices after it. */
+		comp_input_suspend(drm->input);
+#endif
 		drm_session_ack_pause(drm->session);
 		return;
 	}
+#ifdef DUET_HAVE_LIBINPUT
+	comp_input_resume(drm->input);
+#endif
 	if (!drm->output)
 		return; /* the seat's first enable, at startup */
 	comp_log("drm: session active again: the mode is set again and everything repainted");
@@ -972,6 +989,11 @@ static int drm_init(struct comp_server *server)
 		comp_log("drm: no EGL on %s's GBM device", drm->path);
 		return -1;
 	}
+#ifdef DUET_HAVE_LIBINPUT
+	drm->input = comp_input_create(server, drm->session);
+#else
+	comp_log("input: built without libinput (libinput-dev, libudev-dev): no input devices");
+#endif
 	return 0;
 }
 
@@ -984,6 +1006,9 @@ static void drm_finish(struct comp_server *server)
 		drmModeDestroyPropertyBlob(drm->fd, drm->mode_blob);
 	if (drm->gbm)
 		gbm_device_destroy(drm->gbm);
+#ifdef DUET_HAVE_LIBINPUT
+	comp_input_destroy(drm->input); /* closes its devices through the session */
+#endif
 	/* Drops DRM master: fbcon or the next user takes over. */
 	if (drm->fd >= 0 && drm->session)
 		drm_session_close(drm->session, drm->fd);

@@ -447,11 +447,28 @@ void comp_seat_create(struct comp_server *server);
 void comp_seat_destroy(struct comp_server *server);
 /* Moves keyboard focus (enter/leave, modifiers) to surface, or clears it. */
 void comp_seat_set_keyboard_focus(struct comp_server *server, struct comp_surface *surface);
-/* Injected input (test protocol; later libinput). time_ms as wl_pointer uses. */
+/* Input from the test protocol and, on --backend drm, from libinput
+ * (input-libinput.c). time_ms as wl_pointer uses; key and button are
+ * evdev codes. */
 void comp_seat_pointer_motion(struct comp_server *server, double x, double y, uint32_t time_ms);
 void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool pressed,
                               uint32_t time_ms);
 void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint32_t time_ms);
+/* Where the pointer is, in output coordinates (relative motion adds to it). */
+void comp_seat_pointer_position(struct comp_server *server, double *x, double *y);
+/* One scroll event: for each axis (wl_pointer.axis: 0 vertical, 1
+ * horizontal) that has[] marks, value in surface pixels (positive: down,
+ * right), value120 the wheel's clicks in 1/120ths (0 for finger and
+ * continuous sources). A finger or continuous value of 0 ends a scroll
+ * (axis_stop). source: wl_pointer.axis_source. */
+struct comp_axis_event {
+	uint32_t source;
+	bool has[2];
+	double value[2];
+	int32_t value120[2];
+};
+void comp_seat_pointer_axis(struct comp_server *server, const struct comp_axis_event *event,
+                            uint32_t time_ms);
 
 /* The client whose surface has keyboard focus, or NULL. */
 struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server);

@@ -18,7 +18,8 @@
 #include <libseat.h>
 #endif
 
-#define MAX_DEVICES 16
+/* The card and the input devices (input-libinput.c). */
+#define MAX_DEVICES 64
 
 struct drm_session {
 	drm_session_activate_fn activate;

@@ -1,8 +1,9 @@
 /* wl_seat "seat0" with a pointer and a keyboard (no touch).
  *
  * There is no input hardware on the headless output: events come from the
- * test protocol (and later libinput) through comp_seat_pointer_motion,
- * comp_seat_pointer_button and comp_seat_key. Each wl_pointer/wl_keyboard
+ * test protocol and, on --backend drm, from libinput (input-libinput.c)
+ * through comp_seat_pointer_motion, comp_seat_pointer_button,
+ * comp_seat_pointer_axis and comp_seat_key. Each wl_pointer/wl_keyboard
  * resource sits in one list per device; events go to the resources whose
  * client owns the focused surface, since a client may bind the seat (and ask
  * for a keyboard) more than once.
@@ -597,6 +598,52 @@ void comp_seat_pointer_motion(struct comp_server *server, double x, double y, ui
 	seat->x = x;
 	seat->y = y;
 	pointer_update(seat, time_ms, true);
+}
+
+void comp_seat_pointer_position(struct comp_server *server, double *x, double *y)
+{
+	struct comp_seat *seat = server->seat;
+	*x = seat ? seat->x : 0;
+	*y = seat ? seat->y : 0;
+}
+
+void comp_seat_pointer_axis(struct comp_server *server, const struct comp_axis_event *event,
+                            uint32_t time_ms)
+{
+	struct comp_seat *seat = server->seat;
+	if (!seat)
+		return;
+	pointer_update(seat, time_ms, false);
+	if (!seat->pointer_focus)
+		return;
+	bool stop_kind = event->source == WL_POINTER_AXIS_SOURCE_FINGER ||
+	                 event->source == WL_POINTER_AXIS_SOURCE_CONTINUOUS;
+	struct wl_client *client = surface_client(seat->pointer_focus);
+	struct wl_resource *ptr;
+	wl_resource_for_each(ptr, &seat->pointers) {
+		if (wl_resource_get_client(ptr) != client)
+			continue;
+		int version = wl_resource_get_version(ptr);
+		if (version >= WL_POINTER_AXIS_SOURCE_SINCE_VERSION)
+			wl_pointer_send_axis_source(ptr, event->source);
+		for (uint32_t axis = 0; axis < 2; axis++) {
+			if (!event->has[axis])
+				continue;
+			if (stop_kind && event->value[axis] == 0) {
+				if (version >= WL_POINTER_AXIS_STOP_SINCE_VERSION)
+					wl_pointer_send_axis_stop(ptr, time_ms, axis);
+				continue;
+			}
+			/* Wheel clicks: value120 from v8, whole clicks before. */
+			if (event->value120[axis] && version >= WL_POINTER_AXIS_VALUE120_SINCE_VERSION)
+				wl_pointer_send_axis_value120(ptr, axis, event->value120[axis]);
+			else if (event->value120[axis] && event->value120[axis] % 120 == 0 &&
+			         version >= WL_POINTER_AXIS_DISCRETE_SINCE_VERSION)
+				wl_pointer_send_axis_discrete(ptr, axis, event->value120[axis] / 120);
+			wl_pointer_send_axis(ptr, time_ms, axis, wl_fixed_from_double(event->value[axis]));
+		}
+		pointer_send_frame(ptr);
+	}
 }
 
 /* The toplevel a click on surface belongs to: subsurfaces belong to the

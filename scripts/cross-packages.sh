@@ -63,6 +63,12 @@ duet_cross_packages() {
 			# cross builds go without sessions (the card opened
 			# directly, as root).
 			;;
+		libinput-dev | libudev-dev)
+			# The KMS backend's input devices: optional like the
+			# sessions, and libinput's udev quirks (libinput-bin) and
+			# udev itself are the host's; the cross builds go without
+			# input devices.
+			;;
 		lib*) list="$list $pkg:$arch" ;;
 		esac
 	done

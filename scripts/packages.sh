@@ -2,7 +2,8 @@
 # needs, and the one way both commands install them. One package per word.
 
 # To build duet (libefl-all-dev: duet-launch-efl, built only where it is found;
-# libseat-dev: the KMS backend's sessions, likewise).
+# libseat-dev: the KMS backend's sessions, likewise; libinput-dev and
+# libudev-dev: its input devices, likewise).
 DUET_BUILD_PACKAGES="
 	meson ninja-build pkg-config gcc python3
 	libwayland-dev wayland-protocols libwayland-egl-backend-dev
@@ -12,7 +13,7 @@ DUET_BUILD_PACKAGES="
 	libxcb-shm0-dev libxcb-present-dev libxcb-dri3-dev libxcb-randr0-dev
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
 	libxcb-xtest0-dev libx11-xcb-dev
-	libdrm-dev libgbm-dev libseat-dev
+	libdrm-dev libgbm-dev libseat-dev libinput-dev libudev-dev
 	libefl-all-dev
 "
 # To run the comparison: the X server, the peer stacks, the counters, the plots,
@@ -32,9 +33,10 @@ DUET_BENCH_PACKAGES="
 # Xorg (its modesetting driver and glamor are in xserver-xorg-core) with
 # openbox and xcompmgr; vkms, which Debian's kernels lack, is built from
 # linux-source with the kernel's headers, fetched with apt-get download into
-# the cache (never installed).
+# the cache (never installed); udev: virtme-ng starts systemd-udevd in the
+# guest, which tags the input devices libinput reads (tests/kms/test_input.py).
 DUET_KMS_PACKAGES="
-	qemu-system-x86 kmod busybox-static python3-venv weston util-linux seatd
+	qemu-system-x86 kmod busybox-static python3-venv weston util-linux seatd udev
 	xserver-xorg-core openbox xcompmgr x11-utils make gcc-12 xz-utils
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with

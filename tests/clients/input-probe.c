@@ -10,6 +10,7 @@
  *   pointer-enter X Y             surface-local, whole pixels
  *   pointer-motion X Y
  *   pointer-button BUTTON STATE   evdev code, 1 pressed / 0 released
+ *   pointer-axis AXIS VALUE       0 vertical / 1 horizontal, surface pixels
  *   pointer-leave
  *   keyboard-enter                it got the keyboard focus
  *   keyboard-leave
@@ -69,6 +70,7 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
 static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
                          wl_fixed_t value)
 {
+	printf("pointer-axis %u %g\n", axis, wl_fixed_to_double(value));
 }
 
 static const struct wl_pointer_listener pointer_listener = {

@@ -214,6 +214,9 @@ class Session:
     start on the ordinary socket, where duet_test is hidden, unless given
     trusted_env() (docs/security.md)."""
 
+    # Seconds to wait for the compositor's WAYLAND_DISPLAY line.
+    start_timeout = 30
+
     def __init__(self, name, size="1024x768", refresh=60, args=(), test_protocol=True):
         self.name = name
         self.size = size
@@ -247,7 +250,7 @@ class Session:
             argv.append("--test-protocol")
         env = base_env(self.runtime_dir)
         self.compositor = self.spawn("compositor", argv, env)
-        i, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=30)
+        i, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=self.start_timeout)
         self.display = m.group(1)
         check(self.display == socket, "compositor announced %r, asked for %r" % (self.display, socket))
         if self.test_protocol:

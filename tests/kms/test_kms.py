@@ -31,7 +31,8 @@ usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|
                 started while it is off refuses clearly
   vt-switch     chvt to another VT and back under a compositor in a libseat
                 session: it pauses (no frames, master given back), resumes
-                with a full modeset, and the client is on screen again;
+                with a full modeset, and the client is on screen again; its
+                input devices (libinput) are closed and opened again;
                 skips, saying why, where the guest has no VT to switch to
   no-seat       not root, no seatd and no logind (setpriv to nobody): one
                 clear error naming what libseat tried, exit status 1
@@ -78,6 +79,10 @@ def cards():
 
 
 class KmsSession(duet.Session):
+    # The emulated guest's first start loads EGL, llvmpipe and libinput's
+    # device quirks cold, over 9p: 30 s was seen not to be enough.
+    start_timeout = 120
+
     def __init__(self, name):
         super().__init__(name, size=MODE, args=["--backend", "drm", "--mode", MODE])
 
@@ -522,7 +527,40 @@ def test_vt_switch():
             subprocess.run(argv + [str(home)], capture_output=True, timeout=30)
         s.wait_log("session active again", timeout=30)
         check_resumed(s, client, bg, paused, "the VT switch back")
+        check_input_reopened(s)
         client.stop()
+
+
+def check_input_reopened(s):
+    """The input devices were closed with the paused session and opened
+    again with the resumed one (libinput_suspend, libinput_resume): each
+    one logged removed after the pause and added again."""
+    if os.environ.get("DUET_HAVE_LIBINPUT") != "1":
+        duet.log("built without libinput: no input devices to reopen")
+        return
+    # The devices found at start come before libinput's ready line. The
+    # removals may be logged before "session paused": seatd revokes the
+    # devices first, and libinput reports them gone on its own.
+    ready = "input: libinput on seat0"
+    head, _, tail = s.log_text().partition(ready)
+    before = sorted(line.split("input: added ", 1)[1] for line in head.splitlines()
+                    if "input: added " in line)
+    if not before:
+        duet.log("no input devices in the guest: nothing to reopen")
+        return
+    deadline = time.monotonic() + 30
+    while True:
+        tail = s.log_text().partition(ready)[2]
+        removed = [line for line in tail.splitlines() if "input: removed " in line]
+        added = sorted(line.split("input: added ", 1)[1] for line in tail.splitlines()
+                       if "input: added " in line)
+        if len(removed) == len(before) and added == before:
+            break
+        check(time.monotonic() < deadline,
+              "the input devices %r were not closed and opened again across the VT switch: "
+              "after the pause %d removed, added %r" % (before, len(removed), added))
+        time.sleep(0.2)
+    duet.log("input devices reopened after the VT switch: %s" % "; ".join(before))
 
 
 def test_no_seat():
