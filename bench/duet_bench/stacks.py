@@ -306,7 +306,7 @@ class Stack:
                     return "no first frame within %.0f s" % procs.patience(START_TIMEOUT), None
                 time.sleep(0.01)
             if obs:
-                t = obs.wait_seen(5)
+                t = obs.wait_seen(procs.patience(5))
                 why = None if t else "the observer never saw the probe's window"
             else:
                 if self.name == "e-wayland":

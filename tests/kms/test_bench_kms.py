@@ -59,8 +59,11 @@ def test():
     # openbox's composited point: the observer on the card's scanout.
     srcs = [smp.get("timeline_source", {}).get("composited")
             for smp in res["experiments"]["launch"]["openbox"].get("samples", [])]
+    whys = [(smp.get("timeline_missing") or {}).get("composited")
+            for smp in res["experiments"]["launch"]["openbox"].get("samples", [])]
     check(srcs and all(src and "card scanout" in src for src in srcs),
-          "openbox's launches are not timed on the card's scanout: %r" % srcs)
+          "openbox's launches are not timed on the card's scanout: %r (why not: %r)"
+          % (srcs, whys))
     check(st["weston"]["status"] == "skipped" and "logind" in st["weston"].get("reason", ""),
           "weston: %r" % st["weston"])
     with open(os.path.join(out, "report.md")) as f:
