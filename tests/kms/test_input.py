@@ -31,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -45,14 +44,11 @@ import uinput  # noqa: E402
 WIDTH, HEIGHT = (int(v) for v in test_kms.MODE.split("x"))
 
 
-class Udevd:
+class Udevd(test_kms.Daemon):
     """systemd-udevd for the test's input devices, where none runs."""
 
+    NAME = "systemd-udevd"
     CONTROL = "/run/udev/control"
-
-    def __init__(self):
-        self.proc = None
-        self.log = None
 
     def __enter__(self):
         if os.path.exists(self.CONTROL):
@@ -63,14 +59,7 @@ class Udevd:
         if not udevd or not shutil.which("udevadm"):
             raise duet.Failure("no systemd-udevd or udevadm (Debian package udev): libinput's "
                                "udev backend sees no devices without it")
-        self.log = tempfile.TemporaryFile("w+")
-        self.proc = subprocess.Popen([udevd], stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while not os.path.exists(self.CONTROL):
-            check(self.proc.poll() is None, "systemd-udevd exited: %s" % self.text())
-            check(time.monotonic() < deadline, "systemd-udevd made no %s in 60 s" % self.CONTROL)
-            time.sleep(0.1)
+        self.start([udevd], self.CONTROL, 60)
         # Input devices that were there before it (the guest's AT keyboard).
         subprocess.run(["udevadm", "trigger", "--subsystem-match=input", "--action=add"],
                        check=False, timeout=60)
@@ -78,25 +67,8 @@ class Udevd:
         duet.log("started %s" % udevd)
         return self
 
-    def text(self):
-        if not self.log:
-            return ""
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
     def __exit__(self, *exc):
-        if not self.proc:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        text = self.text().strip()
-        if text:
-            duet.log("systemd-udevd's log:\n%s" % text[-2000:])
+        self.stop(30)
 
 
 def settle():

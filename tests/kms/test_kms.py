@@ -441,34 +441,27 @@ def current_vt():
         return None
 
 
-class Seatd:
-    """A seatd of the test's own (Debian's seatd, 0.7: its socket is always
-    /run/seatd.sock): the compositor's session comes from it. One already
-    running is used as it is."""
+class Daemon:
+    """A daemon a test starts where none runs (seatd, systemd-udevd): its
+    output kept in a temporary file, shown when the test ends, and the
+    process stopped then. ready(path) is the file it makes when up."""
 
-    SOCK = "/run/seatd.sock"
+    NAME = "daemon"
 
     def __init__(self):
         self.proc = None
         self.log = None
 
-    def __enter__(self):
-        seatd = shutil.which("seatd") or shutil.which("seatd", path="/usr/sbin:/sbin")
-        if os.path.exists(self.SOCK):
-            duet.log("a seatd already listens on %s: used" % self.SOCK)
-            return self
-        if not seatd:
-            raise duet.Skip("no seatd (Debian package seatd, scripts/packages.sh)")
+    def start(self, argv, path, timeout):
         self.log = tempfile.TemporaryFile("w+")
-        self.proc = subprocess.Popen([seatd, "-g", "root", "-l", "info"],
-                                     stdin=subprocess.DEVNULL, stdout=self.log,
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(self.SOCK):
-            check(self.proc.poll() is None, "seatd exited: %s" % self.text())
-            check(time.monotonic() < deadline, "seatd made no socket in 30 s")
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(path):
+            check(self.proc.poll() is None, "%s exited: %s" % (self.NAME, self.text()))
+            check(time.monotonic() < deadline, "%s made no %s in %d s" % (self.NAME, path,
+                                                                         timeout))
             time.sleep(0.1)
-        return self
 
     def text(self):
         if not self.log:
@@ -477,20 +470,45 @@ class Seatd:
         self.log.seek(0)
         return self.log.read()
 
-    def __exit__(self, *exc):
+    def stop(self, timeout):
+        """True when it was ours to stop."""
         if not self.proc:
-            return
+            return False
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        # A socket left behind would keep the next seatd from starting.
+        text = self.text().strip()
+        if text:
+            duet.log("%s's log:\n%s" % (self.NAME, text[-2000:]))
+        return True
+
+
+class Seatd(Daemon):
+    """A seatd of the test's own (Debian's seatd, 0.7: its socket is always
+    /run/seatd.sock): the compositor's session comes from it. One already
+    running is used as it is."""
+
+    NAME = "seatd"
+    SOCK = "/run/seatd.sock"
+
+    def __enter__(self):
+        seatd = shutil.which("seatd") or shutil.which("seatd", path="/usr/sbin:/sbin")
         if os.path.exists(self.SOCK):
+            duet.log("a seatd already listens on %s: used" % self.SOCK)
+            return self
+        if not seatd:
+            raise duet.Skip("no seatd (Debian package seatd, scripts/packages.sh)")
+        self.start([seatd, "-g", "root", "-l", "info"], self.SOCK, 30)
+        return self
+
+    def __exit__(self, *exc):
+        # A socket left behind would keep the next seatd from starting.
+        if self.stop(10) and os.path.exists(self.SOCK):
             os.unlink(self.SOCK)
-        duet.log("seatd's log:\n%s" % self.text()[-2000:])
 
 
 def test_vt_switch():
