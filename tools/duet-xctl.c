@@ -755,29 +755,24 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
 		return ctl ? cmd_wait_window(ctl, argv[1], t) : 0;
 	}
-	if (strcmp(cmd, "wait-wm") == 0) {
+	/* The waits that take only an optional timeout. */
+	static const struct {
+		const char *name;
+		int (*wait)(struct ctl *ctl, double timeout_s);
+	} waits[] = {
+		{ "wait-wm", cmd_wait_wm },
+		{ "wait-wm-loop", cmd_wait_wm_loop },
+		{ "wait-cm", cmd_wait_cm },
+	};
+	for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {
+		if (strcmp(cmd, waits[i].name) != 0)
+			continue;
 		t = DEFAULT_WAIT_S;
 		if (argc != 1 && argc != 2)
-			return bad_usage("usage: duet-xctl %s", "wait-wm [TIMEOUT_S]");
+			return bad_usage("usage: duet-xctl %s [TIMEOUT_S]", waits[i].name);
 		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
 			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
-		return ctl ? cmd_wait_wm(ctl, t) : 0;
-	}
-	if (strcmp(cmd, "wait-wm-loop") == 0) {
-		t = DEFAULT_WAIT_S;
-		if (argc != 1 && argc != 2)
-			return bad_usage("usage: duet-xctl %s", "wait-wm-loop [TIMEOUT_S]");
-		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
-			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
-		return ctl ? cmd_wait_wm_loop(ctl, t) : 0;
-	}
-	if (strcmp(cmd, "wait-cm") == 0) {
-		t = DEFAULT_WAIT_S;
-		if (argc != 1 && argc != 2)
-			return bad_usage("usage: duet-xctl %s", "wait-cm [TIMEOUT_S]");
-		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
-			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
-		return ctl ? cmd_wait_cm(ctl, t) : 0;
+		return ctl ? waits[i].wait(ctl, t) : 0;
 	}
 	if (strcmp(cmd, "screenshot") == 0 || strcmp(cmd, "grab") == 0) {
 		bool shot = strcmp(cmd, "screenshot") == 0;
