@@ -323,6 +323,14 @@ COUNTS = [
             "composited + 1 s), server side", "calls", count=True,
             record=("ipc", "thirdparty")),
      _ipc("thirdparty", "efl", "launch", "server", "study_style")),
+    (Metric("thirdparty_efl_launch_callbacks", "Frame callbacks the server answered during "
+            "elementary_test's launch (Wayland; from the client's protocol log)", "callbacks",
+            count=True, record=("ipc", "thirdparty")),
+     _ipc("thirdparty", "efl", "frame_callbacks", "launch", "done")),
+    (Metric("thirdparty_efl_launch_ipc_per_callback", "IPC during elementary_test's launch "
+            "per frame callback answered, server side (Wayland)", "calls/callback", count=True,
+            record=("ipc", "thirdparty")),
+     _ipc("thirdparty", "efl", "launch_ipc_per_callback")),
     (Metric("thirdparty_efl_idle_ipc", "IPC while elementary_test idles, server side", "calls",
             count=True, record=("ipc", "thirdparty")),
      _ipc("thirdparty", "efl", "idle", "server", "study_style")),

@@ -45,7 +45,7 @@ def stack_rows(results, table):
         if not rec:
             continue
         if rec.get("status") == "skipped":
-            rows.append([st, "skipped: " + (rec.get("reason") or "")] + ["-"] * 11)
+            rows.append([st, "skipped: " + (rec.get("reason") or "")] + ["-"] * 13)
             continue
         med = lambda k: _fmt(_median_of(table, k, st))  # noqa: E731
         first = med("thirdparty_efl_first_frame_ms")
@@ -56,7 +56,8 @@ def stack_rows(results, table):
                      painted(rec, med),
                      med("thirdparty_glmark2_ws_cpu_ms_per_painted_frame"),
                      med("thirdparty_glmark2_ipc_per_frame"), first,
-                     med("thirdparty_efl_launch_ipc"), med("thirdparty_efl_idle_ipc"),
+                     med("thirdparty_efl_launch_ipc"), med("thirdparty_efl_launch_callbacks"),
+                     med("thirdparty_efl_launch_ipc_per_callback"), med("thirdparty_efl_idle_ipc"),
                      med("thirdparty_efl_idle_ws_calls"), med("thirdparty_efl_idle_ws_cpu_ms"),
                      ", ".join(_first(rec, "efl", "engines") or []) or "-"])
     return rows
@@ -109,13 +110,18 @@ def blocks(results, table, order, pairs):
             "composited where the stack can tell it, then %s s idle; server IPC during the "
             "launch (fork -> composited + 1 s) and during the idle time, from the counting "
             "run. The idle calls include the one wake-up each process gets from the "
-            "counter's dump signal." % (_fmt(opts.get("glmark2_duration_s")),
+            "counter's dump signal. On Wayland the counting run also logs the app's protocol "
+            "(WAYLAND_DEBUG=client): the frame callbacks the server answered during the "
+            "launch, and the server IPC per callback, which does not depend on how often a "
+            "server answers them (weston's headless output: about 40 Hz; duet-compositor: "
+            "its refresh)." % (_fmt(opts.get("glmark2_duration_s")),
                                          _fmt(opts.get("glmark2_duration_s")),
                                          _fmt(opts.get("efl_idle_s")))),
            ("p", "**" + NOTE_ROUNDTRIP + "**"),
            ("table", ["stack", "glmark2 score", "WS CPU ms/frame", "painted Hz",
                       "WS CPU ms/painted frame", "server IPC/frame",
-                      "EFL first frame ms", "EFL launch IPC", "EFL idle IPC",
+                      "EFL first frame ms", "EFL launch IPC", "EFL frame callbacks",
+                      "EFL IPC/callback", "EFL idle IPC",
                       "EFL idle WS calls", "EFL idle WS CPU ms", "Evas engine"],
             stack_rows(results, table)),
            ("p", "Medians over the runs; IPC = the server's sendmsg + writev + recvmsg on "

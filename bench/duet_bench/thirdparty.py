@@ -502,10 +502,19 @@ def counts(ctx, stack):
     if "efl" not in gone:
         env = efl_env(ctx, stack)
         efl_warmup(ctx, stack, env)
-        dumps = {}
+        if stack.kind == "wayland":
+            # The client's protocol log tells how many frame callbacks the
+            # server answered: per callback is the figure that does not
+            # depend on the rate a server answers them at (weston's
+            # headless output: about 40 Hz). Only in this counting run.
+            env = dict(env, WAYLAND_DEBUG="client")
+        dumps, log_at = {}, {}
 
         def on_phase(name, run):
             dumps[name] = dump_all(c, pids)
+            if run is not None:
+                log_at[name] = os.path.getsize(run.log)
+                log_at["path"] = run.log
         try:
             res = efl_launch(ctx, stack, env, on_phase)
         finally:
@@ -518,5 +527,45 @@ def counts(ctx, stack):
                     # while nothing changes.
                     "reads_idle_any_fd": {r: v["per_call"].get("read", {}).get("all", 0)
                                           for r, v in idle.items()}})
+        if stack.kind == "wayland":
+            res["frame_callbacks"] = frame_callbacks(log_at["path"], log_at)
+            n = res["frame_callbacks"]["launch"]["done"]
+            if n:
+                res["launch_ipc_per_callback"] = round(
+                    launch["server"]["study_style"] / n, 3)
         out["efl"] = res
+    return out
+
+
+_FRAME_REQUEST = re.compile(rb"-> wl_surface@\d+\.frame\(new id wl_callback@(\d+)\)")
+_DONE = re.compile(rb"wl_callback@(\d+)\.done\(")
+_COMMIT = re.compile(rb"-> wl_surface@\d+\.commit\(")
+
+
+def frame_callbacks(log, log_at):
+    """From a WAYLAND_DEBUG=client log: the frame callbacks asked for and
+    answered, and the commits, during the launch (start -> "launched") and
+    the idle time ("launched" -> "idle"). wl_display.sync answers are
+    wl_callback.done too: only ids a wl_surface.frame created count."""
+    with open(log, "rb") as f:
+        data = f.read(log_at.get("idle", 0) or None)
+    cut = log_at.get("launched", len(data))
+    pending = set()
+    out = {"launch": {"asked": 0, "done": 0, "commits": 0},
+           "idle": {"asked": 0, "done": 0, "commits": 0}}
+    pos = 0
+    for line in data.splitlines(keepends=True):
+        phase = out["launch" if pos < cut else "idle"]
+        pos += len(line)
+        m = _FRAME_REQUEST.search(line)
+        if m:
+            pending.add(m.group(1))
+            phase["asked"] += 1
+            continue
+        m = _DONE.search(line)
+        if m and m.group(1) in pending:
+            pending.discard(m.group(1))
+            phase["done"] += 1
+        elif _COMMIT.search(line):
+            phase["commits"] += 1
     return out

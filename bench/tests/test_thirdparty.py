@@ -53,8 +53,36 @@ def check_weston_timeline():
     shutil.rmtree(d)
 
 
+def check_frame_callbacks_parser():
+    """Frame callbacks are counted from the client's WAYLAND_DEBUG log by
+    the ids wl_surface.frame created: a wl_display.sync's done is not a
+    frame, and the cut at "launched" splits launch from idle."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE)))
+    from duet_bench import thirdparty
+    d = tempfile.mkdtemp(prefix="duet-efl-log-")
+    path = os.path.join(d, "efl.log")
+    launch = (b"[1.000]  -> wl_display@1.sync(new id wl_callback@3)\n"
+              b"[1.001] wl_callback@3.done(7)\n"
+              b"[1.002]  -> wl_surface@9.frame(new id wl_callback@3)\n"
+              b"[1.003]  -> wl_surface@9.commit()\n"
+              b"[1.020] {Default Queue} wl_callback@3.done(20)\n"
+              b"[1.021]  -> wl_surface@9.frame(new id wl_callback@12)\n"
+              b"[1.022]  -> wl_surface@9.commit()\n")
+    idle = b"[2.000] wl_callback@12.done(40)\n[2.001]  -> wl_surface@9.frame(new id wl_callback@3)\n"
+    with open(path, "wb") as f:
+        f.write(launch + idle + b"[3.000] wl_callback@3.done(60)\n")
+    got = thirdparty.frame_callbacks(path, {"launched": len(launch),
+                                            "idle": len(launch) + len(idle)})
+    check(got == {"launch": {"asked": 2, "done": 1, "commits": 2},
+                  "idle": {"asked": 1, "done": 1, "commits": 0}},
+          "frame callbacks from a protocol log, sync answers and lines after idle left out: %s"
+          % got)
+    shutil.rmtree(d)
+
+
 def main():
     check_weston_timeline()
+    check_frame_callbacks_parser()
     for exe in ("glmark2-es2-wayland", "glmark2-es2", "elementary_test"):
         if not shutil.which(exe):
             print("SKIP: %s is not installed (scripts/packages.sh)" % exe)
@@ -134,6 +162,14 @@ def main():
               and e["idle_calls_all_window_system"] >= 0,
               "%s: idle counted: server IPC %d, every window-system call %d"
               % (st, e["idle"]["server"]["study_style"], e["idle_calls_all_window_system"]))
+    fc = res["ipc"]["wayland"]["thirdparty"]["efl"].get("frame_callbacks", {}).get("launch", {})
+    check(fc.get("done", 0) > 0 and fc["asked"] >= fc["done"] and fc["commits"] > 0,
+          "wayland: elementary_test's frame callbacks during its launch counted from its "
+          "protocol log: %s" % fc)
+    check(res["ipc"]["wayland"]["thirdparty"]["efl"].get("launch_ipc_per_callback", 0) > 0,
+          "wayland: server IPC per frame callback recorded")
+    check("frame_callbacks" not in res["ipc"]["x11"]["thirdparty"]["efl"],
+          "x11: no frame callbacks (no Wayland protocol log)")
     # X moves glmark2's frames through Xvfb as PutImage requests; Wayland
     # hands over a buffer: the X server must make more calls per frame.
     xg = res["ipc"]["x11"]["thirdparty"]["glmark2"]["per_frame_study_style"]["server"]
