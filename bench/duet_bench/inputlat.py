@@ -76,12 +76,11 @@ def missing(name, xserver=None):
     """Why stack name cannot be measured, or None."""
     if name in WHY:
         return WHY[name]
-    if stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg" and os.geteuid() != 0:
-        return ("not measurable on Xorg without root: the observer reads the card's scanout "
-                "(duet-observe --drm), whose buffers the kernel shows only to root")
-    if stacks.KIND[name] == "wayland" and stacks.display() == "kms":
-        return ("not measurable on a KMS display: the observer reads duet-compositor's --vfb "
-                "file, which only its headless output writes")
+    on_card = (stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg") or \
+        (stacks.KIND[name] == "wayland" and stacks.display() == "kms")
+    if on_card and os.geteuid() != 0:
+        return ("not measurable on a KMS card without root: the observer reads the card's "
+                "scanout (duet-observe --drm), whose buffers the kernel shows only to root")
     if not stacks.find_own("duet-inject", "bench"):
         return "duet-inject is not built (bench/ in the build)"
     if not stacks.find_own("duet-input", "clients"):
@@ -90,12 +89,14 @@ def missing(name, xserver=None):
 
 
 class InputStack(stacks.Stack):
-    """The stack as started for every experiment, but duet-compositor with a
-    framebuffer file (--vfb, in memory) the observer can watch: after each
-    frame it copies the frame's damage there, as a display would scan out."""
+    """The stack as started for every experiment, but duet-compositor's
+    headless output with a framebuffer file (--vfb, in memory) the observer
+    can watch: after each frame it copies the frame's damage there, as a
+    display would scan out. On KMS the observer reads the card's scanout
+    (fb_path "drm:CARD", as on Xorg)."""
 
     def spawn(self, role, argv, env, **kw):
-        if self.name == "wayland" and role == "server":
+        if self.name == "wayland" and role == "server" and stacks.display() != "kms":
             self.fbdir = stacks.memory_dir("duet-bench-vfb-")
             self.fb_path = os.path.join(self.fbdir, "vfb")
             argv = list(argv) + ["--vfb", self.fb_path]

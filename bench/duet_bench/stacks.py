@@ -356,9 +356,17 @@ class Stack:
         if display() == "kms":
             # The card's preferred mode and refresh (--size and --refresh
             # are for headless outputs).
-            argv += ["--backend", "drm"]
-            self.notes.append("duet-compositor on KMS (--backend drm): the connector's "
-                              "preferred mode, frames paced by its page flips")
+            # The card Xorg's stacks take (xorg.plan), named, so both
+            # sides show on the same one and the observer (the input
+            # experiment) reads the buffer this card scans out.
+            try:
+                card, _ = xorg.plan()
+            except xorg.XorgError as e:
+                raise StackError(str(e))
+            argv += ["--backend", "drm", "--drm-device", card.path]
+            self.fb_path = "drm:" + card.node
+            self.notes.append("duet-compositor on KMS (--backend drm, %s): the connector's "
+                              "preferred mode, frames paced by its page flips" % card.path)
         self.spawn("server", argv, env)
         # The test socket is made after the clients' one.
         self._wait_socket(sock + "-test")
