@@ -1064,8 +1064,14 @@ static void drm_destroy(struct comp_output *output)
 	drm->output = NULL;
 }
 
+static int drm_output_count(struct comp_server *server)
+{
+	return 1;
+}
+
 const struct comp_backend comp_backend_drm = {
 	.name = "drm",
+	.output_count = drm_output_count,
 	.init = drm_init,
 	.finish = drm_finish,
 	.create_target = drm_create_target,

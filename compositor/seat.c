@@ -595,6 +595,8 @@ void comp_seat_pointer_motion(struct comp_server *server, double x, double y, ui
 	struct comp_seat *seat = server->seat;
 	if (!seat)
 		return;
+	/* The pointer stays on the outputs, across the whole layout. */
+	comp_layout_clamp(server, &x, &y);
 	seat->x = x;
 	seat->y = y;
 	pointer_update(seat, time_ms, true);
