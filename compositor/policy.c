@@ -1,5 +1,6 @@
 /* Window-management policy of duet-compositor. xwm/policy.c implements the
- * same rules for X11; keep the two readable side by side and equal.
+ * same rules for X11; keep the two readable side by side and equal (with
+ * one output, rule 0 is moot and "its output" is duet-xwm's screen).
  *
  * The rules:
  *  0. Outputs: a window is on the output it is most on; a new window
