@@ -355,7 +355,8 @@ void comp_output_disable(struct comp_output *output, bool unplugged)
 		comp_presentation_discard(&output->presenting_feedbacks);
 		struct comp_surface *surface;
 		wl_list_for_each(surface, &server->surfaces, link)
-			comp_presentation_discard(&surface->current.feedbacks);
+			if (surface->frame_output == output || !surface->frame_output)
+				comp_presentation_discard(&surface->current.feedbacks);
 	}
 	if (unplugged && output->global) {
 		/* Removed now, destroyed later: a client binding it meanwhile
