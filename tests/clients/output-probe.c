@@ -5,9 +5,11 @@
  * xdg-output's logical position and size), then "outputs-done"; maps a
  * 200x150 red toplevel and prints "enter NAME" / "leave NAME" as its
  * wl_surface enters and leaves outputs. It redraws on every frame callback
- * (damage only, the same pixels) with presentation feedback, and on each
- * line read from stdin prints "frames N sync NAME": frame callbacks
- * received so far and the sync_output of the last presented feedback.
+ * (damage only, the same pixels) with presentation feedback. On a line
+ * "max" read from stdin it asks to be maximized, on any other line it
+ * prints "frames N sync NAME": frame callbacks received so far and the
+ * sync_output of the last presented feedback. Each configure after the
+ * first is printed as "configure W H".
  *
  * Exit status: 0 on end of stdin, 2 on a setup failure or protocol error.
  */
@@ -43,6 +45,7 @@ struct probe {
 	struct probe_output outputs[MAX_OUTPUTS];
 	int n_outputs;
 	struct wl_surface *surface;
+	struct xdg_toplevel *toplevel;
 	struct wl_callback *frame;
 	bool configured;
 	unsigned frames;
@@ -257,6 +260,11 @@ static const struct xdg_surface_listener xdg_surface_listener = {
 static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
                                struct wl_array *states)
 {
+	struct probe *p = data;
+	if (!p->configured)
+		return;
+	printf("configure %d %d\n", w, h);
+	fflush(stdout);
 }
 
 static void toplevel_close(void *data, struct xdg_toplevel *t)
@@ -321,6 +329,7 @@ int main(void)
 	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(p.g.wm_base, p.surface);
 	xdg_surface_add_listener(xdg, &xdg_surface_listener, &p);
 	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
+	p.toplevel = toplevel;
 	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &p);
 	xdg_toplevel_set_app_id(toplevel, "duet-output-probe");
 	wl_surface_commit(p.surface);
@@ -355,6 +364,10 @@ int main(void)
 		if (fds[1].revents & (POLLIN | POLLHUP)) {
 			if (!fgets(line, sizeof(line), stdin))
 				return 0;
+			if (strcmp(line, "max\n") == 0) {
+				xdg_toplevel_set_maximized(p.toplevel);
+				continue;
+			}
 			printf("frames %u sync %s\n", p.frames, p.sync_name);
 			fflush(stdout);
 		}

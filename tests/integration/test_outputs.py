@@ -4,7 +4,7 @@
 640,0), a real client (duet-output-probe) that prints what it sees, and
 per-output screenshots (duet-testctl screenshot FILE OUTPUT).
 
-usage: test_outputs.py advertised|move|span|damage|pointer
+usage: test_outputs.py advertised|move|span|damage|pointer|maximize
 """
 
 import json
@@ -226,8 +226,30 @@ def pointer(s):
     s.check_alive()
 
 
+def maximize(s):
+    # Maximized on HEADLESS-2, the window gets HEADLESS-2's size and goes
+    # to its top-left corner (not HEADLESS-1's size at 0,0).
+    probe, win = mapped_probe(s)
+    s.testctl("move", str(win.id), "700", "200")
+    wait_on(probe, {"HEADLESS-2"})
+    probe.proc.popen.stdin.write(b"max\n")
+    probe.proc.popen.stdin.flush()
+    _, m = probe.proc.wait_line(r"^configure (\d+) (\d+)$")
+    check((int(m.group(1)), int(m.group(2))) == (800, 600),
+          "maximized on HEADLESS-2 to %sx%s, want 800x600" % m.groups())
+    # The move waits for the client's ack and commit (it redraws each frame).
+    deadline = time.monotonic() + 10
+    while True:
+        w = [w for w in s.windows() if w.id == win.id][0]
+        if (w.x, w.y) == (640, 0):
+            break
+        check(time.monotonic() < deadline, "maximized window at %d,%d, want 640,0" % (w.x, w.y))
+        time.sleep(0.05)
+    s.check_alive()
+
+
 SCENARIOS = {"advertised": advertised, "move": move, "span": span, "damage": damage,
-             "pointer": pointer}
+             "pointer": pointer, "maximize": maximize}
 
 
 def test():
