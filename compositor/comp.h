@@ -347,7 +347,7 @@ struct comp_surface {
 	struct wl_signal destroy_signal; /* data: struct comp_surface * */
 	struct wl_signal commit_signal;  /* data: struct comp_surface * */
 
-	int x, y;                       /* output position of the surface origin */
+	int x, y;                       /* layout position of the surface origin */
 	/* subsurfaces also holds subsurface_self_link, this surface's own place
 	 * among its children (they may be stacked below it); subsurfaces_pending
 	 * is the order asked by place_above/below, applied on this surface's
@@ -364,11 +364,11 @@ struct comp_surface *comp_surface_from_resource(struct wl_resource *resource);
 bool comp_surface_set_role(struct comp_surface *surface,
                            const struct comp_surface_role *role, void *role_data,
                            struct wl_resource *error_resource, uint32_t error_code);
-/* Show or hide the surface (and its subsurfaces) at output position x,y. */
+/* Show or hide the surface (and its subsurfaces) at layout position x,y. */
 void comp_surface_map(struct comp_surface *surface, int x, int y);
 void comp_surface_unmap(struct comp_surface *surface);
 void comp_surface_set_position(struct comp_surface *surface, int x, int y);
-/* The topmost mapped surface whose input region contains output point x,y;
+/* The topmost mapped surface whose input region contains layout point x,y;
  * sx, sy get surface-local coordinates. */
 struct comp_surface *comp_surface_at(struct comp_server *server, double x, double y,
                                      double *sx, double *sy);
@@ -412,7 +412,7 @@ bool comp_subsurface_commit(struct comp_surface *surface);
 /* The parent's state was applied: apply children's positions, stacking and
  * cached commits. */
 void comp_subsurface_parent_committed(struct comp_surface *parent);
-/* The parent moved on the output: its children follow. */
+/* The parent moved in the layout: its children follow. */
 void comp_subsurface_parent_moved(struct comp_surface *parent);
 /* Map (at the parent's position + offset) or unmap the children that have content. */
 void comp_subsurface_parent_mapped(struct comp_surface *parent, bool mapped);
@@ -430,7 +430,7 @@ struct comp_window {
 	struct wl_resource *xdg_toplevel;
 	char *title, *app_id;
 
-	int x, y;                       /* window geometry origin on the output */
+	int x, y;                       /* window geometry origin in the layout */
 	struct { int x, y, width, height; } geometry; /* xdg_surface.set_window_geometry */
 	int min_width, min_height, max_width, max_height; /* 0 = unbounded */
 	bool mapped, maximized, fullscreen, minimized, activated;
@@ -463,7 +463,7 @@ void comp_window_send_close(struct comp_window *window);
 /* Sends a configure with the last configured size and the current states
  * (after focus, maximize or fullscreen changes). */
 void comp_window_send_state(struct comp_window *window);
-/* Moves the window's geometry origin to output position x,y (its popups follow). */
+/* Moves the window's geometry origin to layout position x,y (its popups follow). */
 void comp_window_set_position(struct comp_window *window, int x, int y);
 /* The same, but only once the client has acked the configure just sent
  * and committed (maximize, fullscreen and their undoing: the window moves
@@ -512,7 +512,7 @@ void comp_seat_pointer_motion(struct comp_server *server, double x, double y, ui
 void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool pressed,
                               uint32_t time_ms);
 void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint32_t time_ms);
-/* Where the pointer is, in output coordinates (relative motion adds to it). */
+/* Where the pointer is, in layout coordinates (relative motion adds to it). */
 void comp_seat_pointer_position(struct comp_server *server, double *x, double *y);
 /* One scroll event: for each axis (wl_pointer.axis: 0 vertical, 1
  * horizontal) that has[] marks, value in surface pixels (positive: down,

@@ -56,7 +56,7 @@ struct comp_seat {
 	struct wl_list keyboards; /* wl_keyboard resources */
 
 	/* pointer */
-	double x, y;                    /* output coordinates */
+	double x, y;                    /* layout coordinates (output-layout.c) */
 	struct comp_surface *pointer_focus;
 	struct wl_listener pointer_focus_destroy;
 	uint32_t pointer_enter_serial;
