@@ -1,8 +1,9 @@
 /* The DRM/KMS backend: duet-compositor on a real display.
  *
- * One output: the first connected connector of the card, its preferred
- * mode (or --mode), a CRTC its encoders can drive and that CRTC's primary
- * plane. Frames are drawn by render/ into a GBM surface (target-gbm.c);
+ * Outputs: every connected connector of the card (in the card's order,
+ * placed left to right), each with its preferred mode (or --mode), a CRTC
+ * of its own that its encoders can drive and that CRTC's primary plane; a
+ * connector without a usable mode or a free CRTC is left out (logged). Frames are drawn by render/ into a GBM surface (target-gbm.c);
  * each frame's buffer becomes a framebuffer and is page-flipped with an
  * atomic commit (the first one sets the mode), or with the legacy
  * drmModeSetCrtc / drmModePageFlip where the driver has no atomic
@@ -19,11 +20,11 @@
  * session's business (drm-session.c: libseat, or directly as root). Every
  * refusal says why.
  *
- * The display may go away and come back (docs/board.md): the connector
- * unplugged (a hotplug uevent, drm-uevent.c, and the connector probed
- * again) turns the output off, CRTC and plane included, and removes its
- * wl_output global; plugged in again with a mode of the same size, it is
- * set again. A paused session (VT switch away) stops page flips and gives
+ * A display may go away and come back (docs/board.md): a connector
+ * unplugged (a hotplug uevent, drm-uevent.c, and each output's connector
+ * probed again) turns that output off, CRTC and plane included, and
+ * removes its wl_output global, the other outputs going on; plugged in
+ * again with a mode of the same size, it is set again. A paused session (VT switch away) stops page flips and gives
  * DRM master back; resumed, the mode is set again in full. Meanwhile the
  * compositor runs on, clients connected, with no output (comp_output_disable).
  *
@@ -63,9 +64,41 @@ struct drm_fb {
 	uint32_t id;
 };
 
+struct drm_backend;
+
+/* One connector, its CRTC and primary plane, and the frames on them: one
+ * comp_output. */
+struct drm_output {
+	struct drm_backend *drm;
+	struct comp_output *output; /* NULL until created, and after */
+	uint32_t connector_id, crtc_id, plane_id;
+	char connector_name[32];
+	drmModeModeInfo mode;
+	uint32_t mode_blob;
+	bool modeset_done;
+	bool connected;      /* the connector, as last probed */
+	struct wl_event_source *replug_poll; /* while unplugged: is it back? */
+	bool mode_refused;   /* back without a mode of the output's size: logged */
+	bool off_after_flip; /* unplugged with a flip pending: CRTC off when it ends */
+	int has_vblank;      /* -1 not known yet, 0 no vblank counter, 1 counts */
+	struct {
+		uint32_t conn_crtc_id, crtc_mode_id, crtc_active;
+		uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h, crtc_x, crtc_y, crtc_w,
+			crtc_h;
+	} prop;
+
+	struct gbm_bo *current; /* on screen */
+	struct gbm_bo *pending; /* flip queued */
+	struct wl_event_source *idle_done; /* a frame completed without an event */
+	uint64_t msc_hi;
+	uint32_t last_sequence;
+	bool seen_sequence;
+	int last_commit_errno;  /* logged once per kind of failure */
+	int screenshot_path;    /* last logged: 0 none, 1 gbm_bo_map, 2 dumb mapping */
+};
+
 struct drm_backend {
 	struct comp_server *server;
-	struct comp_output *output;
 	struct drm_session *session;
 #ifdef DUET_HAVE_LIBINPUT
 	struct comp_input *input; /* NULL: no input devices */
@@ -80,38 +113,18 @@ struct drm_backend {
 	bool atomic;
 	bool monotonic;        /* event timestamps are CLOCK_MONOTONIC */
 	bool addfb_modifiers;  /* DRM_CAP_ADDFB2_MODIFIERS */
-	int has_vblank;        /* -1 not known yet, 0 no vblank counter, 1 counts */
-
-	uint32_t connector_id, crtc_id, plane_id;
-	char connector_name[32];
-	drmModeModeInfo mode;
 	uint32_t format;
-	uint32_t mode_blob;
-	bool modeset_done;
-	bool connected;      /* the connector, as last probed */
-	struct wl_event_source *replug_poll; /* while unplugged: is it back? */
-	bool mode_refused;   /* back without a mode of the output's size: logged */
-	bool off_after_flip; /* unplugged with a flip pending: CRTC off when it ends */
-	struct {
-		uint32_t conn_crtc_id, crtc_mode_id, crtc_active;
-		uint32_t fb_id, crtc_id, src_x, src_y, src_w, src_h, crtc_x, crtc_y, crtc_w,
-			crtc_h;
-	} prop;
-
-	struct gbm_bo *current; /* on screen */
-	struct gbm_bo *pending; /* flip queued */
 	struct wl_event_source *drm_source;
-	struct wl_event_source *idle_done; /* a frame completed without an event */
-	uint64_t msc_hi;
-	uint32_t last_sequence;
-	bool seen_sequence;
-	int last_commit_errno;  /* logged once per kind of failure */
-	int screenshot_path;    /* last logged: 0 none, 1 gbm_bo_map, 2 dumb mapping */
+
+	/* Left to right, as comp_output.index. */
+	struct drm_output outputs[COMP_MAX_OUTPUTS];
+	int n_outputs;
 };
 
-static struct drm_backend *backend_of(struct comp_output *output)
+static struct drm_output *output_of(struct comp_output *output)
 {
-	return output->server->backend_data;
+	struct drm_backend *drm = output->server->backend_data;
+	return &drm->outputs[output->index];
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -204,8 +217,9 @@ static const drmModeModeInfo *pick_mode(const drmModeConnector *conn,
 	return NULL;
 }
 
+/* A CRTC for the connector not among used (bits of CRTC indices). */
 static uint32_t pick_crtc(int fd, const drmModeRes *res, const drmModeConnector *conn,
-                          int *crtc_index)
+                          uint32_t used, int *crtc_index)
 {
 	/* The CRTC already driving the connector (fbcon's) first: taking it
 	 * over needs no other CRTC switched off. */
@@ -214,7 +228,7 @@ static uint32_t pick_crtc(int fd, const drmModeRes *res, const drmModeConnector 
 		uint32_t crtc = enc ? enc->crtc_id : 0;
 		drmModeFreeEncoder(enc);
 		for (int i = 0; crtc && i < res->count_crtcs; i++)
-			if (res->crtcs[i] == crtc) {
+			if (res->crtcs[i] == crtc && !(used & (1u << i))) {
 				*crtc_index = i;
 				return crtc;
 			}
@@ -224,7 +238,7 @@ static uint32_t pick_crtc(int fd, const drmModeRes *res, const drmModeConnector 
 		if (!enc)
 			continue;
 		for (int i = 0; i < res->count_crtcs; i++) {
-			if (enc->possible_crtcs & (1u << i)) {
+			if ((enc->possible_crtcs & (1u << i)) && !(used & (1u << i))) {
 				drmModeFreeEncoder(enc);
 				*crtc_index = i;
 				return res->crtcs[i];
@@ -258,85 +272,100 @@ static uint32_t pick_plane(int fd, int crtc_index, uint32_t format)
 	return found;
 }
 
-static bool atomic_props(struct drm_backend *drm)
+static bool atomic_props(struct drm_backend *drm, struct drm_output *out)
 {
 	int fd = drm->fd;
-	drm->prop.conn_crtc_id = prop_id(fd, drm->connector_id, DRM_MODE_OBJECT_CONNECTOR,
+	out->prop.conn_crtc_id = prop_id(fd, out->connector_id, DRM_MODE_OBJECT_CONNECTOR,
 	                                 "CRTC_ID");
-	drm->prop.crtc_mode_id = prop_id(fd, drm->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID");
-	drm->prop.crtc_active = prop_id(fd, drm->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE");
-	uint32_t p = drm->plane_id, t = DRM_MODE_OBJECT_PLANE;
-	drm->prop.fb_id = prop_id(fd, p, t, "FB_ID");
-	drm->prop.crtc_id = prop_id(fd, p, t, "CRTC_ID");
-	drm->prop.src_x = prop_id(fd, p, t, "SRC_X");
-	drm->prop.src_y = prop_id(fd, p, t, "SRC_Y");
-	drm->prop.src_w = prop_id(fd, p, t, "SRC_W");
-	drm->prop.src_h = prop_id(fd, p, t, "SRC_H");
-	drm->prop.crtc_x = prop_id(fd, p, t, "CRTC_X");
-	drm->prop.crtc_y = prop_id(fd, p, t, "CRTC_Y");
-	drm->prop.crtc_w = prop_id(fd, p, t, "CRTC_W");
-	drm->prop.crtc_h = prop_id(fd, p, t, "CRTC_H");
-	const uint32_t *ids = &drm->prop.conn_crtc_id;
-	for (size_t i = 0; i < sizeof(drm->prop) / sizeof(uint32_t); i++)
+	out->prop.crtc_mode_id = prop_id(fd, out->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID");
+	out->prop.crtc_active = prop_id(fd, out->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE");
+	uint32_t p = out->plane_id, t = DRM_MODE_OBJECT_PLANE;
+	out->prop.fb_id = prop_id(fd, p, t, "FB_ID");
+	out->prop.crtc_id = prop_id(fd, p, t, "CRTC_ID");
+	out->prop.src_x = prop_id(fd, p, t, "SRC_X");
+	out->prop.src_y = prop_id(fd, p, t, "SRC_Y");
+	out->prop.src_w = prop_id(fd, p, t, "SRC_W");
+	out->prop.src_h = prop_id(fd, p, t, "SRC_H");
+	out->prop.crtc_x = prop_id(fd, p, t, "CRTC_X");
+	out->prop.crtc_y = prop_id(fd, p, t, "CRTC_Y");
+	out->prop.crtc_w = prop_id(fd, p, t, "CRTC_W");
+	out->prop.crtc_h = prop_id(fd, p, t, "CRTC_H");
+	const uint32_t *ids = &out->prop.conn_crtc_id;
+	for (size_t i = 0; i < sizeof(out->prop) / sizeof(uint32_t); i++)
 		if (!ids[i])
 			return false;
 	return true;
 }
 
-/* Connector, mode, CRTC and plane of the card open on drm->fd; false with
- * why filled when the card cannot show anything. */
-static bool pick_output(struct drm_backend *drm, const struct comp_options *opt, char *why,
-                        size_t why_len)
+/* Every connected connector with modes that gets a CRTC (and, atomic,
+ * a primary plane) becomes an output, in the card's connector order (left
+ * to right); false with why filled when the card cannot show anything. */
+static bool pick_outputs(struct drm_backend *drm, const struct comp_options *opt, char *why,
+                         size_t why_len)
 {
 	drmModeRes *res = drmModeGetResources(drm->fd);
-	bool ok = false;
 	if (!res) {
 		snprintf(why, why_len, "not a KMS device (no mode-setting resources: a render "
 		         "node, or a driver without display)");
 		return false;
 	}
-	drmModeConnector *conn = NULL;
-	for (int i = 0; i < res->count_connectors && !conn; i++) {
-		drmModeConnector *c = drmModeGetConnector(drm->fd, res->connectors[i]);
-		if (c && c->connection == DRM_MODE_CONNECTED && c->count_modes > 0)
-			conn = c;
-		else
-			drmModeFreeConnector(c);
-	}
-	if (!conn) {
-		snprintf(why, why_len, "no connected connector with modes (%d connectors; nothing "
-		         "plugged in, or the output was disabled)", res->count_connectors);
-		goto out;
-	}
-	const char *type = drmModeGetConnectorTypeName(conn->connector_type);
-	snprintf(drm->connector_name, sizeof(drm->connector_name), "%s-%u",
-	         type ? type : "Unknown", conn->connector_type_id);
-	drm->connector_id = conn->connector_id;
-	const drmModeModeInfo *mode = pick_mode(conn, opt, why, why_len);
-	if (!mode)
-		goto out;
-	drm->mode = *mode;
-	int crtc_index = -1;
-	drm->crtc_id = pick_crtc(drm->fd, res, conn, &crtc_index);
-	if (!drm->crtc_id) {
-		snprintf(why, why_len, "no CRTC can drive connector %s", drm->connector_name);
-		goto out;
-	}
+	int n_connectors = res->count_connectors;
 	drm->format = DRM_FORMAT_XRGB8888;
-	if (drm->atomic) {
-		drm->plane_id = pick_plane(drm->fd, crtc_index, drm->format);
-		if (!drm->plane_id || !atomic_props(drm)) {
-			comp_log("drm: %s: no primary plane with XRGB8888 and the atomic "
-			         "properties for CRTC %u; using legacy modesetting",
-			         drm->path, drm->crtc_id);
-			drm->atomic = false;
+	drm->n_outputs = 0;
+	uint32_t crtcs_used = 0;
+	int connected = 0;
+	char skipped[256] = "";
+	for (int i = 0; i < res->count_connectors && drm->n_outputs < COMP_MAX_OUTPUTS; i++) {
+		drmModeConnector *conn = drmModeGetConnector(drm->fd, res->connectors[i]);
+		if (!conn || conn->connection != DRM_MODE_CONNECTED || conn->count_modes == 0) {
+			drmModeFreeConnector(conn);
+			continue;
 		}
+		connected++;
+		struct drm_output *out = &drm->outputs[drm->n_outputs];
+		memset(out, 0, sizeof(*out));
+		out->drm = drm;
+		out->has_vblank = -1;
+		const char *type = drmModeGetConnectorTypeName(conn->connector_type);
+		snprintf(out->connector_name, sizeof(out->connector_name), "%s-%u",
+		         type ? type : "Unknown", conn->connector_type_id);
+		out->connector_id = conn->connector_id;
+		const drmModeModeInfo *mode = pick_mode(conn, opt, why, why_len);
+		int crtc_index = -1;
+		out->crtc_id = mode ? pick_crtc(drm->fd, res, conn, crtcs_used, &crtc_index) : 0;
+		if (mode && !out->crtc_id)
+			snprintf(why, why_len, "no CRTC left can drive connector %s",
+			         out->connector_name);
+		drmModeFreeConnector(conn);
+		if (!mode || !out->crtc_id) {
+			comp_log("drm: %s: connector %s is not an output: %s", drm->path,
+			         out->connector_name, why);
+			snprintf(skipped, sizeof(skipped), "%s", why);
+			continue;
+		}
+		out->mode = *mode;
+		crtcs_used |= 1u << crtc_index;
+		if (drm->atomic) {
+			out->plane_id = pick_plane(drm->fd, crtc_index, drm->format);
+			if (!out->plane_id || !atomic_props(drm, out)) {
+				comp_log("drm: %s: no primary plane with XRGB8888 and the atomic "
+				         "properties for CRTC %u; using legacy modesetting",
+				         drm->path, out->crtc_id);
+				drm->atomic = false;
+			}
+		}
+		out->connected = true;
+		drm->n_outputs++;
 	}
-	ok = true;
-out:
-	drmModeFreeConnector(conn);
 	drmModeFreeResources(res);
-	return ok;
+	if (drm->n_outputs > 0)
+		return true;
+	if (connected)
+		snprintf(why, why_len, "%s", skipped);
+	else
+		snprintf(why, why_len, "no connected connector with modes (%d connectors; "
+		         "nothing plugged in, or the output was disabled)", n_connectors);
+	return false;
 }
 
 /* Opens path as the output's card; -1 with why filled if it is unusable. */
@@ -394,7 +423,7 @@ static int try_card(struct drm_backend *drm, const char *path, const struct comp
 	drm->monotonic = drmGetCap(fd, DRM_CAP_TIMESTAMP_MONOTONIC, &cap) == 0 && cap;
 	cap = 0;
 	drm->addfb_modifiers = drmGetCap(fd, DRM_CAP_ADDFB2_MODIFIERS, &cap) == 0 && cap;
-	if (!pick_output(drm, opt, why, why_len))
+	if (!pick_outputs(drm, opt, why, why_len))
 		goto fail;
 	return fd;
 fail:
@@ -545,142 +574,147 @@ static struct drm_fb *fb_for_bo(struct drm_backend *drm, struct gbm_bo *bo)
 
 /* ------------------------------------------------------------- frames */
 
-static void set_current(struct drm_backend *drm, struct gbm_bo *bo)
+static void set_current(struct drm_output *out, struct gbm_bo *bo)
 {
-	if (drm->current && drm->current != bo)
-		render_target_gbm_release(drm->output->target, drm->current);
-	drm->current = bo;
+	if (out->current && out->current != bo)
+		render_target_gbm_release(out->output->target, out->current);
+	out->current = bo;
 }
 
 static void idle_frame_done(void *data)
 {
-	struct drm_backend *drm = data;
-	drm->idle_done = NULL;
-	comp_output_frame_presented(drm->output, render_now_ns(), NULL, 0);
+	struct drm_output *out = data;
+	out->idle_done = NULL;
+	comp_output_frame_presented(out->output, render_now_ns(), NULL, 0);
 }
 
 /* The frame is complete without a flip event (a failed flip, or the legacy
  * modeset): the output hears it on the next loop pass, never from inside
  * its own submit. No presentation flag is true of that time. */
-static void complete_without_event(struct drm_backend *drm)
+static void complete_without_event(struct drm_output *out)
 {
-	if (drm->idle_done)
+	if (out->idle_done)
 		return;
-	drm->idle_done = wl_event_loop_add_idle(drm->server->loop, idle_frame_done, drm);
-	if (!drm->idle_done)
-		comp_output_frame_presented(drm->output, render_now_ns(), NULL, 0);
+	out->idle_done = wl_event_loop_add_idle(out->drm->server->loop, idle_frame_done, out);
+	if (!out->idle_done)
+		comp_output_frame_presented(out->output, render_now_ns(), NULL, 0);
 }
 
-static void crtc_off(struct drm_backend *drm);
+static void crtc_off(struct drm_output *out);
 
 static void page_flip_handler(int fd, unsigned int sequence, unsigned int tv_sec,
                               unsigned int tv_usec, unsigned int crtc_id, void *data)
 {
-	struct drm_backend *drm = data;
-	if (!drm->pending || !drm->output)
+	struct drm_output *out = data;
+	struct drm_backend *drm = out->drm;
+	if (!out->pending || !out->output)
 		return; /* a flip of a target already destroyed */
-	if (!drm->output->enabled) {
+	if (!out->output->enabled) {
 		/* The flip of a frame dropped when the display went away. */
-		set_current(drm, drm->pending);
-		drm->pending = NULL;
-		if (drm->off_after_flip)
-			crtc_off(drm);
+		set_current(out, out->pending);
+		out->pending = NULL;
+		if (out->off_after_flip)
+			crtc_off(out);
 		return;
 	}
 	uint64_t t_ns = drm->monotonic
 		? (uint64_t)tv_sec * 1000000000ull + (uint64_t)tv_usec * 1000ull
 		: render_now_ns();
-	if (drm->has_vblank < 0) {
+	if (out->has_vblank < 0) {
 		/* Asked once the CRTC is on: drivers without vblank support
 		 * (virtio-gpu) refuse it, and their events carry sequence 0. */
 		uint64_t seq = 0, ns = 0;
-		drm->has_vblank = drmCrtcGetSequence(fd, drm->crtc_id, &seq, &ns) == 0;
+		out->has_vblank = drmCrtcGetSequence(fd, out->crtc_id, &seq, &ns) == 0;
 		comp_log("drm: %s: vblank counter: %s", drm->path,
-		         drm->has_vblank ? "yes (presentation seq is the display's MSC)"
+		         out->has_vblank ? "yes (presentation seq is the display's MSC)"
 		                         : "none (presentation seq counts the mode's refresh "
 		                           "periods)");
 	}
 	uint64_t msc = 0;
-	if (drm->has_vblank) {
-		if (drm->seen_sequence && sequence < drm->last_sequence)
-			drm->msc_hi += 1ull << 32;
-		drm->last_sequence = sequence;
-		drm->seen_sequence = true;
-		msc = drm->msc_hi | sequence;
+	if (out->has_vblank) {
+		if (out->seen_sequence && sequence < out->last_sequence)
+			out->msc_hi += 1ull << 32;
+		out->last_sequence = sequence;
+		out->seen_sequence = true;
+		msc = out->msc_hi | sequence;
 	}
-	set_current(drm, drm->pending);
-	drm->pending = NULL;
+	set_current(out, out->pending);
+	out->pending = NULL;
 	/* A kernel flip: tear-free, completed and timed by the kernel. */
 	uint32_t flags = WP_PRESENTATION_FEEDBACK_KIND_VSYNC |
 	                 WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION |
 	                 (drm->monotonic ? WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK : 0);
-	comp_output_frame_presented(drm->output, t_ns, drm->has_vblank ? &msc : NULL, flags);
+	comp_output_frame_presented(out->output, t_ns, out->has_vblank ? &msc : NULL, flags);
 }
 
 /* ------------------------------------------- the display goes and comes */
 
 /* Connector, CRTC and plane off: nothing scanned out from our buffers. */
-static void crtc_off(struct drm_backend *drm)
+static void crtc_off(struct drm_output *out)
 {
-	drm->off_after_flip = false;
+	struct drm_backend *drm = out->drm;
+	out->off_after_flip = false;
 	int ret;
 	if (drm->atomic) {
 		drmModeAtomicReq *req = drmModeAtomicAlloc();
 		if (!req)
 			return;
-		drmModeAtomicAddProperty(req, drm->connector_id, drm->prop.conn_crtc_id, 0);
-		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_mode_id, 0);
-		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_active, 0);
-		drmModeAtomicAddProperty(req, drm->plane_id, drm->prop.fb_id, 0);
-		drmModeAtomicAddProperty(req, drm->plane_id, drm->prop.crtc_id, 0);
+		drmModeAtomicAddProperty(req, out->connector_id, out->prop.conn_crtc_id, 0);
+		drmModeAtomicAddProperty(req, out->crtc_id, out->prop.crtc_mode_id, 0);
+		drmModeAtomicAddProperty(req, out->crtc_id, out->prop.crtc_active, 0);
+		drmModeAtomicAddProperty(req, out->plane_id, out->prop.fb_id, 0);
+		drmModeAtomicAddProperty(req, out->plane_id, out->prop.crtc_id, 0);
 		ret = drmModeAtomicCommit(drm->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET, NULL);
 		drmModeAtomicFree(req);
 	} else {
-		ret = drmModeSetCrtc(drm->fd, drm->crtc_id, 0, 0, 0, NULL, 0, NULL);
+		ret = drmModeSetCrtc(drm->fd, out->crtc_id, 0, 0, 0, NULL, 0, NULL);
 	}
 	if (ret != 0)
-		comp_log("drm: %s: cannot turn CRTC %u off: %s", drm->path, drm->crtc_id,
+		comp_log("drm: %s: cannot turn CRTC %u off: %s", drm->path, out->crtc_id,
 		         strerror(errno));
 	else
-		comp_log("drm: %s: CRTC %u and its plane are off", drm->path, drm->crtc_id);
-	if (drm->output)
-		set_current(drm, NULL);
+		comp_log("drm: %s: CRTC %u and its plane are off", drm->path, out->crtc_id);
+	if (out->output)
+		set_current(out, NULL);
 }
 
 /* No more frames for the output (unplugged, or the session paused); the
  * frame in flight, if any, is the output's no longer. */
-static void output_off(struct drm_backend *drm, bool unplugged)
+static void output_off(struct drm_output *out, bool unplugged)
 {
-	struct comp_output *output = drm->output;
-	if (drm->idle_done)
-		wl_event_source_remove(drm->idle_done);
-	drm->idle_done = NULL;
+	struct drm_backend *drm = out->drm;
+	struct comp_output *output = out->output;
+	if (out->idle_done)
+		wl_event_source_remove(out->idle_done);
+	out->idle_done = NULL;
 	comp_output_disable(output, unplugged);
-	drm->modeset_done = false;
-	if (drm->mode_blob)
-		drmModeDestroyPropertyBlob(drm->fd, drm->mode_blob);
-	drm->mode_blob = 0;
+	out->modeset_done = false;
+	if (out->mode_blob)
+		drmModeDestroyPropertyBlob(drm->fd, out->mode_blob);
+	out->mode_blob = 0;
 }
 
-static void output_on(struct drm_backend *drm)
+static void output_on(struct drm_output *out)
 {
-	if (!drm->output || !drm->connected || !drm_session_active(drm->session))
+	struct drm_backend *drm = out->drm;
+	if (!out->output || !out->connected || !drm_session_active(drm->session))
 		return;
-	comp_output_enable(drm->output, mode_refresh_mhz(&drm->mode));
+	comp_output_enable(out->output, mode_refresh_mhz(&out->mode));
 }
 
 /* The connector's state as the kernel last knew it, without probing it
  * again (cheap: no EDID read, no detect). */
-static bool connector_current(struct drm_backend *drm)
+static bool connector_current(struct drm_output *out)
 {
-	drmModeConnector *conn = drmModeGetConnectorCurrent(drm->fd, drm->connector_id);
+	struct drm_backend *drm = out->drm;
+	drmModeConnector *conn = drmModeGetConnectorCurrent(drm->fd, out->connector_id);
 	/* "Unknown" is not gone: some drivers never know. */
 	bool connected = conn && conn->connection != DRM_MODE_DISCONNECTED;
 	drmModeFreeConnector(conn);
 	return connected;
 }
 
-static void connectors_changed(void *data);
+static void output_changed(struct drm_output *out);
 
 /* Not every driver sends a hotplug uevent (virtio-gpu and vkms send none
  * when the connector is forced off or on through sysfs): each frame asks
@@ -688,75 +722,101 @@ static void connectors_changed(void *data);
  * this asks once a second whether it is back. */
 static int replug_poll(void *data)
 {
-	struct drm_backend *drm = data;
-	if (connector_current(drm))
-		connectors_changed(drm);
-	if (drm->replug_poll && !drm->connected)
-		wl_event_source_timer_update(drm->replug_poll, 1000);
+	struct drm_output *out = data;
+	if (connector_current(out))
+		output_changed(out);
+	if (out->replug_poll && !out->connected)
+		wl_event_source_timer_update(out->replug_poll, 1000);
 	return 0;
 }
 
-static void poll_for_replug(struct drm_backend *drm, bool on)
+static void poll_for_replug(struct drm_output *out, bool on)
 {
-	if (on && !drm->replug_poll)
-		drm->replug_poll = wl_event_loop_add_timer(drm->server->loop, replug_poll, drm);
-	if (on && drm->replug_poll)
-		wl_event_source_timer_update(drm->replug_poll, 1000);
-	if (!on && drm->replug_poll) {
-		wl_event_source_remove(drm->replug_poll);
-		drm->replug_poll = NULL;
+	if (on && !out->replug_poll)
+		out->replug_poll = wl_event_loop_add_timer(out->drm->server->loop, replug_poll, out);
+	if (on && out->replug_poll)
+		wl_event_source_timer_update(out->replug_poll, 1000);
+	if (!on && out->replug_poll) {
+		wl_event_source_remove(out->replug_poll);
+		out->replug_poll = NULL;
 	}
 }
 
 /* The kernel says the card's connectors changed: ours probed again. */
-static void connectors_changed(void *data)
+static int outputs_on(struct drm_backend *drm)
 {
-	struct drm_backend *drm = data;
-	if (!drm->output)
+	int n = 0;
+	for (int i = 0; i < drm->n_outputs; i++)
+		n += drm->outputs[i].output && drm->outputs[i].connected;
+	return n;
+}
+
+/* One connector probed again: gone, or back. */
+static void output_changed(struct drm_output *out)
+{
+	struct drm_backend *drm = out->drm;
+	if (!out->output)
 		return;
-	drmModeConnector *conn = drmModeGetConnector(drm->fd, drm->connector_id);
+	drmModeConnector *conn = drmModeGetConnector(drm->fd, out->connector_id);
 	bool connected = conn && conn->connection == DRM_MODE_CONNECTED && conn->count_modes > 0;
-	if (connected && !drm->connected) {
+	if (connected && !out->connected) {
 		/* Back: the same mode if it has it, else one of the same size
 		 * (the scene and clients keep their size). */
 		const drmModeModeInfo *same = NULL;
 		for (int i = 0; i < conn->count_modes && !same; i++)
-			if (memcmp(&conn->modes[i], &drm->mode, sizeof(drm->mode)) == 0)
+			if (memcmp(&conn->modes[i], &out->mode, sizeof(out->mode)) == 0)
 				same = &conn->modes[i];
 		for (int i = 0; i < conn->count_modes && !same; i++)
-			if (conn->modes[i].hdisplay == drm->mode.hdisplay &&
-			    conn->modes[i].vdisplay == drm->mode.vdisplay)
+			if (conn->modes[i].hdisplay == out->mode.hdisplay &&
+			    conn->modes[i].vdisplay == out->mode.vdisplay)
 				same = &conn->modes[i];
 		if (same) {
-			drm->mode = *same;
-			drm->connected = true;
-			poll_for_replug(drm, false);
+			out->mode = *same;
+			out->connected = true;
+			poll_for_replug(out, false);
 			comp_log("drm: %s: connector %s connected again: setting %dx%d@%.3f Hz, "
-			         "wl_output global back", drm->path, drm->connector_name,
-			         drm->mode.hdisplay, drm->mode.vdisplay,
-			         mode_refresh_mhz(&drm->mode) / 1000.0);
-			output_on(drm);
-		} else if (!drm->mode_refused) {
-			drm->mode_refused = true; /* said once, not at every poll */
+			         "wl_output global back", drm->path, out->connector_name,
+			         out->mode.hdisplay, out->mode.vdisplay,
+			         mode_refresh_mhz(&out->mode) / 1000.0);
+			output_on(out);
+		} else if (!out->mode_refused) {
+			out->mode_refused = true; /* said once, not at every poll */
 			comp_log("drm: %s: connector %s connected again, but without a %dx%d mode: "
-			         "the output stays off", drm->path, drm->connector_name,
-			         drm->mode.hdisplay, drm->mode.vdisplay);
+			         "the output stays off", drm->path, out->connector_name,
+			         out->mode.hdisplay, out->mode.vdisplay);
 		}
-	} else if (!connected && drm->connected) {
-		drm->connected = false;
-		drm->mode_refused = false;
-		comp_log("drm: %s: connector %s unplugged: output %s off, its wl_output global "
-		         "removed; no output left, duet runs on without a display (clients stay "
-		         "connected)", drm->path, drm->connector_name, drm->output->name);
-		bool flip_pending = drm->pending != NULL;
-		output_off(drm, true);
-		poll_for_replug(drm, true);
+	} else if (!connected && out->connected) {
+		out->connected = false;
+		out->mode_refused = false;
+		int left = outputs_on(drm);
+		if (left)
+			comp_log("drm: %s: connector %s unplugged: output %s off, its wl_output "
+			         "global removed; %d output%s left", drm->path, out->connector_name,
+			         out->output->name, left, left == 1 ? "" : "s");
+		else
+			comp_log("drm: %s: connector %s unplugged: output %s off, its wl_output "
+			         "global removed; no output left, duet runs on without a display "
+			         "(clients stay connected)", drm->path, out->connector_name,
+			         out->output->name);
+		bool flip_pending = out->pending != NULL;
+		output_off(out, true);
+		poll_for_replug(out, true);
 		if (flip_pending)
-			drm->off_after_flip = true; /* its event is still to come */
+			out->off_after_flip = true; /* its event is still to come */
 		else if (drm_session_active(drm->session))
-			crtc_off(drm);
+			crtc_off(out);
 	}
 	drmModeFreeConnector(conn);
+}
+
+/* The kernel says the card's connectors changed: each output's probed
+ * again, and only those that changed go off or on. (A connector that was
+ * not connected at startup stays out of the layout.) */
+static void connectors_changed(void *data)
+{
+	struct drm_backend *drm = data;
+	for (int i = 0; i < drm->n_outputs; i++)
+		output_changed(&drm->outputs[i]);
 }
 
 /* The session paused (VT switch away) or resumed. */
@@ -766,9 +826,12 @@ static void session_activate(void *data, bool active)
 	if (!active) {
 		comp_log("drm: session paused (switched away): page flips stop, DRM master "
 		         "given back, clients stay connected");
-		if (drm->output)
-			output_off(drm, false);
-		drm->off_after_flip = false;
+		for (int i = 0; i < drm->n_outputs; i++) {
+			struct drm_output *out = &drm->outputs[i];
+			if (out->output)
+				output_off(out, false);
+			out->off_after_flip = false;
+		}
 #ifdef DUET_HAVE_LIBINPUT
 		/* Before the ack: the seat revokes the devices after it. */
 		comp_input_suspend(drm->input);
@@ -779,17 +842,22 @@ static void session_activate(void *data, bool active)
 #ifdef DUET_HAVE_LIBINPUT
 	comp_input_resume(drm->input);
 #endif
-	if (!drm->output)
+	if (drm->n_outputs == 0 || !drm->outputs[0].output)
 		return; /* the seat's first enable, at startup */
 	comp_log("drm: session active again: the mode is set again and everything repainted");
-	drm->modeset_done = false;
-	/* The connector may have come or gone meanwhile. */
-	bool was = drm->connected;
-	connectors_changed(drm);
-	if (was && drm->connected)
-		output_on(drm);
-	else if (!was && !drm->connected)
-		crtc_off(drm); /* unplugged before or while paused: perhaps still on */
+	for (int i = 0; i < drm->n_outputs; i++) {
+		struct drm_output *out = &drm->outputs[i];
+		if (!out->output)
+			continue;
+		out->modeset_done = false;
+		/* The connector may have come or gone meanwhile. */
+		bool was = out->connected;
+		output_changed(out);
+		if (was && out->connected)
+			output_on(out);
+		else if (!was && !out->connected)
+			crtc_off(out); /* unplugged before or while paused: perhaps still on */
+	}
 }
 
 static int drm_dispatch(int fd, uint32_t mask, void *data)
@@ -803,111 +871,114 @@ static int drm_dispatch(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-static int atomic_commit(struct drm_backend *drm, uint32_t fb_id)
+static int atomic_commit(struct drm_output *out, uint32_t fb_id)
 {
+	struct drm_backend *drm = out->drm;
 	drmModeAtomicReq *req = drmModeAtomicAlloc();
 	if (!req)
 		return -ENOMEM;
 	uint32_t flags = DRM_MODE_PAGE_FLIP_EVENT;
-	uint32_t p = drm->plane_id;
-	if (!drm->modeset_done) {
-		if (!drm->mode_blob &&
-		    drmModeCreatePropertyBlob(drm->fd, &drm->mode, sizeof(drm->mode),
-		                              &drm->mode_blob) != 0) {
+	uint32_t p = out->plane_id;
+	if (!out->modeset_done) {
+		if (!out->mode_blob &&
+		    drmModeCreatePropertyBlob(drm->fd, &out->mode, sizeof(out->mode),
+		                              &out->mode_blob) != 0) {
 			int err = -errno;
 			drmModeAtomicFree(req);
 			return err;
 		}
 		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
-		drmModeAtomicAddProperty(req, drm->connector_id, drm->prop.conn_crtc_id, drm->crtc_id);
-		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_mode_id, drm->mode_blob);
-		drmModeAtomicAddProperty(req, drm->crtc_id, drm->prop.crtc_active, 1);
-		drmModeAtomicAddProperty(req, p, drm->prop.crtc_id, drm->crtc_id);
-		drmModeAtomicAddProperty(req, p, drm->prop.src_x, 0);
-		drmModeAtomicAddProperty(req, p, drm->prop.src_y, 0);
-		drmModeAtomicAddProperty(req, p, drm->prop.src_w, (uint64_t)drm->mode.hdisplay << 16);
-		drmModeAtomicAddProperty(req, p, drm->prop.src_h, (uint64_t)drm->mode.vdisplay << 16);
-		drmModeAtomicAddProperty(req, p, drm->prop.crtc_x, 0);
-		drmModeAtomicAddProperty(req, p, drm->prop.crtc_y, 0);
-		drmModeAtomicAddProperty(req, p, drm->prop.crtc_w, drm->mode.hdisplay);
-		drmModeAtomicAddProperty(req, p, drm->prop.crtc_h, drm->mode.vdisplay);
+		drmModeAtomicAddProperty(req, out->connector_id, out->prop.conn_crtc_id, out->crtc_id);
+		drmModeAtomicAddProperty(req, out->crtc_id, out->prop.crtc_mode_id, out->mode_blob);
+		drmModeAtomicAddProperty(req, out->crtc_id, out->prop.crtc_active, 1);
+		drmModeAtomicAddProperty(req, p, out->prop.crtc_id, out->crtc_id);
+		drmModeAtomicAddProperty(req, p, out->prop.src_x, 0);
+		drmModeAtomicAddProperty(req, p, out->prop.src_y, 0);
+		drmModeAtomicAddProperty(req, p, out->prop.src_w, (uint64_t)out->mode.hdisplay << 16);
+		drmModeAtomicAddProperty(req, p, out->prop.src_h, (uint64_t)out->mode.vdisplay << 16);
+		drmModeAtomicAddProperty(req, p, out->prop.crtc_x, 0);
+		drmModeAtomicAddProperty(req, p, out->prop.crtc_y, 0);
+		drmModeAtomicAddProperty(req, p, out->prop.crtc_w, out->mode.hdisplay);
+		drmModeAtomicAddProperty(req, p, out->prop.crtc_h, out->mode.vdisplay);
 	} else {
 		/* Not waiting: the event says when it is on screen. */
 		flags |= DRM_MODE_ATOMIC_NONBLOCK;
 	}
-	drmModeAtomicAddProperty(req, p, drm->prop.fb_id, fb_id);
-	int ret = drmModeAtomicCommit(drm->fd, req, flags, drm) == 0 ? 0 : -errno;
+	drmModeAtomicAddProperty(req, p, out->prop.fb_id, fb_id);
+	int ret = drmModeAtomicCommit(drm->fd, req, flags, out) == 0 ? 0 : -errno;
 	drmModeAtomicFree(req);
 	return ret;
 }
 
 /* Flips to fb; 1 when it completed at once without an event (the legacy
  * modeset), 0 when an event will come, -errno on failure. */
-static int flip(struct drm_backend *drm, uint32_t fb_id)
+static int flip(struct drm_output *out, uint32_t fb_id)
 {
+	struct drm_backend *drm = out->drm;
 	if (drm->atomic) {
-		int ret = atomic_commit(drm, fb_id);
-		if (ret == 0 || drm->modeset_done)
+		int ret = atomic_commit(out, fb_id);
+		if (ret == 0 || out->modeset_done)
 			return ret;
 		comp_log("drm: %s: atomic modeset failed (%s); trying legacy modesetting",
 		         drm->path, strerror(-ret));
 		drm->atomic = false;
 	}
-	if (!drm->modeset_done) {
-		if (drmModeSetCrtc(drm->fd, drm->crtc_id, fb_id, 0, 0, &drm->connector_id, 1,
-		                   &drm->mode) != 0)
+	if (!out->modeset_done) {
+		if (drmModeSetCrtc(drm->fd, out->crtc_id, fb_id, 0, 0, &out->connector_id, 1,
+		                   &out->mode) != 0)
 			return -errno;
 		return 1;
 	}
-	return drmModePageFlip(drm->fd, drm->crtc_id, fb_id, DRM_MODE_PAGE_FLIP_EVENT, drm) == 0
+	return drmModePageFlip(drm->fd, out->crtc_id, fb_id, DRM_MODE_PAGE_FLIP_EVENT, out) == 0
 		? 0 : -errno;
 }
 
 static void drm_submit(struct comp_output *output, const pixman_region32_t *damage)
 {
-	struct drm_backend *drm = backend_of(output);
-	if (!connector_current(drm)) {
+	struct drm_output *out = output_of(output);
+	struct drm_backend *drm = out->drm;
+	if (!connector_current(out)) {
 		/* Gone without a uevent: turned off now, the frame dropped. */
-		connectors_changed(drm);
+		output_changed(out);
 		if (!output->enabled)
 			return;
 	}
 	struct gbm_bo *bo = render_target_gbm_present(output->target, damage);
 	if (!bo) {
-		complete_without_event(drm);
+		complete_without_event(out);
 		return;
 	}
 	struct drm_fb *fb = fb_for_bo(drm, bo);
-	int ret = fb ? flip(drm, fb->id) : -EINVAL;
+	int ret = fb ? flip(out, fb->id) : -EINVAL;
 	if (ret < 0) {
 		/* Lost master (another session took the card), a disabled
 		 * connector...: the frame is dropped, the compositor goes on,
 		 * and each kind of failure is logged once. */
-		if (-ret != drm->last_commit_errno)
+		if (-ret != out->last_commit_errno)
 			comp_log("drm: %s: cannot show the frame: %s%s", drm->path, strerror(-ret),
 			         -ret == EACCES || -ret == EPERM ? " (no longer DRM master)" : "");
-		drm->last_commit_errno = -ret;
+		out->last_commit_errno = -ret;
 		render_target_gbm_release(output->target, bo);
-		complete_without_event(drm);
+		complete_without_event(out);
 		return;
 	}
-	if (drm->last_commit_errno)
+	if (out->last_commit_errno)
 		comp_log("drm: %s: frames are shown again", drm->path);
-	drm->last_commit_errno = 0;
-	if (!drm->modeset_done) {
-		drm->modeset_done = true;
+	out->last_commit_errno = 0;
+	if (!out->modeset_done) {
+		out->modeset_done = true;
 		comp_log("drm: %s (%s): %s %dx%d@%.3f Hz on connector %s, CRTC %u%s, %s "
 		         "modesetting, timestamps %s", drm->path, drm->driver,
-		         ret == 1 ? "set" : "setting", drm->mode.hdisplay, drm->mode.vdisplay,
-		         mode_refresh_mhz(&drm->mode) / 1000.0, drm->connector_name, drm->crtc_id,
+		         ret == 1 ? "set" : "setting", out->mode.hdisplay, out->mode.vdisplay,
+		         mode_refresh_mhz(&out->mode) / 1000.0, out->connector_name, out->crtc_id,
 		         drm->atomic ? ", primary plane" : "", drm->atomic ? "atomic" : "legacy",
 		         drm->monotonic ? "CLOCK_MONOTONIC" : "not monotonic (taken on receipt)");
 	}
 	if (ret == 1) {
-		set_current(drm, bo);
-		complete_without_event(drm);
+		set_current(out, bo);
+		complete_without_event(out);
 	} else {
-		drm->pending = bo;
+		out->pending = bo;
 	}
 }
 
@@ -917,8 +988,9 @@ static void drm_submit(struct comp_output *output, const pixman_region32_t *dama
  * what the display shows, not what the renderer thinks it drew. */
 static int drm_encode_png(struct comp_output *output, uint8_t **data, size_t *len)
 {
-	struct drm_backend *drm = backend_of(output);
-	struct gbm_bo *bo = drm->current;
+	struct drm_output *out = output_of(output);
+	struct drm_backend *drm = out->drm;
+	struct gbm_bo *bo = out->current;
 	if (!bo) {
 		/* Nothing on screen yet: the frame being made. */
 		return render_target_encode_png(output->target, data, len);
@@ -930,9 +1002,9 @@ static int drm_encode_png(struct comp_output *output, uint8_t **data, size_t *le
 	if (pixels) {
 		int ret = render_png_encode(pixels, (int)width, (int)height, (int)stride, data, len);
 		gbm_bo_unmap(bo, map_data);
-		if (drm->screenshot_path != 1)
+		if (out->screenshot_path != 1)
 			comp_log("drm: screenshots read the scanned-out buffer (gbm_bo_map)");
-		drm->screenshot_path = 1;
+		out->screenshot_path = 1;
 		return ret;
 	}
 	/* Buffers of software rendering (kms_swrast) are dumb buffers, which
@@ -945,9 +1017,9 @@ static int drm_encode_png(struct comp_output *output, uint8_t **data, size_t *le
 		if (p != MAP_FAILED) {
 			int ret = render_png_encode(p, (int)width, (int)height, (int)stride, data, len);
 			munmap(p, size);
-			if (drm->screenshot_path != 2)
+			if (out->screenshot_path != 2)
 				comp_log("drm: screenshots read the scanned-out buffer (dumb mapping)");
-			drm->screenshot_path = 2;
+			out->screenshot_path = 2;
 			return ret;
 		}
 	}
@@ -964,7 +1036,6 @@ static int drm_init(struct comp_server *server)
 	if (!drm)
 		return -1;
 	drm->fd = -1;
-	drm->has_vblank = -1;
 	drm->server = server;
 	server->backend_data = drm;
 	drm->session = drm_session_create(server->loop, session_activate, drm);
@@ -972,7 +1043,6 @@ static int drm_init(struct comp_server *server)
 		return -1;
 	if (open_device(drm, &server->options) != 0)
 		return -1;
-	drm->connected = true;
 	struct stat st;
 	if (fstat(drm->fd, &st) == 0) {
 		server->render_device = st.st_rdev;
@@ -989,6 +1059,11 @@ static int drm_init(struct comp_server *server)
 		comp_log("drm: no EGL on %s's GBM device", drm->path);
 		return -1;
 	}
+	drm->drm_source = wl_event_loop_add_fd(server->loop, drm->fd, WL_EVENT_READABLE,
+	                                       drm_dispatch, drm);
+	if (!drm->drm_source)
+		return -1;
+	drm->uevent = drm_uevent_create(server->loop, drm->rdev, connectors_changed, drm);
 #ifdef DUET_HAVE_LIBINPUT
 	drm->input = comp_input_create(server, drm->session);
 #else
@@ -1002,8 +1077,9 @@ static void drm_finish(struct comp_server *server)
 	struct drm_backend *drm = server->backend_data;
 	if (!drm)
 		return;
-	if (drm->mode_blob)
-		drmModeDestroyPropertyBlob(drm->fd, drm->mode_blob);
+	if (drm->drm_source)
+		wl_event_source_remove(drm->drm_source);
+	drm_uevent_destroy(drm->uevent);
 	if (drm->gbm)
 		gbm_device_destroy(drm->gbm);
 #ifdef DUET_HAVE_LIBINPUT
@@ -1019,53 +1095,56 @@ static void drm_finish(struct comp_server *server)
 
 static struct render_target *drm_create_target(struct comp_output *output)
 {
-	struct drm_backend *drm = backend_of(output);
+	struct drm_output *out = output_of(output);
+	struct drm_backend *drm = out->drm;
 	const struct comp_options *opt = &output->server->options;
-	drm->output = output;
-	output->width = drm->mode.hdisplay;
-	output->height = drm->mode.vdisplay;
-	output->refresh_mhz = mode_refresh_mhz(&drm->mode);
-	snprintf(output->name, sizeof(output->name), "%s", drm->connector_name);
-	if (opt->vfb_path)
+	out->output = output;
+	output->backend_data = out;
+	output->width = out->mode.hdisplay;
+	output->height = out->mode.vdisplay;
+	output->refresh_mhz = mode_refresh_mhz(&out->mode);
+	snprintf(output->name, sizeof(output->name), "%s", out->connector_name);
+	if (opt->vfb_path && output->index == 0)
 		comp_log("drm: --vfb is for the headless backend; ignored");
 	if (opt->refresh_mhz != output->refresh_mhz)
-		comp_log("drm: frames are paced by the mode's refresh, %.3f Hz (--refresh is for "
-		         "headless outputs)", output->refresh_mhz / 1000.0);
-	drm->drm_source = wl_event_loop_add_fd(output->server->loop, drm->fd, WL_EVENT_READABLE,
-	                                       drm_dispatch, drm);
-	if (!drm->drm_source)
-		return NULL;
-	drm->uevent = drm_uevent_create(output->server->loop, drm->rdev, connectors_changed, drm);
+		comp_log("drm: %s: frames are paced by the mode's refresh, %.3f Hz (--refresh is "
+		         "for headless outputs)", output->name, output->refresh_mhz / 1000.0);
 	return render_target_create_gbm(output->server->egl, drm->gbm, output->width,
 	                                 output->height, drm->format, NULL, 0);
 }
 
 static void drm_destroy(struct comp_output *output)
 {
-	struct drm_backend *drm = backend_of(output);
-	if (!drm)
+	struct drm_output *out = output->backend_data;
+	if (!out)
 		return;
-	if (drm->idle_done)
-		wl_event_source_remove(drm->idle_done);
-	drm->idle_done = NULL;
-	if (drm->drm_source)
-		wl_event_source_remove(drm->drm_source);
-	drm->drm_source = NULL;
-	drm_uevent_destroy(drm->uevent);
-	drm->uevent = NULL;
-	poll_for_replug(drm, false);
+	if (out->idle_done)
+		wl_event_source_remove(out->idle_done);
+	out->idle_done = NULL;
+	poll_for_replug(out, false);
+	if (out->mode_blob)
+		drmModeDestroyPropertyBlob(out->drm->fd, out->mode_blob);
+	out->mode_blob = 0;
 	if (output->target) {
-		render_target_gbm_release(output->target, drm->pending);
-		render_target_gbm_release(output->target, drm->current);
+		render_target_gbm_release(output->target, out->pending);
+		render_target_gbm_release(output->target, out->current);
 		render_target_gbm_destroy(output->target);
 	}
-	drm->pending = drm->current = NULL;
+	out->pending = out->current = NULL;
 	output->target = NULL;
-	drm->output = NULL;
+	out->output = NULL;
+	output->backend_data = NULL;
+}
+
+static int drm_output_count(struct comp_server *server)
+{
+	struct drm_backend *drm = server->backend_data;
+	return drm->n_outputs;
 }
 
 const struct comp_backend comp_backend_drm = {
 	.name = "drm",
+	.output_count = drm_output_count,
 	.init = drm_init,
 	.finish = drm_finish,
 	.create_target = drm_create_target,

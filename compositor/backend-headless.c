@@ -158,6 +158,11 @@ static void vfb_write_frame(struct comp_output *output, const pixman_region32_t 
 	pixman_region32_fini(&clipped);
 }
 
+static int headless_output_count(struct comp_server *server)
+{
+	return server->options.n_outputs > 0 ? server->options.n_outputs : 1;
+}
+
 static struct render_target *headless_create_target(struct comp_output *output)
 {
 	struct headless *h = calloc(1, sizeof(*h));
@@ -165,7 +170,14 @@ static struct render_target *headless_create_target(struct comp_output *output)
 		return NULL;
 	output->backend_data = h;
 	const struct comp_options *opt = &output->server->options;
-	if (opt->vfb_path &&
+	if (output->index < opt->n_outputs) {
+		const struct comp_output_config *c = &opt->outputs[output->index];
+		output->width = c->width;
+		output->height = c->height;
+		output->refresh_mhz = c->refresh_mhz;
+	}
+	/* The virtual framebuffer shows the first output. */
+	if (opt->vfb_path && output->index == 0 &&
 	    vfb_open(h, opt->vfb_path, opt->vfb_layout, output->width, output->height) != 0)
 		return NULL;
 	return render_target_create_offscreen(output->server->egl, output->width, output->height);
@@ -212,6 +224,7 @@ static void headless_destroy(struct comp_output *output)
 
 const struct comp_backend comp_backend_headless = {
 	.name = "headless",
+	.output_count = headless_output_count,
 	.create_target = headless_create_target,
 	.submit = headless_submit,
 	.frame_done = headless_frame_done,

@@ -29,9 +29,21 @@ void comp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* -------------------------------------------------------------- server */
 
+/* Outputs a layout holds at most (a surface records the outputs it is on
+ * as bits of a uint32_t). */
+#define COMP_MAX_OUTPUTS 8
+
+struct comp_output_config {
+	int width, height, refresh_mhz;
+};
+
 struct comp_options {
 	int width, height;     /* output size, default 1920x1080 */
 	int refresh_mhz;       /* default 60000; 0 = repaint as soon as damaged */
+	/* Headless --output WxH[@Hz], repeatable: the outputs, left to right;
+	 * none: one output of width x height at refresh_mhz. */
+	struct comp_output_config outputs[COMP_MAX_OUTPUTS];
+	int n_outputs;
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" or "drm" */
@@ -60,7 +72,10 @@ struct comp_server {
 
 	struct render_egl *egl;
 	struct renderer *renderer;
-	struct comp_output *output;
+	/* One scene in layout coordinates; each output shows its part of it
+	 * through its own view (output-layout.c). */
+	struct render_scene *scene;
+	struct wl_list outputs;    /* comp_output.link, left to right */
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
@@ -78,6 +93,7 @@ struct comp_server {
 	struct wl_list popup_grabs;
 
 	uint64_t texture_bytes;    /* all surfaces' textures, budget.c */
+	uint64_t traced_uploaded;  /* renderer's uploaded_bytes at the last traced frame */
 
 	struct wl_signal window_mapped;   /* data: struct comp_window * */
 	struct wl_signal window_unmapped; /* data: struct comp_window * */
@@ -126,8 +142,12 @@ struct comp_backend {
 	 * platform. finish undoes it after the EGL display is gone. */
 	int (*init)(struct comp_server *server);
 	void (*finish)(struct comp_server *server);
-	/* Create the render target for the output; called once. It may set
-	 * the output's width, height, refresh_mhz and name (a KMS mode). */
+	/* How many outputs there are (headless: --output's; KMS: the
+	 * connected connectors that got a CRTC); at least one. */
+	int (*output_count)(struct comp_server *server);
+	/* Create the render target for output->index; called once per
+	 * output. It sets the output's width, height, refresh_mhz and name
+	 * (a KMS mode, a headless --output). */
 	struct render_target *(*create_target)(struct comp_output *output);
 	/* Start the just-painted frame on its way without waiting for it. */
 	void (*submit)(struct comp_output *output, const pixman_region32_t *damage);
@@ -145,6 +165,10 @@ struct comp_backend {
 
 struct comp_output {
 	struct comp_server *server;
+	struct wl_list link;              /* comp_server.outputs */
+	int index;                        /* place in the layout: its bit in a surface's outputs */
+	int x, y;                         /* position in the layout */
+	struct render_scene_view *view;   /* its part of the server's scene */
 	struct wl_global *global;         /* NULL while unplugged */
 	struct wl_global *removed_global; /* removed, destroyed once clients had time to see it */
 	/* false while the display is gone (unplugged) or not ours (session
@@ -157,7 +181,6 @@ struct comp_output {
 	const struct comp_backend *backend;
 	void *backend_data;
 	struct render_target *target;
-	struct render_scene *scene;
 	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
 
 	struct wl_event_source *repaint_timer;
@@ -177,14 +200,15 @@ struct comp_output {
 	/* A painted frame waiting for its tick (output.c): what it shows
 	 * clients once there, and the frame callbacks and feedback it owes. */
 	bool presenting;
-	uint64_t traced_uploaded;         /* renderer's uploaded_bytes at the last traced frame */
 	struct comp_frame_info presenting_info;
 	struct wl_list presenting_feedbacks; /* wl_resource links */
 	struct wl_list presenting_callbacks; /* wl_resource links */
 };
 
+/* The output at this index of the layout (the backend's numbering), placed
+ * right of the outputs already in server->outputs. */
 struct comp_output *comp_output_create(struct comp_server *server,
-                                       const struct comp_backend *backend);
+                                       const struct comp_backend *backend, int index);
 void comp_output_destroy(struct comp_output *output);
 /* Ask for a repaint on the next tick of the frame clock (or at once when
  * unthrottled). Cheap and idempotent: call it whenever something changed or
@@ -211,6 +235,32 @@ void comp_output_enable(struct comp_output *output, int refresh_mhz);
 /* PNG of the last presented frame, in memory (malloc'd) or into a file. */
 int comp_output_encode_png(struct comp_output *output, uint8_t **data, size_t *len);
 int comp_output_write_png(struct comp_output *output, const char *path);
+
+/* output-layout.c: the outputs side by side, left to right, in one
+ * coordinate space (the layout's, which surfaces, windows and the pointer
+ * use), and which outputs each surface is on. */
+struct comp_output *comp_layout_first_output(struct comp_server *server);
+/* By name (wl_output.name) or by index in the layout as a decimal
+ * number; NULL if there is none. */
+struct comp_output *comp_layout_find_output(struct comp_server *server, const char *name);
+/* The output that shows point x,y, or NULL. */
+struct comp_output *comp_layout_output_at(struct comp_server *server, double x, double y);
+/* The output a box (layout coordinates) is most on; the first output when
+ * it is on none. */
+struct comp_output *comp_layout_output_for_box(struct comp_server *server, int x, int y,
+                                               int width, int height);
+/* The box that holds every output. */
+void comp_layout_bounds(struct comp_server *server, int *x, int *y, int *width, int *height);
+/* Clamps a point (the pointer) to the outputs: into the nearest one. */
+void comp_layout_clamp(struct comp_server *server, double *x, double *y);
+/* comp_output_schedule_repaint for every output that has damage. */
+void comp_layout_repaint_damaged(struct comp_server *server);
+/* The surface moved, resized, was mapped or unmapped, or an output came
+ * or went: sends wl_surface.enter/leave for the outputs it now overlaps
+ * and picks its frame output (comp_surface.frame_output). */
+void comp_layout_update_surface(struct comp_surface *surface);
+/* The same for every surface (an output was enabled or disabled). */
+void comp_layout_update_surfaces(struct comp_server *server);
 
 extern const struct comp_backend comp_backend_headless;
 #ifdef DUET_HAVE_DRM
@@ -275,8 +325,14 @@ struct comp_surface {
 	struct wl_listener latch_buffer_destroy;
 	pixman_region32_t latch_damage;
 	int width, height;              /* surface size after scale and viewport */
-	struct render_node *node;       /* on the output's scene while mapped */
+	struct render_node *node;       /* on the server's scene while mapped */
 	bool mapped;
+	/* The outputs it overlaps (bits of comp_output.index), told to the
+	 * client with wl_surface.enter/leave; and the one output whose frames
+	 * answer its frame callbacks and presentation feedback, the one it is
+	 * most on (output-layout.c). NULL while unmapped. */
+	uint32_t outputs;
+	struct comp_output *frame_output;
 
 	const struct comp_surface_role *role;
 	void *role_data;
@@ -291,7 +347,7 @@ struct comp_surface {
 	struct wl_signal destroy_signal; /* data: struct comp_surface * */
 	struct wl_signal commit_signal;  /* data: struct comp_surface * */
 
-	int x, y;                       /* output position of the surface origin */
+	int x, y;                       /* layout position of the surface origin */
 	/* subsurfaces also holds subsurface_self_link, this surface's own place
 	 * among its children (they may be stacked below it); subsurfaces_pending
 	 * is the order asked by place_above/below, applied on this surface's
@@ -308,11 +364,11 @@ struct comp_surface *comp_surface_from_resource(struct wl_resource *resource);
 bool comp_surface_set_role(struct comp_surface *surface,
                            const struct comp_surface_role *role, void *role_data,
                            struct wl_resource *error_resource, uint32_t error_code);
-/* Show or hide the surface (and its subsurfaces) at output position x,y. */
+/* Show or hide the surface (and its subsurfaces) at layout position x,y. */
 void comp_surface_map(struct comp_surface *surface, int x, int y);
 void comp_surface_unmap(struct comp_surface *surface);
 void comp_surface_set_position(struct comp_surface *surface, int x, int y);
-/* The topmost mapped surface whose input region contains output point x,y;
+/* The topmost mapped surface whose input region contains layout point x,y;
  * sx, sy get surface-local coordinates. */
 struct comp_surface *comp_surface_at(struct comp_server *server, double x, double y,
                                      double *sx, double *sy);
@@ -356,7 +412,7 @@ bool comp_subsurface_commit(struct comp_surface *surface);
 /* The parent's state was applied: apply children's positions, stacking and
  * cached commits. */
 void comp_subsurface_parent_committed(struct comp_surface *parent);
-/* The parent moved on the output: its children follow. */
+/* The parent moved in the layout: its children follow. */
 void comp_subsurface_parent_moved(struct comp_surface *parent);
 /* Map (at the parent's position + offset) or unmap the children that have content. */
 void comp_subsurface_parent_mapped(struct comp_surface *parent, bool mapped);
@@ -374,7 +430,7 @@ struct comp_window {
 	struct wl_resource *xdg_toplevel;
 	char *title, *app_id;
 
-	int x, y;                       /* window geometry origin on the output */
+	int x, y;                       /* window geometry origin in the layout */
 	struct { int x, y, width, height; } geometry; /* xdg_surface.set_window_geometry */
 	int min_width, min_height, max_width, max_height; /* 0 = unbounded */
 	bool mapped, maximized, fullscreen, minimized, activated;
@@ -407,7 +463,7 @@ void comp_window_send_close(struct comp_window *window);
 /* Sends a configure with the last configured size and the current states
  * (after focus, maximize or fullscreen changes). */
 void comp_window_send_state(struct comp_window *window);
-/* Moves the window's geometry origin to output position x,y (its popups follow). */
+/* Moves the window's geometry origin to layout position x,y (its popups follow). */
 void comp_window_set_position(struct comp_window *window, int x, int y);
 /* The same, but only once the client has acked the configure just sent
  * and committed (maximize, fullscreen and their undoing: the window moves
@@ -429,6 +485,8 @@ void comp_stack_update(struct comp_server *server);
 /* All window-management decisions, in policy.c, so they can be read side by
  * side with xwm/policy.c and kept equal. */
 void comp_policy_window_mapped(struct comp_window *window);   /* place, raise, focus */
+/* The output the window is on (rule 0), or, not mapped yet, goes on. */
+struct comp_output *comp_policy_window_output(struct comp_window *window);
 /* The first configure of a new toplevel (size and states). */
 void comp_policy_window_initial_configure(struct comp_window *window);
 void comp_policy_window_unmapped(struct comp_window *window); /* refocus */
@@ -454,7 +512,7 @@ void comp_seat_pointer_motion(struct comp_server *server, double x, double y, ui
 void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool pressed,
                               uint32_t time_ms);
 void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint32_t time_ms);
-/* Where the pointer is, in output coordinates (relative motion adds to it). */
+/* Where the pointer is, in layout coordinates (relative motion adds to it). */
 void comp_seat_pointer_position(struct comp_server *server, double *x, double *y);
 /* One scroll event: for each axis (wl_pointer.axis: 0 vertical, 1
  * horizontal) that has[] marks, value in surface pixels (positive: down,

@@ -102,29 +102,17 @@ static void describe(struct libinput_device *device, char *out, size_t len)
 		snprintf(out, len, "no capability");
 }
 
-/* The output's size, for clamping and scaling; false while there is none. */
-static bool output_size(struct comp_input *input, double *w, double *h)
+/* The box of every output: an absolute device (a tablet) spans it all. */
+static bool layout_box(struct comp_input *input, int *x, int *y, int *w, int *h)
 {
-	struct comp_output *output = input->server->output;
-	if (!output || output->width <= 0 || output->height <= 0)
-		return false;
-	*w = output->width;
-	*h = output->height;
-	return true;
+	comp_layout_bounds(input->server, x, y, w, h);
+	return *w > 0 && *h > 0;
 }
 
-static double clamp(double v, double lo, double hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
+/* The seat clamps the pointer to the outputs. */
 static void pointer_to(struct comp_input *input, double x, double y, uint32_t time_ms)
 {
-	double w, h;
-	if (!output_size(input, &w, &h))
-		return;
-	/* The last pixel's right edge is outside the output. */
-	comp_seat_pointer_motion(input->server, clamp(x, 0, w - 1), clamp(y, 0, h - 1), time_ms);
+	comp_seat_pointer_motion(input->server, x, y, time_ms);
 }
 
 static void handle_scroll(struct comp_input *input, struct libinput_event_pointer *ev,
@@ -151,7 +139,8 @@ static void handle_event(struct comp_input *input, struct libinput_event *event)
 	struct libinput_device *device = libinput_event_get_device(event);
 	struct libinput_event_pointer *p;
 	struct libinput_event_keyboard *k;
-	double x, y, w, h;
+	double x, y;
+	int bx, by, bw, bh;
 	char caps[128];
 
 	switch (libinput_event_get_type(event)) {
@@ -182,10 +171,10 @@ static void handle_event(struct comp_input *input, struct libinput_event *event)
 		break;
 	case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
 		p = libinput_event_get_pointer_event(event);
-		if (!output_size(input, &w, &h))
+		if (!layout_box(input, &bx, &by, &bw, &bh))
 			break;
-		pointer_to(input, libinput_event_pointer_get_absolute_x_transformed(p, (uint32_t)w),
-		           libinput_event_pointer_get_absolute_y_transformed(p, (uint32_t)h),
+		pointer_to(input, bx + libinput_event_pointer_get_absolute_x_transformed(p, (uint32_t)bw),
+		           by + libinput_event_pointer_get_absolute_y_transformed(p, (uint32_t)bh),
 		           libinput_event_pointer_get_time(p));
 		break;
 	case LIBINPUT_EVENT_POINTER_BUTTON: {

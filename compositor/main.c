@@ -28,16 +28,21 @@ static const char usage[] =
 	"  --refresh HZ         refresh rate of the output's frame clock (default 60);\n"
 	"                       0 repaints as soon as there is damage (benchmarks);\n"
 	"                       with 'drm' the mode's refresh is the clock\n"
-	"  --mode WxH[@HZ]      drm: the mode to set (default: the connector's\n"
+	"  --mode WxH[@HZ]      drm: the mode to set on each connector (default: its\n"
 	"                       preferred one); headless: the same as --size WxH\n"
 	"                       --refresh HZ\n"
+	"  --output WxH[@HZ]    headless: one more output (up to 8), placed right of\n"
+	"                       the ones before (HEADLESS-1, HEADLESS-2, ...; refresh\n"
+	"                       --refresh's unless given); without it one output of\n"
+	"                       --size. drm: every connected connector that gets a\n"
+	"                       CRTC is an output, left to right\n"
 	"  --drm-device PATH    drm: the card to use (default: the first usable\n"
 	"                       /dev/dri/by-path/*-card, then /dev/dri/card*)\n"
 	"  --socket NAME        listen on $XDG_RUNTIME_DIR/NAME (default: first free\n"
 	"                       wayland-N)\n"
-	"  --screenshot FILE    write the last presented frame to FILE (PNG) on exit;\n"
-	"                       SIGUSR1 writes it at once (to ./" DEFAULT_SCREENSHOT "\n"
-	"                       when this option is not given)\n"
+	"  --screenshot FILE    write the first output's last presented frame to FILE\n"
+	"                       (PNG) on exit; SIGUSR1 writes it at once (to\n"
+	"                       ./" DEFAULT_SCREENSHOT " when this option is not given)\n"
 	"  --vfb FILE           also copy every frame's damage into FILE, a virtual\n"
 	"                       framebuffer other processes can map and read (off by\n"
 	"                       default; costs a read-back per frame): a 4 KiB header\n"
@@ -46,7 +51,8 @@ static const char usage[] =
 	"                       CLOCK_MONOTONIC ns, and the compositor's own damage\n"
 	"                       of the last 8 frames), then the pixels from the next\n"
 	"                       page on (compositor/vfb-layout.h); with it frames are\n"
-	"                       presented once their pixels are in FILE\n"
+	"                       presented once their pixels are in FILE (the first\n"
+	"                       output's, with several)\n"
 	"  --vfb-layout linear|tiled\n"
 	"                       the pixels of --vfb: rows, top first (default), or\n"
 	"                       32x32-pixel tiles of one 4 KiB page each, row-major\n"
@@ -158,6 +164,7 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "vfb", required_argument, NULL, 'F' },
 		{ "vfb-layout", required_argument, NULL, 'L' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'O' },
 		{ "drm-device", required_argument, NULL, 'D' },
 		{ "test-protocol", no_argument, NULL, 'T' },
 		{ "texture-budget", required_argument, NULL, 'B' },
@@ -192,6 +199,17 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			if (!parse_mode(optarg, &opt->mode_width, &opt->mode_height, &opt->mode_mhz))
 				return bad_usage("bad --mode '%s': expected WxH or WxH@HZ", optarg);
 			break;
+		case 'O': {
+			if (opt->n_outputs == COMP_MAX_OUTPUTS)
+				return bad_usage("too many --output (at most 8): '%s'", optarg);
+			struct comp_output_config *o = &opt->outputs[opt->n_outputs];
+			if (!parse_mode(optarg, &o->width, &o->height, &o->refresh_mhz))
+				return bad_usage("bad --output '%s': expected WxH or WxH@HZ", optarg);
+			if (!strchr(optarg, '@'))
+				o->refresh_mhz = -1; /* --refresh's, known once all options are read */
+			opt->n_outputs++;
+			break;
+		}
 		case 'D':
 			if (!*optarg)
 				return bad_usage("bad --drm-device '%s': empty path", optarg);
@@ -248,6 +266,13 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			return bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	for (int i = 0; i < opt->n_outputs; i++) {
+		if (opt->outputs[i].refresh_mhz < 0)
+			opt->outputs[i].refresh_mhz = opt->refresh_mhz;
+	}
+	if (opt->n_outputs && strcmp(opt->backend, "headless") != 0)
+		return bad_usage("--output is for the headless backend (%s)",
+		                 "drm has an output per connector");
 	/* On headless outputs a mode is just a size and a rate. */
 	if (opt->mode_width && strcmp(opt->backend, "headless") == 0) {
 		opt->width = opt->mode_width;
@@ -277,7 +302,7 @@ static int handle_terminate(int sig, void *data)
 static int handle_usr1(int sig, void *data)
 {
 	struct main_state *m = data;
-	if (comp_output_write_png(m->server.output, m->usr1_path) == 0)
+	if (comp_output_write_png(comp_layout_first_output(&m->server), m->usr1_path) == 0)
 		comp_log("screenshot written to %s", m->usr1_path);
 	else
 		comp_log("cannot write screenshot to %s", m->usr1_path);
@@ -400,10 +425,21 @@ int main(int argc, char **argv)
 		printf("DUET_TEST_DISPLAY=%s\n", m.server.test_socket_name);
 	printf("WAYLAND_DISPLAY=%s\n", m.server.socket_name);
 	fflush(stdout);
-	comp_log("listening on %s, %s output %s %dx%d, refresh %s%.3f Hz", m.server.socket_name,
-	         m.server.backend->name, m.server.output->name, m.server.output->width,
-	         m.server.output->height, m.server.output->refresh_mhz ? "" : "unthrottled ",
-	         m.server.output->refresh_mhz / 1000.0);
+	struct comp_output *output;
+	wl_list_for_each(output, &m.server.outputs, link) {
+		if (output->index == 0)
+			comp_log("listening on %s, %s output %s %dx%d, refresh %s%.3f Hz",
+			         m.server.socket_name, m.server.backend->name, output->name,
+			         output->width, output->height,
+			         output->refresh_mhz ? "" : "unthrottled ",
+			         output->refresh_mhz / 1000.0);
+		else
+			comp_log("%s output %s %dx%d at %d,%d, refresh %s%.3f Hz",
+			         m.server.backend->name, output->name, output->width,
+			         output->height, output->x, output->y,
+			         output->refresh_mhz ? "" : "unthrottled ",
+			         output->refresh_mhz / 1000.0);
+	}
 
 	if (cmd) {
 		m.child = spawn(cmd, m.server.socket_name, m.server.test_socket_name);
@@ -417,7 +453,8 @@ int main(int argc, char **argv)
 	wl_display_run(m.server.display);
 
 	if (opt.screenshot_path) {
-		if (comp_output_write_png(m.server.output, opt.screenshot_path) == 0)
+		if (comp_output_write_png(comp_layout_first_output(&m.server),
+		                          opt.screenshot_path) == 0)
 			comp_log("screenshot written to %s", opt.screenshot_path);
 		else
 			comp_log("cannot write screenshot to %s", opt.screenshot_path);

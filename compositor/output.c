@@ -1,5 +1,8 @@
-/* The output: one scene, one render target, one frame scheduler, the
- * wl_output global, and the repaint cycle.
+/* An output: its view of the server's scene (its part of the layout,
+ * output-layout.c), one render target, one frame scheduler, the wl_output
+ * global, and the repaint cycle. Each output repaints on its own clock. A
+ * frame answers the frame callbacks and presentation feedback of the
+ * surfaces whose frame output it is.
  *
  * render/'s frame scheduler decides when to repaint (frame-sched.c): only
  * when asked (comp_output_schedule_repaint: new damage, or frame callbacks
@@ -31,7 +34,6 @@
 #include "comp.h"
 
 #define OUTPUT_VERSION 4
-#define BACKGROUND_ARGB 0xff202020u
 /* How often an unfinished frame's fence is asked again. */
 #define FRAME_POLL_NS 1000000ull
 
@@ -49,6 +51,8 @@ static void trace_composited(struct comp_output *output, uint64_t seq, uint64_t 
 			window->composited = false;
 			continue;
 		}
+		if (!(surface->outputs & (1u << output->index)))
+			continue; /* another output shows it */
 		bool first = !window->composited;
 		if (!first && window->composited_width == surface->buffer_width &&
 		    window->composited_height == surface->buffer_height)
@@ -111,18 +115,23 @@ static void arm_repaint(struct comp_output *output)
 	}
 }
 
+static void deliver_callbacks(struct wl_list *callbacks, uint64_t t_ns)
+{
+	uint32_t time_ms = (uint32_t)(t_ns / 1000000);
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, callbacks) {
+		wl_callback_send_done(cb, time_ms);
+		wl_resource_destroy(cb);
+	}
+}
+
 /* The frame is on screen: its frame callbacks and presentation feedback. */
 static void output_deliver(struct comp_output *output)
 {
 	struct comp_frame_info info = output->presenting_info;
 	output->presenting = false;
 	comp_presentation_send_presented(output, &output->presenting_feedbacks, &info);
-	uint32_t time_ms = (uint32_t)(info.t_ns / 1000000);
-	struct wl_resource *cb, *tmp;
-	wl_resource_for_each_safe(cb, tmp, &output->presenting_callbacks) {
-		wl_callback_send_done(cb, time_ms);
-		wl_resource_destroy(cb);
-	}
+	deliver_callbacks(&output->presenting_callbacks, info.t_ns);
 	wl_signal_emit_mutable(&output->frame_presented, &info);
 	/* A repaint asked for meanwhile waited for this flip. */
 	if (output->sched.scheduled)
@@ -155,10 +164,11 @@ static void output_frame_shown(struct comp_output *output, uint64_t t_ns, uint64
 		 * with latching, what this frame shows, copied once. */
 		uint64_t uploaded = renderer_stats(server->renderer)->uploaded_bytes;
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
-		             ",\"uploaded\":%" PRIu64 ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
+		             ",\"uploaded\":%" PRIu64 ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64
+		             ",\"output\":\"%s\"",
 		             frame->seq, painted ? "true" : "false", area,
-		             uploaded - output->traced_uploaded, t_ns, done_ns);
-		output->traced_uploaded = uploaded;
+		             uploaded - server->traced_uploaded, t_ns, done_ns, output->name);
+		server->traced_uploaded = uploaded;
 		if (painted)
 			trace_composited(output, frame->seq, done_ns);
 	}
@@ -229,23 +239,25 @@ static void output_repaint(struct comp_output *output)
 	 * the frame's own callbacks when there are some: the client waits
 	 * for those anyway, and is woken once instead of twice. */
 	struct comp_surface *surface;
+	uint32_t bit = 1u << output->index;
 	wl_list_for_each(surface, &server->surfaces, link) {
-		if (surface->mapped && surface->latch_buffer)
+		if (surface->mapped && surface->latch_buffer &&
+		    ((surface->outputs & bit) || surface->frame_output == output))
 			comp_surface_latch(surface, !wl_list_empty(&surface->current.frame_callbacks) ||
 			                            !wl_list_empty(&surface->current.feedbacks));
 	}
-	/* The scene's own damage decides (render_scene_paint does no GL
+	/* The view's own damage decides (render_scene_view_paint does no GL
 	 * work without it), so nothing changed by a path that forgot to say
 	 * so is lost; frame.paint is false exactly when nothing was. */
 	output->flight = frame;
-	output->flight_painted = render_scene_paint(output->scene, output->target,
-	                                            &output->flight_damage);
+	output->flight_painted = render_scene_view_paint(output->view, output->target,
+	                                                 &output->flight_damage);
 
-	/* Everything mapped is on screen in this frame (or unchanged on it):
-	 * what its clients asked to hear about belongs to this frame, not to
-	 * commits that come before the flip. */
+	/* Everything mapped whose frame output this is is on screen in this
+	 * frame (or unchanged on it): what its clients asked to hear about
+	 * belongs to this frame, not to commits that come before the flip. */
 	wl_list_for_each(surface, &server->surfaces, link) {
-		if (!surface->mapped)
+		if (!surface->mapped || surface->frame_output != output)
 			continue;
 		wl_list_insert_list(output->presenting_feedbacks.prev, &surface->current.feedbacks);
 		wl_list_init(&surface->current.feedbacks);
@@ -307,7 +319,7 @@ void comp_output_schedule_repaint(struct comp_output *output)
 		return;
 	/* While a frame waits for its flip the timer is the flip's; the
 	 * flip arms the repaint. */
-	bool damage = render_scene_has_damage(output->scene);
+	bool damage = render_scene_view_has_damage(output->view);
 	if (render_frame_sched_request(&output->sched, render_now_ns(), damage)) {
 		if (!output->presenting)
 			arm_repaint(output);
@@ -343,13 +355,10 @@ void comp_output_disable(struct comp_output *output, bool unplugged)
 		comp_presentation_discard(&output->presenting_feedbacks);
 		struct comp_surface *surface;
 		wl_list_for_each(surface, &server->surfaces, link)
-			comp_presentation_discard(&surface->current.feedbacks);
+			if (surface->frame_output == output || !surface->frame_output)
+				comp_presentation_discard(&surface->current.feedbacks);
 	}
 	if (unplugged && output->global) {
-		struct comp_surface *surface;
-		wl_list_for_each(surface, &server->surfaces, link)
-			if (surface->mapped)
-				comp_output_surface_enter(output, surface, false);
 		/* Removed now, destroyed later: a client binding it meanwhile
 		 * must not hit a name that vanished (weston and wlroots do
 		 * the same). */
@@ -358,6 +367,17 @@ void comp_output_disable(struct comp_output *output, bool unplugged)
 		wl_global_remove(output->global);
 		output->removed_global = output->global;
 		output->global = NULL;
+		/* Its surfaces leave it; those now on another output get
+		 * their frames there, and the callbacks its lost frame owed
+		 * are answered now rather than when it comes back. */
+		comp_layout_update_surfaces(server);
+		struct comp_output *other;
+		wl_list_for_each(other, &server->outputs, link) {
+			if (other->enabled) {
+				deliver_callbacks(&output->presenting_callbacks, render_now_ns());
+				break;
+			}
+		}
 	}
 }
 
@@ -370,6 +390,7 @@ void comp_output_enable(struct comp_output *output, int refresh_mhz)
 		                                  OUTPUT_VERSION, output, output_bind);
 		if (!output->global)
 			comp_log("output %s: cannot create its wl_output global again", output->name);
+		comp_layout_update_surfaces(output->server);
 	}
 	if (output->enabled)
 		return;
@@ -386,7 +407,7 @@ void comp_output_enable(struct comp_output *output, int refresh_mhz)
 	render_frame_sched_init(&output->sched, refresh_mhz, now);
 	output->sched.anchor_seq = output->sched.next_seq = output->sched.paint_seq = seq;
 	output->sched.frames = old.frames;
-	render_scene_damage_all(output->scene);
+	render_scene_view_damage_all(output->view);
 	comp_output_schedule_repaint(output);
 }
 
@@ -411,7 +432,7 @@ static void output_send_info(struct comp_output *output, struct wl_resource *res
 	int version = wl_resource_get_version(resource);
 	/* Physical size as a 96 dpi screen of this many pixels. */
 	int mm_w = (int)(output->width * 254 / 960), mm_h = (int)(output->height * 254 / 960);
-	wl_output_send_geometry(resource, 0, 0, mm_w, mm_h, WL_OUTPUT_SUBPIXEL_UNKNOWN, "duet",
+	wl_output_send_geometry(resource, output->x, output->y, mm_w, mm_h, WL_OUTPUT_SUBPIXEL_UNKNOWN, "duet",
 	                        output->backend->name, WL_OUTPUT_TRANSFORM_NORMAL);
 	wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
 	                    output->width, output->height, output->refresh_mhz);
@@ -441,10 +462,11 @@ static void output_bind(struct wl_client *client, void *data, uint32_t version, 
 	wl_list_insert(&output->resources, wl_resource_get_link(resource));
 	output_send_info(output, resource);
 
-	/* Surfaces of this client already on screen are on this output. */
+	/* Surfaces of this client already on this output. */
 	struct comp_surface *surface;
 	wl_list_for_each(surface, &output->server->surfaces, link) {
-		if (surface->mapped && wl_resource_get_client(surface->resource) == client)
+		if ((surface->outputs & (1u << output->index)) &&
+		    wl_resource_get_client(surface->resource) == client)
 			wl_surface_send_enter(surface->resource, resource);
 	}
 }
@@ -467,17 +489,19 @@ void comp_output_surface_enter(struct comp_output *output, struct comp_surface *
 /* -------------------------------------------------------------- lifetime */
 
 struct comp_output *comp_output_create(struct comp_server *server,
-                                       const struct comp_backend *backend)
+                                       const struct comp_backend *backend, int index)
 {
 	struct comp_output *output = calloc(1, sizeof(*output));
 	if (!output)
 		return NULL;
 	output->server = server;
 	output->backend = backend;
+	output->index = index;
+	wl_list_init(&output->link);
 	output->width = server->options.width;
 	output->height = server->options.height;
 	output->refresh_mhz = server->options.refresh_mhz;
-	snprintf(output->name, sizeof(output->name), "HEADLESS-1");
+	snprintf(output->name, sizeof(output->name), "HEADLESS-%d", index + 1);
 	output->timer_fd = -1;
 	output->enabled = true;
 	pixman_region32_init(&output->flight_damage);
@@ -494,9 +518,13 @@ struct comp_output *comp_output_create(struct comp_server *server,
 		goto fail;
 	}
 	render_frame_sched_init(&output->sched, output->refresh_mhz, render_now_ns());
-	output->scene = render_scene_create(server->renderer, output->width, output->height,
-	                                    BACKGROUND_ARGB);
-	if (!output->scene)
+	/* Left to right: right of the last output. */
+	struct comp_output *last;
+	wl_list_for_each(last, &server->outputs, link)
+		output->x = last->x + last->width;
+	output->view = render_scene_view_create(server->scene, output->x, output->y,
+	                                        output->width, output->height);
+	if (!output->view)
 		goto fail;
 
 	/* Also unthrottled: it polls a frame the GPU has not finished. */
@@ -515,9 +543,9 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	if (!output->global)
 		goto fail;
 
+	wl_list_insert(server->outputs.prev, &output->link);
 	/* The first frame shows the background, so a screenshot taken before
-	 * any client draws is well defined. */
-	render_scene_damage_all(output->scene);
+	 * any client draws is well defined (the view starts damaged). */
 	comp_output_schedule_repaint(output);
 	return output;
 
@@ -556,8 +584,8 @@ void comp_output_destroy(struct comp_output *output)
 		wl_event_source_remove(output->repaint_timer);
 	if (output->timer_fd >= 0)
 		close(output->timer_fd);
-	if (output->scene)
-		render_scene_destroy(output->scene);
+	render_scene_view_destroy(output->view);
+	wl_list_remove(&output->link);
 	output->backend->destroy(output);
 	free(output);
 }

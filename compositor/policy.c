@@ -1,8 +1,12 @@
 /* Window-management policy of duet-compositor. xwm/policy.c implements the
- * same rules for X11; keep the two readable side by side and equal.
+ * same rules for X11; keep the two readable side by side and equal (with
+ * one output, rule 0 is moot and "its output" is duet-xwm's screen).
  *
  * The rules:
- *  1. Placement: a new window is centered on the output; if it is larger
+ *  0. Outputs: a window is on the output it is most on; a new window
+ *     goes on the output the pointer is on (the first output when the
+ *     pointer is on none).
+ *  1. Placement: a new window is centered on its output; if it is larger
  *     than the output its top-left corner is clamped to stay on screen.
  *  2. A newly mapped window is raised to the top and gets the focus.
  *  3. Focus: exactly one window, the focused one, has the "activated" state
@@ -10,8 +14,8 @@
  *     to the topmost remaining visible window (or nobody).
  *  4. Activate (a button press on a window, or a request): raise + focus;
  *     a minimized window is shown again first.
- *  5. Maximize / fullscreen: the window is configured to the output size at
- *     0,0 and its previous position and size are saved; un-maximize and
+ *  5. Maximize / fullscreen: the window is configured to its output's size
+ *     at that output's top-left corner and its previous position and size are saved; un-maximize and
  *     un-fullscreen restore them. Fullscreen takes precedence over maximize.
  *  6. Minimize hides the window (it stays mapped for the client) and focus
  *     moves on as in 3.
@@ -26,6 +30,23 @@
  *     and one drawing, not a second of each for the focus.
  */
 #include "comp.h"
+
+/* Where a new window goes (rule 0). */
+static struct comp_output *new_window_output(struct comp_server *server)
+{
+	double x, y;
+	comp_seat_pointer_position(server, &x, &y);
+	struct comp_output *output = comp_layout_output_at(server, x, y);
+	return output ? output : comp_layout_first_output(server);
+}
+
+struct comp_output *comp_policy_window_output(struct comp_window *window)
+{
+	if (!window->mapped)
+		return new_window_output(window->server);
+	return comp_layout_output_for_box(window->server, window->x, window->y,
+	                                  window->geometry.width, window->geometry.height);
+}
 
 static bool window_visible(const struct comp_window *window)
 {
@@ -69,7 +90,7 @@ static void focus_topmost(struct comp_server *server, struct comp_window *except
 
 void comp_policy_window_initial_configure(struct comp_window *window)
 {
-	struct comp_output *output = window->server->output;
+	struct comp_output *output = new_window_output(window->server);
 	/* activated records what the client was told; set_focus at the map
 	 * then finds it told and sends nothing more (the focused window
 	 * keeps its own state until then: this one is not on screen yet). */
@@ -82,13 +103,14 @@ void comp_policy_window_initial_configure(struct comp_window *window)
 
 void comp_policy_window_mapped(struct comp_window *window)
 {
-	struct comp_output *output = window->server->output;
+	struct comp_output *output = new_window_output(window->server);
 	if (window->maximized || window->fullscreen) {
-		comp_window_set_position(window, 0, 0);
+		comp_window_set_position(window, output->x, output->y);
 	} else {
 		int x = (output->width - window->geometry.width) / 2;
 		int y = (output->height - window->geometry.height) / 2;
-		comp_window_set_position(window, x < 0 ? 0 : x, y < 0 ? 0 : y);
+		comp_window_set_position(window, output->x + (x < 0 ? 0 : x),
+		                         output->y + (y < 0 ? 0 : y));
 	}
 	comp_window_raise(window);
 	set_focus(window->server, window);
@@ -154,10 +176,10 @@ static void restore_geometry(struct comp_window *window)
 
 static void fill_output(struct comp_window *window)
 {
-	struct comp_output *output = window->server->output;
+	struct comp_output *output = comp_policy_window_output(window);
 	comp_window_configure(window, output->width, output->height);
 	if (window->mapped)
-		comp_window_move_on_ack(window, 0, 0);
+		comp_window_move_on_ack(window, output->x, output->y);
 }
 
 void comp_policy_request_maximize(struct comp_window *window, bool maximize)

@@ -56,7 +56,7 @@ struct comp_seat {
 	struct wl_list keyboards; /* wl_keyboard resources */
 
 	/* pointer */
-	double x, y;                    /* output coordinates */
+	double x, y;                    /* layout coordinates (output-layout.c) */
 	struct comp_surface *pointer_focus;
 	struct wl_listener pointer_focus_destroy;
 	uint32_t pointer_enter_serial;
@@ -595,6 +595,8 @@ void comp_seat_pointer_motion(struct comp_server *server, double x, double y, ui
 	struct comp_seat *seat = server->seat;
 	if (!seat)
 		return;
+	/* The pointer stays on the outputs, across the whole layout. */
+	comp_layout_clamp(server, &x, &y);
 	seat->x = x;
 	seat->y = y;
 	pointer_update(seat, time_ms, true);

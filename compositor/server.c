@@ -5,6 +5,8 @@
 
 #include "comp.h"
 
+#define BACKGROUND_ARGB 0xff202020u
+
 static const struct comp_backend *find_backend(const char *name)
 {
 	if (!name || strcmp(name, comp_backend_headless.name) == 0)
@@ -25,6 +27,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	if (!server->options.client_texture_budget)
 		server->options.client_texture_budget = COMP_DEFAULT_CLIENT_TEXTURE_BUDGET;
 	wl_list_init(&server->surfaces);
+	wl_list_init(&server->outputs);
 	wl_list_init(&server->windows);
 	wl_signal_init(&server->window_mapped);
 	wl_signal_init(&server->window_unmapped);
@@ -58,9 +61,23 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 		comp_log("cannot create the renderer");
 		goto fail;
 	}
-	server->output = comp_output_create(server, backend);
-	if (!server->output)
+	/* Sized by the views that show it: the scene's own is empty. */
+	server->scene = render_scene_create(server->renderer, 0, 0, BACKGROUND_ARGB);
+	if (!server->scene)
 		goto fail;
+	int n = backend->output_count(server);
+	if (n > COMP_MAX_OUTPUTS) {
+		comp_log("%d outputs: using the first %d", n, COMP_MAX_OUTPUTS);
+		n = COMP_MAX_OUTPUTS;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!comp_output_create(server, backend, i))
+			goto fail;
+	}
+	if (wl_list_empty(&server->outputs)) {
+		comp_log("%s backend: no output", backend->name);
+		goto fail;
+	}
 
 	/* wl_shm with libwayland's own pool and buffer validation (sizes,
 	 * strides, offsets against the pool). ARGB8888/XRGB8888 only. */
@@ -117,8 +134,11 @@ void comp_server_finish(struct comp_server *server)
 	 * the scene and the renderer. */
 	wl_display_destroy_clients(server->display);
 	comp_seat_destroy(server);
-	comp_output_destroy(server->output);
-	server->output = NULL;
+	while (!wl_list_empty(&server->outputs))
+		comp_output_destroy(comp_layout_first_output(server));
+	if (server->scene)
+		render_scene_destroy(server->scene);
+	server->scene = NULL;
 	if (server->renderer)
 		renderer_destroy(server->renderer);
 	server->renderer = NULL;

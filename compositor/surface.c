@@ -601,11 +601,12 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 	pixman_region32_clear(&surface->current.buffer_damage);
 	surface->current.dx = surface->current.dy = 0;
 
-	struct comp_output *output = surface->server->output;
-	if (render_scene_has_damage(output->scene) ||
-	    (surface->mapped && (!wl_list_empty(&surface->current.frame_callbacks) ||
-	                         !wl_list_empty(&surface->current.feedbacks))))
-		comp_output_schedule_repaint(output);
+	/* A new size changes the outputs it is on (a move already did). */
+	comp_layout_update_surface(surface);
+	comp_layout_repaint_damaged(surface->server);
+	if (surface->mapped && (!wl_list_empty(&surface->current.frame_callbacks) ||
+	                        !wl_list_empty(&surface->current.feedbacks)))
+		comp_output_schedule_repaint(surface->frame_output);
 
 	wl_signal_emit_mutable(&surface->commit_signal, surface);
 }
@@ -786,7 +787,7 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	render_node_destroy(surface->node);
 	surface_release_texture(surface);
 	comp_budget_release_texture(surface);
-	comp_output_schedule_repaint(surface->server->output);
+	comp_layout_repaint_damaged(surface->server);
 	free(surface);
 }
 
@@ -801,7 +802,7 @@ static void compositor_create_surface(struct wl_client *client, struct wl_resour
 	}
 	surface->resource = wl_resource_create(client, &wl_surface_interface,
 	                                       wl_resource_get_version(resource), id);
-	surface->node = render_node_create(server->output->scene);
+	surface->node = render_node_create(server->scene);
 	if (!surface->resource || !surface->node) {
 		if (surface->resource)
 			wl_resource_destroy(surface->resource);
@@ -885,10 +886,12 @@ void comp_surface_map(struct comp_surface *surface, int x, int y)
 	if (!surface->mapped) {
 		surface->mapped = true;
 		surface_update_node_visibility(surface);
-		comp_output_surface_enter(surface->server->output, surface, true);
+		comp_layout_update_surface(surface);
 		comp_subsurface_parent_mapped(surface, true);
 	}
-	comp_output_schedule_repaint(surface->server->output);
+	comp_layout_repaint_damaged(surface->server);
+	/* Frame callbacks that waited for the map are due. */
+	comp_output_schedule_repaint(surface->frame_output);
 }
 
 void comp_surface_unmap(struct comp_surface *surface)
@@ -897,12 +900,12 @@ void comp_surface_unmap(struct comp_surface *surface)
 		return;
 	surface->mapped = false;
 	surface_update_node_visibility(surface);
-	comp_output_surface_enter(surface->server->output, surface, false);
+	comp_layout_update_surface(surface);
 	/* Hidden content will not be presented: say so instead of leaving the
 	 * client waiting. Frame callbacks stay until it is shown again. */
 	discard_feedbacks(&surface->current.feedbacks);
 	comp_subsurface_parent_mapped(surface, false);
-	comp_output_schedule_repaint(surface->server->output);
+	comp_layout_repaint_damaged(surface->server);
 }
 
 void comp_surface_set_position(struct comp_surface *surface, int x, int y)
@@ -910,6 +913,7 @@ void comp_surface_set_position(struct comp_surface *surface, int x, int y)
 	surface->x = x;
 	surface->y = y;
 	render_node_set_position(surface->node, x, y);
+	comp_layout_update_surface(surface);
 	comp_subsurface_parent_moved(surface);
 }
 

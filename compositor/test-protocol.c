@@ -21,17 +21,24 @@
 #include "comp.h"
 #include "duet-test-server-protocol.h"
 
-#define DUET_TEST_VERSION 2
+#define DUET_TEST_VERSION 3
 #define MAX_SIZE 32768
+
+/* A sync waits for the next frame of every output busy when it was
+ * decided: one listener per output. */
+struct test_output_wait {
+	struct test_state *state;
+	struct wl_listener frame_presented;
+	bool listening;                /* frame_presented is linked to the output */
+};
 
 struct test_state {
 	struct comp_server *server;
 	struct wl_listener display_destroy;
 	struct wl_list deciding;       /* wl_callback resources, decided at idle */
-	struct wl_list waiting;        /* wl_callback resources, done at next frame */
+	struct wl_list waiting;        /* wl_callback resources, done once no output is waited for */
 	struct wl_event_source *idle;
-	struct wl_listener frame_presented;
-	bool listening;                /* frame_presented is linked to the output */
+	struct test_output_wait waits[COMP_MAX_OUTPUTS]; /* by comp_output.index */
 };
 
 static void handle_display_destroy(struct wl_listener *listener, void *data);
@@ -60,12 +67,26 @@ static uint32_t now_ms(void)
 
 /* ------------------------------------------------------------- sync */
 
-static void stop_listening(struct test_state *state)
+static void stop_listening(struct test_output_wait *wait)
 {
-	if (!state->listening)
+	if (!wait->listening)
 		return;
-	wl_list_remove(&state->frame_presented.link);
-	state->listening = false;
+	wl_list_remove(&wait->frame_presented.link);
+	wait->listening = false;
+}
+
+static void stop_listening_all(struct test_state *state)
+{
+	for (int i = 0; i < COMP_MAX_OUTPUTS; i++)
+		stop_listening(&state->waits[i]);
+}
+
+static bool listening_any(const struct test_state *state)
+{
+	for (int i = 0; i < COMP_MAX_OUTPUTS; i++)
+		if (state->waits[i].listening)
+			return true;
+	return false;
 }
 
 static void callbacks_done(struct wl_list *callbacks)
@@ -79,28 +100,36 @@ static void callbacks_done(struct wl_list *callbacks)
 
 static void handle_frame_presented(struct wl_listener *listener, void *data)
 {
-	struct test_state *state = wl_container_of(listener, state, frame_presented);
+	struct test_output_wait *wait = wl_container_of(listener, wait, frame_presented);
 	/* Only listen while someone waits, so that the listener is never left
 	 * on an output that is destroyed before us. */
-	stop_listening(state);
-	callbacks_done(&state->waiting);
+	stop_listening(wait);
+	if (!listening_any(wait->state))
+		callbacks_done(&wait->state->waiting);
 }
 
 static void sync_idle(void *data)
 {
 	struct test_state *state = data;
 	state->idle = NULL;
-	struct comp_output *output = state->server->output;
-	if (!output || !(output->sched.scheduled || output->presenting)) {
+	bool busy = false;
+	struct comp_output *output;
+	wl_list_for_each(output, &state->server->outputs, link) {
+		if (!(output->sched.scheduled || output->presenting))
+			continue;
+		busy = true;
+		struct test_output_wait *wait = &state->waits[output->index];
+		if (!wait->listening) {
+			wl_signal_add(&output->frame_presented, &wait->frame_presented);
+			wait->listening = true;
+		}
+	}
+	if (!busy && !listening_any(state)) {
 		callbacks_done(&state->deciding);
 		return;
 	}
 	wl_list_insert_list(state->waiting.prev, &state->deciding);
 	wl_list_init(&state->deciding);
-	if (!state->listening) {
-		wl_signal_add(&output->frame_presented, &state->frame_presented);
-		state->listening = true;
-	}
 }
 
 /* A client gone while its sync waits: the callback leaves the list and,
@@ -110,7 +139,7 @@ static void callback_destroy(struct wl_resource *resource)
 	wl_list_remove(wl_resource_get_link(resource));
 	struct test_state *state = wl_resource_get_user_data(resource);
 	if (state && wl_list_empty(&state->waiting))
-		stop_listening(state);
+		stop_listening_all(state);
 }
 
 static void test_handle_sync(struct wl_client *client, struct wl_resource *resource,
@@ -232,18 +261,38 @@ static void test_handle_activate_window(struct wl_client *client, struct wl_reso
 
 /* ------------------------------------------------------- screenshot */
 
-static void test_handle_screenshot(struct wl_client *client, struct wl_resource *resource,
-                                   int32_t fd)
+static void screenshot(struct wl_client *client, struct wl_resource *resource, int32_t fd,
+                       const char *name)
 {
 	struct test_state *state = state_from_client(client);
 	struct wl_list *jobs = &((struct test_object *)wl_resource_get_user_data(resource))->jobs;
-	if (!state || !state->server->output) {
+	struct comp_output *output = !state ? NULL :
+		name ? comp_layout_find_output(state->server, name) :
+		comp_layout_first_output(state->server);
+	if (!output) {
 		close(fd);
-		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
-		                       "duet_test.screenshot: no output");
+		if (name)
+			wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_OUTPUT,
+			                       "duet_test.screenshot_output: no output '%s'", name);
+		else
+			wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_FD,
+			                       "duet_test.screenshot: no output");
 		return;
 	}
-	comp_test_screenshot_start(resource, jobs, state->server->output, fd);
+	comp_test_screenshot_start(resource, jobs, output, fd);
+}
+
+static void test_handle_screenshot(struct wl_client *client, struct wl_resource *resource,
+                                   int32_t fd)
+{
+	screenshot(client, resource, fd, NULL);
+}
+
+static void test_handle_screenshot_output(struct wl_client *client,
+                                          struct wl_resource *resource, int32_t fd,
+                                          const char *output)
+{
+	screenshot(client, resource, fd, output);
 }
 
 /* ------------------------------------------------------------ input */
@@ -319,6 +368,7 @@ static const struct duet_test_interface test_impl = {
 	.pointer_button = test_handle_pointer_button,
 	.key = test_handle_key,
 	.move_window = test_handle_move_window,
+	.screenshot_output = test_handle_screenshot_output,
 };
 
 /* The object's screenshots still being written go with it, and what it
@@ -377,7 +427,7 @@ static void handle_display_destroy(struct wl_listener *listener, void *data)
 {
 	struct test_state *state = wl_container_of(listener, state, display_destroy);
 	wl_list_remove(&state->display_destroy.link);
-	stop_listening(state);
+	stop_listening_all(state);
 	if (state->idle)
 		wl_event_source_remove(state->idle);
 	detach_callbacks(&state->deciding);
@@ -395,7 +445,10 @@ void comp_test_protocol_create(struct comp_server *server)
 	state->server = server;
 	wl_list_init(&state->deciding);
 	wl_list_init(&state->waiting);
-	state->frame_presented.notify = handle_frame_presented;
+	for (int i = 0; i < COMP_MAX_OUTPUTS; i++) {
+		state->waits[i].state = state;
+		state->waits[i].frame_presented.notify = handle_frame_presented;
+	}
 	if (!wl_global_create(server->display, &duet_test_interface, DUET_TEST_VERSION, NULL,
 	                      test_bind)) {
 		comp_log("test-protocol: cannot create the duet_test global");

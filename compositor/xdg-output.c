@@ -41,7 +41,7 @@ static void manager_handle_get_xdg_output(struct wl_client *client, struct wl_re
 		return;
 	}
 	wl_resource_set_implementation(xdg_output, &xdg_output_impl, NULL, NULL);
-	zxdg_output_v1_send_logical_position(xdg_output, 0, 0);
+	zxdg_output_v1_send_logical_position(xdg_output, output->x, output->y);
 	zxdg_output_v1_send_logical_size(xdg_output, output->width, output->height);
 	if (version >= ZXDG_OUTPUT_V1_NAME_SINCE_VERSION) {
 		zxdg_output_v1_send_name(xdg_output, output->name);

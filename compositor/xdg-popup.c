@@ -19,12 +19,13 @@
 
 static struct comp_box popup_bounds(const struct comp_xdg_popup *popup)
 {
-	/* The output, in the parent's window-geometry coordinates. */
+	/* The output the parent's origin is on, in the parent's
+	 * window-geometry coordinates. */
 	int px = 0, py = 0;
 	if (popup->parent)
 		comp_xdg_surface_origin(popup->parent, &px, &py);
-	struct comp_output *output = popup->xdg->server->output;
-	return (struct comp_box){ -px, -py, output->width, output->height };
+	struct comp_output *output = comp_layout_output_for_box(popup->xdg->server, px, py, 1, 1);
+	return (struct comp_box){ output->x - px, output->y - py, output->width, output->height };
 }
 
 static void popup_send_configure(struct comp_xdg_popup *popup)

@@ -118,7 +118,7 @@ void comp_stack_update(struct comp_server *server)
 {
 	struct restack r = { NULL };
 	comp_stack_for_each(server, restack_surface, &r);
-	comp_output_schedule_repaint(server->output);
+	comp_layout_repaint_damaged(server);
 }
 
 /* ------------------------------------------------------------ configure */

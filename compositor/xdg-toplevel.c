@@ -15,8 +15,8 @@ void comp_window_set_position(struct comp_window *window, int x, int y)
 		comp_xdg_surface_update_position(toplevel->xdg);
 	/* A move alone (no commit follows it, as after a pager's move) must
 	 * still reach the screen: the old and the new place are damaged. */
-	if (window->mapped && window->server->output)
-		comp_output_schedule_repaint(window->server->output);
+	if (window->mapped)
+		comp_layout_repaint_damaged(window->server);
 }
 
 void comp_window_move_on_ack(struct comp_window *window, int x, int y)
@@ -89,9 +89,11 @@ void comp_window_configure(struct comp_window *window, int width, int height)
 	if (window->activated)
 		add_state(&states, XDG_TOPLEVEL_STATE_ACTIVATED);
 	if (wl_resource_get_version(window->xdg_toplevel) >=
-	    XDG_TOPLEVEL_CONFIGURE_BOUNDS_SINCE_VERSION)
-		xdg_toplevel_send_configure_bounds(window->xdg_toplevel, window->server->output->width,
-		                                   window->server->output->height);
+	    XDG_TOPLEVEL_CONFIGURE_BOUNDS_SINCE_VERSION) {
+		struct comp_output *output = comp_policy_window_output(window);
+		xdg_toplevel_send_configure_bounds(window->xdg_toplevel, output->width,
+		                                   output->height);
+	}
 	xdg_toplevel_send_configure(window->xdg_toplevel, width, height, &states);
 	wl_array_release(&states);
 	comp_xdg_surface_send_configure(toplevel->xdg);

@@ -245,6 +245,21 @@ bool render_scene_has_damage(const struct render_scene *s);
 bool render_scene_paint(struct render_scene *s, struct render_target *t,
                         pixman_region32_t *repainted);
 
+/* A view shows the scene's rectangle at x,y (scene coordinates) of
+ * width x height in a target of that size, and keeps the damage that falls
+ * in it: one per output of a layout, each repainting only its own part.
+ * Created fully damaged; destroyed with the scene at the latest. The
+ * render_scene_ calls above are those of the view at 0,0 of the scene's size. */
+struct render_scene_view;
+struct render_scene_view *render_scene_view_create(struct render_scene *s, int x, int y,
+                                                   int width, int height);
+void render_scene_view_destroy(struct render_scene_view *v);
+void render_scene_view_damage_all(struct render_scene_view *v);
+bool render_scene_view_has_damage(const struct render_scene_view *v);
+/* render_scene_paint for the view: repainted gets target coordinates. */
+bool render_scene_view_paint(struct render_scene_view *v, struct render_target *t,
+                             pixman_region32_t *repainted);
+
 /* ------------------------------------------------------ frame scheduler */
 
 uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */

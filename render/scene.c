@@ -1,18 +1,28 @@
 /* The scene: stacked textured rectangles with damage tracking and
  * occlusion culling, so an unchanged screen costs no GPU work and covered
- * content is never drawn. */
+ * content is never drawn. Views show parts of one scene (the compositor's
+ * outputs side by side): each keeps the damage of its own rectangle, so
+ * one output's change repaints that output only. The scene itself is the
+ * view of its own 0,0 width x height. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "render-private.h"
 
+struct render_scene_view {
+	struct render_scene *scene;
+	struct render_link link;  /* render_scene.views */
+	int x, y, width, height;  /* scene coordinates */
+	pixman_region32_t damage; /* scene coordinates, within the view, not yet repainted */
+};
+
 struct render_scene {
 	struct renderer *renderer;
 	struct render_link link; /* renderer.scenes */
-	int width, height;
 	uint32_t background;
 	struct render_link nodes; /* bottom first: nodes.next is the lowest */
-	pixman_region32_t damage; /* output coordinates, not yet repainted */
+	struct render_scene_view self; /* 0,0 at the scene's size (render_scene_paint) */
+	struct render_link views;      /* self and render_scene_view_create's */
 };
 
 struct render_node {
@@ -88,10 +98,34 @@ static bool node_shown(const struct render_node *n)
 	return n->visible && n->tex && w > 0 && h > 0 && n->alpha > 0.0f;
 }
 
+static struct render_scene_view *view_from_link(struct render_link *link)
+{
+	return render_container_of(link, struct render_scene_view, link);
+}
+
+/* Damage in scene coordinates goes to every view it falls in. */
+static void scene_add_damage(struct render_scene *s, const pixman_region32_t *damage)
+{
+	pixman_region32_t part;
+
+	pixman_region32_init(&part);
+	for (struct render_link *l = s->views.next; l != &s->views; l = l->next) {
+		struct render_scene_view *v = view_from_link(l);
+		pixman_region32_intersect_rect(&part, (pixman_region32_t *)damage, v->x, v->y,
+		                               (unsigned)v->width, (unsigned)v->height);
+		pixman_region32_union(&v->damage, &v->damage, &part);
+	}
+	pixman_region32_fini(&part);
+}
+
 static void scene_add_damage_box(struct render_scene *s, const pixman_box32_t *b)
 {
-	pixman_region32_union_rect(&s->damage, &s->damage, b->x1, b->y1,
-	                           (unsigned)(b->x2 - b->x1), (unsigned)(b->y2 - b->y1));
+	pixman_region32_t r;
+
+	pixman_region32_init_rect(&r, b->x1, b->y1, (unsigned)(b->x2 - b->x1),
+	                          (unsigned)(b->y2 - b->y1));
+	scene_add_damage(s, &r);
+	pixman_region32_fini(&r);
 }
 
 /* Damages everything the node shows now; setters call it before and after
@@ -136,13 +170,53 @@ struct render_scene *render_scene_create(struct renderer *r, int width, int heig
 	if (!s)
 		return NULL;
 	s->renderer = r;
-	s->width = width;
-	s->height = height;
 	s->background = background_argb;
 	render_link_init(&s->nodes);
-	pixman_region32_init_rect(&s->damage, 0, 0, (unsigned)width, (unsigned)height);
+	render_link_init(&s->views);
+	s->self.scene = s;
+	s->self.width = width;
+	s->self.height = height;
+	pixman_region32_init_rect(&s->self.damage, 0, 0, (unsigned)width, (unsigned)height);
+	render_link_insert_after(&s->views, &s->self.link);
 	render_link_insert_after(&r->scenes, &s->link);
 	return s;
+}
+
+struct render_scene_view *render_scene_view_create(struct render_scene *s, int x, int y,
+                                                   int width, int height)
+{
+	struct render_scene_view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->scene = s;
+	v->x = x;
+	v->y = y;
+	v->width = width;
+	v->height = height;
+	pixman_region32_init_rect(&v->damage, x, y, (unsigned)width, (unsigned)height);
+	render_link_insert_after(s->views.prev, &v->link);
+	return v;
+}
+
+void render_scene_view_destroy(struct render_scene_view *v)
+{
+	if (!v)
+		return;
+	render_link_remove(&v->link);
+	pixman_region32_fini(&v->damage);
+	free(v);
+}
+
+void render_scene_view_damage_all(struct render_scene_view *v)
+{
+	pixman_region32_union_rect(&v->damage, &v->damage, v->x, v->y, (unsigned)v->width,
+	                           (unsigned)v->height);
+}
+
+bool render_scene_view_has_damage(const struct render_scene_view *v)
+{
+	return pixman_region32_not_empty((pixman_region32_t *)&v->damage);
 }
 
 static void node_free(struct render_node *n)
@@ -159,8 +233,16 @@ void render_scene_destroy(struct render_scene *s)
 		return;
 	while (s->nodes.next != &s->nodes)
 		node_free(node_from_link(s->nodes.next));
+	while (s->views.next != &s->views) {
+		struct render_scene_view *v = view_from_link(s->views.next);
+		if (v == &s->self) {
+			render_link_remove(&v->link);
+			pixman_region32_fini(&v->damage);
+		} else {
+			render_scene_view_destroy(v);
+		}
+	}
 	render_link_remove(&s->link);
-	pixman_region32_fini(&s->damage);
 	free(s);
 }
 
@@ -303,7 +385,7 @@ void render_node_damage(struct render_node *n, const pixman_region32_t *damage)
 	pixman_region32_translate(&r, n->x, n->y);
 	pixman_region32_intersect_rect(&r, &r, box.x1, box.y1, (unsigned)(box.x2 - box.x1),
 	                               (unsigned)(box.y2 - box.y1));
-	pixman_region32_union(&n->scene->damage, &n->scene->damage, &r);
+	scene_add_damage(n->scene, &r);
 	pixman_region32_fini(&r);
 }
 
@@ -345,21 +427,12 @@ void render_node_place_below(struct render_node *n, struct render_node *sibling)
 
 void render_scene_damage_all(struct render_scene *s)
 {
-	pixman_region32_union_rect(&s->damage, &s->damage, 0, 0, (unsigned)s->width,
-	                           (unsigned)s->height);
+	render_scene_view_damage_all(&s->self);
 }
 
 bool render_scene_has_damage(const struct render_scene *s)
 {
-	pixman_region32_t r;
-	bool any;
-
-	pixman_region32_init(&r);
-	pixman_region32_intersect_rect(&r, &s->damage, 0, 0,
-	                               (unsigned)s->width, (unsigned)s->height);
-	any = pixman_region32_not_empty(&r);
-	pixman_region32_fini(&r);
-	return any;
+	return render_scene_view_has_damage(&s->self);
 }
 
 static uint64_t region_area(const pixman_region32_t *region)
@@ -378,7 +451,7 @@ static uint64_t region_area(const pixman_region32_t *region)
  * without blending: nothing was drawn below it (culled), so blending would
  * mix in stale pixels from the last frame. */
 static void paint_node(struct renderer *r, struct render_node *n,
-                       const pixman_region32_t *opaque)
+                       const pixman_region32_t *opaque, int ox, int oy)
 {
 	struct render_quad q;
 	pixman_region32_t part;
@@ -387,8 +460,8 @@ static void paint_node(struct renderer *r, struct render_node *n,
 	float sh = n->src_w > 0 ? n->src_h : (float)n->tex->height;
 
 	node_size(n, &w, &h);
-	q.x = n->x;
-	q.y = n->y;
+	q.x = n->x - ox;
+	q.y = n->y - oy;
 	q.width = w;
 	q.height = h;
 	q.src_x = n->src_x;
@@ -402,16 +475,19 @@ static void paint_node(struct renderer *r, struct render_node *n,
 	q.nearest = sw == (float)w && sh == (float)h &&
 		n->src_x == floorf(n->src_x) && n->src_y == floorf(n->src_y);
 
+	/* Regions are in scene coordinates, the target's origin is the view's. */
 	pixman_region32_init(&part);
 	pixman_region32_intersect(&part, &n->paint_clip, opaque);
 	if (pixman_region32_not_empty(&part)) {
 		q.opaque = true;
+		pixman_region32_translate(&part, -ox, -oy);
 		render_set_clip(r, &part);
 		render_draw_texture(r, n->tex, &q);
 	}
 	pixman_region32_subtract(&part, &n->paint_clip, opaque);
 	if (pixman_region32_not_empty(&part)) {
 		q.opaque = false;
+		pixman_region32_translate(&part, -ox, -oy);
 		render_set_clip(r, &part);
 		render_draw_texture(r, n->tex, &q);
 	}
@@ -421,17 +497,25 @@ static void paint_node(struct renderer *r, struct render_node *n,
 bool render_scene_paint(struct render_scene *s, struct render_target *t,
                         pixman_region32_t *repainted)
 {
+	return render_scene_view_paint(&s->self, t, repainted);
+}
+
+bool render_scene_view_paint(struct render_scene_view *v, struct render_target *t,
+                             pixman_region32_t *repainted)
+{
+	struct render_scene *s = v->scene;
 	struct renderer *r = s->renderer;
 	pixman_region32_t damage, covered, opaque, background;
-	pixman_box32_t full = { 0, 0, s->width, s->height };
+	pixman_box32_t full = { 0, 0, v->width, v->height };
 	struct render_link *l;
 
 	pixman_region32_init(&damage);
-	pixman_region32_intersect_rect(&damage, &s->damage, 0, 0, (unsigned)s->width,
-	                               (unsigned)s->height);
-	pixman_region32_clear(&s->damage);
-	if (repainted)
+	pixman_region32_copy(&damage, &v->damage);
+	pixman_region32_clear(&v->damage);
+	if (repainted) {
 		pixman_region32_copy(repainted, &damage);
+		pixman_region32_translate(repainted, -v->x, -v->y);
+	}
 	if (!pixman_region32_not_empty(&damage)) {
 		r->stats.skipped++;
 		pixman_region32_fini(&damage);
@@ -459,6 +543,9 @@ bool render_scene_paint(struct render_scene *s, struct render_target *t,
 	}
 	pixman_region32_init(&background);
 	pixman_region32_subtract(&background, &damage, &covered);
+	pixman_region32_translate(&background, -v->x, -v->y);
+	r->stats.painted_pixels += region_area(&damage);
+	pixman_region32_translate(&damage, -v->x, -v->y);
 
 	render_begin(r, t, &damage);
 	if (pixman_region32_not_empty(&background)) {
@@ -470,12 +557,11 @@ bool render_scene_paint(struct render_scene *s, struct render_target *t,
 		if (!pixman_region32_not_empty(&n->paint_clip))
 			continue;
 		node_opaque_output(n, &opaque);
-		paint_node(r, n, &opaque);
+		paint_node(r, n, &opaque, v->x, v->y);
 	}
 	render_end(r);
 
 	r->stats.frames++;
-	r->stats.painted_pixels += region_area(&damage);
 	pixman_region32_fini(&background);
 	pixman_region32_fini(&opaque);
 	pixman_region32_fini(&covered);

@@ -63,12 +63,17 @@ static void usage(FILE *out)
 	        "  wait-window APP_ID [TIMEOUT_S]\n"
 	        "                            wait for a window with that app_id (default %.0f s)\n"
 	        "                            and print its line; exit 1 on timeout\n"
-	        "  screenshot FILE.png       write the last presented frame\n"
+	        "  screenshot FILE.png [OUTPUT]\n"
+	        "                            write the last presented frame of the first\n"
+	        "                            output, or of OUTPUT (a name such as\n"
+	        "                            HEADLESS-2, or an index from 0, left to right)\n"
 	        "  resize ID W H             configure window ID to W x H\n"
-	        "  move ID X Y               move window ID's top-left to X, Y (as a pager)\n"
+	        "  move ID X Y               move window ID's top-left to X, Y (layout\n"
+	        "                            coordinates, as a pager)\n"
 	        "  close ID                  ask window ID to close\n"
 	        "  activate ID               raise and focus window ID\n"
-	        "  motion X Y                move the pointer to output coordinates\n"
+	        "  motion X Y                move the pointer to layout coordinates (outputs\n"
+	        "                            side by side, the first at 0,0)\n"
 	        "  button BTN 0|1            release/press a button (evdev code, or\n"
 	        "                            left, right, middle)\n"
 	        "  key KEY 0|1               release/press a key (evdev keycode)\n"
@@ -135,8 +140,9 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 	if (ctl->list_globals)
 		printf("%s %u\n", interface, version);
 	if (strcmp(interface, duet_test_interface.name) == 0 && !ctl->test) {
-		/* move_window is version 2; every other request is 1's. */
-		ctl->test_version = version < 2 ? version : 2;
+		/* move_window is version 2, screenshot_output 3; every
+		 * other request is 1's. */
+		ctl->test_version = version < 3 ? version : 3;
 		ctl->test = wl_registry_bind(registry, name, &duet_test_interface,
 		                             ctl->test_version);
 		duet_test_add_listener(ctl->test, &test_listener, ctl);
@@ -260,15 +266,23 @@ static int cmd_wait_window(struct ctl *ctl, const char *app_id, double timeout_s
 	return 1;
 }
 
-static int cmd_screenshot(struct ctl *ctl, const char *path)
+static int cmd_screenshot(struct ctl *ctl, const char *path, const char *output)
 {
+	if (output && ctl->test_version < 3) {
+		fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) has no "
+		        "screenshot of another output\n", ctl->test_version);
+		return 1;
+	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "duet-testctl: cannot open %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	/* libwayland duplicates the fd when it queues the request. */
-	duet_test_screenshot(ctl->test, fd);
+	if (output)
+		duet_test_screenshot_output(ctl->test, fd, output);
+	else
+		duet_test_screenshot(ctl->test, fd);
 	close(fd);
 	if (dispatch_until(ctl, &ctl->screenshot_done)) {
 		unlink(path);
@@ -312,8 +326,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return ctl ? cmd_wait_window(ctl, argv[1], timeout) : 0;
 	}
 	if (strcmp(cmd, "screenshot") == 0) {
-		NEED_ARGS(1, "screenshot FILE.png");
-		return ctl ? cmd_screenshot(ctl, argv[1]) : 0;
+		if (argc != 2 && argc != 3)
+			return bad_usage("usage: duet-testctl %s", "screenshot FILE.png [OUTPUT]");
+		return ctl ? cmd_screenshot(ctl, argv[1], argc == 3 ? argv[2] : NULL) : 0;
 	}
 	if (strcmp(cmd, "resize") == 0) {
 		NEED_ARGS(3, "resize ID W H");

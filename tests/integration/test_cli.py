@@ -18,7 +18,7 @@ import pngread
 from duet import check
 
 OPTIONS = ["--backend", "--size", "--refresh", "--socket", "--screenshot", "--mode",
-           "--drm-device", "--help"]
+           "--output", "--drm-device", "--help"]
 
 
 def run(args, runtime_dir, timeout=30):
@@ -111,7 +111,10 @@ def case_screenshot(tmp):
 def case_bad_args(tmp):
     for args in (["--size", "0x0"], ["--size", "12"], ["--refresh", "-5"],
                  ["--mode", "800"], ["--mode", "800x600@0"], ["--mode", "800x600@x"],
-                 ["--backend", "nope"], ["--drm-device", ""], ["--no-such-option"]):
+                 ["--backend", "nope"], ["--drm-device", ""], ["--no-such-option"],
+                 ["--output", "0x0"], ["--output", "640x480@x"],
+                 ["--output", "640x480", "--backend", "drm"],
+                 ["--output", "64x48"] * 9):
         r = run(["--socket", socket_name()] + args, tmp, timeout=15)
         check(r.returncode == 2, "%s exited %d, want 2 (usage error)" % (" ".join(args), r.returncode))
         check(r.stderr.strip(), "%s gave no message on stderr" % " ".join(args))

@@ -133,6 +133,60 @@ static void check_incremental_equals_full(const char *when)
 		}
 }
 
+/* Two views side by side on one scene (two outputs): each paints its own
+ * part, only its own damage, in its target's coordinates. */
+static void test_views(struct render_egl *egl, struct render_texture *tex)
+{
+	struct render_target *t2 = render_target_create_offscreen(egl, W, H);
+	struct render_scene *shared = render_scene_create(r, 0, 0, BG);
+	struct render_scene_view *v1 = render_scene_view_create(shared, 0, 0, W, H);
+	struct render_scene_view *v2 = render_scene_view_create(shared, W, 0, W, H);
+	pixman_region32_t got, want;
+	struct render_target *saved = t;
+
+	unit_say("views: a node across two views is drawn on both, in each one's coordinates");
+	CHECK(t2 && shared && v1 && v2, "views");
+	pixman_region32_init(&got);
+	pixman_region32_init(&want);
+	CHECK(render_scene_view_paint(v1, t, NULL) && render_scene_view_paint(v2, t2, NULL),
+	      "views start damaged");
+	struct render_node *n = render_node_create(shared);
+	render_node_set_texture(n, tex); /* 16x16, 8 on each side */
+	render_node_set_position(n, W - 8, 4);
+	render_node_set_visible(n, true);
+	render_scene_view_paint(v1, t, &got);
+	pixman_region32_init_rect(&want, W - 8, 4, 8, 16);
+	CHECK(pixman_region32_equal(&got, &want), "first view repainted another region");
+	render_scene_view_paint(v2, t2, &got);
+	pixman_region32_fini(&want);
+	pixman_region32_init_rect(&want, 0, 4, 8, 16);
+	CHECK(pixman_region32_equal(&got, &want), "second view repainted another region");
+	expect_rect(W - 8, 4, W, 20, 0xffff00ff, "left half on the first view");
+	expect_rect(W - 9, 4, W - 8, 20, BG, "left of the node on the first view");
+	t = t2;
+	expect_rect(0, 4, 8, 20, 0xffff00ff, "right half on the second view");
+	expect_rect(8, 4, 9, 20, BG, "right of the node on the second view");
+	t = saved;
+
+	unit_say("views: damage on one view does not repaint the other");
+	render_node_set_position(n, W + 20, 4);
+	CHECK(render_scene_view_has_damage(v1), "the first view lost what left it");
+	render_scene_view_paint(v1, t, NULL);
+	render_scene_view_paint(v2, t2, NULL);
+	render_node_damage(n, NULL);
+	CHECK(!render_scene_view_has_damage(v1), "damage on the second view reached the first");
+	CHECK(render_scene_view_has_damage(v2), "the second view has no damage");
+	render_scene_view_damage_all(v1);
+	render_scene_view_paint(v1, t, NULL);
+	expect_rect(W - 8, 4, W, 20, BG, "the first view no longer shows the node");
+
+	pixman_region32_fini(&got);
+	pixman_region32_fini(&want);
+	render_scene_view_destroy(v1);
+	render_scene_destroy(shared); /* and v2 and n with it */
+	render_target_destroy(t2);
+}
+
 int main(void)
 {
 	struct render_egl *egl = unit_egl_or_skip();
@@ -315,6 +369,7 @@ int main(void)
 	render_node_destroy(nD);
 	(void)nE; /* left for render_scene_destroy */
 	render_scene_destroy(s);
+	test_views(egl, E.tex);
 	render_texture_destroy(A.tex);
 	render_texture_destroy(B.tex);
 	render_texture_destroy(D.tex);

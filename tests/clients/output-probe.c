@@ -1,0 +1,375 @@
+/* duet-output-probe: what a client sees of several outputs, for
+ * tests/integration/test_outputs.py.
+ *
+ * Prints each output as "output NAME X Y W H" (wl_output's name and mode,
+ * xdg-output's logical position and size), then "outputs-done"; maps a
+ * 200x150 red toplevel and prints "enter NAME" / "leave NAME" as its
+ * wl_surface enters and leaves outputs. It redraws on every frame callback
+ * (damage only, the same pixels) with presentation feedback. On a line
+ * "max" read from stdin it asks to be maximized, on any other line it
+ * prints "frames N sync NAME": frame callbacks received so far and the
+ * sync_output of the last presented feedback. Each configure after the
+ * first is printed as "configure W H".
+ *
+ * Exit status: 0 on end of stdin, 2 on a setup failure or protocol error.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "presentation-time-client-protocol.h"
+#include "xdg-output-unstable-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+#define MAX_OUTPUTS 8
+#define WIDTH 200
+#define HEIGHT 150
+#define RED 0xffff0000u
+
+struct probe_output {
+	struct wl_output *wl;
+	struct zxdg_output_v1 *xdg;
+	char name[64];
+	int x, y, width, height;
+};
+
+struct probe {
+	struct wl_display *display;
+	struct test_globals g;
+	struct zxdg_output_manager_v1 *xdg_output_manager;
+	struct wp_presentation *presentation;
+	struct probe_output outputs[MAX_OUTPUTS];
+	int n_outputs;
+	struct wl_surface *surface;
+	struct xdg_toplevel *toplevel;
+	struct wl_callback *frame;
+	bool configured;
+	unsigned frames;
+	char sync_name[64];
+};
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "duet-output-probe: %s\n", msg);
+	exit(2);
+}
+
+static struct probe_output *output_of(struct probe *p, struct wl_output *wl)
+{
+	for (int i = 0; i < p->n_outputs; i++)
+		if (p->outputs[i].wl == wl)
+			return &p->outputs[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------- wl_output */
+
+static void output_geometry(void *data, struct wl_output *o, int32_t x, int32_t y, int32_t pw,
+                            int32_t ph, int32_t subpixel, const char *make, const char *model,
+                            int32_t transform)
+{
+}
+
+static void output_mode(void *data, struct wl_output *o, uint32_t flags, int32_t w, int32_t h,
+                        int32_t refresh)
+{
+}
+
+static void output_done(void *data, struct wl_output *o)
+{
+}
+
+static void output_scale(void *data, struct wl_output *o, int32_t factor)
+{
+}
+
+static void output_name(void *data, struct wl_output *o, const char *name)
+{
+	struct probe_output *out = data;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+}
+
+static void output_description(void *data, struct wl_output *o, const char *description)
+{
+}
+
+static const struct wl_output_listener output_listener = {
+	.geometry = output_geometry,
+	.mode = output_mode,
+	.done = output_done,
+	.scale = output_scale,
+	.name = output_name,
+	.description = output_description,
+};
+
+/* -------------------------------------------------------- xdg_output */
+
+static void xdg_position(void *data, struct zxdg_output_v1 *x, int32_t px, int32_t py)
+{
+	struct probe_output *out = data;
+	out->x = px;
+	out->y = py;
+}
+
+static void xdg_size(void *data, struct zxdg_output_v1 *x, int32_t w, int32_t h)
+{
+	struct probe_output *out = data;
+	out->width = w;
+	out->height = h;
+}
+
+static void xdg_done(void *data, struct zxdg_output_v1 *x)
+{
+}
+
+static void xdg_name(void *data, struct zxdg_output_v1 *x, const char *name)
+{
+}
+
+static void xdg_description(void *data, struct zxdg_output_v1 *x, const char *d)
+{
+}
+
+static const struct zxdg_output_v1_listener xdg_output_listener = {
+	.logical_position = xdg_position,
+	.logical_size = xdg_size,
+	.done = xdg_done,
+	.name = xdg_name,
+	.description = xdg_description,
+};
+
+/* ----------------------------------------------------------- registry */
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+                            const char *interface, uint32_t version)
+{
+	struct probe *p = data;
+	if (strcmp(interface, wl_output_interface.name) == 0 && version >= 4 &&
+	    p->n_outputs < MAX_OUTPUTS) {
+		struct probe_output *out = &p->outputs[p->n_outputs++];
+		out->wl = wl_registry_bind(registry, name, &wl_output_interface, 4);
+		wl_output_add_listener(out->wl, &output_listener, out);
+	} else if (strcmp(interface, zxdg_output_manager_v1_interface.name) == 0 &&
+	           version >= 2) {
+		p->xdg_output_manager = wl_registry_bind(registry, name,
+		                                         &zxdg_output_manager_v1_interface, 2);
+	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		p->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+/* ---------------------------------------------------------- surface */
+
+static void surface_enter(void *data, struct wl_surface *s, struct wl_output *wl)
+{
+	struct probe_output *out = output_of(data, wl);
+	printf("enter %s\n", out ? out->name : "?");
+	fflush(stdout);
+}
+
+static void surface_leave(void *data, struct wl_surface *s, struct wl_output *wl)
+{
+	struct probe_output *out = output_of(data, wl);
+	printf("leave %s\n", out ? out->name : "?");
+	fflush(stdout);
+}
+
+static const struct wl_surface_listener surface_listener = {
+	.enter = surface_enter,
+	.leave = surface_leave,
+};
+
+static void fb_sync_output(void *data, struct wp_presentation_feedback *fb,
+                           struct wl_output *wl)
+{
+	struct probe *p = data;
+	struct probe_output *out = output_of(p, wl);
+	snprintf(p->sync_name, sizeof(p->sync_name), "%s", out ? out->name : "?");
+}
+
+static void fb_presented(void *data, struct wp_presentation_feedback *fb, uint32_t sec_hi,
+                         uint32_t sec_lo, uint32_t nsec, uint32_t refresh, uint32_t seq_hi,
+                         uint32_t seq_lo, uint32_t flags)
+{
+	wp_presentation_feedback_destroy(fb);
+}
+
+static void fb_discarded(void *data, struct wp_presentation_feedback *fb)
+{
+	wp_presentation_feedback_destroy(fb);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = fb_sync_output,
+	.presented = fb_presented,
+	.discarded = fb_discarded,
+};
+
+static void redraw(struct probe *p);
+
+static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	struct probe *p = data;
+	wl_callback_destroy(cb);
+	p->frame = NULL;
+	p->frames++;
+	redraw(p);
+}
+
+static const struct wl_callback_listener frame_listener = { .done = frame_done };
+
+/* The same pixels again: damage without a new buffer, so each frame is a
+ * repaint of the window's outputs and nothing else. */
+static void redraw(struct probe *p)
+{
+	p->frame = wl_surface_frame(p->surface);
+	wl_callback_add_listener(p->frame, &frame_listener, p);
+	if (p->presentation) {
+		struct wp_presentation_feedback *fb = wp_presentation_feedback(p->presentation,
+		                                                               p->surface);
+		wp_presentation_feedback_add_listener(fb, &feedback_listener, p);
+	}
+	wl_surface_damage(p->surface, 0, 0, WIDTH, HEIGHT);
+	wl_surface_commit(p->surface);
+}
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+{
+	struct probe *p = data;
+	xdg_surface_ack_configure(xdg, serial);
+	p->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
+                               struct wl_array *states)
+{
+	struct probe *p = data;
+	if (!p->configured)
+		return;
+	printf("configure %d %d\n", w, h);
+	fflush(stdout);
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *t)
+{
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static struct wl_buffer *red_buffer(struct probe *p)
+{
+	size_t size = (size_t)WIDTH * HEIGHT * 4;
+	int fd = test_create_memfd(size);
+	if (fd < 0)
+		die("memfd");
+	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pixels == MAP_FAILED)
+		die("mmap");
+	for (size_t i = 0; i < (size_t)WIDTH * HEIGHT; i++)
+		pixels[i] = RED;
+	munmap(pixels, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(p->g.shm, fd, (int32_t)size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, WIDTH, HEIGHT, WIDTH * 4,
+	                                                     WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+int main(void)
+{
+	struct probe p = { 0 };
+	snprintf(p.sync_name, sizeof(p.sync_name), "none");
+	p.display = wl_display_connect(NULL);
+	if (!p.display)
+		die("cannot connect");
+	if (!test_bind_globals(p.display, &p.g) || !p.g.compositor || !p.g.shm || !p.g.wm_base)
+		die("missing globals");
+	struct wl_registry *registry = wl_display_get_registry(p.display);
+	wl_registry_add_listener(registry, &registry_listener, &p);
+	wl_display_roundtrip(p.display);
+	if (!p.xdg_output_manager || p.n_outputs == 0)
+		die("no wl_output v4 or zxdg_output_manager_v1");
+	for (int i = 0; i < p.n_outputs; i++) {
+		struct probe_output *out = &p.outputs[i];
+		out->xdg = zxdg_output_manager_v1_get_xdg_output(p.xdg_output_manager, out->wl);
+		zxdg_output_v1_add_listener(out->xdg, &xdg_output_listener, out);
+	}
+	wl_display_roundtrip(p.display);
+	for (int i = 0; i < p.n_outputs; i++) {
+		struct probe_output *out = &p.outputs[i];
+		printf("output %s %d %d %d %d\n", out->name, out->x, out->y, out->width,
+		       out->height);
+	}
+	printf("outputs-done\n");
+	fflush(stdout);
+
+	p.surface = wl_compositor_create_surface(p.g.compositor);
+	wl_surface_add_listener(p.surface, &surface_listener, &p);
+	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(p.g.wm_base, p.surface);
+	xdg_surface_add_listener(xdg, &xdg_surface_listener, &p);
+	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
+	p.toplevel = toplevel;
+	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &p);
+	xdg_toplevel_set_app_id(toplevel, "duet-output-probe");
+	wl_surface_commit(p.surface);
+	while (!p.configured)
+		if (wl_display_dispatch(p.display) < 0)
+			die("protocol error before the first configure");
+	wl_surface_attach(p.surface, red_buffer(&p), 0, 0);
+	redraw(&p);
+
+	struct pollfd fds[2] = {
+		{ .fd = wl_display_get_fd(p.display), .events = POLLIN },
+		{ .fd = STDIN_FILENO, .events = POLLIN },
+	};
+	char line[64];
+	for (;;) {
+		while (wl_display_prepare_read(p.display) != 0)
+			wl_display_dispatch_pending(p.display);
+		if (wl_display_flush(p.display) < 0)
+			die("flush failed");
+		if (poll(fds, 2, -1) < 0) {
+			wl_display_cancel_read(p.display);
+			die("poll");
+		}
+		if (fds[0].revents & POLLIN) {
+			if (wl_display_read_events(p.display) < 0)
+				die("protocol error");
+		} else {
+			wl_display_cancel_read(p.display);
+		}
+		if (wl_display_dispatch_pending(p.display) < 0)
+			die("protocol error");
+		if (fds[1].revents & (POLLIN | POLLHUP)) {
+			if (!fgets(line, sizeof(line), stdin))
+				return 0;
+			if (strcmp(line, "max\n") == 0) {
+				xdg_toplevel_set_maximized(p.toplevel);
+				continue;
+			}
+			printf("frames %u sync %s\n", p.frames, p.sync_name);
+			fflush(stdout);
+		}
+	}
+}
