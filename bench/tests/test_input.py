@@ -2,7 +2,7 @@
 """`duet bench --experiments input` end to end.
 
 usage: test_input.py quick|fault
-  quick: on a KMS display wayland is recorded as not measurable; then
+  quick: on a KMS display wayland is measurable only as root; then
          --quick on duet-compositor, Xvfb + duet-xwm and weston: the first
          two have every press of both engines, each with injected ->
          composited and the app's received / submitted points in order, the
@@ -31,22 +31,30 @@ QUICK_PRESSES = 20  # inputlat.QUICK_PRESSES
 
 
 def test_kms_missing():
-    """On a KMS display duet-compositor has no --vfb file to observe: the
-    experiment says so instead of waiting for the observer (it did, and
-    failed, in `duet bench --quick --display kms`)."""
+    """On a KMS display the observer reads duet-compositor's scanout as it
+    reads Xorg's (duet-observe --drm): measurable as root, and without root
+    the experiment says why instead of waiting for an observer that cannot
+    see the buffers (it did wait, and failed, when it looked for a --vfb
+    file only the headless output writes)."""
     sys.path.insert(0, os.path.dirname(HERE))
     from duet_bench import inputlat
-    old = os.environ.get("DUET_DISPLAY")
+    old, geteuid = os.environ.get("DUET_DISPLAY"), inputlat.os.geteuid
     os.environ["DUET_DISPLAY"] = "kms"
     try:
-        why = inputlat.missing("wayland")
+        inputlat.os.geteuid = lambda: 0
+        as_root = inputlat.missing("wayland")
+        inputlat.os.geteuid = lambda: 1000
+        as_user = inputlat.missing("wayland")
     finally:
+        inputlat.os.geteuid = geteuid
         if old is None:
             del os.environ["DUET_DISPLAY"]
         else:
             os.environ["DUET_DISPLAY"] = old
-    check(why and "KMS" in why, "input on wayland on a KMS display is not measurable, "
-          "with the reason (%r)" % why)
+    check(as_root is None, "input on wayland on a KMS display is measurable as root (%r)"
+          % as_root)
+    check(as_user and "root" in as_user and "scanout" in as_user,
+          "without root it is not, with the reason (%r)" % as_user)
     check(inputlat.missing("wayland") is None, "headless it is measurable")
 
 
