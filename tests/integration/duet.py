@@ -248,9 +248,16 @@ class Session:
                 "--size", self.size] + self.extra_args
         if self.test_protocol:
             argv.append("--test-protocol")
+        # meson.build runs some scenarios again on render/'s pixman engine.
+        renderer = os.environ.get("DUET_TEST_RENDERER")
+        if renderer:
+            argv += ["--renderer", renderer]
         env = base_env(self.runtime_dir)
         self.compositor = self.spawn("compositor", argv, env)
         i, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=self.start_timeout)
+        if renderer == "pixman":
+            check("rendering with pixman" in self.compositor.stderr_tail(100000),
+                  "compositor did not say it renders with pixman")
         self.display = m.group(1)
         check(self.display == socket, "compositor announced %r, asked for %r" % (self.display, socket))
         if self.test_protocol:

@@ -18,7 +18,7 @@ import pngread
 from duet import check
 
 OPTIONS = ["--backend", "--size", "--refresh", "--socket", "--screenshot", "--mode",
-           "--drm-device", "--help"]
+           "--drm-device", "--renderer", "--help"]
 
 
 def run(args, runtime_dir, timeout=30):
@@ -111,10 +111,14 @@ def case_screenshot(tmp):
 def case_bad_args(tmp):
     for args in (["--size", "0x0"], ["--size", "12"], ["--refresh", "-5"],
                  ["--mode", "800"], ["--mode", "800x600@0"], ["--mode", "800x600@x"],
-                 ["--backend", "nope"], ["--drm-device", ""], ["--no-such-option"]):
+                 ["--backend", "nope"], ["--drm-device", ""], ["--no-such-option"],
+                 ["--renderer", "vulkan"], ["--backend", "drm", "--renderer", "pixman"]):
         r = run(["--socket", socket_name()] + args, tmp, timeout=15)
         check(r.returncode == 2, "%s exited %d, want 2 (usage error)" % (" ".join(args), r.returncode))
         check(r.stderr.strip(), "%s gave no message on stderr" % " ".join(args))
+        if "pixman" in args and "not built in" not in r.stderr:
+            # Whether drm is built or not, the message says what to do.
+            check("gl" in r.stderr, "drm + pixman does not point at gl: %r" % r.stderr)
 
 
 CASES = {"help": case_help, "exit-status": case_exit_status, "screenshot": case_screenshot,
