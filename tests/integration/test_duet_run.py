@@ -202,6 +202,13 @@ def case_x11_screenshot(tmp, renderer=None):
     bad, examples = duet.pattern_mismatches(img, win)
     check(bad == 0, "the exit screenshot does not show the 100x80 pattern centered: %d pixels "
           "differ, e.g. %s" % (bad, examples))
+    if renderer == "pixman":
+        # egl-swap needs GL: refused before any X connection.
+        bad = subprocess.run([duet.program("DUET_XWM"), "--renderer", "pixman", "--present",
+                              "egl"], capture_output=True, text=True, timeout=20)
+        check(bad.returncode == 2 and "--renderer gl" in bad.stderr,
+              "duet-xwm --renderer pixman --present egl exited %d: %r"
+              % (bad.returncode, bad.stderr))
     if renderer:
         check("rendering with %s" % renderer in r.stderr,
               "duet-xwm did not say it renders with %s:\n%s" % (renderer, r.stderr[-2000:]))
