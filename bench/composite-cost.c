@@ -6,9 +6,12 @@
  * One composite: upload a WxH XRGB window (as from shared memory), draw it
  * 1:1 and opaque into a 1920x1080 output, wait until the pixels exist. For
  * pixman the same window is composited with PIXMAN_OP_SRC straight from
- * its memory (no upload: pixman reads client memory). Prints min, median
- * and max over REPS of the wall time and of the process's CPU time (all
- * threads: llvmpipe rasterises on its own), and the CPU ratio.
+ * its memory (no upload: pixman reads client memory); and once more through
+ * render/'s own pixman engine (renderer_create_pixman: upload into its
+ * texture copy, then the composite, as duet's servers do with --renderer
+ * pixman). Prints min, median and max over REPS of the wall time and of the
+ * process's CPU time (all threads: llvmpipe rasterises on its own), and the
+ * CPU ratios.
  *
  *   duet-composite-bench [WxH [REPS]]     (default 800x600 100)
  *
@@ -51,14 +54,14 @@ static double report(const char *what, struct series *s, int reps)
 {
 	qsort(s->wall, (size_t)reps, sizeof(double), by_value);
 	qsort(s->cpu, (size_t)reps, sizeof(double), by_value);
-	printf("%-8s wall min %.3f median %.3f max %.3f ms   cpu min %.3f median %.3f max %.3f ms"
+	printf("%-13s wall min %.3f median %.3f max %.3f ms   cpu min %.3f median %.3f max %.3f ms"
 	       "  (%d composites)\n",
 	       what, s->wall[0], s->wall[reps / 2], s->wall[reps - 1], s->cpu[0],
 	       s->cpu[reps / 2], s->cpu[reps - 1], reps);
 	return s->cpu[reps / 2];
 }
 
-static int time_gl(struct renderer *r, struct render_target *t, struct render_texture *tex,
+static int time_render(struct renderer *r, struct render_target *t, struct render_texture *tex,
                    const uint32_t *pixels, int w, int h, int reps, struct series *s)
 {
 	struct render_quad q = {
@@ -139,18 +142,38 @@ int main(int argc, char **argv)
 	printf("GL: %s; window %dx%d into %dx%d, 1:1, opaque\n", render_egl_describe(egl), w, h,
 	       OUT_W, OUT_H);
 	/* The first draws compile llvmpipe's shaders: not timed. */
-	if (time_gl(r, t, tex, pixels, w, h, 3, &gl) < 0) {
+	if (time_render(r, t, tex, pixels, w, h, 3, &gl) < 0) {
 		fprintf(stderr, "duet-composite-bench: GL composite failed\n");
 		return 1;
 	}
-	if (time_gl(r, t, tex, pixels, w, h, reps, &gl) < 0) {
+	if (time_render(r, t, tex, pixels, w, h, reps, &gl) < 0) {
 		fprintf(stderr, "duet-composite-bench: GL composite failed\n");
 		return 1;
 	}
 	time_pixman(pixels, w, h, reps, &px);
+	/* render/'s pixman engine, through the same calls as GL above. */
+	struct renderer *pr = renderer_create_pixman();
+	struct render_target *pt = pr ? render_target_create_memory(OUT_W, OUT_H) : NULL;
+	struct render_texture *ptex = pt ? render_texture_create(pr, RENDER_FORMAT_XRGB8888, w, h)
+	                                 : NULL;
+	struct series pe = { calloc((size_t)reps, sizeof(double)),
+	                     calloc((size_t)reps, sizeof(double)) };
+	if (!ptex || !pe.wall || !pe.cpu ||
+	    time_render(pr, pt, ptex, pixels, w, h, reps, &pe) < 0) {
+		fprintf(stderr, "duet-composite-bench: render/'s pixman engine failed\n");
+		return 1;
+	}
 	double gl_cpu = report("GL", &gl, reps);
 	double px_cpu = report("pixman", &px, reps);
-	printf("CPU per composite, GL / pixman: %.1f\n", px_cpu > 0 ? gl_cpu / px_cpu : 0.0);
+	double pe_cpu = report("render/pixman", &pe, reps);
+	printf("CPU per composite, GL / pixman: %.1f; GL / render's pixman engine (upload "
+	       "included): %.1f\n", px_cpu > 0 ? gl_cpu / px_cpu : 0.0,
+	       pe_cpu > 0 ? gl_cpu / pe_cpu : 0.0);
+	free(pe.wall);
+	free(pe.cpu);
+	render_texture_destroy(ptex);
+	render_target_destroy(pt);
+	renderer_destroy(pr);
 	free(gl.wall);
 	free(gl.cpu);
 	free(px.wall);

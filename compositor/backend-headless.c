@@ -180,6 +180,8 @@ static struct render_target *headless_create_target(struct comp_output *output)
 	if (opt->vfb_path && output->index == 0 &&
 	    vfb_open(h, opt->vfb_path, opt->vfb_layout, output->width, output->height) != 0)
 		return NULL;
+	if (!output->server->egl) /* the pixman engine */
+		return render_target_create_memory(output->width, output->height);
 	return render_target_create_offscreen(output->server->egl, output->width, output->height);
 }
 

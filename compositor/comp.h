@@ -47,6 +47,7 @@ struct comp_options {
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" or "drm" */
+	bool pixman;           /* --renderer pixman: render/'s pixman engine (headless) */
 	const char *vfb_path;  /* --vfb: headless frames copied into this file, or NULL */
 	const char *vfb_layout; /* --vfb-layout: "linear" (default) or "tiled" */
 	/* --mode WxH[@Hz]: the KMS mode to set (headless: size and refresh);

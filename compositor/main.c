@@ -24,6 +24,12 @@ static const char usage[] =
 	"                       display through KMS (a session from seatd or logind,\n"
 	"                       through libseat, or root; on a card no other\n"
 	"                       compositor or X server uses)\n"
+	"  --renderer gl|pixman drawing engine (render/): 'gl' (the default), GLES2\n"
+	"                       through EGL (on a machine without a GPU, Mesa's\n"
+	"                       llvmpipe), or 'pixman', pixman on the CPU into\n"
+	"                       memory, as weston --use-pixman and X's XRender draw;\n"
+	"                       pixman is headless only (drm scans out GL buffers)\n"
+	"                       and offers no linux-dmabuf\n"
 	"  --size WxH           output size in pixels (default 1920x1080; headless)\n"
 	"  --refresh HZ         refresh rate of the output's frame clock (default 60);\n"
 	"                       0 repaints as soon as there is damage (benchmarks);\n"
@@ -158,6 +164,7 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 	static const struct option longopts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' },
+		{ "renderer", required_argument, NULL, 'R' },
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "screenshot", required_argument, NULL, 'o' },
@@ -195,6 +202,11 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 				                 "missing at build time)", optarg);
 			return bad_usage("unknown backend '%s' (available: headless)", optarg);
 #endif
+		case 'R':
+			if (strcmp(optarg, "gl") != 0 && strcmp(optarg, "pixman") != 0)
+				return bad_usage("bad --renderer '%s': want gl or pixman", optarg);
+			opt->pixman = strcmp(optarg, "pixman") == 0;
+			break;
 		case 'm':
 			if (!parse_mode(optarg, &opt->mode_width, &opt->mode_height, &opt->mode_mhz))
 				return bad_usage("bad --mode '%s': expected WxH or WxH@HZ", optarg);
@@ -273,6 +285,9 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 	if (opt->n_outputs && strcmp(opt->backend, "headless") != 0)
 		return bad_usage("--output is for the headless backend (%s)",
 		                 "drm has an output per connector");
+	if (opt->pixman && strcmp(opt->backend, "headless") != 0)
+		return bad_usage("--renderer pixman needs the headless backend: '%s' scans out "
+		                 "buffers only GL draws into (use --renderer gl)", opt->backend);
 	/* On headless outputs a mode is just a size and a rate. */
 	if (opt->mode_width && strcmp(opt->backend, "headless") == 0) {
 		opt->width = opt->mode_width;

@@ -47,16 +47,26 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	comp_protocol_log_init(server);
 
 	server->backend = backend;
-	if (backend->init) {
-		if (backend->init(server) != 0)
+	if (options->pixman) {
+		/* Scanout needs GBM buffers that only GL draws into. */
+		if (backend->init) {
+			comp_log("--renderer pixman: the %s backend needs --renderer gl", backend->name);
 			goto fail;
+		}
+		comp_log("rendering with pixman %s (no EGL)", pixman_version_string());
+		server->renderer = renderer_create_pixman();
 	} else {
-		server->egl = render_egl_create_surfaceless();
+		if (backend->init) {
+			if (backend->init(server) != 0)
+				goto fail;
+		} else {
+			server->egl = render_egl_create_surfaceless();
+		}
+		if (!server->egl)
+			goto fail;
+		comp_log("rendering with %s", render_egl_describe(server->egl));
+		server->renderer = renderer_create(server->egl);
 	}
-	if (!server->egl)
-		goto fail;
-	comp_log("rendering with %s", render_egl_describe(server->egl));
-	server->renderer = renderer_create(server->egl);
 	if (!server->renderer) {
 		comp_log("cannot create the renderer");
 		goto fail;

@@ -66,15 +66,10 @@ static bool link_program(struct render_program *p, enum render_shader_kind kind)
 
 struct renderer *renderer_create(struct render_egl *egl)
 {
-	struct renderer *r = calloc(1, sizeof(*r));
+	struct renderer *r = render_renderer_alloc(&render_gl_engine, egl);
 
 	if (!r)
 		return NULL;
-	r->egl = egl;
-	render_link_init(&r->scenes);
-	pixman_region32_init(&r->clip);
-	r->program = -1;
-
 	/* Elsewhere the CPU swizzle path runs. */
 	r->has_bgra = render_little_endian() &&
 	              render_usable_extension(egl, "GL_EXT_texture_format_BGRA8888");
@@ -86,44 +81,25 @@ struct renderer *renderer_create(struct render_egl *egl)
 			return NULL;
 		}
 	}
-	render_log("renderer: BGRA8888 %s, unpack_subimage %s", r->has_bgra ? "yes" : "no",
+	render_log("renderer: GLES2, BGRA8888 %s, unpack_subimage %s", r->has_bgra ? "yes" : "no",
 	           r->has_unpack_subimage ? "yes" : "no");
 	return r;
 }
 
-void renderer_destroy(struct renderer *r)
+static void gl_destroy(struct renderer *r)
 {
-	if (!r)
-		return;
 	for (int i = 0; i < RENDER_SHADER_COUNT; i++)
 		if (r->programs[i].program)
 			glDeleteProgram(r->programs[i].program);
-	pixman_region32_fini(&r->clip);
-	free(r->scratch);
-	free(r);
 }
 
-const struct render_stats *renderer_stats(const struct renderer *r)
+static bool gl_begin(struct renderer *r, struct render_target *t)
 {
-	return &r->stats;
-}
-
-void render_set_clip(struct renderer *r, const pixman_region32_t *clip)
-{
-	struct render_target *t = r->target;
-
-	pixman_region32_fini(&r->clip);
-	pixman_region32_init_rect(&r->clip, 0, 0, (unsigned)t->width, (unsigned)t->height);
-	if (clip)
-		pixman_region32_intersect(&r->clip, &r->clip, clip);
-}
-
-void render_begin(struct renderer *r, struct render_target *t,
-                  const pixman_region32_t *clip)
-{
-	r->target = t;
+	if (t->memory) {
+		render_log("render_begin: a memory target needs the pixman engine");
+		return false;
+	}
 	render_target_bind(t);
-	render_set_clip(r, clip);
 	glEnable(GL_SCISSOR_TEST);
 	glDisable(GL_BLEND);
 	glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
@@ -132,9 +108,10 @@ void render_begin(struct renderer *r, struct render_target *t,
 	glActiveTexture(GL_TEXTURE0);
 	glEnableVertexAttribArray(RENDER_ATTR_POS);
 	glEnableVertexAttribArray(RENDER_ATTR_TEXCOORD);
+	return true;
 }
 
-void render_end(struct renderer *r)
+static void gl_end(struct renderer *r)
 {
 	glDisableVertexAttribArray(RENDER_ATTR_POS);
 	glDisableVertexAttribArray(RENDER_ATTR_TEXCOORD);
@@ -142,7 +119,6 @@ void render_end(struct renderer *r)
 	glDisable(GL_BLEND);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	glUseProgram(0);
-	r->target = NULL;
 	r->program = -1;
 }
 
@@ -204,32 +180,16 @@ static void draw_clipped(struct renderer *r, const pixman_box32_t *dst, const GL
 	pixman_region32_fini(&region);
 }
 
-static void fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend)
+static void gl_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend)
 {
 	static const GLfloat tc[8] = { 0 };
 	struct render_program *p = &r->programs[RENDER_SHADER_SOLID];
 
-	if (box->x2 <= box->x1 || box->y2 <= box->y1)
-		return;
 	use_program(r, RENDER_SHADER_SOLID);
 	glUniform4f(p->u_color, ((argb >> 16) & 0xff) / 255.0f, ((argb >> 8) & 0xff) / 255.0f,
 	            (argb & 0xff) / 255.0f, (argb >> 24) / 255.0f);
 	set_blending(r, blend);
 	draw_clipped(r, box, tc);
-}
-
-void render_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb)
-{
-	uint32_t a = argb >> 24;
-
-	if (a == 0 && (argb & 0xffffff) == 0)
-		return; /* premultiplied transparent: blending would change nothing */
-	fill(r, box, argb, a != 0xff);
-}
-
-void render_fill_replace(struct renderer *r, const pixman_box32_t *box, uint32_t argb)
-{
-	fill(r, box, argb, false);
 }
 
 /* The texture coordinate u,v (0..1) shown at s,t (0..1) of a quad whose
@@ -252,63 +212,54 @@ static void transform_coord(int transform, GLfloat s, GLfloat t, GLfloat *uv)
 	uv[1] = v;
 }
 
-void render_draw_texture(struct renderer *r, struct render_texture *tex,
-                         const struct render_quad *q)
+static void gl_draw_texture(struct renderer *r, struct render_texture *tex,
+                            const struct render_draw *d)
 {
 	bool xrgb = tex->format == RENDER_FORMAT_XRGB8888;
 	enum render_shader_kind kind;
-	float sx = q->src_x, sy = q->src_y, sw = q->src_w, sh = q->src_h;
-	float alpha = q->alpha > 1.0f ? 1.0f : q->alpha;
-	pixman_box32_t dst;
 	GLfloat tc[8];
-	GLint filter = q->nearest ? GL_NEAREST : GL_LINEAR;
-	bool opaque;
+	GLint filter = d->nearest ? GL_NEAREST : GL_LINEAR;
 
-	if (q->width <= 0 || q->height <= 0 || !(alpha > 0.0f) ||
-	    q->x < -RENDER_COORD_LIMIT || q->y < -RENDER_COORD_LIMIT ||
-	    q->x > RENDER_COORD_LIMIT || q->y > RENDER_COORD_LIMIT ||
-	    q->width > RENDER_COORD_LIMIT || q->height > RENDER_COORD_LIMIT)
-		return; /* nothing to see, or outside what any output can show */
-	dst.x1 = q->x;
-	dst.y1 = q->y;
-	dst.x2 = q->x + q->width;
-	dst.y2 = q->y + q->height;
-	/* The source rect is in the transformed texture: 90 and 270 degrees
-	 * swap its axes. */
-	float tw = (float)(q->transform & 1 ? tex->height : tex->width);
-	float th = (float)(q->transform & 1 ? tex->width : tex->height);
-	if (sw <= 0 || sh <= 0) {
-		sx = 0;
-		sy = 0;
-		sw = tw;
-		sh = th;
-	}
 	/* Texture row 0 is the image's top row, and output y grows downwards:
 	 * the y flip of a target lives only in the projection. */
-	GLfloat s1 = sx / tw, t1 = sy / th, s2 = (sx + sw) / tw, t2 = (sy + sh) / th;
-	transform_coord(q->transform, s1, t1, &tc[0]);
-	transform_coord(q->transform, s2, t1, &tc[2]);
-	transform_coord(q->transform, s1, t2, &tc[4]);
-	transform_coord(q->transform, s2, t2, &tc[6]);
+	GLfloat s1 = d->sx / d->tw, t1 = d->sy / d->th;
+	GLfloat s2 = (d->sx + d->sw) / d->tw, t2 = (d->sy + d->sh) / d->th;
+	transform_coord(d->transform, s1, t1, &tc[0]);
+	transform_coord(d->transform, s2, t1, &tc[2]);
+	transform_coord(d->transform, s1, t2, &tc[4]);
+	transform_coord(d->transform, s2, t2, &tc[6]);
 
-	opaque = alpha >= 1.0f && (q->opaque || xrgb);
 	/* At alpha 1 the multiply would change nothing but costs every
 	 * fragment: on a software rasteriser (llvmpipe) a composite is mostly
 	 * this shader, and a GPU's fragment stage is where Mali-400 class
 	 * hardware is short. */
-	if (alpha >= 1.0f)
+	if (d->alpha >= 1.0f)
 		kind = xrgb ? RENDER_SHADER_RGBX_COPY : RENDER_SHADER_RGBA_COPY;
 	else
 		kind = xrgb ? RENDER_SHADER_RGBX : RENDER_SHADER_RGBA;
 	use_program(r, kind);
-	if (alpha < 1.0f)
-		glUniform1f(r->programs[kind].u_alpha, alpha);
+	if (d->alpha < 1.0f)
+		glUniform1f(r->programs[kind].u_alpha, d->alpha);
 	glBindTexture(GL_TEXTURE_2D, tex->id);
 	if (tex->filter != filter) {
 		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
 		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
 		tex->filter = filter;
 	}
-	set_blending(r, !opaque);
-	draw_clipped(r, &dst, tc);
+	set_blending(r, !d->opaque);
+	draw_clipped(r, &d->dst, tc);
 }
+
+const struct render_engine render_gl_engine = {
+	.name = "gl",
+	.destroy = gl_destroy,
+	.begin = gl_begin,
+	.end = gl_end,
+	.fill = gl_fill,
+	.draw_texture = gl_draw_texture,
+	.texture_init = render_gl_texture_init,
+	.texture_fini = render_gl_texture_fini,
+	.upload_begin = render_gl_upload_begin,
+	.upload_box = render_gl_upload_box,
+	.upload_end = render_gl_upload_end,
+};

@@ -83,7 +83,16 @@ struct render_target {
 	EGLSyncKHR fence;
 	/* A GBM target's surface (target-gbm.c), NULL on other targets. */
 	struct gbm_surface *gbm_surface;
+	/* A memory target's pixels (pixman-target.c), drawn by the pixman
+	 * engine; NULL on GL targets, which have egl set instead. */
+	pixman_image_t *memory;
 };
+
+/* The memory target's side of the render_target_* calls (pixman-target.c);
+ * target.c hands a target with t->memory to these. */
+void render_memory_target_destroy(struct render_target *t);
+int render_memory_target_read_pixels(struct render_target *t, int x, int y, int w, int h,
+                                     uint32_t *first, int dst_stride_bytes);
 
 /* The EGL bring-up every platform shares: display, GLES2 context made
  * current without a surface. choose sets egl->config. label goes in logs. */
@@ -130,8 +139,61 @@ struct render_program {
 const char *render_shader_vertex_source(void);
 const char *render_shader_fragment_source(enum render_shader_kind kind);
 
+/* A quad as render_draw_texture hands it to an engine: checked (positive
+ * size inside RENDER_COORD_LIMIT, 0 < alpha <= 1), the destination a box,
+ * the source rect resolved (never empty) in texels of the transformed
+ * texture, which is tw x th. */
+struct render_draw {
+	pixman_box32_t dst;
+	float sx, sy, sw, sh;
+	float tw, th;
+	float alpha;
+	bool opaque;  /* drawn without blending: alpha 1 and opaque content */
+	bool nearest;
+	int transform; /* render_quad.transform */
+};
+
+/* A drawing engine: GLES2 (gles2.c, texture.c) or pixman (pixman-draw.c).
+ * renderer.c and texture.c keep what both share (the clip, the checks of a
+ * quad, damage of uploads, stats) and call these for the drawing itself.
+ * Every rectangle of clip ∩ box an engine draws counts as one quad. */
+struct render_engine {
+	const char *name;
+	void (*destroy)(struct renderer *r);
+	/* false (logged) when t is not a target of this engine. */
+	bool (*begin)(struct renderer *r, struct render_target *t);
+	void (*end)(struct renderer *r);
+	void (*fill)(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend);
+	void (*draw_texture)(struct renderer *r, struct render_texture *tex,
+	                     const struct render_draw *d);
+	/* Storage for tex (size and format already checked); false, logged. */
+	bool (*texture_init)(struct render_texture *tex);
+	void (*texture_fini)(struct render_texture *tex);
+	/* An upload: begin, w x h texels at (x, y) from pixels per box (rows
+	 * stride bytes apart), end, which returns ret or -1 if it failed. */
+	void (*upload_begin)(struct render_texture *tex);
+	int (*upload_box)(struct render_texture *tex, const char *pixels, int stride,
+	                  int x, int y, int w, int h);
+	int (*upload_end)(struct render_texture *tex, int ret);
+};
+extern const struct render_engine render_gl_engine;
+extern const struct render_engine render_pixman_engine;
+
+/* The GL engine's textures (texture.c). */
+bool render_gl_texture_init(struct render_texture *tex);
+void render_gl_texture_fini(struct render_texture *tex);
+void render_gl_upload_begin(struct render_texture *tex);
+int render_gl_upload_box(struct render_texture *tex, const char *pixels, int stride,
+                         int x, int y, int w, int h);
+int render_gl_upload_end(struct render_texture *tex, int ret);
+
+/* Common to both engines' renderer_create (renderer.c): NULL on ENOMEM. */
+struct renderer *render_renderer_alloc(const struct render_engine *engine,
+                                       struct render_egl *egl);
+
 struct renderer {
-	struct render_egl *egl;
+	const struct render_engine *engine;
+	struct render_egl *egl; /* NULL with the pixman engine */
 	struct render_program programs[RENDER_SHADER_COUNT];
 	struct render_stats stats;
 	bool has_bgra;            /* GL_EXT_texture_format_BGRA8888 */
@@ -143,7 +205,8 @@ struct renderer {
 
 	struct render_link scenes; /* render_scene.link */
 
-	/* State between render_begin and render_end. */
+	/* State between render_begin and render_end; target is NULL when
+	 * begin refused the target (draws then do nothing). */
 	struct render_target *target;
 	pixman_region32_t clip;
 	bool blending;
@@ -164,6 +227,7 @@ struct render_texture {
 	int width, height;
 	GLint filter; /* current GL_TEXTURE_MIN/MAG_FILTER, to skip redundant calls */
 	EGLImageKHR image; /* an imported dmabuf's (texture-dmabuf.c), or NULL */
+	pixman_image_t *pixels; /* the pixman engine's copy, owning its memory */
 };
 void render_texture_release_image(struct render_texture *tex);
 

@@ -43,6 +43,11 @@ struct render_target;
 
 struct render_target *render_target_create_offscreen(struct render_egl *egl,
                                                      int width, int height);
+/* A target in ordinary memory, drawn by the pixman engine
+ * (renderer_create_pixman); needs no EGL. Present and flush return at once
+ * (the CPU drew the frame before render_end returned), frame_done is
+ * always true; read-back and PNG work as on an offscreen target. */
+struct render_target *render_target_create_memory(int width, int height);
 void render_target_destroy(struct render_target *t);
 int render_target_width(const struct render_target *t);
 int render_target_height(const struct render_target *t);
@@ -170,6 +175,15 @@ struct render_stats {
  * extensions (comma or space separated) to treat as absent, e.g.
  * GL_EXT_unpack_subimage, to run the fallback upload paths. */
 struct renderer *renderer_create(struct render_egl *egl);
+/* The pixman engine: the same drawing on the CPU with pixman, into memory
+ * targets only (render_target_create_memory), no EGL. For machines without
+ * a GPU, where GLES2 runs on llvmpipe at many times pixman's CPU cost per
+ * composite (render/README.md). Textures hold a copy of what is uploaded;
+ * dmabufs cannot be imported. Scaled quads are filtered bilinearly (GL:
+ * linear), which may round a little differently from GL. */
+struct renderer *renderer_create_pixman(void);
+/* "gl" or "pixman", for logs and the bench's record. */
+const char *renderer_engine_name(const struct renderer *r);
 void renderer_destroy(struct renderer *r);
 const struct render_stats *renderer_stats(const struct renderer *r);
 

@@ -102,6 +102,10 @@ void render_target_destroy(struct render_target *t)
 {
 	if (!t)
 		return;
+	if (t->memory) {
+		render_memory_target_destroy(t);
+		return;
+	}
 	drop_fence(t);
 	if (t->fbo)
 		glDeleteFramebuffers(1, &t->fbo);
@@ -139,6 +143,8 @@ int render_target_gl_y(const struct render_target *t, int y, int height)
 int render_target_present(struct render_target *t, const pixman_region32_t *damage)
 {
 	(void)damage;
+	if (t->memory)
+		return 0; /* drawn by the CPU: the pixels exist already */
 	if (t->surface != EGL_NO_SURFACE) {
 		if (!eglSwapBuffers(t->egl->display, t->surface)) {
 			render_log("eglSwapBuffers failed: 0x%x", (unsigned)eglGetError());
@@ -155,6 +161,9 @@ int render_target_present(struct render_target *t, const pixman_region32_t *dama
 int render_target_flush(struct render_target *t)
 {
 	struct render_egl *egl = t->egl;
+
+	if (t->memory)
+		return 0; /* as present: nothing to wait for */
 	drop_fence(t);
 	if (egl->create_sync)
 		t->fence = egl->create_sync(egl->display, EGL_SYNC_FENCE_KHR, NULL);
@@ -170,7 +179,7 @@ int render_target_flush(struct render_target *t)
 
 bool render_target_frame_done(struct render_target *t)
 {
-	if (t->fence == EGL_NO_SYNC_KHR)
+	if (t->memory || t->fence == EGL_NO_SYNC_KHR)
 		return true;
 	EGLint r = t->egl->client_wait_sync(t->egl->display, t->fence, 0, 0);
 	if (r == EGL_TIMEOUT_EXPIRED_KHR)
@@ -211,6 +220,8 @@ int render_target_read_pixels(struct render_target *t, const pixman_box32_t *box
 		return 0; /* nothing of the box is on the target */
 	first = (uint32_t *)(void *)((char *)dst + (size_t)(y1 - box->y1) * dst_stride_bytes) +
 	        (x1 - box->x1);
+	if (t->memory)
+		return render_memory_target_read_pixels(t, x1, y1, w, h, first, dst_stride_bytes);
 	render_target_bind(t);
 	glPixelStorei(GL_PACK_ALIGNMENT, 4);
 	/* Straight into dst when GL's rows are ours: top-down (not y_up) and

@@ -42,7 +42,9 @@ bool render_dmabuf_import_supported(struct renderer *r, const char **why)
 {
 	const char *missing = NULL;
 
-	if (!render_usable_extension(r->egl, "EGL_EXT_image_dma_buf_import"))
+	if (!r->egl)
+		missing = "EGL (the pixman engine draws from memory; it cannot sample a dmabuf)";
+	else if (!render_usable_extension(r->egl, "EGL_EXT_image_dma_buf_import"))
 		missing = "EGL_EXT_image_dma_buf_import";
 	else if (!render_usable_extension(r->egl, "GL_OES_EGL_image"))
 		missing = "GL_OES_EGL_image";
@@ -116,9 +118,12 @@ struct render_texture *render_texture_import_dmabuf(struct renderer *r,
 	PFNGLEGLIMAGETARGETTEXTURE2DOESPROC target_texture;
 	EGLint attribs[20];
 	int n = 0;
+	const char *why = NULL;
 
-	if (!render_dmabuf_import_supported(r, NULL))
+	if (!render_dmabuf_import_supported(r, &why)) {
+		render_log("dmabuf import: unsupported, no %s", why);
 		return NULL;
+	}
 	if (buf->width <= 0 || buf->height <= 0 || buf->fd < 0 ||
 	    (buf->format != RENDER_FORMAT_ARGB8888 && buf->format != RENDER_FORMAT_XRGB8888)) {
 		render_log("dmabuf import: bad buffer %dx%d fd %d", buf->width, buf->height, buf->fd);

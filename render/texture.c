@@ -28,19 +28,19 @@ void *render_scratch(struct renderer *r, size_t size)
 	return r->scratch;
 }
 
+/* Larger than any output or window either engine is asked to show, and
+ * llvmpipe's GL_MAX_TEXTURE_SIZE; GL checks its own limit too. */
+#define MAX_TEXTURE_SIZE 16384
+
 struct render_texture *render_texture_create(struct renderer *r,
                                              enum render_format format,
                                              int width, int height)
 {
 	struct render_texture *tex;
-	GLint max_size = 0;
-	GLenum gl_format = r->has_bgra ? GL_BGRA_EXT : GL_RGBA;
 
-	glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
-	if (width <= 0 || height <= 0 || width > max_size || height > max_size ||
+	if (width <= 0 || height <= 0 || width > MAX_TEXTURE_SIZE || height > MAX_TEXTURE_SIZE ||
 	    (format != RENDER_FORMAT_ARGB8888 && format != RENDER_FORMAT_XRGB8888)) {
-		render_log("texture %dx%d format %d not supported (max %d)", width, height,
-		           (int)format, (int)max_size);
+		render_log("texture %dx%d format %d not supported", width, height, (int)format);
 		return NULL;
 	}
 	tex = calloc(1, sizeof(*tex));
@@ -50,8 +50,26 @@ struct render_texture *render_texture_create(struct renderer *r,
 	tex->format = format;
 	tex->width = width;
 	tex->height = height;
-	tex->filter = GL_LINEAR;
+	if (!r->engine->texture_init(tex)) {
+		free(tex);
+		return NULL;
+	}
+	return tex;
+}
 
+bool render_gl_texture_init(struct render_texture *tex)
+{
+	struct renderer *r = tex->renderer;
+	GLint max_size = 0;
+	GLenum gl_format = r->has_bgra ? GL_BGRA_EXT : GL_RGBA;
+
+	glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+	if (tex->width > max_size || tex->height > max_size) {
+		render_log("texture %dx%d larger than GL's %d", tex->width, tex->height,
+		           (int)max_size);
+		return false;
+	}
+	tex->filter = GL_LINEAR;
 	while (glGetError() != GL_NO_ERROR)
 		;
 	glGenTextures(1, &tex->id);
@@ -63,16 +81,21 @@ struct render_texture *render_texture_create(struct renderer *r,
 	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
 	/* With BGRA8888 the internal format must equal the format (GLES2 has
 	 * no conversion at upload). */
-	glTexImage2D(GL_TEXTURE_2D, 0, (GLint)gl_format, width, height, 0, gl_format,
+	glTexImage2D(GL_TEXTURE_2D, 0, (GLint)gl_format, tex->width, tex->height, 0, gl_format,
 	             GL_UNSIGNED_BYTE, NULL);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	if (glGetError() != GL_NO_ERROR) {
-		render_log("cannot allocate texture %dx%d", width, height);
+		render_log("cannot allocate texture %dx%d", tex->width, tex->height);
 		glDeleteTextures(1, &tex->id);
-		free(tex);
-		return NULL;
+		return false;
 	}
-	return tex;
+	return true;
+}
+
+void render_gl_texture_fini(struct render_texture *tex)
+{
+	glDeleteTextures(1, &tex->id);
+	render_texture_release_image(tex);
 }
 
 void render_texture_destroy(struct render_texture *tex)
@@ -83,8 +106,7 @@ void render_texture_destroy(struct render_texture *tex)
 		return;
 	for (l = tex->renderer->scenes.next; l != &tex->renderer->scenes; l = l->next)
 		render_scene_forget_texture(render_scene_from_link(l), tex);
-	glDeleteTextures(1, &tex->id);
-	render_texture_release_image(tex);
+	tex->renderer->engine->texture_fini(tex);
 	free(tex);
 }
 
@@ -141,8 +163,8 @@ static const void *pack_rect(struct renderer *r, const char *pixels, int stride,
  * CPU copy into the scratch; one glTexSubImage2D of a tight copy is
  * cheaper than one call per row on drivers where each call has a fixed
  * cost (a validation and, on some, a flush). */
-static int upload_box(struct render_texture *tex, const char *pixels, int stride,
-                      int x, int y, int w, int h)
+int render_gl_upload_box(struct render_texture *tex, const char *pixels, int stride,
+                         int x, int y, int w, int h)
 {
 	struct renderer *r = tex->renderer;
 	GLenum gl_format = r->has_bgra ? GL_BGRA_EXT : GL_RGBA;
@@ -161,7 +183,6 @@ static int upload_box(struct render_texture *tex, const char *pixels, int stride
 	glTexSubImage2D(GL_TEXTURE_2D, 0, x, y, w, h, gl_format, GL_UNSIGNED_BYTE, data);
 	if (row_length)
 		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, 0);
-	r->stats.uploaded_bytes += (uint64_t)w * h * 4;
 	return 0;
 }
 
@@ -172,7 +193,7 @@ static bool upload_refused(const struct render_texture *tex)
 	return tex->image != NULL;
 }
 
-static void upload_begin(struct render_texture *tex)
+void render_gl_upload_begin(struct render_texture *tex)
 {
 	while (glGetError() != GL_NO_ERROR)
 		;
@@ -180,8 +201,9 @@ static void upload_begin(struct render_texture *tex)
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }
 
-static int upload_end(int ret)
+int render_gl_upload_end(struct render_texture *tex, int ret)
 {
+	(void)tex;
 	glBindTexture(GL_TEXTURE_2D, 0);
 	if (glGetError() != GL_NO_ERROR) {
 		render_log("texture upload failed");
@@ -190,9 +212,22 @@ static int upload_end(int ret)
 	return ret;
 }
 
+/* One box through the engine, counted in uploaded_bytes. */
+static int upload_box(struct render_texture *tex, const char *pixels, int stride,
+                      int x, int y, int w, int h)
+{
+	struct renderer *r = tex->renderer;
+	int ret = r->engine->upload_box(tex, pixels, stride, x, y, w, h);
+
+	if (ret == 0)
+		r->stats.uploaded_bytes += (uint64_t)w * h * 4;
+	return ret;
+}
+
 int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
                                int stride_bytes, const pixman_box32_t *box)
 {
+	const struct render_engine *e = tex->renderer->engine;
 	const char *p = pixels;
 	int x1 = box->x1, y1 = box->y1, x2 = box->x2, y2 = box->y2;
 
@@ -219,8 +254,8 @@ int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
 		y2 = tex->height;
 	if (x2 <= x1 || y2 <= y1)
 		return 0;
-	upload_begin(tex);
-	return upload_end(upload_box(tex, p, stride_bytes, x1, y1, x2 - x1, y2 - y1));
+	e->upload_begin(tex);
+	return e->upload_end(tex, upload_box(tex, p, stride_bytes, x1, y1, x2 - x1, y2 - y1));
 }
 
 int render_texture_upload(struct render_texture *tex, const void *pixels,
@@ -229,6 +264,7 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 	pixman_region32_t region;
 	const pixman_box32_t *rects;
 	pixman_box32_t extents;
+	const struct render_engine *e = tex->renderer->engine;
 	int n, ret = 0;
 
 	if (upload_refused(tex))
@@ -250,7 +286,7 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 		pixman_region32_fini(&region);
 		return 0;
 	}
-	upload_begin(tex);
+	e->upload_begin(tex);
 	for (int i = 0; i < n && ret == 0; i++) {
 		const pixman_box32_t *b = &rects[i];
 		const char *corner = (const char *)pixels + (size_t)b->y1 * stride_bytes +
@@ -260,5 +296,5 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 			                 b->y2 - b->y1);
 	}
 	pixman_region32_fini(&region);
-	return upload_end(ret);
+	return e->upload_end(tex, ret);
 }

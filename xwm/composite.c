@@ -177,10 +177,15 @@ int xwm_composite_start(struct xwm *xwm)
 	xcb_flush(c);
 
 	int sw = xwm->screen->width_in_pixels, sh = xwm->screen->height_in_pixels;
-	xwm->egl = render_egl_create_x11(xwm->xlib_display, xwm->screen->root_visual);
-	if (!xwm->egl)
-		return -1;
-	xwm->renderer = renderer_create(xwm->egl);
+	if (xwm->options.pixman) {
+		xwm_log("rendering with pixman %s (no EGL)", pixman_version_string());
+		xwm->renderer = renderer_create_pixman();
+	} else {
+		xwm->egl = render_egl_create_x11(xwm->xlib_display, xwm->screen->root_visual);
+		if (!xwm->egl)
+			return -1;
+		xwm->renderer = renderer_create(xwm->egl);
+	}
 	if (!xwm->renderer)
 		return -1;
 	xwm->scene = render_scene_create(xwm->renderer, sw, sh, BACKGROUND_ARGB);
@@ -208,9 +213,11 @@ int xwm_composite_start(struct xwm *xwm)
 	xwm_log("content path: %s (%s); output path: %s, repaint path: %s", xwm->content_path,
 	        why, xwm->output_path, xwm->output_repaint);
 	render_trace("xwm_paths",
-	             "\"content\":\"%s\",\"output\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\"",
+	             "\"content\":\"%s\",\"output\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\","
+	             "\"renderer\":\"%s\"",
 	             xwm->content_path, xwm->output_path, xwm->output_repaint,
-	             render_egl_describe(xwm->egl));
+	             xwm->egl ? render_egl_describe(xwm->egl) : "none",
+	             renderer_engine_name(xwm->renderer));
 	return 0;
 }
 

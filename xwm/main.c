@@ -41,6 +41,12 @@ static const char usage[] =
 	"  --present egl|shm|auto  how frames reach the screen: EGL swap, or MIT-SHM\n"
 	"                       PutImage of the damaged rectangles (default auto: EGL\n"
 	"                       when the server has DRI3 and EGL a damage-aware swap)\n"
+	"  --renderer gl|pixman drawing engine (render/): 'gl' (the default), GLES2\n"
+	"                       through EGL (Mesa's llvmpipe without a GPU), or\n"
+	"                       'pixman', on the CPU into memory, as xcompmgr's\n"
+	"                       XRender is drawn inside Xvfb; pixman presents with\n"
+	"                       shm (egl needs gl) and fetches contents with MIT-SHM\n"
+	"                       (no DRI3 zero-copy)\n"
 	"  --texture-budget MIB texture memory for all windows (default 384); a window\n"
 	"                       whose texture would pass it is not composited\n"
 	"  --window-texture-budget MIB  the same for one window (default 64)\n"
@@ -68,6 +74,7 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 		{ "screenshot-dir", required_argument, NULL, 'S' },
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "present", required_argument, NULL, 'p' },
+		{ "renderer", required_argument, NULL, 'R' },
 		{ "texture-budget", required_argument, NULL, 'T' },
 		{ "window-texture-budget", required_argument, NULL, 'W' },
 		{ "debug", no_argument, NULL, 'D' },
@@ -105,6 +112,11 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 				return bad_usage("bad --present '%s': expected egl, shm or auto", optarg);
 			xwm->options.present = optarg;
 			break;
+		case 'R':
+			if (strcmp(optarg, "gl") && strcmp(optarg, "pixman"))
+				return bad_usage("bad --renderer '%s': expected gl or pixman", optarg);
+			xwm->options.pixman = strcmp(optarg, "pixman") == 0;
+			break;
 		case 'T':
 		case 'W': {
 			char *end;
@@ -131,6 +143,10 @@ static int parse_options(int argc, char **argv, struct xwm *xwm)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if (xwm->options.pixman && xwm->options.present &&
+	    strcmp(xwm->options.present, "egl") == 0)
+		return bad_usage("--present %s needs --renderer gl (pixman draws into memory, "
+		                 "presented with shm)", xwm->options.present);
 	return -1;
 }
 

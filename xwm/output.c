@@ -107,6 +107,14 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 	const char *want = xwm->options.present ? xwm->options.present : "auto";
 	bool egl_good = false, dri3 = false;
 
+	if (xwm->options.pixman) {
+		/* A memory target reaches the screen only by PutImage. */
+		if (strcmp(want, "egl") == 0) {
+			xwm_log("--present egl needs --renderer gl");
+			return -1;
+		}
+		want = "shm";
+	}
 	if (strcmp(want, "auto") == 0) {
 		dri3 = server_has_dri3(xwm);
 		egl_good = dri3 &&
@@ -115,6 +123,11 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 			 render_egl_has_extension(xwm->egl, "EGL_EXT_buffer_age"));
 	}
 	bool shm = strcmp(want, "shm") == 0 || (strcmp(want, "auto") == 0 && !egl_good);
+	if (shm && !image_format_matches(xwm) && xwm->options.pixman) {
+		xwm_log("screen depth %u has no 32-bit host-order image format, and pixman "
+		        "frames cannot be swapped by EGL: use --renderer gl", xwm->screen->root_depth);
+		return -1;
+	}
 	if (shm && !image_format_matches(xwm)) {
 		xwm_log("screen depth %u has no 32-bit host-order image format: using EGL swap",
 		        xwm->screen->root_depth);
@@ -128,11 +141,12 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 		xwm->output_path = "egl-swap";
 		xwm->output_repaint = render_target_window_path(xwm->target);
 	} else {
-		xwm->target = render_target_create_offscreen(xwm->egl, width, height);
+		xwm->target = xwm->egl ? render_target_create_offscreen(xwm->egl, width, height)
+		                       : render_target_create_memory(width, height);
 		if (!xwm->target)
 			return -1;
 		xwm->output_path = "shm-put";
-		xwm->output_repaint = "fbo";
+		xwm->output_repaint = xwm->egl ? "fbo" : "memory";
 		xwm->out_gc = xcb_generate_id(xwm->conn);
 		xcb_create_gc(xwm->conn, xwm->out_gc, xwm->overlay, 0, NULL);
 		if (!xwm->has_shm_fd || !shm_setup(xwm, (size_t)width * (size_t)height * 4))
@@ -141,6 +155,7 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 		render_scene_damage_all(xwm->scene);
 	}
 	xwm_log("output path: %s (%s%s)", xwm->output_path,
+	        xwm->options.pixman ? "the pixman renderer" :
 	        strcmp(want, "auto") ? "forced by --present" :
 	        egl_good ? "DRI3 and a damage-aware EGL swap" :
 	        dri3 ? "no damage-aware EGL swap" : "no DRI3: software EGL swaps whole buffers",

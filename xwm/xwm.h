@@ -161,6 +161,7 @@ struct xwm_options {
 	const char *screenshot_dir; /* --screenshot-dir: _DUET_SCREENSHOT on, in there */
 	int refresh_mhz;
 	const char *present;   /* --present: "auto", "egl" or "shm" */
+	bool pixman;           /* --renderer pixman: render/'s pixman engine, no EGL */
 	unsigned texture_budget_mib, window_texture_budget_mib; /* 0: default */
 };
 

@@ -69,6 +69,7 @@ class Options:
         q = args.quick
         self.quick = q
         self.engine = args.engine
+        self.renderer = args.renderer  # duet's servers' and weston's engine (stacks.renderer())
         self.launch_app = args.launch_app
         reps = args.reps
         self.explicit_reps = reps is not None
@@ -191,6 +192,12 @@ def add_arguments(p):
                    help="the apps' drawing engine in the launch, cpu and resize experiments "
                         "(default sw: shared memory on both window systems; gl makes Mesa's "
                         "software EGL on Xvfb send every frame in a full-window PutImage)")
+    p.add_argument("--renderer", choices=["gl", "pixman"], default="gl",
+                   help="the drawing engine of duet-compositor, duet-xwm and weston (default "
+                        "gl: GLES2, Mesa's llvmpipe without a GPU; pixman: the CPU, as "
+                        "openbox + xcompmgr's XRender in Xvfb draws, for a like-for-like "
+                        "software comparison; weston gets --use-pixman); Enlightenment and "
+                        "xcompmgr are software either way. Not with --display kms")
     p.add_argument("--launch-app", choices=sorted(efl_launch.APPS), default="duet-launch",
                    help="the launch experiment's app: duet-launch (default) or duet-launch-efl, "
                         "the same launch written with Elementary (EFL), on every stack")
@@ -254,7 +261,7 @@ class Bench:
             "machine": machine.machine(), "governor": machine.governor(),
             "versions": machine.versions(),
             "render_env": {k: self.base_env.get(k) for k in machine.render_env()},
-            "display": stacks.display(),
+            "display": stacks.display(), "renderer": stacks.renderer(),
             "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
             "ipc": {}}
         self.progress = Progress(self.plan_units())
@@ -405,7 +412,8 @@ class Bench:
         self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
-            srec = self.results["stacks"][name] = {"kind": stacks.KIND[name]}
+            srec = self.results["stacks"][name] = {"kind": stacks.KIND[name],
+                                                   "renderer": stacks.stack_renderer(name)}
             why = stacks.missing(name)
             if why:
                 srec["status"] = "skipped"
@@ -635,9 +643,16 @@ def run(args, argv):
     if not hasattr(args, "experiments"):
         return EXIT_USAGE
     if getattr(args, "display", "headless") == "kms":
+        if getattr(args, "renderer", "gl") == "pixman":
+            print("duet bench: --renderer pixman needs headless outputs: duet-compositor's "
+                  "KMS output scans out GL buffers (use --renderer gl with --display kms)",
+                  file=sys.stderr)
+            return EXIT_USAGE
         if os.environ.get("DUET_KMS_GUEST") != "1":
             return run_in_guest(args, argv)
         os.environ["DUET_DISPLAY"] = "kms"
+    # The stacks read it as they read DUET_DISPLAY (stacks.renderer()).
+    os.environ["DUET_RENDERER"] = getattr(args, "renderer", "gl")
     default_stacks(args)
     procs.become_subreaper()
     bench = Bench(args, argv)

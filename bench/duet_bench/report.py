@@ -142,11 +142,23 @@ def machine_rows(results):
             opts.get("rounds", 1), results.get("seed"), " | ".join(", ".join(o) for o in orders))
          if orders else "%s round(s), the stacks in a fixed order in each round (a run from "
          "before the random order)" % opts.get("rounds", 1), "-"],
+        ["server drawing engine", renderer_text(results), "Mali-400 GLES2 (all stacks)"],
         ["compositor frame clock", "60 Hz; render experiment: %s (duet-compositor, duet-xwm; "
          "weston fixed 60 Hz, xcompmgr on every damage)" % "; then ".join(
              refresh_text(hz) for hz in opts.get("render_refreshes")
              or [opts.get("render_refresh", 0)]), "display rate"],
     ]
+
+
+def renderer_text(results):
+    """Which engine drew each stack's frames (duet bench --renderer)."""
+    per = ", ".join("%s %s" % (name, rec["renderer"])
+                    for name, rec in (results.get("stacks") or {}).items()
+                    if isinstance(rec, dict) and rec.get("renderer"))
+    r = results.get("renderer") or "gl"
+    return "--renderer %s%s: %s" % (
+        r, "" if r == "pixman" else " (duet's servers and weston on GLES2; xcompmgr and E in "
+        "software: --renderer pixman compares like with like)", per or "not recorded")
 
 
 def load_text(results):

@@ -3,6 +3,7 @@
     wayland    duet-compositor (headless output)                 server
     x11        Xvfb + duet-xwm                                    server, wm
     weston     weston --backend=headless-backend.so --use-gl      server
+               (--use-pixman with duet bench --renderer pixman)
     openbox    Xvfb + openbox + xcompmgr -c                       server, wm, compositor
     e-x11      Xvfb + Enlightenment (WM and compositor)           server, wm
     e-wayland  Enlightenment, headless Wayland compositor         server
@@ -89,6 +90,26 @@ def find_own(name, subdir):
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return os.path.abspath(p)
     return shutil.which(name)
+
+
+def renderer():
+    """The drawing engine of duet's servers and weston: "gl" (default) or
+    "pixman" ($DUET_RENDERER: duet bench --renderer)."""
+    r = os.environ.get("DUET_RENDERER") or "gl"
+    if r not in ("gl", "pixman"):
+        raise StackError("DUET_RENDERER=%s: want gl or pixman" % r)
+    return r
+
+
+def stack_renderer(name):
+    """What draws a stack's frames, for results.json: duet's servers and
+    weston take --renderer; xcompmgr composites with XRender, which Xvfb
+    runs on pixman; Enlightenment with its software engine (enlightenment.py)."""
+    if name in ("wayland", "x11", "weston"):
+        return renderer()
+    if name == "openbox":
+        return "xrender"
+    return "evas-software"
 
 
 def display():
@@ -352,7 +373,7 @@ class Stack:
             env["DUET_PROTOCOL_LOG"] = self.protocol_log
         env = self.trace_env(env, "server")
         argv = [self.programs["duet-compositor"], "--socket", sock, "--size", self.size,
-                "--refresh", str(self.refresh), "--test-protocol"]
+                "--refresh", str(self.refresh), "--test-protocol", "--renderer", renderer()]
         if display() == "kms":
             # The card's preferred mode and refresh (--size and --refresh
             # are for headless outputs).
@@ -383,7 +404,8 @@ class Stack:
         # go to one file; timeline.py skips the plain lines.
         self.weston_log = os.path.join(self.dir, "weston.log")
         self.composited_log = timeline.JsonLines(self.weston_log)
-        self.spawn("server", [self.programs["weston"], "--backend=headless-backend.so", "--use-gl",
+        use = "--use-pixman" if renderer() == "pixman" else "--use-gl"
+        self.spawn("server", [self.programs["weston"], "--backend=headless-backend.so", use,
                               "--idle-time=0", "--socket=" + sock, "--width=" + w,
                               "--height=" + h, "--config=" + ini,
                               "--logger-scopes=log,timeline", "--log=" + self.weston_log],
@@ -521,7 +543,7 @@ class Stack:
             # (drisw) cannot (docs/board.md section 6).
             env.update(LIBGL_ALWAYS_SOFTWARE="0", MESA_LOADER_DRIVER_OVERRIDE="kms_swrast")
         self.spawn("wm", [self.programs["duet-xwm"], "--display", self.display, "--refresh",
-                          str(self.refresh)], env)
+                          str(self.refresh), "--renderer", renderer()], env)
         self.wait("duet-xwm to manage %s" % self.display, self._wm_ready)
         if self.xserver == "xorg":
             m = re.search(r"content path: (.*)", self.procs["wm"].log_tail(20000))

@@ -348,8 +348,43 @@ def test_no_report():
     shutil.rmtree(empty, ignore_errors=True)
 
 
+def test_renderer():
+    """--renderer pixman reaches duet's servers and weston, and results.json
+    and the report say which engine drew each stack."""
+    bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--display", "kms",
+                          "--renderer", "pixman"], capture_output=True, text=True, timeout=60)
+    check(bad.returncode == 2 and "--renderer gl" in bad.stderr,
+          "--display kms --renderer pixman is a usage error pointing at gl (status %d: %s)"
+          % (bad.returncode, bad.stderr.strip()[-160:]))
+    r, out, mark, took = run_bench(["--quick", "--stacks", "wayland,x11,weston,openbox",
+                                    "--experiments", "launch", "--reps", "1", "--no-ipc",
+                                    "--renderer", "pixman"], {}, timeout=400)
+    check(r.returncode == 0, "the bench exits 0 (status %d)" % r.returncode)
+    res = load(out)
+    check(res.get("renderer") == "pixman" and res["options"].get("renderer") == "pixman",
+          "results.json records --renderer pixman (%s)" % res.get("renderer"))
+    want = {"wayland": "pixman", "x11": "pixman", "weston": "pixman", "openbox": "xrender"}
+    got = {n: res["stacks"][n].get("renderer") for n in want}
+    check(got == want, "each stack's renderer is recorded: %s" % got)
+    for stack, role, flag in (("wayland", "server", "--renderer pixman"),
+                              ("x11", "wm", "--renderer pixman"),
+                              ("weston", "server", "--use-pixman")):
+        cmds = res["stacks"][stack].get("commands", {})
+        cmd = next((c for k, c in cmds.items() if k.startswith(role + "@")), "")
+        check(flag in cmd, "%s: the %s was started with %s: %s" % (stack, role, flag, cmd))
+    check(res["experiments"]["launch"]["x11"]["status"] == "ok"
+          and res["experiments"]["launch"]["wayland"]["status"] == "ok",
+          "launches measured on duet's servers drawing with pixman")
+    check_schema(res)
+    with open(os.path.join(out, "report.md")) as f:
+        text = f.read()
+    check("--renderer pixman" in text, "the report's header names the renderer")
+    check(not marked_processes(mark), "no process of the run is left")
+    shutil.rmtree(out, ignore_errors=True)
+
+
 if __name__ == "__main__":
     {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt,
      "render-refresh": test_render_refresh, "rounds": test_rounds,
-     "no-report": test_no_report}[sys.argv[1]]()
+     "no-report": test_no_report, "renderer": test_renderer}[sys.argv[1]]()
     print("PASS")

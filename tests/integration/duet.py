@@ -248,9 +248,16 @@ class Session:
                 "--size", self.size] + self.extra_args
         if self.test_protocol:
             argv.append("--test-protocol")
+        # meson.build runs some scenarios again on render/'s pixman engine.
+        renderer = os.environ.get("DUET_TEST_RENDERER")
+        if renderer:
+            argv += ["--renderer", renderer]
         env = base_env(self.runtime_dir)
         self.compositor = self.spawn("compositor", argv, env)
         i, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=self.start_timeout)
+        if renderer == "pixman":
+            check("rendering with pixman" in self.compositor.stderr_tail(100000),
+                  "compositor did not say it renders with pixman")
         self.display = m.group(1)
         check(self.display == socket, "compositor announced %r, asked for %r" % (self.display, socket))
         if self.test_protocol:
@@ -450,6 +457,10 @@ class XSession(Session):
                 os.makedirs(self.shot_dir, exist_ok=True)
                 argv += ["--screenshot-dir", self.shot_dir]
             argv += self.wm_args
+            # meson.build runs some scenarios again on render/'s pixman engine.
+            renderer = os.environ.get("DUET_TEST_RENDERER")
+            if renderer:
+                argv += ["--renderer", renderer]
             self.wm = self.spawn("duet-xwm", argv, dict(self.env, **self.wm_env))
         elif self.wm_kind == "openbox":
             # A private, empty config dir: the caller's openbox rc must not
@@ -478,6 +489,10 @@ class XSession(Session):
             # a window mapped meanwhile was seen listed but never mapped
             # (no ReparentNotify, no Expose) in about one run of three.
             time.sleep(1.0)
+        if self.wm_kind == "duet" and os.environ.get("DUET_TEST_RENDERER") == "pixman":
+            err = self.wm.stderr_tail(100000)
+            check("rendering with pixman" in err and "output path: shm-put" in err,
+                  "duet-xwm does not say it renders with pixman into shm-put:\n" + err)
         log("%s pid %d manages %s (_NET_WM_NAME %r)"
             % (self.wm_kind, self.wm.pid, self.display, self.wm_name))
 

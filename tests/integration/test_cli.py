@@ -18,7 +18,7 @@ import pngread
 from duet import check
 
 OPTIONS = ["--backend", "--size", "--refresh", "--socket", "--screenshot", "--mode",
-           "--output", "--drm-device", "--help"]
+           "--output", "--drm-device", "--renderer", "--help"]
 
 
 def run(args, runtime_dir, timeout=30):
@@ -114,10 +114,14 @@ def case_bad_args(tmp):
                  ["--backend", "nope"], ["--drm-device", ""], ["--no-such-option"],
                  ["--output", "0x0"], ["--output", "640x480@x"],
                  ["--output", "640x480", "--backend", "drm"],
-                 ["--output", "64x48"] * 9):
+                 ["--output", "64x48"] * 9,
+                 ["--renderer", "vulkan"], ["--backend", "drm", "--renderer", "pixman"]):
         r = run(["--socket", socket_name()] + args, tmp, timeout=15)
         check(r.returncode == 2, "%s exited %d, want 2 (usage error)" % (" ".join(args), r.returncode))
         check(r.stderr.strip(), "%s gave no message on stderr" % " ".join(args))
+        if "pixman" in args and "not built in" not in r.stderr:
+            # Whether drm is built or not, the message says what to do.
+            check("gl" in r.stderr, "drm + pixman does not point at gl: %r" % r.stderr)
 
 
 CASES = {"help": case_help, "exit-status": case_exit_status, "screenshot": case_screenshot,

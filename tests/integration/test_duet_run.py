@@ -2,7 +2,7 @@
 """`duet run STACK -- CMD`: CMD runs inside a fresh stack, its exit status
 is passed on, and nothing the launcher started outlives it.
 
-usage: test_duet_run.py x11|wayland|x11-screenshot|usage
+usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman]|usage
 """
 
 import os
@@ -176,7 +176,7 @@ def case_wayland(tmp):
           % (r.returncode, r.stderr))
 
 
-def case_x11_screenshot(tmp):
+def case_x11_screenshot(tmp, renderer=None):
     shot = os.path.join(tmp, "x11.png")
     out = os.path.join(tmp, "pattern.out")
     # CMD shows the pattern, waits until it is drawn and composited, ends.
@@ -185,8 +185,9 @@ def case_x11_screenshot(tmp):
     script = ('"$0" --size 100x80 > "$1" & '
               'while ! grep -q mapped "$1"; do sleep 0.05; done; "$2" sync; sleep 0.3; '
               '"$2" screenshot "$3"')
-    r = run(["run", "x11", "--size", "320x200", "--screenshot", shot, "--test-control", "--",
-             "sh", "-c", script, duet.program("DUET_X11_TEST_PATTERN"), out,
+    extra = ["--renderer", renderer] if renderer else []
+    r = run(["run", "x11", "--size", "320x200", "--screenshot", shot, "--test-control"] + extra
+            + ["--", "sh", "-c", script, duet.program("DUET_X11_TEST_PATTERN"), out,
              duet.program("DUET_XCTL"), live], tmp)
     check(r.returncode == 0, "duet run x11 --screenshot exited %d; stderr:\n%s"
           % (r.returncode, r.stderr[-3000:]))
@@ -201,12 +202,23 @@ def case_x11_screenshot(tmp):
     bad, examples = duet.pattern_mismatches(img, win)
     check(bad == 0, "the exit screenshot does not show the 100x80 pattern centered: %d pixels "
           "differ, e.g. %s" % (bad, examples))
+    if renderer == "pixman":
+        # egl-swap needs GL: refused before any X connection.
+        bad = subprocess.run([duet.program("DUET_XWM"), "--renderer", "pixman", "--present",
+                              "egl"], capture_output=True, text=True, timeout=20)
+        check(bad.returncode == 2 and "--renderer gl" in bad.stderr,
+              "duet-xwm --renderer pixman --present egl exited %d: %r"
+              % (bad.returncode, bad.stderr))
+    if renderer:
+        check("rendering with %s" % renderer in r.stderr,
+              "duet-xwm did not say it renders with %s:\n%s" % (renderer, r.stderr[-2000:]))
 
 
 def case_usage(tmp):
     for args in (["run", "vnc", "--", "true"], ["run", "x11"], ["run", "x11", "--size", "0x0",
                  "--", "true"], ["run", "x11", "--refresh", "60", "--", "true"],
-                 ["frobnicate"],
+                 ["run", "e-x11", "--renderer", "pixman", "--", "true"],
+                 ["run", "x11", "--renderer", "vulkan", "--", "true"], ["frobnicate"],
                  []):
         r = run(args, tmp, timeout=20)
         check(r.returncode == 2, "duet %s exited %d, want 2" % (" ".join(args), r.returncode))
@@ -219,7 +231,8 @@ def case_usage(tmp):
         check(r.returncode == 0 and "run" in r.stdout, "duet %s failed: %d %r"
               % (" ".join(args), r.returncode, r.stdout))
     r = run(["run", "--help"], tmp, timeout=20)
-    for word in ("x11", "wayland", "--size", "--screenshot", "--refresh", "-- CMD"):
+    for word in ("x11", "wayland", "--size", "--screenshot", "--refresh", "--renderer",
+                 "-- CMD"):
         check(word in r.stdout, "duet run --help does not mention %s" % word)
     # A missing command is the command's failure (127), not the stack's.
     r = run(["run", "wayland", "--", "/nonexistent/duet-no-such-command"], tmp)
@@ -257,6 +270,7 @@ def case_wayland_server_dies(tmp):
 
 
 CASES = {"x11": case_x11, "wayland-server-dies": case_wayland_server_dies, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
+         "x11-screenshot-pixman": lambda tmp: case_x11_screenshot(tmp, "pixman"),
          "x11-wm-dies": case_x11_wm_dies, "usage": case_usage}
 
 

@@ -189,15 +189,15 @@ static void test_views(struct render_egl *egl, struct render_texture *tex)
 
 int main(void)
 {
-	struct render_egl *egl = unit_egl_or_skip();
+	struct render_egl *egl;
 	struct image A, B, C, D, E;
 	struct render_node *nA, *nB, *nC, *nD, *nE;
 	pixman_region32_t reg;
 	pixman_box32_t box;
 	struct snap before;
 
-	r = renderer_create(egl);
-	t = render_target_create_offscreen(egl, W, H);
+	r = unit_renderer(&egl);
+	t = unit_target(egl, W, H);
 	s = r ? render_scene_create(r, W, H, BG) : NULL;
 	CHECK(r && t && s, "renderer, target, scene");
 	if (!r || !t || !s)

@@ -79,11 +79,11 @@ static void upload_padded(struct render_texture *tex, int seed, pixman_box32_t b
 
 int main(void)
 {
-	struct render_egl *egl = unit_egl_or_skip();
+	struct render_egl *egl;
 	struct render_texture *tex;
 
-	r = renderer_create(egl);
-	t = render_target_create_offscreen(egl, TW, TH);
+	r = unit_renderer(&egl);
+	t = unit_target(egl, TW, TH);
 	CHECK(r && t, "renderer and target");
 	if (!r || !t)
 		return unit_finish("test-upload");

@@ -67,6 +67,30 @@ static inline struct render_egl *unit_egl_or_skip(void)
 	exit(77);
 }
 
+/* The drawing engine under test: $DUET_TEST_ENGINE "pixman", or GL
+ * (surfaceless EGL, skipped as above where there is none). *egl is NULL
+ * with pixman. tests/unit/meson.build runs each render test on both. */
+static inline struct renderer *unit_renderer(struct render_egl **egl)
+{
+	const char *engine = getenv("DUET_TEST_ENGINE");
+
+	if (engine && strcmp(engine, "pixman") == 0) {
+		*egl = NULL;
+		printf("engine: pixman\n");
+		return renderer_create_pixman();
+	}
+	*egl = unit_egl_or_skip();
+	printf("engine: gl (%s)\n", render_egl_describe(*egl));
+	return renderer_create(*egl);
+}
+
+/* An offscreen target of the engine unit_renderer chose. */
+static inline struct render_target *unit_target(struct render_egl *egl, int width, int height)
+{
+	return egl ? render_target_create_offscreen(egl, width, height)
+	           : render_target_create_memory(width, height);
+}
+
 static inline int unit_channel(uint32_t p, int shift)
 {
 	return (int)((p >> shift) & 0xff);

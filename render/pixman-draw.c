@@ -1,0 +1,220 @@
+/* The pixman engine: the same quads as gles2.c, drawn on the CPU into a
+ * memory target (pixman-target.c). On a machine without a GPU, GLES2 runs
+ * on llvmpipe, whose 800x600 window composite costs ~27x the CPU of
+ * pixman's (bench/composite-cost.c); the X peer (xcompmgr through XRender
+ * in Xvfb) and weston --use-pixman draw this way, so duet's servers can
+ * too, through the one render.h API. Textures are pixman images owning a
+ * copy of the client's pixels (the client's buffer is released after the
+ * upload, as with GL). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-private.h"
+
+struct renderer *renderer_create_pixman(void)
+{
+	struct renderer *r = render_renderer_alloc(&render_pixman_engine, NULL);
+
+	if (r)
+		render_log("renderer: pixman %s", pixman_version_string());
+	return r;
+}
+
+static void px_destroy(struct renderer *r)
+{
+	(void)r;
+}
+
+static bool px_begin(struct renderer *r, struct render_target *t)
+{
+	(void)r;
+	if (!t->memory) {
+		render_log("render_begin: the pixman engine draws only into memory targets");
+		return false;
+	}
+	return true;
+}
+
+static void px_end(struct renderer *r)
+{
+	(void)r;
+}
+
+static pixman_color_t color_of(uint32_t argb)
+{
+	pixman_color_t c = {
+		.red = (uint16_t)(((argb >> 16) & 0xff) * 0x101),
+		.green = (uint16_t)(((argb >> 8) & 0xff) * 0x101),
+		.blue = (uint16_t)((argb & 0xff) * 0x101),
+		.alpha = (uint16_t)((argb >> 24) * 0x101),
+	};
+	return c;
+}
+
+/* r->clip ∩ box into out (the caller finis it); counts its rectangles as
+ * quads, as gles2.c counts its scissored draws. */
+static const pixman_box32_t *clipped(struct renderer *r, const pixman_box32_t *box,
+                                     pixman_region32_t *out, int *n)
+{
+	pixman_region32_init_rect(out, box->x1, box->y1, (unsigned)(box->x2 - box->x1),
+	                          (unsigned)(box->y2 - box->y1));
+	pixman_region32_intersect(out, out, &r->clip);
+	const pixman_box32_t *rects = pixman_region32_rectangles(out, n);
+	r->stats.quads += (uint64_t)*n;
+	return rects;
+}
+
+static void px_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend)
+{
+	pixman_region32_t region;
+	pixman_color_t color = color_of(argb);
+	int n;
+	const pixman_box32_t *rects = clipped(r, box, &region, &n);
+
+	if (n > 0)
+		pixman_image_fill_boxes(blend ? PIXMAN_OP_OVER : PIXMAN_OP_SRC, r->target->memory,
+		                        &color, n, rects);
+	pixman_region32_fini(&region);
+}
+
+/* u,v (0..1 of the texture) = a*s + b*t + c, d*s + e*t + f for s,t (0..1
+ * of the quad's source in the transformed texture): gles2.c's
+ * transform_coord as coefficients. */
+static const double transforms[8][6] = {
+	{ 1, 0, 0, 0, 1, 0 },   /* normal */
+	{ 0, 1, 0, -1, 0, 1 },  /* 90 */
+	{ -1, 0, 1, 0, -1, 1 }, /* 180 */
+	{ 0, -1, 1, 1, 0, 0 },  /* 270 */
+	{ -1, 0, 1, 0, 1, 0 },  /* flipped */
+	{ 0, 1, 0, 1, 0, 0 },   /* flipped 90 */
+	{ 1, 0, 0, 0, -1, 1 },  /* flipped 180 */
+	{ 0, -1, 1, -1, 0, 1 }, /* flipped 270 */
+};
+
+/* Sets on src the transform from output coordinates to its texels that the
+ * GL quad's texture coordinates give, or none when it is a whole-texel
+ * translation: then *dx, *dy is the offset of the source from the output
+ * and pixman takes its untransformed fast paths. */
+static void set_source_transform(pixman_image_t *src, const struct render_texture *tex,
+                                 const struct render_draw *d, int *dx, int *dy)
+{
+	double dw = d->dst.x2 - d->dst.x1, dh = d->dst.y2 - d->dst.y1;
+
+	if (d->transform == 0 && d->sw == (float)dw && d->sh == (float)dh &&
+	    d->sx == floorf(d->sx) && d->sy == floorf(d->sy)) {
+		pixman_image_set_transform(src, NULL);
+		pixman_image_set_filter(src, PIXMAN_FILTER_NEAREST, NULL, 0);
+		pixman_image_set_repeat(src, PIXMAN_REPEAT_NONE);
+		*dx = (int)d->sx - d->dst.x1;
+		*dy = (int)d->sy - d->dst.y1;
+		return;
+	}
+	/* s = ks * X + cs, t = kt * Y + ct for output pixel X, Y. */
+	double ks = d->sw / (dw * d->tw), cs = (d->sx - d->dst.x1 * d->sw / dw) / d->tw;
+	double kt = d->sh / (dh * d->th), ct = (d->sy - d->dst.y1 * d->sh / dh) / d->th;
+	const double *m = transforms[d->transform];
+	double w = tex->width, h = tex->height;
+	pixman_transform_t t = { { {
+		pixman_double_to_fixed(w * m[0] * ks), pixman_double_to_fixed(w * m[1] * kt),
+		pixman_double_to_fixed(w * (m[0] * cs + m[1] * ct + m[2])),
+	}, {
+		pixman_double_to_fixed(h * m[3] * ks), pixman_double_to_fixed(h * m[4] * kt),
+		pixman_double_to_fixed(h * (m[3] * cs + m[4] * ct + m[5])),
+	}, { 0, 0, pixman_fixed_1 } } };
+
+	pixman_image_set_transform(src, &t);
+	pixman_image_set_filter(src, d->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
+	                        NULL, 0);
+	/* GL's CLAMP_TO_EDGE: the edge texels are repeated, not black. */
+	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
+	*dx = 0;
+	*dy = 0;
+}
+
+static void px_draw_texture(struct renderer *r, struct render_texture *tex,
+                            const struct render_draw *d)
+{
+	pixman_region32_t region;
+	pixman_image_t *mask = NULL;
+	int n, dx, dy;
+	const pixman_box32_t *rects = clipped(r, &d->dst, &region, &n);
+
+	if (n == 0) {
+		pixman_region32_fini(&region);
+		return;
+	}
+	if (d->alpha >= 1.0f) {
+		r->stats.copy_quads += (uint64_t)n;
+	} else {
+		pixman_color_t c = { 0, 0, 0, (uint16_t)(d->alpha * 0xffff + 0.5f) };
+		mask = pixman_image_create_solid_fill(&c);
+	}
+	set_source_transform(tex->pixels, tex, d, &dx, &dy);
+	/* SRC where gles2.c draws without blending; x8r8g8b8 reads as opaque. */
+	pixman_op_t op = d->opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER;
+	for (int i = 0; i < n; i++) {
+		const pixman_box32_t *b = &rects[i];
+		pixman_image_composite32(op, tex->pixels, mask, r->target->memory, b->x1 + dx,
+		                         b->y1 + dy, 0, 0, b->x1, b->y1, b->x2 - b->x1,
+		                         b->y2 - b->y1);
+	}
+	if (mask)
+		pixman_image_unref(mask);
+	pixman_region32_fini(&region);
+}
+
+static bool px_texture_init(struct render_texture *tex)
+{
+	pixman_format_code_t format = tex->format == RENDER_FORMAT_XRGB8888 ? PIXMAN_x8r8g8b8
+	                                                                     : PIXMAN_a8r8g8b8;
+
+	/* Zeroed, as GL leaves an unwritten texture undefined but llvmpipe's
+	 * reads as 0. */
+	tex->pixels = pixman_image_create_bits(format, tex->width, tex->height, NULL, 0);
+	if (!tex->pixels)
+		render_log("cannot allocate a %dx%d pixman texture", tex->width, tex->height);
+	return tex->pixels != NULL;
+}
+
+static void px_texture_fini(struct render_texture *tex)
+{
+	pixman_image_unref(tex->pixels);
+}
+
+static void px_upload_begin(struct render_texture *tex)
+{
+	(void)tex;
+}
+
+static int px_upload_box(struct render_texture *tex, const char *pixels, int stride,
+                         int x, int y, int w, int h)
+{
+	int dst_stride = pixman_image_get_stride(tex->pixels);
+	char *dst = (char *)pixman_image_get_data(tex->pixels) + (size_t)y * dst_stride +
+	            (size_t)x * 4;
+
+	for (int row = 0; row < h; row++)
+		memcpy(dst + (size_t)row * dst_stride, pixels + (size_t)row * stride, (size_t)w * 4);
+	return 0;
+}
+
+static int px_upload_end(struct render_texture *tex, int ret)
+{
+	(void)tex;
+	return ret;
+}
+
+const struct render_engine render_pixman_engine = {
+	.name = "pixman",
+	.destroy = px_destroy,
+	.begin = px_begin,
+	.end = px_end,
+	.fill = px_fill,
+	.draw_texture = px_draw_texture,
+	.texture_init = px_texture_init,
+	.texture_fini = px_texture_fini,
+	.upload_begin = px_upload_begin,
+	.upload_box = px_upload_box,
+	.upload_end = px_upload_end,
+};

@@ -1,0 +1,55 @@
+/* Memory targets: the pixman engine's output, a pixman image in ordinary
+ * memory. Nothing runs behind the caller's back, so a frame exists once
+ * render_end returns: present and flush have nothing to wait for, and
+ * read-back is a copy of rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-private.h"
+
+/* The same bound as GL's renderbuffers on llvmpipe. */
+#define MAX_TARGET_SIZE 16384
+
+struct render_target *render_target_create_memory(int width, int height)
+{
+	struct render_target *t;
+
+	if (width <= 0 || height <= 0 || width > MAX_TARGET_SIZE || height > MAX_TARGET_SIZE) {
+		render_log("memory target %dx%d out of range (max %d)", width, height,
+		           MAX_TARGET_SIZE);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->width = width;
+	t->height = height;
+	/* a8r8g8b8 like GL's RGBA framebuffer: an opaque quad drawn without
+	 * blending keeps its alpha, and read-back shows it. */
+	t->memory = pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, NULL, 0);
+	if (!t->memory) {
+		render_log("cannot allocate a %dx%d memory target", width, height);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void render_memory_target_destroy(struct render_target *t)
+{
+	pixman_image_unref(t->memory);
+	free(t);
+}
+
+int render_memory_target_read_pixels(struct render_target *t, int x, int y, int w, int h,
+                                     uint32_t *first, int dst_stride_bytes)
+{
+	int stride = pixman_image_get_stride(t->memory);
+	const char *src = (const char *)pixman_image_get_data(t->memory) + (size_t)y * stride +
+	                  (size_t)x * 4;
+
+	for (int row = 0; row < h; row++)
+		memcpy((char *)first + (size_t)row * dst_stride_bytes, src + (size_t)row * stride,
+		       (size_t)w * 4);
+	return 0;
+}

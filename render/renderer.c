@@ -1,0 +1,122 @@
+/* What both drawing engines share: the renderer's life, its clip region and
+ * stats, and the checks that turn a render_quad into what an engine draws
+ * (struct render_draw). The drawing itself is the engine's (gles2.c,
+ * pixman-draw.c), so a frame costs the same bookkeeping on either. */
+#include <stdlib.h>
+
+#include "render-private.h"
+
+struct renderer *render_renderer_alloc(const struct render_engine *engine,
+                                       struct render_egl *egl)
+{
+	struct renderer *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->engine = engine;
+	r->egl = egl;
+	render_link_init(&r->scenes);
+	pixman_region32_init(&r->clip);
+	r->program = -1;
+	return r;
+}
+
+void renderer_destroy(struct renderer *r)
+{
+	if (!r)
+		return;
+	r->engine->destroy(r);
+	pixman_region32_fini(&r->clip);
+	free(r->scratch);
+	free(r);
+}
+
+const struct render_stats *renderer_stats(const struct renderer *r)
+{
+	return &r->stats;
+}
+
+const char *renderer_engine_name(const struct renderer *r)
+{
+	return r->engine->name;
+}
+
+void render_set_clip(struct renderer *r, const pixman_region32_t *clip)
+{
+	struct render_target *t = r->target;
+
+	if (!t)
+		return;
+	pixman_region32_fini(&r->clip);
+	pixman_region32_init_rect(&r->clip, 0, 0, (unsigned)t->width, (unsigned)t->height);
+	if (clip)
+		pixman_region32_intersect(&r->clip, &r->clip, clip);
+}
+
+void render_begin(struct renderer *r, struct render_target *t,
+                  const pixman_region32_t *clip)
+{
+	r->target = r->engine->begin(r, t) ? t : NULL;
+	render_set_clip(r, clip);
+}
+
+void render_end(struct renderer *r)
+{
+	if (r->target)
+		r->engine->end(r);
+	r->target = NULL;
+}
+
+void render_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb)
+{
+	uint32_t a = argb >> 24;
+
+	if (!r->target || box->x2 <= box->x1 || box->y2 <= box->y1)
+		return;
+	if (a == 0 && (argb & 0xffffff) == 0)
+		return; /* premultiplied transparent: blending would change nothing */
+	r->engine->fill(r, box, argb, a != 0xff);
+}
+
+void render_fill_replace(struct renderer *r, const pixman_box32_t *box, uint32_t argb)
+{
+	if (!r->target || box->x2 <= box->x1 || box->y2 <= box->y1)
+		return;
+	r->engine->fill(r, box, argb, false);
+}
+
+void render_draw_texture(struct renderer *r, struct render_texture *tex,
+                         const struct render_quad *q)
+{
+	struct render_draw d;
+	float alpha = q->alpha > 1.0f ? 1.0f : q->alpha;
+
+	if (!r->target || q->width <= 0 || q->height <= 0 || !(alpha > 0.0f) ||
+	    q->x < -RENDER_COORD_LIMIT || q->y < -RENDER_COORD_LIMIT ||
+	    q->x > RENDER_COORD_LIMIT || q->y > RENDER_COORD_LIMIT ||
+	    q->width > RENDER_COORD_LIMIT || q->height > RENDER_COORD_LIMIT)
+		return; /* nothing to see, or outside what any output can show */
+	d.dst.x1 = q->x;
+	d.dst.y1 = q->y;
+	d.dst.x2 = q->x + q->width;
+	d.dst.y2 = q->y + q->height;
+	/* The source rect is in the transformed texture: 90 and 270 degrees
+	 * swap its axes. */
+	d.tw = (float)(q->transform & 1 ? tex->height : tex->width);
+	d.th = (float)(q->transform & 1 ? tex->width : tex->height);
+	d.sx = q->src_x;
+	d.sy = q->src_y;
+	d.sw = q->src_w;
+	d.sh = q->src_h;
+	if (d.sw <= 0 || d.sh <= 0) {
+		d.sx = 0;
+		d.sy = 0;
+		d.sw = d.tw;
+		d.sh = d.th;
+	}
+	d.alpha = alpha;
+	d.opaque = alpha >= 1.0f && (q->opaque || tex->format == RENDER_FORMAT_XRGB8888);
+	d.nearest = q->nearest;
+	d.transform = q->transform & 7;
+	r->engine->draw_texture(r, tex, &d);
+}
