@@ -132,6 +132,7 @@ struct comp_frame_info {
 	uint32_t refresh_ns;  /* 0 when unthrottled */
 	bool painted;         /* false: nothing changed, no GPU work was done */
 	uint32_t flags;       /* wp_presentation_feedback kind: what the time is */
+	uint64_t repaint;     /* the output's repaint count when the frame started */
 };
 
 /* A backend presents frames: headless reads nothing and just finishes GL
@@ -201,6 +202,7 @@ struct comp_output {
 	/* A painted frame waiting for its tick (output.c): what it shows
 	 * clients once there, and the frame callbacks and feedback it owes. */
 	bool presenting;
+	uint64_t repaints;                /* frames started (painted or not) */
 	struct comp_frame_info presenting_info;
 	struct wl_list presenting_feedbacks; /* wl_resource links */
 	struct wl_list presenting_callbacks; /* wl_resource links */

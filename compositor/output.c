@@ -153,6 +153,7 @@ static void output_frame_shown(struct comp_output *output, uint64_t t_ns, uint64
 		.refresh_ns = (uint32_t)frame->refresh_ns,
 		.painted = painted,
 		.flags = flags,
+		.repaint = output->repaints,
 	};
 	if (render_trace_enabled()) {
 		uint64_t area = 0;
@@ -249,6 +250,7 @@ static void output_repaint(struct comp_output *output)
 	/* The view's own damage decides (render_scene_view_paint does no GL
 	 * work without it), so nothing changed by a path that forgot to say
 	 * so is lost; frame.paint is false exactly when nothing was. */
+	output->repaints++;
 	output->flight = frame;
 	output->flight_painted = render_scene_view_paint(output->view, output->target,
 	                                                 &output->flight_damage);

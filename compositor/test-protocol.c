@@ -30,6 +30,9 @@ struct test_output_wait {
 	struct test_state *state;
 	struct wl_listener frame_presented;
 	bool listening;                /* frame_presented is linked to the output */
+	/* The first frame that shows what the sync asked for: a frame painted
+	 * before the request and still waiting for its tick does not. */
+	uint64_t until_repaint;
 };
 
 struct test_state {
@@ -101,6 +104,9 @@ static void callbacks_done(struct wl_list *callbacks)
 static void handle_frame_presented(struct wl_listener *listener, void *data)
 {
 	struct test_output_wait *wait = wl_container_of(listener, wait, frame_presented);
+	const struct comp_frame_info *info = data;
+	if (info->repaint < wait->until_repaint)
+		return;
 	/* Only listen while someone waits, so that the listener is never left
 	 * on an output that is destroyed before us. */
 	stop_listening(wait);
@@ -119,6 +125,11 @@ static void sync_idle(void *data)
 			continue;
 		busy = true;
 		struct test_output_wait *wait = &state->waits[output->index];
+		/* A repaint asked for starts after the frame in progress (if
+		 * any), which was painted before the request: wait for that one. */
+		uint64_t until = output->repaints + (output->sched.scheduled ? 1 : 0);
+		if (!wait->listening || until > wait->until_repaint)
+			wait->until_repaint = until;
 		if (!wait->listening) {
 			wl_signal_add(&output->frame_presented, &wait->frame_presented);
 			wait->listening = true;

@@ -137,7 +137,7 @@ static void check_incremental_equals_full(const char *when)
  * part, only its own damage, in its target's coordinates. */
 static void test_views(struct render_egl *egl, struct render_texture *tex)
 {
-	struct render_target *t2 = render_target_create_offscreen(egl, W, H);
+	struct render_target *t2 = unit_target(egl, W, H);
 	struct render_scene *shared = render_scene_create(r, 0, 0, BG);
 	struct render_scene_view *v1 = render_scene_view_create(shared, 0, 0, W, H);
 	struct render_scene_view *v2 = render_scene_view_create(shared, W, 0, W, H);
