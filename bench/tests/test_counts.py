@@ -14,7 +14,9 @@ usage: test_counts.py agree|lengths|xtrace|slow
            scene agree within 10% (median of 5) on duet-compositor and on
            Xvfb + duet-xwm.
   xtrace:  openbox and xcompmgr behind xtrace proxies: their X protocol is
-           counted at launch and per rendered frame.
+           counted at launch and per rendered frame; with 1 ms runs the long
+           run is lengthened as in `slow` (it failed the openbox stack of
+           `duet bench --quick --display kms`: 7 frames against 10).
   slow:    render IPC per frame of the GL engine when a frame takes longer
            than both run lengths (1 ms each: both runs draw one frame per
            scene, as 100 and 300 ms did in the emulated guest of
@@ -205,6 +207,15 @@ def test_xtrace(ctx):
         st.start()
         proxies = list(st.sockets)
         res = ipc.xtrace_run(ctx, st)
+        # Runs shorter than a frame (as every run is in an emulated
+        # guest): the long run is lengthened, as render_counts' are.
+        ctx.opts.render_count_ms = [1, 1]
+        try:
+            slow = ipc.xtrace_render(ctx, st, "sw")
+        except ipc.CountFailed as e:
+            fail("xtrace render counts with runs shorter than a frame: %s" % e)
+        finally:
+            ctx.opts.render_count_ms = [100, 300]
     finally:
         st.stop()
         for path in stale:
@@ -218,6 +229,9 @@ def test_xtrace(ctx):
               "%s at launch: %d requests (%d bytes), %d replies, %d events, %d errors"
               % (who, la["requests"], la["request_bytes"], la["replies"], la["events"],
                  la["errors"]))
+    check(slow["lengths_ms"][1] > 1 and "lengthened from 1 to" in slow.get("lengthened", "")
+          and slow["frames"] >= 1, "xtrace: 1 ms runs lengthened to %r ms, %d more frames: %s"
+          % (slow["lengths_ms"], slow["frames"], slow.get("lengthened")))
     comp = res["render"]["sw"]["compositor"]
     check(comp["requests"] >= 1, "xcompmgr: %.2f requests per rendered frame"
           % comp["requests"])
