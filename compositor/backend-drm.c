@@ -336,14 +336,17 @@ static bool pick_outputs(struct drm_backend *drm, const struct comp_options *opt
 		if (mode && !out->crtc_id)
 			snprintf(why, why_len, "no CRTC left can drive connector %s",
 			         out->connector_name);
+		/* The mode lives in conn: copied before conn is freed. */
+		bool usable = mode && out->crtc_id;
+		if (usable)
+			out->mode = *mode;
 		drmModeFreeConnector(conn);
-		if (!mode || !out->crtc_id) {
+		if (!usable) {
 			comp_log("drm: %s: connector %s is not an output: %s", drm->path,
 			         out->connector_name, why);
 			snprintf(skipped, sizeof(skipped), "%s", why);
 			continue;
 		}
-		out->mode = *mode;
 		crtcs_used |= 1u << crtc_index;
 		if (drm->atomic) {
 			out->plane_id = pick_plane(drm->fd, crtc_index, drm->format);
