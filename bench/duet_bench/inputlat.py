@@ -17,7 +17,8 @@ time-stamps the press as it leaves for the server:
 The observer (duet-observe --keep, observer.py) watches the screen as a
 display device sees it, for colour b: Xvfb's -fbdir file on the X stacks,
 duet-compositor's --vfb file on wayland (InputStack starts it with one, so
-that the input experiment runs in a stack instance of its own). A press to
+that the input experiment runs in a stack instance of its own), and on a KMS
+card (Xorg, or duet-compositor on a KMS display) the card's scanout. A press to
 colour b is composited when the observer first finds b, a press to colour a
 when it first no longer finds b. latency = injected -> composited, both
 CLOCK_MONOTONIC.
@@ -281,8 +282,8 @@ def timing(ctx, stack, rec):
     rec["engines"] = list(ENGINES)
     rec["presses_per_run"] = QUICK_PRESSES if ctx.opts.quick else PRESSES
     rec["observer"] = "duet-observe --keep on %s, colour b %s" % (
-        "duet-compositor's --vfb file" if stack.kind == "wayland" else
         "the card's scanout (--drm)" if (stack.fb_path or "").startswith("drm:") else
+        "duet-compositor's --vfb file" if stack.kind == "wayland" else
         "Xvfb's -fbdir file",
         ",".join(map(str, RGB["b"])))
     rec["path"] = PATH_NOTE
