@@ -1,7 +1,10 @@
 /* Memory targets: the pixman engine's output, a pixman image in ordinary
  * memory. Nothing runs behind the caller's back, so a frame exists once
  * render_end returns: present and flush have nothing to wait for, and
- * read-back is a copy of rows. */
+ * read-back is a copy of rows. A target may also be drawn in memory the
+ * caller owns (render_target_create_memory_on): duet-xwm's output segment,
+ * which the X server reads its PutImages from, so its frames need no
+ * read-back at all. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +13,7 @@
 /* The same bound as GL's renderbuffers on llvmpipe. */
 #define MAX_TARGET_SIZE 16384
 
-struct render_target *render_target_create_memory(int width, int height)
+static struct render_target *create(int width, int height, void *data, int stride_bytes)
 {
 	struct render_target *t;
 
@@ -25,14 +28,33 @@ struct render_target *render_target_create_memory(int width, int height)
 	t->width = width;
 	t->height = height;
 	/* a8r8g8b8 like GL's RGBA framebuffer: an opaque quad drawn without
-	 * blending keeps its alpha, and read-back shows it. */
-	t->memory = pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, NULL, 0);
+	 * blending keeps its alpha, and read-back shows it. With data, pixman
+	 * draws into the caller's memory and never frees it. */
+	t->memory = pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, data, stride_bytes);
 	if (!t->memory) {
 		render_log("cannot allocate a %dx%d memory target", width, height);
 		free(t);
 		return NULL;
 	}
 	return t;
+}
+
+struct render_target *render_target_create_memory(int width, int height)
+{
+	return create(width, height, NULL, 0);
+}
+
+struct render_target *render_target_create_memory_on(void *data, int width, int height,
+                                                     int stride_bytes)
+{
+	/* pixman's own checks are asserts; these are the caller's mistakes. */
+	if (!data || ((uintptr_t)data & 3) || stride_bytes % 4 ||
+	    (width > 0 && stride_bytes < width * 4)) {
+		render_log("memory target on %p: stride %d for width %d (needs 4-byte alignment "
+		           "and stride >= width * 4)", data, stride_bytes, width);
+		return NULL;
+	}
+	return create(width, height, data, stride_bytes);
 }
 
 void render_memory_target_destroy(struct render_target *t)

@@ -48,6 +48,14 @@ struct render_target *render_target_create_offscreen(struct render_egl *egl,
  * (the CPU drew the frame before render_end returned), frame_done is
  * always true; read-back and PNG work as on an offscreen target. */
 struct render_target *render_target_create_memory(int width, int height);
+/* The same in the caller's memory: height rows of stride_bytes (a
+ * multiple of 4, >= width * 4) at data (4-byte aligned), e.g. a segment
+ * shared with a display server, so a frame is there without a read-back.
+ * data must outlive the target, which never frees it. NULL (logged) on bad
+ * arguments. Drawing overwrites data behind the caller's back only between
+ * render_begin and render_end. */
+struct render_target *render_target_create_memory_on(void *data, int width, int height,
+                                                     int stride_bytes);
 void render_target_destroy(struct render_target *t);
 int render_target_width(const struct render_target *t);
 int render_target_height(const struct render_target *t);

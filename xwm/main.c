@@ -160,6 +160,8 @@ static bool paint(struct xwm *xwm)
 	pixman_region32_t repainted;
 
 	pixman_region32_init(&repainted);
+	if (render_scene_has_damage(xwm->scene))
+		xwm_output_before_paint(xwm);
 	bool painted = render_scene_paint(xwm->scene, xwm->target, &repainted);
 	if (painted)
 		xwm_output_present(xwm, &repainted);
@@ -173,6 +175,25 @@ static bool paint(struct xwm *xwm)
 }
 
 static void arm_timer(struct xwm *xwm, int fd, uint64_t at);
+
+/* The frame's PutImage rectangles as a JSON array [[x,y,w,h],...] (the
+ * first XWM_MAX_RECTS; "puts" counts them all). shm-put only. */
+static void trace_puts(const struct xwm *xwm, bool painted, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned int n = painted ? xwm->out_frame_puts : 0;
+
+	if (n > XWM_MAX_RECTS)
+		n = XWM_MAX_RECTS;
+	len += (size_t)snprintf(buf, size, "[");
+	for (unsigned int i = 0; i < n && len < size; i++) {
+		const pixman_box32_t *b = &xwm->out_frame_put[i];
+		len += (size_t)snprintf(buf + len, size - len, "%s[%d,%d,%d,%d]", i ? "," : "",
+		                        b->x1, b->y1, b->x2 - b->x1, b->y2 - b->y1);
+	}
+	if (len < size)
+		snprintf(buf + len, size - len, "]");
+}
 
 /* The second half of a frame, once its contents are in: upload, paint
  * and send them (nothing when only frame-timing messages were due), then
@@ -190,10 +211,15 @@ static void repaint_finish(struct xwm *xwm)
 	frame->paint = painted;
 	uint64_t tick_ns = render_frame_sched_finish(&xwm->sched, frame, done_ns);
 	if (render_trace_enabled()) {
+		char puts[XWM_MAX_RECTS * 56 + 4];
+		trace_puts(xwm, painted, puts, sizeof(puts));
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
-		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64,
+		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64 ",\"puts\":%u,"
+		             "\"put_rects\":%s,\"readback\":%" PRIu64 ",\"output_waits\":%" PRIu64,
 		             frame->seq, painted ? "true" : "false",
-		             painted ? xwm->last_paint_area : 0, tick_ns, done_ns);
+		             painted ? xwm->last_paint_area : 0, tick_ns, done_ns,
+		             painted ? xwm->out_frame_puts : 0, puts,
+		             painted ? xwm->out_frame_readback : 0, xwm->out_waits);
 		xwm_composite_trace_shown(xwm, frame->seq, done_ns);
 	}
 	xwm_sync_frame_presented(xwm, done_ns);

@@ -8,7 +8,13 @@
  *  - "shm-put": the scene paints into an offscreen framebuffer and we send
  *    only the damaged pixels: one MIT-SHM PutImage per damaged rectangle
  *    (merged as the content fetches are), from one shared segment reused
- *    every frame. Mesa's software EGL on an X server without DRI3 (Xvfb)
+ *    every frame. With --renderer pixman the framebuffer IS the segment
+ *    (a memory target over it, render_target_create_memory_on; repaint
+ *    path "memory-shm"): the frame is drawn where the server reads it and
+ *    each rectangle is a sub-rectangle (src_x, src_y) of the whole-screen
+ *    image, so nothing is read back. With GL the damaged rectangles are
+ *    read back (glReadPixels), packed one after the other into the
+ *    segment. Mesa's software EGL on an X server without DRI3 (Xvfb)
  *    instead sends a GetGeometry round trip and a PutImage of the WHOLE
  *    buffer (8 MB at 1920x1080) per swap whatever the damage, an artefact
  *    a lean compositing manager on such a server would not pay, and that
@@ -25,7 +31,19 @@
  * arrived since the last frame (two frames in a row with no event and no
  * fetch in between), the repaint sends a GetInputFocus and paints only
  * once its reply is in, as it does for a fetch (fetch.c): the event loop
- * never waits for the server.
+ * never waits for the server. With pixman, painting is the reuse, so the
+ * check comes before the paint (xwm_output_before_paint), not before the
+ * PutImages; the repaint has already made it true, and the blocking wait
+ * there is only a safety net (counted: the frame trace's output_waits).
+ *
+ * One segment, not two (double buffering with buffer age): the server
+ * executes requests in order, so a frame's ShmGetImage replies prove the
+ * last frame's PutImages done. A frame that fetches (nearly all) therefore
+ * never waits for the segment; one that fetches nothing (a window moved)
+ * waits for one GetInputFocus reply, in the event loop, as it would for
+ * a fetch. A second buffer would save only that round trip, at the cost
+ * of a second screen-sized segment and of copying the other buffer's
+ * damage into it every frame.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -141,16 +159,27 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 		xwm->output_path = "egl-swap";
 		xwm->output_repaint = render_target_window_path(xwm->target);
 	} else {
-		xwm->target = xwm->egl ? render_target_create_offscreen(xwm->egl, width, height)
-		                       : render_target_create_memory(width, height);
+		bool seg = xwm->has_shm_fd && shm_setup(xwm, (size_t)width * (size_t)height * 4);
+		if (!seg)
+			xwm_log("no MIT-SHM for the output: pixels travel in PutImage requests");
+		if (xwm->egl) {
+			xwm->target = render_target_create_offscreen(xwm->egl, width, height);
+		} else if (seg) {
+			/* pixman draws the frame where the server reads it. */
+			xwm->target = render_target_create_memory_on(xwm->out_shm_data, width, height,
+			                                             width * 4);
+			xwm->out_direct = xwm->target != NULL;
+		} else {
+			xwm->target = render_target_create_memory(width, height);
+		}
 		if (!xwm->target)
 			return -1;
 		xwm->output_path = "shm-put";
-		xwm->output_repaint = xwm->egl ? "fbo" : "memory";
+		xwm->output_repaint = xwm->egl ? "fbo" : xwm->out_direct ? "memory-shm" : "memory";
+		xwm->out_width = width;
+		xwm->out_height = height;
 		xwm->out_gc = xcb_generate_id(xwm->conn);
 		xcb_create_gc(xwm->conn, xwm->out_gc, xwm->overlay, 0, NULL);
-		if (!xwm->has_shm_fd || !shm_setup(xwm, (size_t)width * (size_t)height * 4))
-			xwm_log("no MIT-SHM for the output: pixels travel in PutImage requests");
 		/* The overlay starts unpainted: the first frame is all damage. */
 		render_scene_damage_all(xwm->scene);
 	}
@@ -181,6 +210,7 @@ void xwm_output_finish(struct xwm *xwm)
 	free(xwm->out_buf);
 	xwm->out_buf = NULL;
 	xwm->out_shm_data = NULL;
+	xwm->out_direct = false;
 	xwm->out_gc = 0;
 	xwm->target = NULL;
 }
@@ -192,8 +222,9 @@ bool xwm_output_busy(const struct xwm *xwm)
 }
 
 /* Before overwriting the segment: the server must have read the last
- * frame's pixels out of it. The repaint makes sure it has (fetch.c), so
- * this waits only for a present outside the repaint (a screenshot). */
+ * frame's pixels out of it. Every repaint makes sure it has before it
+ * paints (fetch.c), so this never waits unless that broke; out_waits
+ * counts it if it did (the frame trace's "output_waits"). */
 static void wait_segment_free(struct xwm *xwm)
 {
 	if (!xwm->out_put_pending)
@@ -205,6 +236,23 @@ static void wait_segment_free(struct xwm *xwm)
 		xwm->out_waits++;
 	}
 	xwm->out_put_pending = false;
+}
+
+void xwm_output_before_paint(struct xwm *xwm)
+{
+	xwm->out_frame_puts = 0;
+	xwm->out_frame_readback = 0;
+	/* Painting is what reuses a segment the target lives in. */
+	if (xwm->out_direct)
+		wait_segment_free(xwm);
+}
+
+/* The frame's PutImages, for its trace line (the first few rectangles). */
+static void note_put(struct xwm *xwm, const pixman_box32_t *b)
+{
+	if (xwm->out_frame_puts < XWM_MAX_RECTS)
+		xwm->out_frame_put[xwm->out_frame_puts] = *b;
+	xwm->out_frame_puts++;
 }
 
 /* Without MIT-SHM: the rectangle inside PutImage requests, split in bands
@@ -232,6 +280,8 @@ static void put_plain(struct xwm *xwm, const pixman_box32_t *b)
 		pixman_box32_t part = { b->x1, y, b->x2, y + bh };
 		if (render_target_read_pixels(xwm->target, &part, xwm->out_buf, (int)row) < 0)
 			return;
+		xwm->out_frame_readback += row * (size_t)bh;
+		note_put(xwm, &part);
 		xcb_put_image(xwm->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->overlay, xwm->out_gc,
 		              (uint16_t)w, (uint16_t)bh, (int16_t)b->x1, (int16_t)y, 0,
 		              xwm->screen->root_depth, (uint32_t)(row * (size_t)bh), xwm->out_buf);
@@ -257,6 +307,27 @@ static void present_shm(struct xwm *xwm, const pixman_region32_t *damage)
 			put_plain(xwm, &boxes[i]);
 		return;
 	}
+	if (xwm->out_direct) {
+		/* The frame is already in the segment (drawn there after
+		 * xwm_output_before_paint): each rectangle is sent from its own
+		 * place in the whole-screen image. Merged boxes may take in
+		 * undamaged pixels; those are the current frame's too. */
+		for (int i = 0; i < n; i++) {
+			const pixman_box32_t *b = &boxes[i];
+			int w = b->x2 - b->x1, h = b->y2 - b->y1;
+			if (w <= 0 || h <= 0)
+				continue;
+			xwm->out_put_seq = xcb_shm_put_image(xwm->conn, xwm->overlay, xwm->out_gc,
+				(uint16_t)xwm->out_width, (uint16_t)xwm->out_height,
+				(uint16_t)b->x1, (uint16_t)b->y1, (uint16_t)w, (uint16_t)h,
+				(int16_t)b->x1, (int16_t)b->y1, xwm->screen->root_depth,
+				XCB_IMAGE_FORMAT_Z_PIXMAP, 0, xwm->out_shm_seg, 0).sequence;
+			xwm->out_put_pending = true;
+			xwm->out_requests++;
+			note_put(xwm, b);
+		}
+		return;
+	}
 	wait_segment_free(xwm);
 	size_t offset = 0;
 	for (int i = 0; i < n; i++) {
@@ -267,6 +338,8 @@ static void present_shm(struct xwm *xwm, const pixman_region32_t *damage)
 		char *dst = (char *)xwm->out_shm_data + offset;
 		if (render_target_read_pixels(xwm->target, b, (uint32_t *)(void *)dst, w * 4) < 0)
 			continue;
+		xwm->out_frame_readback += (uint64_t)w * (uint64_t)h * 4;
+		note_put(xwm, b);
 		xwm->out_put_seq = xcb_shm_put_image(xwm->conn, xwm->overlay, xwm->out_gc,
 			(uint16_t)w, (uint16_t)h, 0, 0, (uint16_t)w, (uint16_t)h,
 			(int16_t)b->x1, (int16_t)b->y1, xwm->screen->root_depth,

@@ -165,6 +165,12 @@ struct xwm_options {
 	unsigned texture_budget_mib, window_texture_budget_mib; /* 0: default */
 };
 
+/* Most rectangles a damage is transferred in (fetch.c: xwm_plan_rects). */
+#define XWM_MAX_RECTS 8
+/* Regions with more rectangles than this are fetched as their bounding
+ * box without trying to merge (the merge is quadratic or worse). */
+#define XWM_MAX_MERGE_INPUT 16
+
 struct xwm {
 	struct xwm_options options;
 	void *xlib_display;          /* Display *, also the EGL native display */
@@ -225,9 +231,16 @@ struct xwm {
 	size_t out_shm_size;
 	void *out_buf;               /* plain PutImage rows */
 	size_t out_buf_size;
+	bool out_direct;             /* the target draws in the segment (pixman) */
+	int out_width, out_height;   /* of the segment's image */
 	uint32_t out_put_seq;        /* last PutImage from the segment */
 	bool out_put_pending;        /* it may not have been executed yet */
 	uint64_t out_requests, out_waits;
+	/* The last paint's PutImages (rectangles: the first XWM_MAX_RECTS)
+	 * and bytes read back for them, for the frame trace. */
+	unsigned int out_frame_puts;
+	pixman_box32_t out_frame_put[XWM_MAX_RECTS];
+	uint64_t out_frame_readback;
 	/* Latest request the server is known to have processed (from the
 	 * sequence numbers of events and replies). */
 	uint32_t processed_seq;
@@ -387,11 +400,8 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w);
 
 /* ------------------------------------------------------------ fetch.c */
 /* Damage rectangles to transfer: region's boxes merged while that wastes
- * little; fills out[XWM_MAX_RECTS], returns how many. */
-#define XWM_MAX_RECTS 8
-/* Regions with more rectangles than this are fetched as their bounding
- * box without trying to merge (the merge is quadratic or worse). */
-#define XWM_MAX_MERGE_INPUT 16
+ * little; fills out[XWM_MAX_RECTS] (defined above struct xwm), returns how
+ * many. */
 int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
 /* A repaint in two halves around the server's round trip (main.c):
  * fetch takes the damage of every window and sends the requests for it,
@@ -414,6 +424,10 @@ void xwm_contents_finish(struct xwm *xwm);
 /* ----------------------------------------------------------- output.c */
 /* Creates xwm->target on the overlay (needs xwm->egl and xwm->scene). */
 int xwm_output_start(struct xwm *xwm, int width, int height);
+/* Before painting into the target: for a target that is the output's
+ * segment, the server must be done with the last frame's PutImages
+ * (waits, counted in out_waits, only if the repaint did not see to it). */
+void xwm_output_before_paint(struct xwm *xwm);
 void xwm_output_present(struct xwm *xwm, const pixman_region32_t *damage);
 void xwm_output_finish(struct xwm *xwm);
 /* The server may still be reading the last frame's pixels from the

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""duet-xwm's shm-put output with --renderer pixman (xwm/output.c): the
+frame is drawn straight into the MIT-SHM segment the X server reads, and
+each damaged rectangle is sent as a sub-rectangle of that whole-screen
+image. What the X server shows must stay exact over many frames of partial
+damage and damage that moves, and only damage may be sent.
+
+  partial  two duet-x11-test-pattern windows, the top one redrawing only
+           its counter pixel 300 times while it is moved across the other
+           and the background (damage that moves between frames). From
+           duet-xwm's trace: every frame sends only the counter pixel when
+           only it changed; no frame sends outside what it repainted; no
+           frame reads pixels back (the target is the segment) and no
+           frame waits for the server to release the segment. The X
+           server's screen (the root window read back from Xvfb) and
+           duet-xwm's own frame both equal the expected picture exactly.
+
+usage: test_xwm_output.py partial
+"""
+
+import json
+import os
+import sys
+import time
+
+import duet
+from duet import check
+
+SIZE = "1024x768"
+FRAMES = 300
+
+
+def read_frames(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            if e.get("name") == "frame" and e.get("painted"):
+                out.append(e)
+    return out
+
+
+def expected_rows(width, height, bg, wins):
+    """The screen: background, then each (window, counter) bottom to top;
+    counter is the counter pixel's RGB or None (the pattern's own)."""
+    rows = [bytearray(bytes(bg) * width) for _ in range(height)]
+    for win, counter in wins:
+        for wy in range(win.h):
+            y = win.y + wy
+            if not 0 <= y < height:
+                continue
+            x0, x1 = max(0, win.x), min(width, win.x + win.w)
+            row = bytearray()
+            for x in range(x0, x1):
+                row += bytes(duet.pattern_pixel(x - win.x, wy))
+            if wy == 0 and counter is not None and x0 == win.x:
+                row[0:3] = bytes(counter)
+            rows[y][3 * x0:3 * x1] = row
+    return [bytes(r) for r in rows]
+
+
+def mismatches(img, rows, limit=5):
+    bad, ex = 0, []
+    for y, (got, want) in enumerate(zip(img.rows, rows)):
+        if got == want:
+            continue
+        for i in range(0, len(want), 3):
+            if got[i:i + 3] != want[i:i + 3]:
+                bad += 1
+                if len(ex) < limit:
+                    ex.append((i // 3, y, tuple(got[i:i + 3]), tuple(want[i:i + 3])))
+    return bad, ex
+
+
+def inside(r, box):
+    x, y, w, h = r
+    return box[0] <= x and box[1] <= y and x + w <= box[2] and y + h <= box[3]
+
+
+def partial():
+    s = duet.XSession("xwm-output-partial", size=SIZE)
+    trace = os.path.join(s.workdir, "trace.jsonl")
+    s.wm_env = {"DUET_TRACE": trace}
+    with s:
+        bg = s.background()
+        still = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "500x400",
+                          "--class", "still"], name="still")
+        still.wait_line(r"^mapped 500 400$")
+        below = s.wait_window(app_id="still")
+        top = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "200x150",
+                        "--class", "counter", "--frames", str(FRAMES), "--interval-ms", "20"],
+                       name="counter")
+        top.wait_line(r"^mapped 200 150$")
+        start = s.wait_window(app_id="counter")
+        win = start
+        s.sync()
+        n0 = len(read_frames(trace))
+        # Counter frames alone: the damage is one pixel at the window's
+        # top-left, in place.
+        top.wait_line(r"^frame 60$", timeout=30)
+        s.sync()
+        still_frames = read_frames(trace)[n0:]
+        # Now moving the window while it keeps drawing: each move damages
+        # where it was and where it goes, over the other window and over
+        # the background.
+        path = [(30, 40), (420, 330), (700, 500), (200, 600), (600, 100), (380, 300),
+                (0, 0), (824, 618), (480, 350)]
+        n1 = len(read_frames(trace))
+        for x, y in path:
+            s.xctl("move", hex(win.id), x, y)
+            s.wait_window(app_id="counter", pred=lambda w, x=x, y=y: (w.x, w.y) == (x, y))
+            time.sleep(0.05)
+        top.wait_line(r"^frame %d$" % FRAMES, timeout=60)
+        s.sync()
+        time.sleep(0.1)  # the last frame's repaint
+        s.sync()
+        win = s.wait_window(app_id="counter")
+        check((win.x, win.y) == path[-1], "window at %d,%d, moved to %d,%d"
+              % ((win.x, win.y) + path[-1]))
+        moving_frames = read_frames(trace)[n1:]
+
+        # Only the damage is sent: frames that only redrew the counter
+        # sent exactly that pixel (the window's top-left), in one PutImage.
+        first = [e for e in still_frames if e["damage"] == 1]
+        duet.log("%d painted frames while the counter ran in place, %d of one pixel; "
+                 "%d while it moved" % (len(still_frames), len(first), len(moving_frames)))
+        check(len(first) >= 20, "only %d one-pixel frames painted for 60 counter frames"
+              % len(first))
+        for e in first:
+            check(e.get("put_rects") == [[start.x, start.y, 1, 1]],
+                  "frame %d repainted the counter pixel at %d,%d and sent %r"
+                  % (e["seq"], start.x, start.y, e.get("put_rects")))
+        for e in still_frames + moving_frames:
+            check("put_rects" in e and "readback" in e,
+                  "duet-xwm's frame trace has no put_rects/readback: %r" % e)
+            check(e["readback"] == 0, "frame %d read back %d bytes: the pixman target should "
+                  "be the output segment itself" % (e["seq"], e["readback"]))
+            area = sum(r[2] * r[3] for r in e["put_rects"])
+            check(e["puts"] == len(e["put_rects"]) and e["puts"] >= 1,
+                  "frame %d: %d PutImages, rectangles %r" % (e["seq"], e["puts"], e["put_rects"]))
+            # Merging may send a few undamaged pixels between two damaged
+            # boxes (fetch.c's slack), never much more than the damage.
+            check(area <= e["damage"] + 1024 + e["damage"] // 4,
+                  "frame %d sent %d pixels for %d repainted: %r"
+                  % (e["seq"], area, e["damage"], e["put_rects"]))
+        waits = (still_frames + moving_frames)[-1]["output_waits"]
+        check(waits == 0, "duet-xwm waited %d times for the server to release its output "
+              "segment before painting" % waits)
+
+        # What the X server shows, and duet-xwm's own frame, are exact.
+        counter = (0, (FRAMES >> 8) & 0xff, FRAMES & 0xff)
+        w, h = (int(v) for v in SIZE.split("x"))
+        rows = expected_rows(w, h, bg, [(below, None), (win, counter)])
+        for source in ("grab", "wm"):
+            def exact(img):
+                bad, ex = mismatches(img, rows)
+                check(bad == 0, "%s: %d pixels differ from the expected screen; (x, y, got, "
+                      "want): %s" % (source, bad, ex))
+            s.screenshot_until(exact, "final", source=source)
+        duet.log("after %d counter frames and %d moves the X server's screen and duet-xwm's "
+                 "frame are exact" % (FRAMES, len(path)))
+        check(top.alive() and still.alive(), "a test-pattern client exited early")
+
+
+SCENARIOS = {"partial": partial}
+
+
+if __name__ == "__main__":
+    duet.main(SCENARIOS[sys.argv[1]])
