@@ -336,6 +336,34 @@ void xwm_composite_window_mapped(struct xwm_window *w, bool has_content)
 		xwm_schedule_repaint(xwm);
 }
 
+/* The window's texture, and the segment it samples if it has one. */
+static void drop_texture(struct xwm_window *w)
+{
+	if (w->texture)
+		render_texture_destroy(w->texture);
+	w->texture = NULL;
+	xwm_window_segment_release(w);
+}
+
+/* With pixman and MIT-SHM: a texture that is the window's own shared
+ * segment, which the fetch's ShmGetImage writes into and the composite
+ * reads in place (fetch.c), so no copy is made in duet-xwm. NULL where
+ * that cannot be (GL, no MIT-SHM 1.2, no memory): the caller uploads. */
+static struct render_texture *create_shared_texture(struct xwm_window *w,
+                                                    enum render_format format, int pw, int ph)
+{
+	struct xwm *xwm = w->xwm;
+
+	if (!xwm->has_shm_fd || !render_texture_wrap_supported(xwm->renderer) ||
+	    !xwm_window_segment_create(w, (size_t)pw * (size_t)ph * 4))
+		return NULL;
+	struct render_texture *tex = render_texture_create_wrapped(xwm->renderer, pw, ph,
+		w->seg_data, pw * 4, format == RENDER_FORMAT_ARGB8888);
+	if (!tex)
+		xwm_window_segment_release(w);
+	return tex;
+}
+
 static void release_pixmap(struct xwm_window *w)
 {
 	if (w->pixmap)
@@ -358,9 +386,7 @@ void xwm_composite_window_unmapped(struct xwm_window *w)
 	w->damaged = w->full_damage = w->needs_rename = false;
 	w->awaiting_content = w->composited = false;
 	pixman_region32_clear(&w->damage_region);
-	if (w->texture)
-		render_texture_destroy(w->texture);
-	w->texture = NULL;
+	drop_texture(w);
 	w->xwm->texture_bytes -= w->texture_bytes;
 	w->texture_bytes = 0;
 	xwm_schedule_repaint(w->xwm);
@@ -388,9 +414,7 @@ void xwm_composite_window_destroyed(struct xwm_window *w)
 	if (w->damage)
 		xcb_damage_destroy(w->xwm->conn, w->damage);
 	w->damage = XCB_NONE;
-	if (w->texture)
-		render_texture_destroy(w->texture);
-	w->texture = NULL;
+	drop_texture(w);
 	w->xwm->texture_bytes -= w->texture_bytes;
 	w->texture_bytes = 0;
 	if (w->node)
@@ -447,9 +471,7 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w)
 		        w->id, pw, ph, bytes >> 20, over,
 		        (over[0] == 'p' ? xwm->window_texture_budget : xwm->texture_budget) >> 20,
 		        others >> 20);
-		if (w->texture)
-			render_texture_destroy(w->texture);
-		w->texture = NULL;
+		drop_texture(w);
 		xwm->texture_bytes = others;
 		w->texture_bytes = 0;
 		render_node_set_visible(w->node, false);
@@ -468,8 +490,7 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w)
 	 * texture per name, as the pixmap is a new buffer. */
 	struct render_texture *imported = xwm_dri3_import(w, format);
 	if (imported) {
-		if (w->texture)
-			render_texture_destroy(w->texture);
+		drop_texture(w);
 		xwm->texture_bytes -= w->texture_bytes;
 		w->texture = imported;
 		w->texture_bytes = bytes;
@@ -482,11 +503,12 @@ bool xwm_composite_rename_pixmap(struct xwm_window *w)
 	if (!w->texture || render_texture_is_imported(w->texture) || render_texture_width(w->texture) != pw ||
 	    render_texture_height(w->texture) != ph ||
 	    render_texture_has_alpha(w->texture) != (format == RENDER_FORMAT_ARGB8888)) {
-		if (w->texture)
-			render_texture_destroy(w->texture);
+		drop_texture(w);
 		xwm->texture_bytes -= w->texture_bytes;
 		w->texture_bytes = 0;
-		w->texture = render_texture_create(xwm->renderer, format, pw, ph);
+		w->texture = create_shared_texture(w, format, pw, ph);
+		if (!w->texture)
+			w->texture = render_texture_create(xwm->renderer, format, pw, ph);
 		if (!w->texture)
 			return false;
 		w->texture_bytes = bytes;

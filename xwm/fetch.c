@@ -10,8 +10,17 @@
  * named pixmap (nearby rectangles merged when their bounding box wastes
  * little), each into its own packed place in one shared memory segment,
  * and render_texture_upload_rect straight from there: the server's copy
- * into the segment is the only CPU copy. Without MIT-SHM 1.2 (fd passing)
- * plain GetImage replies are uploaded from the reply buffer.
+ * into the segment and GL's upload are the CPU copies. Without MIT-SHM 1.2
+ * (fd passing) plain GetImage replies are uploaded from the reply buffer.
+ *
+ * With the pixman engine a window's texture is its own pixmap-sized
+ * segment (composite.c: render_texture_create_wrapped), sampled in place
+ * by the composite. A damaged rectangle is then fetched as the whole rows
+ * it spans (ShmGetImage writes packed rows, which are the segment's own
+ * rows only when they are full width), straight to those rows of the
+ * window's segment: the server's copy is the only one. A rectangle much
+ * narrower than its rows (a tall scrollbar) is fetched alone into the
+ * batch segment as above and copied into place by duet-xwm.
  *
  * A frame's repaint (main.c) is split at the round trip: xwm_contents_fetch
  * takes every window's damage (DamageSubtract) and sends all the GetImage
@@ -26,7 +35,10 @@
  * that arrive meanwhile (a client's MapRequest, its next DamageNotify) are
  * handled at once. One segment suffices: the next frame's fetch is sent
  * only after this frame's replies came, so the server never writes where
- * an upload reads.
+ * an upload reads. The same order keeps a window's own segment still while
+ * it is composited: a frame is painted (repaint_finish, in one go) before
+ * the next fetch is sent, and no paint runs while a fetch is in flight
+ * (xwm_repaint_now finishes it first).
  *
  * A frame whose contents need no fetch but whose output PutImage would
  * reuse a segment the server may still be reading (output.c) sends a
@@ -66,9 +78,18 @@
  * segment of its size). */
 #define BATCH_BYTES (64u << 20)
 
+/* A damaged rectangle is fetched as the whole rows it spans, straight into
+ * the window's own segment (in place), while those rows hold at most
+ * twice its pixels plus this many: the server then copies a few more
+ * pixels and duet-xwm none. A narrower one (a tall scrollbar) is fetched
+ * alone into the batch segment and copied into place. */
+#define BAND_SLACK_PIXELS 16384
+
 /* One rectangle of one window in the frame's fetch. */
 struct fetch {
-	pixman_box32_t box;     /* pixmap coordinates */
+	pixman_box32_t box;     /* pixmap coordinates: the damage it brings */
+	pixman_box32_t get;     /* what is fetched: box, or its rows (in_place) */
+	bool in_place;          /* into the window's segment (w->seg) */
 	size_t offset;          /* of its packed rows in the segment */
 	size_t window;          /* index in xwm_contents.windows */
 	unsigned int sequence;  /* of its GetImage request */
@@ -212,6 +233,51 @@ int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out)
 
 /* --------------------------------------------------------- the segment */
 
+/* A memfd of size bytes, mapped, and attached to the server as a new
+ * segment: *seg, *data. */
+static bool segment_new(struct xwm *xwm, size_t size, const char *name, uint32_t *seg,
+                        void **data)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		xwm_log("memfd for %s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		xwm_log("mmap for %s: %s", name, strerror(errno));
+		close(fd);
+		return false;
+	}
+	*seg = xcb_generate_id(xwm->conn);
+	/* xcb closes the fd once sent. */
+	xcb_shm_attach_fd(xwm->conn, *seg, fd, 0);
+	*data = p;
+	return true;
+}
+
+bool xwm_window_segment_create(struct xwm_window *w, size_t size)
+{
+	xwm_window_segment_release(w);
+	if (size == 0 || !segment_new(w->xwm, size, "duet-xwm-window", &w->seg, &w->seg_data))
+		return false;
+	w->seg_size = size;
+	return true;
+}
+
+void xwm_window_segment_release(struct xwm_window *w)
+{
+	if (!w->seg_data)
+		return;
+	xcb_shm_detach(w->xwm->conn, w->seg);
+	munmap(w->seg_data, w->seg_size);
+	w->seg_data = NULL;
+	w->seg_size = 0;
+	w->seg = 0;
+}
+
 static void shm_release(struct xwm *xwm)
 {
 	if (xwm->shm_data) {
@@ -231,23 +297,8 @@ static bool shm_reserve(struct xwm *xwm, size_t size)
 		return true;
 	shm_release(xwm);
 	size = (size + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
-	int fd = memfd_create("duet-xwm-contents", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-		xwm_log("memfd for window contents: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (!segment_new(xwm, size, "duet-xwm-contents", &xwm->shm_seg, &xwm->shm_data))
 		return false;
-	}
-	void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (data == MAP_FAILED) {
-		xwm_log("mmap for window contents: %s", strerror(errno));
-		close(fd);
-		return false;
-	}
-	xwm->shm_seg = xcb_generate_id(xwm->conn);
-	/* xcb closes the fd once sent. */
-	xcb_shm_attach_fd(xwm->conn, xwm->shm_seg, fd, 0);
-	xwm->shm_data = data;
 	xwm->shm_size = size;
 	return true;
 }
@@ -276,8 +327,16 @@ static struct xwm_contents *contents(struct xwm *xwm)
 	return xwm->contents;
 }
 
-/* The rectangles to fetch of w and their segment bytes (64-byte aligned
- * starts: whole cache lines for the upload). */
+/* Whether box (of a window with a segment) is fetched as its rows. */
+static bool in_place(const struct xwm_window *w, const pixman_box32_t *box)
+{
+	return w->seg_data &&
+	       (int64_t)w->pixmap_width * (box->y2 - box->y1) <= 2 * box_area(box) + BAND_SLACK_PIXELS;
+}
+
+/* The rectangles to fetch of w and the batch segment bytes of those not
+ * fetched in place (64-byte aligned starts: whole cache lines for the
+ * upload). */
 static int plan_window(struct xwm_window *w, pixman_box32_t *boxes, size_t *bytes)
 {
 	pixman_region32_t region;
@@ -292,7 +351,8 @@ static int plan_window(struct xwm_window *w, pixman_box32_t *boxes, size_t *byte
 	pixman_region32_fini(&region);
 	*bytes = 0;
 	for (int i = 0; i < n; i++)
-		*bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+		if (!in_place(w, &boxes[i]))
+			*bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
 	return n;
 }
 
@@ -346,10 +406,17 @@ static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_win
 	if (n == 0)
 		return true;
 	for (int i = 0; i < n; i++) {
-		b->fetch[b->count++] = (struct fetch){
-			.box = boxes[i], .offset = b->bytes, .window = b->nwindows,
-		};
-		b->bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+		struct fetch *f = &b->fetch[b->count++];
+		*f = (struct fetch){ .box = boxes[i], .get = boxes[i], .window = b->nwindows };
+		if (in_place(w, &boxes[i])) {
+			f->in_place = true;
+			f->get.x1 = 0;
+			f->get.x2 = w->pixmap_width;
+			f->offset = (size_t)f->get.y1 * (size_t)w->pixmap_width * 4;
+		} else {
+			f->offset = b->bytes;
+			b->bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+		}
 	}
 	b->windows[b->nwindows++] = (struct fetch_window){ .w = w, .ok = true };
 	return true;
@@ -364,10 +431,15 @@ static void send_requests(struct xwm *xwm, struct xwm_contents *b)
 		xwm_log("no shared memory for window contents: using GetImage replies");
 	for (size_t i = 0; i < b->count; i++) {
 		struct fetch *f = &b->fetch[i];
-		xcb_drawable_t pixmap = b->windows[f->window].w->pixmap;
-		int16_t x = (int16_t)f->box.x1, y = (int16_t)f->box.y1;
-		uint16_t bw = (uint16_t)(f->box.x2 - f->box.x1), bh = (uint16_t)(f->box.y2 - f->box.y1);
-		if (b->shm)
+		struct xwm_window *w = b->windows[f->window].w;
+		xcb_drawable_t pixmap = w->pixmap;
+		int16_t x = (int16_t)f->get.x1, y = (int16_t)f->get.y1;
+		uint16_t bw = (uint16_t)(f->get.x2 - f->get.x1), bh = (uint16_t)(f->get.y2 - f->get.y1);
+		if (f->in_place)
+			f->sequence = xcb_shm_get_image(c, pixmap, x, y, bw, bh, ~0u,
+			                                XCB_IMAGE_FORMAT_Z_PIXMAP, w->seg,
+			                                (uint32_t)f->offset).sequence;
+		else if (b->shm)
 			f->sequence = xcb_shm_get_image(c, pixmap, x, y, bw, bh, ~0u,
 			                                XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->shm_seg,
 			                                (uint32_t)f->offset).sequence;
@@ -388,6 +460,7 @@ bool xwm_contents_fetch(struct xwm *xwm)
 		return b && b->in_flight;
 	b->count = b->nwindows = b->arrived = b->bytes = b->zero_copy = 0;
 	b->requests = 0;
+	xwm->fetch_in_place = xwm->fetch_copied = 0;
 	b->fetched_bytes = 0;
 	b->marker = b->marker_arrived = false;
 	b->t0 = xwm->debug ? render_now_ns() : 0;
@@ -521,12 +594,36 @@ static const void *fetched_pixels(struct xwm *xwm, const struct xwm_contents *b,
 {
 	if (!f->reply)
 		return NULL;
+	if (f->in_place) {
+		const xcb_shm_get_image_reply_t *r = f->reply;
+		const struct xwm_window *w = b->windows[f->window].w;
+		return r->size >= bytes && w ? (const char *)w->seg_data + f->offset : NULL;
+	}
 	if (b->shm) {
 		const xcb_shm_get_image_reply_t *r = f->reply;
 		return r->size >= bytes ? (const char *)xwm->shm_data + f->offset : NULL;
 	}
 	xcb_get_image_reply_t *r = f->reply;
 	return (size_t)xcb_get_image_data_length(r) >= bytes ? xcb_get_image_data(r) : NULL;
+}
+
+/* Puts a fetched rectangle where w's texture reads it: nothing to do for
+ * one fetched in place; a copy into the segment the texture wraps; or an
+ * upload. */
+static int place(struct xwm_window *w, const struct fetch *f, const void *pixels)
+{
+	int bw = f->box.x2 - f->box.x1, bh = f->box.y2 - f->box.y1;
+
+	if (f->in_place)
+		return w->seg_data ? 0 : -1;
+	if (!w->seg_data)
+		return render_texture_upload_rect(w->texture, pixels, bw * 4, &f->box);
+	size_t stride = (size_t)w->pixmap_width * 4;
+	char *dst = (char *)w->seg_data + (size_t)f->box.y1 * stride + (size_t)f->box.x1 * 4;
+	for (int row = 0; row < bh; row++)
+		memcpy(dst + (size_t)row * stride, (const char *)pixels + (size_t)row * bw * 4,
+		       (size_t)bw * 4);
+	return 0;
 }
 
 void xwm_contents_upload(struct xwm *xwm)
@@ -539,12 +636,15 @@ void xwm_contents_upload(struct xwm *xwm)
 		struct fetch *f = &b->fetch[i];
 		struct fetch_window *fw = &b->windows[f->window];
 		int bw = f->box.x2 - f->box.x1, bh = f->box.y2 - f->box.y1;
-		size_t bytes = (size_t)bw * (size_t)bh * 4;
+		size_t bytes = (size_t)(f->get.x2 - f->get.x1) * (size_t)bh * 4;
 		const void *pixels = fetched_pixels(xwm, b, f, bytes);
 		bool ok = false;
 
-		if (pixels && fw->w && fw->w->texture &&
-		    render_texture_upload_rect(fw->w->texture, pixels, bw * 4, &f->box) == 0) {
+		if (pixels && fw->w && fw->w->texture && place(fw->w, f, pixels) == 0) {
+			if (f->in_place)
+				xwm->fetch_in_place += bytes;
+			else
+				xwm->fetch_copied += (uint64_t)bw * (uint64_t)bh * 4;
 			pixman_region32_t region;
 			pixman_region32_init_rect(&region, f->box.x1, f->box.y1, (unsigned)bw,
 			                          (unsigned)bh);

@@ -215,11 +215,13 @@ static void repaint_finish(struct xwm *xwm)
 		trace_puts(xwm, painted, puts, sizeof(puts));
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
 		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64 ",\"puts\":%u,"
-		             "\"put_rects\":%s,\"readback\":%" PRIu64 ",\"output_waits\":%" PRIu64,
+		             "\"put_rects\":%s,\"readback\":%" PRIu64 ",\"output_waits\":%" PRIu64
+		             ",\"fetch_in_place\":%" PRIu64 ",\"fetch_copied\":%" PRIu64,
 		             frame->seq, painted ? "true" : "false",
 		             painted ? xwm->last_paint_area : 0, tick_ns, done_ns,
 		             painted ? xwm->out_frame_puts : 0, puts,
-		             painted ? xwm->out_frame_readback : 0, xwm->out_waits);
+		             painted ? xwm->out_frame_readback : 0, xwm->out_waits,
+		             xwm->fetch_in_place, xwm->fetch_copied);
 		xwm_composite_trace_shown(xwm, frame->seq, done_ns);
 	}
 	xwm_sync_frame_presented(xwm, done_ns);

@@ -119,7 +119,14 @@ struct xwm_window {
 	/* Their rectangles (DeltaRectangles level), pixmap coordinates;
 	 * initialised by xwm_composite_window_created, freed by _destroyed. */
 	pixman_region32_t damage_region;
-	struct render_texture *texture; /* uploaded to, or the pixmap's dmabuf (dri3.c) */
+	struct render_texture *texture; /* uploaded to, or the pixmap's dmabuf (dri3.c),
+	                                 * or wrapped over seg_data (pixman) */
+	/* pixman: the window's MIT-SHM segment, pixmap-sized with rows
+	 * pixmap_width * 4 apart, which ShmGetImage fills and the texture
+	 * samples in place (fetch.c); NULL otherwise. */
+	uint32_t seg;
+	void *seg_data;
+	size_t seg_size;
 	uint64_t texture_bytes;  /* its share of xwm.texture_bytes */
 	const char *content_path; /* "zero-copy" or "shm-copy" once named (dri3.c) */
 	struct render_node *node;
@@ -249,6 +256,9 @@ struct xwm {
 	/* Window contents (fetch.c): the frame's fetch, and the MIT-SHM
 	 * segment the server writes them into. */
 	struct xwm_contents *contents;
+	/* Bytes the last frame's fetch brought straight into windows'
+	 * segments, and those duet-xwm copied into a texture (fetch.c). */
+	uint64_t fetch_in_place, fetch_copied;
 	uint32_t shm_seg;
 	void *shm_data;
 	size_t shm_size;
@@ -409,6 +419,12 @@ int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
  * without blocking, whether they are in; upload puts them into the
  * textures. wait blocks for them (screenshots only, off the repaint path). */
 bool xwm_contents_fetch(struct xwm *xwm);
+/* A pixmap-sized segment for w (w->seg_data) shared with the server
+ * (only while no fetch is in flight), and its release (no-op without one;
+ * at any time: a ShmGetImage still in flight writes the server's mapping,
+ * its detach comes after it, and the window is forgotten by the fetch). */
+bool xwm_window_segment_create(struct xwm_window *w, size_t size);
+void xwm_window_segment_release(struct xwm_window *w);
 bool xwm_contents_in_flight(const struct xwm *xwm);
 /* Whether every reply of the frame's fetch is in, without reading the
  * socket: they are collected by poll_oldest (see xwm_wm_oldest_reply). */

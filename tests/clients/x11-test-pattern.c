@@ -6,6 +6,11 @@
  *                  X server has processed it (a round trip followed)
  *   resized W H    redrawn at a new size after a ConfigureNotify
  *   frame N        with --frames: the N-th redraw reached the X server
+ * With --strips the --frames redraws also put back part of the pattern
+ * (same pixels, so the picture does not change) at a place that moves:
+ * odd ones a 2-pixel-wide column of all rows but the first (a tall narrow
+ * damage), every fourth (2, 6, ...) two rows but for their first and last
+ * pixel (a wide one).
  * and exits 0 when the window manager sends WM_DELETE_WINDOW.
  */
 #include <errno.h>
@@ -42,6 +47,7 @@ struct x11_pattern {
 	long frames_target, frames_done;
 	long frame_interval_ms;
 	bool exit_after_first_frame;
+	bool strips;
 };
 
 static xcb_atom_t intern(xcb_connection_t *conn, const char *name)
@@ -197,6 +203,31 @@ static bool draw_full(struct x11_pattern *app)
 	return round_trip(app);
 }
 
+/* The pattern's w x h rectangle at x, y, again (never the counter
+ * pixel: callers keep x or y >= 1). */
+static void put_part(struct x11_pattern *app, int x, int y, int w, int h)
+{
+	uint32_t *part = malloc((size_t)w * (size_t)h * 4);
+	if (!part)
+		return;
+	for (int r = 0; r < h; r++)
+		memcpy(part + (size_t)r * (size_t)w,
+		       app->pixels + (size_t)(y + r) * (size_t)app->drawn_width + (size_t)x,
+		       (size_t)w * 4);
+	uint32_t max_rows = (xcb_get_maximum_request_length(app->conn) * 4u - 64u) /
+	                    ((uint32_t)w * 4u);
+	if (max_rows < 1)
+		max_rows = 1;
+	for (int r = 0; r < h; r += (int)max_rows) {
+		int n = h - r < (int)max_rows ? h - r : (int)max_rows;
+		xcb_put_image(app->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, app->window, app->gc,
+		              (uint16_t)w, (uint16_t)n, (int16_t)x, (int16_t)(y + r), 0, app->depth,
+		              (uint32_t)n * (uint32_t)w * 4u,
+		              (const uint8_t *)(part + (size_t)r * (size_t)w));
+	}
+	free(part);
+}
+
 /* One --frames step: only the counter pixel changes, as on Wayland. */
 static bool draw_counter(struct x11_pattern *app)
 {
@@ -204,6 +235,11 @@ static bool draw_counter(struct x11_pattern *app)
 	app->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
 	xcb_put_image(app->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, app->window, app->gc, 1, 1, 0, 0, 0,
 	              app->depth, 4, (const uint8_t *)app->pixels);
+	int w = app->drawn_width, h = app->drawn_height;
+	if (app->strips && app->frames_done % 2 == 1 && w > 3 && h > 1)
+		put_part(app, 1 + (int)((app->frames_done * 37) % (w - 3)), 1, 2, h - 1);
+	if (app->strips && app->frames_done % 4 == 2 && w > 2 && h > 3)
+		put_part(app, 1, 1 + (int)((app->frames_done * 13) % (h - 3)), w - 2, 2);
 	if (!round_trip(app))
 		return false;
 	printf("frame %ld\n", app->frames_done);
@@ -286,7 +322,7 @@ static void usage(FILE *out)
 	fprintf(out,
 	        "usage: duet-x11-test-pattern [--size WxH] [--class CLASS] [--title T]\n"
 	        "                             [--frames N] [--interval-ms MS] [--min WxH] [--max WxH]\n"
-	        "                             [--maximized] [--exit-after-first-frame]\n"
+	        "                             [--maximized] [--exit-after-first-frame] [--strips]\n"
 	        "Shows an X11 window with duet's fixed test pattern; prints 'mapped W H' once\n"
 	        "drawn, 'resized W H' after a resize, 'frame N' per --frames redraw; exits 0 on\n"
 	        "WM_DELETE_WINDOW. Connects to $DISPLAY.\n");
@@ -352,6 +388,8 @@ int main(int argc, char **argv)
 				goto bad_value;
 		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
 			app.exit_after_first_frame = true;
+		} else if (strcmp(arg, "--strips") == 0) {
+			app.strips = true;
 		} else if (strcmp(arg, "--maximized") == 0) {
 			maximized = true;
 		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
