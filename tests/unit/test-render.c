@@ -484,6 +484,49 @@ static void check_engine_mismatch(struct render_egl *egl)
 	renderer_destroy(other);
 }
 
+/* pixman: a target in the caller's memory (duet-xwm's output segment) is
+ * drawn right there, row by row at the caller's stride, leaves the padding
+ * alone, reads back like any target, and is not freed with the target. */
+static void check_memory_on(struct render_egl *egl)
+{
+	enum { MW = 5, MH = 3, STRIDE = 8 }; /* pixels: 3 of padding per row */
+	static uint32_t mem[MH * STRIDE];
+	pixman_box32_t box = { 1, 1, 4, 3 };
+	uint32_t back[3 * 2];
+
+	if (egl)
+		return;
+	unit_say("a memory target over the caller's memory draws into it at its stride");
+	CHECK(render_target_create_memory_on((char *)mem + 2, MW, MH, STRIDE * 4) == NULL,
+	      "unaligned memory refused");
+	CHECK(render_target_create_memory_on(mem, MW, MH, MW * 4 - 4) == NULL,
+	      "stride below the width refused");
+	CHECK(render_target_create_memory_on(mem, MW, MH, MW * 4 + 2) == NULL,
+	      "stride not a multiple of 4 refused");
+	CHECK(render_target_create_memory_on(NULL, MW, MH, STRIDE * 4) == NULL, "NULL refused");
+	for (size_t i = 0; i < MH * STRIDE; i++)
+		mem[i] = 0x12345678u;
+	struct render_target *m = render_target_create_memory_on(mem, MW, MH, STRIDE * 4);
+	CHECK(m != NULL, "memory target on the caller's memory");
+	if (!m)
+		return;
+	render_begin(r, m, NULL);
+	render_fill(r, &(pixman_box32_t){ 0, 0, MW, MH }, 0xff000000u);
+	render_fill(r, &box, 0xff00ff00u);
+	render_end(r);
+	for (int y = 0; y < MH; y++)
+		for (int x = 0; x < STRIDE; x++) {
+			uint32_t want = x >= MW ? 0x12345678u :
+			                x >= 1 && x < 4 && y >= 1 ? 0xff00ff00u : 0xff000000u;
+			CHECK(mem[y * STRIDE + x] == want, "memory at %d,%d: %08x, want %08x", x, y,
+			      mem[y * STRIDE + x], want);
+		}
+	CHECK(render_target_read_pixels(m, &box, back, 3 * 4) == 0 && back[0] == 0xff00ff00u &&
+	      back[5] == 0xff00ff00u, "read back from the caller's memory");
+	render_target_destroy(m);
+	CHECK(mem[0] == 0xff000000u, "the caller's memory outlives the target");
+}
+
 int main(void)
 {
 	struct render_egl *egl;
@@ -499,6 +542,7 @@ int main(void)
 	CHECK(render_texture_create(r, RENDER_FORMAT_ARGB8888, -1, 4) == NULL,
 	      "negative texture refused");
 	check_engine_mismatch(egl);
+	check_memory_on(egl);
 
 	/* GL only: a second pass where the target stores rows bottom-up as a
 	 * window surface does; drawing and read-back must give the same. A
