@@ -5,7 +5,9 @@
  * in Xvfb) and weston --use-pixman draw this way, so duet's servers can
  * too, through the one render.h API. Textures are pixman images owning a
  * copy of the client's pixels (the client's buffer is released after the
- * upload, as with GL). */
+ * upload, as with GL), or wrapping the caller's memory, read in place at
+ * each draw (render_texture_create_wrapped: no copy at all, the client's
+ * buffer is held while it is shown, as weston --use-pixman does). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +134,10 @@ static void set_source_transform(pixman_image_t *src, const struct render_textur
 	*dy = 0;
 }
 
+static bool px_texture_wrap(struct render_texture *tex, void *data, int stride);
+static int px_upload_box(struct render_texture *tex, const char *pixels, int stride,
+                         int x, int y, int w, int h);
+
 static void px_draw_texture(struct renderer *r, struct render_texture *tex,
                             const struct render_draw *d)
 {
@@ -150,6 +156,21 @@ static void px_draw_texture(struct renderer *r, struct render_texture *tex,
 		pixman_color_t c = { 0, 0, 0, (uint16_t)(d->alpha * 0xffff + 0.5f) };
 		mask = pixman_image_create_solid_fill(&c);
 	}
+	/* The caller's memory is read from here to the end of the
+	 * composites, and only then (a truncated wl_shm pool is safe to read
+	 * only inside wl_shm_buffer_begin/end_access). */
+	if (tex->access_begin) {
+		void *data = tex->access_begin(tex->access_data);
+		if (!data || (data != tex->wrap_data &&
+		              !px_texture_wrap(tex, data, pixman_image_get_stride(tex->pixels)))) {
+			if (data && tex->access_end)
+				tex->access_end(tex->access_data);
+			if (mask)
+				pixman_image_unref(mask);
+			pixman_region32_fini(&region);
+			return;
+		}
+	}
 	set_source_transform(tex->pixels, tex, d, &dx, &dy);
 	/* SRC where gles2.c draws without blending; x8r8g8b8 reads as opaque. */
 	pixman_op_t op = d->opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER;
@@ -159,6 +180,8 @@ static void px_draw_texture(struct renderer *r, struct render_texture *tex,
 		                         b->y1 + dy, 0, 0, b->x1, b->y1, b->x2 - b->x1,
 		                         b->y2 - b->y1);
 	}
+	if (tex->access_begin && tex->access_end)
+		tex->access_end(tex->access_data);
 	if (mask)
 		pixman_image_unref(mask);
 	pixman_region32_fini(&region);
@@ -180,6 +203,44 @@ static bool px_texture_init(struct render_texture *tex)
 static void px_texture_fini(struct render_texture *tex)
 {
 	pixman_image_unref(tex->pixels);
+}
+
+/* A new image header over data; the old one (if any) goes. pixman has no
+ * call to re-point an image's bits, and a header is a small malloc. */
+static bool px_texture_wrap(struct render_texture *tex, void *data, int stride)
+{
+	pixman_format_code_t format = tex->format == RENDER_FORMAT_XRGB8888 ? PIXMAN_x8r8g8b8
+	                                                                     : PIXMAN_a8r8g8b8;
+	pixman_image_t *image = pixman_image_create_bits(format, tex->width, tex->height, data,
+	                                                 stride);
+
+	if (!image) {
+		render_log("cannot wrap a %dx%d pixman texture", tex->width, tex->height);
+		return false;
+	}
+	if (tex->pixels)
+		pixman_image_unref(tex->pixels);
+	tex->pixels = image;
+	tex->wrapped = true;
+	tex->wrap_data = data;
+	return true;
+}
+
+static bool px_texture_unwrap(struct render_texture *tex)
+{
+	pixman_image_t *wrapped = tex->pixels;
+
+	tex->pixels = NULL;
+	if (!px_texture_init(tex)) {
+		tex->pixels = wrapped;
+		return false;
+	}
+	px_upload_box(tex, (const char *)tex->wrap_data, pixman_image_get_stride(wrapped), 0, 0,
+	              tex->width, tex->height);
+	pixman_image_unref(wrapped);
+	tex->wrapped = false;
+	tex->wrap_data = NULL;
+	return true;
 }
 
 static void px_upload_begin(struct render_texture *tex)
@@ -213,6 +274,8 @@ const struct render_engine render_pixman_engine = {
 	.fill = px_fill,
 	.draw_texture = px_draw_texture,
 	.texture_init = px_texture_init,
+	.texture_wrap = px_texture_wrap,
+	.texture_unwrap = px_texture_unwrap,
 	.texture_fini = px_texture_fini,
 	.upload_begin = px_upload_begin,
 	.upload_box = px_upload_box,

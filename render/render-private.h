@@ -168,6 +168,13 @@ struct render_engine {
 	                     const struct render_draw *d);
 	/* Storage for tex (size and format already checked); false, logged. */
 	bool (*texture_init)(struct render_texture *tex);
+	/* tex samples data (rows stride bytes apart, checked) in place, from
+	 * now on; NULL on engines that cannot (GL: only uploads). Also what
+	 * re-points a wrapped texture. false, logged. */
+	bool (*texture_wrap)(struct render_texture *tex, void *data, int stride);
+	/* A wrapped texture takes a copy of what it samples into storage of
+	 * its own and stops reading the caller's memory; false, logged. */
+	bool (*texture_unwrap)(struct render_texture *tex);
 	void (*texture_fini)(struct render_texture *tex);
 	/* An upload: begin, w x h texels at (x, y) from pixels per box (rows
 	 * stride bytes apart), end, which returns ret or -1 if it failed. */
@@ -228,6 +235,13 @@ struct render_texture {
 	GLint filter; /* current GL_TEXTURE_MIN/MAG_FILTER, to skip redundant calls */
 	EGLImageKHR image; /* an imported dmabuf's (texture-dmabuf.c), or NULL */
 	pixman_image_t *pixels; /* the pixman engine's copy, owning its memory */
+	/* render_texture_create_wrapped: pixels samples the caller's memory
+	 * at wrap_data (not owned); access brackets each read of it. */
+	bool wrapped;
+	void *wrap_data;
+	void *(*access_begin)(void *data);
+	void (*access_end)(void *data);
+	void *access_data;
 };
 void render_texture_release_image(struct render_texture *tex);
 

@@ -133,6 +133,42 @@ int render_texture_upload(struct render_texture *tex, const void *pixels,
 int render_texture_upload_rect(struct render_texture *tex, const void *pixels,
                                int stride_bytes, const pixman_box32_t *box);
 
+/* A texture over the caller's pixels, sampled in place when it is drawn:
+ * nothing is copied or uploaded (as weston's pixman renderer composites
+ * straight from a wl_shm buffer). The pixman engine only: on the GL engine
+ * render_texture_wrap_supported is false and create_wrapped returns NULL,
+ * and the caller uses render_texture_create and uploads instead. data is
+ * texel (0,0), rows stride_bytes apart; it must be 4-byte aligned with a
+ * stride that is a multiple of 4 and at least width * 4 (else NULL, no
+ * log: the caller falls back to a copy). has_alpha: ARGB8888
+ * (premultiplied), else XRGB8888. The caller keeps the memory mapped and
+ * unchanged while the texture may be drawn, or brackets every read with
+ * render_texture_set_access. Uploads into it fail: it is the caller's. */
+bool render_texture_wrap_supported(const struct renderer *r);
+struct render_texture *render_texture_create_wrapped(struct renderer *r, int width, int height,
+                                                     void *data, int stride_bytes,
+                                                     bool has_alpha);
+bool render_texture_is_wrapped(const struct render_texture *tex);
+/* Points a wrapped texture at other memory of its size and format (a newer
+ * buffer), same rules; costs a pixman image header, no pixels. Nothing
+ * is damaged: the caller damages what differs. 0, or -1 (unchanged). */
+int render_texture_rewrap(struct render_texture *tex, void *data, int stride_bytes);
+/* Copies what a wrapped texture shows into memory of its own and stops
+ * reading the caller's, which may then go (a client destroyed its buffer).
+ * The copy reads the caller's memory: bracket it as a draw would be. 0, or
+ * -1 (out of memory: still wrapped). Counted in uploaded_bytes. */
+int render_texture_unwrap(struct render_texture *tex);
+/* Brackets every read of a wrapped texture's memory while drawing: begin
+ * is called before an engine reads it (once per render_draw_texture that
+ * draws something) and end after, so a caller can make reads of memory
+ * another process may truncate safe (wl_shm_buffer_begin/end_access) for
+ * exactly as long as they last. begin returns where the memory is now (a
+ * mapping that moved, e.g. a resized wl_shm pool: the texture re-points to
+ * it, same stride), or NULL to skip the draw (then end is not called).
+ * begin NULL removes the hooks. */
+void render_texture_set_access(struct render_texture *tex, void *(*begin)(void *data),
+                               void (*end)(void *data), void *data);
+
 /* A texture that is a dmabuf, imported as an EGLImage (texture-dmabuf.c):
  * zero-copy, sampled where the exporter draws it. One plane, linear RGB. */
 struct render_dmabuf {
@@ -178,7 +214,8 @@ struct renderer *renderer_create(struct render_egl *egl);
 /* The pixman engine: the same drawing on the CPU with pixman, into memory
  * targets only (render_target_create_memory), no EGL. For machines without
  * a GPU, where GLES2 runs on llvmpipe at many times pixman's CPU cost per
- * composite (render/README.md). Textures hold a copy of what is uploaded;
+ * composite (render/README.md). Textures hold a copy of what is uploaded,
+ * or sample the caller's memory in place (render_texture_create_wrapped);
  * dmabufs cannot be imported. Scaled quads are filtered bilinearly (GL:
  * linear), which may round a little differently from GL. */
 struct renderer *renderer_create_pixman(void);

@@ -1,5 +1,5 @@
 /* Textures from client pixels (wl_shm, X images), uploaded only where they
- * were damaged. */
+ * were damaged, or (pixman engine) sampled in place: wrapped. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +55,72 @@ struct render_texture *render_texture_create(struct renderer *r,
 		return NULL;
 	}
 	return tex;
+}
+
+bool render_texture_wrap_supported(const struct renderer *r)
+{
+	return r->engine->texture_wrap != NULL;
+}
+
+static bool wrap_layout_ok(int width, void *data, int stride_bytes)
+{
+	return data && ((uintptr_t)data & 3) == 0 && stride_bytes % 4 == 0 &&
+	       stride_bytes / 4 >= width;
+}
+
+struct render_texture *render_texture_create_wrapped(struct renderer *r, int width, int height,
+                                                     void *data, int stride_bytes,
+                                                     bool has_alpha)
+{
+	struct render_texture *tex;
+
+	if (!r->engine->texture_wrap || width <= 0 || height <= 0 || width > MAX_TEXTURE_SIZE ||
+	    height > MAX_TEXTURE_SIZE || !wrap_layout_ok(width, data, stride_bytes))
+		return NULL;
+	tex = calloc(1, sizeof(*tex));
+	if (!tex)
+		return NULL;
+	tex->renderer = r;
+	tex->format = has_alpha ? RENDER_FORMAT_ARGB8888 : RENDER_FORMAT_XRGB8888;
+	tex->width = width;
+	tex->height = height;
+	if (!r->engine->texture_wrap(tex, data, stride_bytes)) {
+		free(tex);
+		return NULL;
+	}
+	return tex;
+}
+
+bool render_texture_is_wrapped(const struct render_texture *tex)
+{
+	return tex->wrapped;
+}
+
+int render_texture_rewrap(struct render_texture *tex, void *data, int stride_bytes)
+{
+	if (!tex->wrapped || !wrap_layout_ok(tex->width, data, stride_bytes))
+		return -1;
+	if (data == tex->wrap_data && stride_bytes == pixman_image_get_stride(tex->pixels))
+		return 0;
+	return tex->renderer->engine->texture_wrap(tex, data, stride_bytes) ? 0 : -1;
+}
+
+int render_texture_unwrap(struct render_texture *tex)
+{
+	if (!tex->wrapped)
+		return 0;
+	if (!tex->renderer->engine->texture_unwrap(tex))
+		return -1;
+	tex->renderer->stats.uploaded_bytes += (uint64_t)tex->width * tex->height * 4;
+	return 0;
+}
+
+void render_texture_set_access(struct render_texture *tex, void *(*begin)(void *data),
+                               void (*end)(void *data), void *data)
+{
+	tex->access_begin = begin;
+	tex->access_end = begin ? end : NULL;
+	tex->access_data = begin ? data : NULL;
 }
 
 bool render_gl_texture_init(struct render_texture *tex)
@@ -190,7 +256,9 @@ static bool upload_refused(const struct render_texture *tex)
 {
 	if (tex->image)
 		render_log("upload into an imported dmabuf's texture refused");
-	return tex->image != NULL;
+	if (tex->wrapped)
+		render_log("upload into a wrapped texture refused (it samples the caller's memory)");
+	return tex->image != NULL || tex->wrapped;
 }
 
 void render_gl_upload_begin(struct render_texture *tex)
