@@ -317,9 +317,10 @@ struct comp_surface {
 	struct render_texture *texture;
 	/* Set when texture is a dmabuf's (linux-dmabuf.c), borrowed from this
 	 * image (the surface holds a reference) instead of owned. shown is the
-	 * wl_buffer the repaints sample in place, a dmabuf or (pixman engine)
-	 * the wl_shm buffer the texture wraps: kept (no release) until a
-	 * repaint shows a newer buffer, since each frame reads it. */
+	 * wl_buffer the repaints sample in place, kept (no release) while
+	 * frames read it: a dmabuf until a repaint latches a newer buffer, or
+	 * (pixman engine) the wl_shm buffer the texture wraps until a newer
+	 * one is committed. */
 	struct comp_dmabuf_image *image;
 	struct wl_resource *shown;
 	struct wl_listener shown_destroy;
@@ -390,11 +391,12 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
  * commit and the children's pending state. */
 void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_state *state);
 /* The repaint shows the surface: copies the damaged part of its latched
- * buffer into the texture and releases the buffer, or (a dmabuf, or a
- * wl_shm buffer on the pixman engine) makes the texture sample it and
- * releases the one it sampled before. With queue_release the release
- * waits in the client's queue for the next event that is sent (the
- * frame's callbacks), instead of waking the client on its own. */
+ * buffer into the texture and releases the buffer, or (a dmabuf) makes
+ * the texture sample it and releases the one it sampled before. (A wl_shm
+ * buffer the pixman engine samples in place is taken at commit.) With
+ * queue_release the release waits in the client's queue for the next
+ * event that is sent (the frame's callbacks), instead of waking the
+ * client on its own. */
 void comp_surface_latch(struct comp_surface *surface, bool queue_release);
 
 /* subsurface.c */

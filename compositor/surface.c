@@ -20,17 +20,20 @@
  *
  * With the pixman engine a wl_shm buffer is not copied either (as weston
  * --use-pixman): the texture wraps the client's memory
- * (render_texture_create_wrapped) and the repaint that latches a buffer
- * only points the texture at it; the buffer is then held (surface->shown)
- * until a repaint latches a newer one, whose frame callbacks its release
- * leaves with (queued, one wakeup), or the surface goes. The read happens
- * at each draw of the node, bracketed by wl_shm_buffer_begin/end_access
- * through the texture's access hooks, so a truncated pool is that
- * client's protocol error, found by the draw that hits it. A client that
- * destroys the buffer it shows (allowed if it leaves the memory alone)
- * gets its pixels copied into a texture of ours at that moment. Formats
- * and layouts pixman cannot read in place (a stride that is no multiple
- * of 4), single-pixel buffers and the GL engine keep the copy at latch.
+ * (render_texture_create_wrapped) and the commit points it at the buffer
+ * (surface_show_wrapped: with nothing to copy, latching at the repaint
+ * would only hold a second buffer). The buffer is then held
+ * (surface->shown) until a newer one is committed, the surface goes or the
+ * client destroys it; the release of the one it replaces leaves with the
+ * surface's next frame callbacks when it waits for some (one wakeup),
+ * else at once. The read happens at each draw of the node, bracketed by
+ * wl_shm_buffer_begin/end_access through the texture's access hooks, so a
+ * truncated pool is that client's protocol error, found by the draw that
+ * hits it. A client that destroys the buffer it shows (allowed if it
+ * leaves the memory alone) gets its pixels copied into a texture of ours
+ * at that moment. Layouts pixman cannot read in place (a stride that is
+ * no multiple of 4), single-pixel buffers and the GL engine keep the copy
+ * at latch.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -316,19 +319,6 @@ void comp_surface_latch(struct comp_surface *surface, bool queue_release)
 	struct wl_resource *buffer = surface->latch_buffer;
 	if (!buffer)
 		return;
-	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
-	if (shm && surface_wraps(surface)) {
-		/* Nothing to copy: the texture is pointed at the buffer (the
-		 * commit made a new texture for any other size or layout) and
-		 * samples it from this frame on, as a dmabuf below. */
-		latch_set_buffer(surface, NULL);
-		pixman_region32_clear(&surface->latch_damage);
-		if (buffer != surface->shown)
-			render_texture_rewrap(surface->texture, wl_shm_buffer_get_data(shm),
-			                      wl_shm_buffer_get_stride(shm));
-		surface_set_shown(surface, buffer, queue_release);
-		return;
-	}
 	latch_copy(surface);
 	latch_set_buffer(surface, NULL);
 	if (comp_dmabuf_buffer_get(buffer)) {
@@ -356,16 +346,10 @@ static void surface_buffer_gone(struct comp_surface *surface, struct wl_resource
 	if (buffer == surface->shown) {
 		surface_unwrap(surface);
 		shown_forget(surface);
-		if (buffer == surface->latch_buffer)
-			pixman_region32_clear(&surface->latch_damage); /* all copied */
 	}
+	/* (A wrapped texture has no buffer waiting at latch: it takes each
+	 * one at commit.) */
 	if (buffer == surface->latch_buffer) {
-		if (surface_wraps(surface)) {
-			/* The texture still samples the older buffer shown:
-			 * keep that, and put the newer one's damage on top. */
-			surface_unwrap(surface);
-			surface_set_shown(surface, NULL, false);
-		}
 		latch_copy(surface);
 		latch_set_buffer(surface, NULL);
 	}
@@ -381,6 +365,35 @@ static void shown_destroyed(struct wl_listener *listener, void *data)
 {
 	struct comp_surface *surface = wl_container_of(listener, surface, shown_destroy);
 	surface_buffer_gone(surface, data);
+}
+
+/* A wl_shm buffer the texture wraps is latched at commit, as weston's
+ * renderers attach at commit: nothing is copied, so there is nothing to
+ * save by waiting for the repaint, and the buffer it replaces (shown, or
+ * never shown) is not read by any frame from now on (pixman draws the
+ * whole frame inside the repaint). Releasing that one now, not at the
+ * next repaint, leaves the client as many free buffers as a copying
+ * compositor does: an unthrottled client with three buffers would
+ * otherwise have two held between repaints and wait for a release every
+ * frame. The release rides with the frame callbacks the surface waits
+ * for, if any (they are sent at the next tick: one wakeup, not two);
+ * otherwise it is sent now, since the client may be waiting for it. */
+static void surface_show_wrapped(struct comp_surface *surface,
+                                 const struct comp_surface_state *state,
+                                 struct wl_resource *buffer, struct wl_shm_buffer *shm)
+{
+	/* A buffer still waiting for a copy (the texture was a copying one
+	 * until this commit) is replaced unseen. */
+	if (surface->latch_buffer != buffer)
+		latch_drop(surface, true);
+	latch_set_buffer(surface, NULL);
+	pixman_region32_clear(&surface->latch_damage);
+	if (buffer != surface->shown)
+		render_texture_rewrap(surface->texture, wl_shm_buffer_get_data(shm),
+		                      wl_shm_buffer_get_stride(shm));
+	bool callbacks = surface->mapped && (!wl_list_empty(&state->frame_callbacks) ||
+	                                     !wl_list_empty(&surface->current.frame_callbacks));
+	surface_set_shown(surface, buffer, callbacks);
 }
 
 /* The buffer must be a whole number of scale-sized pixels, unless a
@@ -487,12 +500,11 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		surface->buffer_height = height;
 	}
 
+	if (wrap) {
+		surface_show_wrapped(surface, state, buffer, shm);
+		return true;
+	}
 	latch_take(surface, state, buffer, width, height, *full);
-	/* A new wrapped texture reads this buffer from now on (no repaint
-	 * draws the node before latching it, but the texture must never
-	 * point at memory other than surface->shown's). */
-	if (*full && wrap)
-		surface_set_shown(surface, buffer, false);
 	return true;
 }
 

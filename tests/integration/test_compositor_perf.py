@@ -12,6 +12,10 @@
                     compositor makes no syscall at all (strace -c, 2 s)
   idle-frames       a frame callback with nothing to paint costs one timer
                     wakeup, not a repaint and then a flip (strace)
+  frame-ipc         a client redrawing at every frame callback costs one
+                    recvmsg and one sendmsg per frame (strace), the buffer
+                    release riding with the frame callback (frame-ipc-pixman:
+                    the same where buffers are released at commit)
   launch-syscalls   duet-launch (sw engine) from its fork to its first
                     presented frame costs the compositor at most 8 socket
                     syscalls (strace): 3 reads and 4 writes are enough for
@@ -227,12 +231,41 @@ def scenario_launch_syscalls():
               "frame, and the presentation event)" % (len(calls), limit))
 
 
+def scenario_frame_ipc():
+    """A client drawing a new buffer at every frame callback costs the
+    compositor one recvmsg (its commit) and one sendmsg per frame: the
+    release of the buffer it replaces leaves with the frame callback, also
+    on the pixman engine, where the buffer is replaced (and released) at
+    commit rather than at the repaint."""
+    with duet.Session("frame-ipc") as s:
+        c = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000"])
+        c.wait_line(r"^frame 10$")
+        out = os.path.join(s.workdir, "ipc.strace")
+        st = Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg,writev"])
+        i0, m0 = c.wait_line(r"^frame (\d+)$", start=len(c.lines))
+        i1, m1 = c.wait_line(r"^frame (\d+)$", start=i0 + 1,
+                             pred=lambda m: int(m.group(1)) >= int(m0.group(1)) + 60,
+                             timeout=30)
+        text = st.stop()
+        frames = int(m1.group(1)) - int(m0.group(1))
+        calls = [l for l in text.splitlines() if re.search(r"\b(sendmsg|recvmsg|writev)\(", l)
+                 and not re.search(r"= -1 E", l)]
+        sends = sum(1 for l in calls if "recvmsg(" not in l)
+        recvs = len(calls) - sends
+        log("%d frames: %d recvmsg, %d sendmsg/writev" % (frames, recvs, sends))
+        # The strace window is a little wider than the frames counted.
+        check(sends <= frames + 4, "%d sends for %d frames: a release (or another event) "
+              "left on its own instead of with the frame callback" % (sends, frames))
+        check(recvs <= frames + 4, "%d recvmsg for %d frames" % (recvs, frames))
+
+
 SCENARIOS = {
     "latch": scenario_latch,
     "one-configure": scenario_one_configure,
     "idle-syscalls": scenario_idle_syscalls,
     "idle-frames": scenario_idle_frames,
     "launch-syscalls": scenario_launch_syscalls,
+    "frame-ipc": scenario_frame_ipc,
 }
 
 if __name__ == "__main__":

@@ -3,15 +3,15 @@
 copy, as weston --use-pixman): what it owes the client whose buffer it
 holds (tests/clients/hold-client.c; meson runs these on the pixman engine).
 
-  release          a buffer is held while shown: not released when its own
-                   repaint latches it, released when a newer buffer is
-                   latched (by the time that frame's callback arrives) and
-                   when the surface is destroyed
+  release          a buffer is held while shown: not released by the frame
+                   that shows it, released once a newer buffer is committed
+                   (by the time that frame's callback arrives) and when the
+                   surface is destroyed
   destroy-shown    a client destroys the buffer it shows (and its pool and
                    mapping): the window keeps its pixels, redrawn after a move
-  destroy-pending  a client commits a newer buffer and destroys it before a
-                   repaint latched it: the window shows the newer pixels and
-                   the older buffer is released
+  destroy-pending  a client commits a newer buffer and destroys it (pool and
+                   mapping too) before any repaint showed it: the window
+                   shows the newer pixels and the older buffer is released
   truncate         a client truncates the file of the buffer it shows: the
                    next repaint of its window gets it a wl_shm invalid_fd
                    error (libwayland's SIGBUS guard around that draw), while
@@ -75,10 +75,10 @@ def scenario_release():
         c = hold_client(s, "release")
         f = wait_fields(c, "shown-a")
         check(f["a_released"] == 0,
-              "buffer A was released when its own repaint latched it: a compositor that "
+              "buffer A was released by the frame that showed it: a compositor that "
               "samples it in place must hold it while it is shown")
         f = wait_fields(c, "shown-b")
-        check(f["a_released"] == 1, "A not released once B was latched")
+        check(f["a_released"] == 1, "A not released once B replaced it")
         check(f["at_done"] == 1, "A's release came after B's frame callback (it should go "
               "out with it, queued for the same flush)")
         check(f["b_released"] == 0, "B released while shown")
