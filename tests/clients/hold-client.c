@@ -19,6 +19,10 @@
  *                   its pool and mapping before any repaint could show it:
  *                     gone a_released=N
  *                   and wait (B's content must be what is shown)
+ *   grow-pool       map with A, then grow A's file and pool to 64 MiB (the
+ *                   compositor's mapping of it moves, mremap):
+ *                     grown
+ *                   and wait (A must still be drawn, from the new place)
  *   truncate        map with A, then truncate A's file to 0 bytes:
  *                     truncated
  *                   and wait for the protocol error (the test makes the
@@ -241,6 +245,20 @@ static int run_destroy_pending(struct hold_app *app)
 	return stay(app);
 }
 
+static int run_grow_pool(struct hold_app *app)
+{
+	const int32_t size = 64 << 20;
+	if (ftruncate(app->a.fd, size) < 0) {
+		perror("duet-hold-client: ftruncate");
+		return 2;
+	}
+	wl_shm_pool_resize(app->a.pool, size);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("grown");
+	return stay(app);
+}
+
 static int run_truncate(struct hold_app *app)
 {
 	if (ftruncate(app->a.fd, 0) < 0) {
@@ -262,6 +280,7 @@ int main(int argc, char **argv)
 		{"release", run_release},
 		{"destroy-shown", run_destroy_shown},
 		{"destroy-pending", run_destroy_pending},
+		{"grow-pool", run_grow_pool},
 		{"truncate", run_truncate},
 	};
 	int (*run)(struct hold_app *app) = NULL;
@@ -270,7 +289,7 @@ int main(int argc, char **argv)
 			run = modes[i].run;
 	if (!run) {
 		fprintf(stderr, "usage: duet-hold-client release|destroy-shown|destroy-pending|"
-		        "truncate\n");
+		        "grow-pool|truncate\n");
 		return 2;
 	}
 	struct hold_app app = { 0 };

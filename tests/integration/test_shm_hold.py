@@ -12,6 +12,9 @@ holds (tests/clients/hold-client.c; meson runs these on the pixman engine).
   destroy-pending  a client commits a newer buffer and destroys it (pool and
                    mapping too) before any repaint showed it: the window
                    shows the newer pixels and the older buffer is released
+  grow-pool        a client grows the pool of the buffer it shows to 64 MiB
+                   (the compositor's mapping moves): the window is redrawn
+                   from the new place, not the unmapped old one
   truncate         a client truncates the file of the buffer it shows: the
                    next repaint of its window gets it a wl_shm invalid_fd
                    error (libwayland's SIGBUS guard around that draw), while
@@ -108,6 +111,15 @@ def scenario_destroy_pending():
         check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
 
 
+def scenario_grow_pool():
+    with duet.Session("shm-hold-grow-pool") as s:
+        c = hold_client(s, "grow-pool")
+        wait_fields(c, "shown-a")
+        c.wait_line(r"^grown$")
+        check_window_colour(s, COLOUR_A, "grown")
+        check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+
+
 def scenario_truncate():
     with duet.Session("shm-hold-truncate") as s:
         good = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
@@ -146,6 +158,7 @@ SCENARIOS = {
     "release": scenario_release,
     "destroy-shown": scenario_destroy_shown,
     "destroy-pending": scenario_destroy_pending,
+    "grow-pool": scenario_grow_pool,
     "truncate": scenario_truncate,
 }
 
