@@ -80,6 +80,9 @@ struct comp_server {
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
+	/* Touchscreens plugged in (seat-touch.c): counted here, not in the
+	 * seat, since the backend's devices are added before the seat exists. */
+	int touch_devices;
 	/* The DRM device the renderer draws on (the KMS card), where known:
 	 * linux-dmabuf's main device. */
 	bool has_render_device;

@@ -26,7 +26,6 @@ struct grab_press {
 struct seat_touch {
 	struct wl_list resources; /* wl_touch resources */
 	struct wl_list points;    /* struct touch_point: down, or up and awaiting a frame */
-	int devices;              /* touchscreens plugged in: the capability while > 0 */
 	bool ever;                /* it had the capability once: get_touch is allowed */
 	struct grab_press press;  /* the last touch down, for xdg_popup.grab */
 };

@@ -145,14 +145,14 @@ static void cancel_client(struct comp_seat *seat, struct wl_client *client)
 
 uint32_t seat_touch_capability(struct comp_seat *seat)
 {
-	return seat && seat->touch.devices > 0 ? WL_SEAT_CAPABILITY_TOUCH : 0;
+	return seat && seat->server->touch_devices > 0 ? WL_SEAT_CAPABILITY_TOUCH : 0;
 }
 
 void comp_seat_touch_device_add(struct comp_server *server)
 {
 	struct comp_seat *seat = touch_seat(server);
-	if (!seat || seat->touch.devices++ > 0)
-		return;
+	if (server->touch_devices++ > 0 || !seat)
+		return; /* no seat yet: seat_touch_init reads the count */
 	seat->touch.ever = true;
 	seat_send_capabilities(seat);
 }
@@ -160,7 +160,7 @@ void comp_seat_touch_device_add(struct comp_server *server)
 void comp_seat_touch_device_remove(struct comp_server *server)
 {
 	struct comp_seat *seat = touch_seat(server);
-	if (!seat || seat->touch.devices == 0 || --seat->touch.devices > 0)
+	if (server->touch_devices == 0 || --server->touch_devices > 0 || !seat)
 		return;
 	/* The last touchscreen went with fingers on it: those touches will
 	 * never end, so their clients are told to drop them. */
@@ -323,6 +323,8 @@ void seat_touch_init(struct comp_seat *seat)
 	wl_list_init(&seat->touch.resources);
 	wl_list_init(&seat->touch.points);
 	seat_grab_press_init(&seat->touch.press);
+	/* The backend starts first: its touchscreens are already counted. */
+	seat->touch.ever = seat->server->touch_devices > 0;
 }
 
 void seat_touch_finish(struct comp_seat *seat)

@@ -85,9 +85,10 @@ static void usage(FILE *out)
 	        "  touch frame               end a group of touch events (wl_touch.frame)\n"
 	        "  globals                   print every global: interface version\n"
 	        "\n"
-	        "With '-' as the command, reads commands from stdin, one a line, on one\n"
-	        "connection, and prints 'ok' once each is done; what it holds down (keys,\n"
-	        "buttons, touch points) stays down until it exits, as for one command.\n"
+	        "Keys, buttons and touch points still down when duet-testctl exits are\n"
+	        "let go (a lone 'touch down' is followed by its up). With '-' as the\n"
+	        "command, it reads commands from stdin, one a line, on one connection,\n"
+	        "and prints 'ok' once each is done, so they stay down between lines.\n"
 	        "\n"
 	        "exit status: 0 success, 1 failure, 2 bad usage\n",
 	        DEFAULT_WAIT_S);

@@ -12,10 +12,11 @@ udev, scripts/packages.sh); where none runs, the test starts one itself,
 for input devices only, and stops it at the end. The session comes from seatd, so the devices are opened through
 libseat as on a desktop.
 
-  - a keyboard made before the compositor starts is found at startup, a
-    mouse, a tablet and a touchscreen made after it are hotplugged; each is
-    logged once ("input: added NAME (keyboard|pointer|touch)"), and removed
-    when destroyed
+  - a keyboard and a touchscreen made before the compositor starts are
+    found at startup (before the seat exists: the touchscreen must still
+    give it touch), a mouse and a tablet made after it are hotplugged; each
+    is logged once ("input: added NAME (keyboard|pointer|touch)"), and
+    removed when destroyed
   - duet-input-probe (tests/clients/input-probe.c), with the keyboard
     focus, gets KEY_A pressed and released with its evdev code
   - the tablet's absolute position is scaled to the output (its range is
@@ -103,19 +104,19 @@ def test():
         with Udevd():
             kbd = uinput.keyboard("duet-test keyboard")
             devices.append(kbd)
+            touch = uinput.Touchscreen("duet-test touchscreen", WIDTH, HEIGHT)
+            devices.append(touch)
             settle()
             with test_kms.Seatd(), test_kms.KmsSession("kms-input") as s:
                 s.wait_log("modesetting")
                 s.wait_log("input: added duet-test keyboard (keyboard)")
+                s.wait_log("input: added duet-test touchscreen (touch)")
                 mouse = uinput.mouse("duet-test mouse")
                 devices.append(mouse)
                 tablet = uinput.tablet("duet-test tablet", WIDTH, HEIGHT)
                 devices.append(tablet)
                 s.wait_log("input: added duet-test mouse (pointer)", timeout=60)
                 s.wait_log("input: added duet-test tablet (pointer)", timeout=60)
-                touch = uinput.Touchscreen("duet-test touchscreen", WIDTH, HEIGHT)
-                devices.append(touch)
-                s.wait_log("input: added duet-test touchscreen (touch)", timeout=60)
                 if "session: libseat" not in s.log_text():
                     duet.log("note: no libseat session; the devices were opened directly")
 
