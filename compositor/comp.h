@@ -80,6 +80,9 @@ struct comp_server {
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
+	/* Touchscreens plugged in (seat-touch.c): counted here, not in the
+	 * seat, since the backend's devices are added before the seat exists. */
+	int touch_devices;
 	/* The DRM device the renderer draws on (the KMS card), where known:
 	 * linux-dmabuf's main device. */
 	bool has_render_device;
@@ -536,14 +539,33 @@ struct comp_axis_event {
 void comp_seat_pointer_axis(struct comp_server *server, const struct comp_axis_event *event,
                             uint32_t time_ms);
 
+/* Touch (seat-touch.c). A touchscreen plugged in (libinput's, or the test
+ * protocol's, which plugs itself in at its first touch request) gives the
+ * seat the touch capability while any is there; the last one unplugged
+ * cancels the touch points still down. id names a touch point while it is
+ * down (libinput's seat slot, the test's id); x, y are layout
+ * coordinates. A point goes to the surface under it at down and stays
+ * with it until up. frame ends a group of events that belong together
+ * (one sample of the device); cancel ends every point of the client that
+ * point id went to (wl_touch.cancel). */
+void comp_seat_touch_device_add(struct comp_server *server);
+void comp_seat_touch_device_remove(struct comp_server *server);
+void comp_seat_touch_down(struct comp_server *server, int32_t id, double x, double y,
+                          uint32_t time_ms);
+void comp_seat_touch_motion(struct comp_server *server, int32_t id, double x, double y,
+                            uint32_t time_ms);
+void comp_seat_touch_up(struct comp_server *server, int32_t id, uint32_t time_ms);
+void comp_seat_touch_frame(struct comp_server *server);
+void comp_seat_touch_cancel(struct comp_server *server, int32_t id);
+
 /* The client whose surface has keyboard focus, or NULL. */
 struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server);
 /* Whether client has the keyboard focus and serial is one of an event it
  * got while it had it (wl_data_device.set_selection's rule). */
 bool comp_seat_focus_serial_ok(struct comp_server *server, struct wl_client *client,
                                uint32_t serial);
-/* Whether serial is that of the last button press or the last key press
- * and that press went to client (xdg_popup.grab's rule). */
+/* Whether serial is that of the last button press, key press or touch
+ * down and that press went to client (xdg_popup.grab's rule). */
 bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *client,
                               uint32_t serial);
 /* Re-picks the pointer focus soon (a popup grab began or ended: which
