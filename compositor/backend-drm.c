@@ -24,7 +24,9 @@
  * unplugged (a hotplug uevent, drm-uevent.c, and each output's connector
  * probed again) turns that output off, CRTC and plane included, and
  * removes its wl_output global, the other outputs going on; plugged in
- * again with a mode of the same size, it is set again. A paused session (VT switch away) stops page flips and gives
+ * again with a mode of the same size, it is set again. A connector
+ * plugged in that was no output yet becomes a new one, right of the
+ * others (a CRTC no output holds, its primary plane), with its global. A paused session (VT switch away) stops page flips and gives
  * DRM master back; resumed, the mode is set again in full. Meanwhile the
  * compositor runs on, clients connected, with no output (comp_output_disable).
  *
@@ -297,11 +299,74 @@ static bool atomic_props(struct drm_backend *drm, struct drm_output *out)
 	return true;
 }
 
+/* The CRTCs the outputs hold (bits of CRTC indices in res). */
+static uint32_t crtcs_in_use(const struct drm_backend *drm, const drmModeRes *res)
+{
+	uint32_t used = 0;
+	for (int i = 0; i < drm->n_outputs; i++)
+		for (int c = 0; c < res->count_crtcs; c++)
+			if (res->crtcs[c] == drm->outputs[i].crtc_id)
+				used |= 1u << c;
+	return used;
+}
+
+/* Makes the connected connector conn the next output (not yet counted in
+ * n_outputs): its mode, a CRTC not in *used and, atomic, that CRTC's
+ * primary plane. false with why filled when it cannot be one. At start a
+ * missing plane or property turns the whole card to legacy modesetting;
+ * later (a connector plugged in) the other outputs already flip
+ * atomically, so the newcomer is left out instead. */
+static bool setup_output(struct drm_backend *drm, const drmModeRes *res,
+                         const drmModeConnector *conn, uint32_t *used, bool at_start,
+                         char *why, size_t why_len)
+{
+	const struct comp_options *opt = &drm->server->options;
+	struct drm_output *out = &drm->outputs[drm->n_outputs];
+	memset(out, 0, sizeof(*out));
+	out->drm = drm;
+	out->has_vblank = -1;
+	const char *type = drmModeGetConnectorTypeName(conn->connector_type);
+	snprintf(out->connector_name, sizeof(out->connector_name), "%s-%u",
+	         type ? type : "Unknown", conn->connector_type_id);
+	out->connector_id = conn->connector_id;
+	const drmModeModeInfo *mode = pick_mode(conn, opt, why, why_len);
+	if (!mode)
+		return false;
+	int crtc_index = -1;
+	out->crtc_id = pick_crtc(drm->fd, res, conn, *used, &crtc_index);
+	if (!out->crtc_id) {
+		snprintf(why, why_len, "no CRTC left can drive connector %s", out->connector_name);
+		return false;
+	}
+	out->mode = *mode;
+	if (drm->atomic) {
+		out->plane_id = pick_plane(drm->fd, crtc_index, drm->format);
+		if (!out->plane_id || !atomic_props(drm, out)) {
+			if (!at_start) {
+				snprintf(why, why_len, "no primary plane with XRGB8888 and the atomic "
+				         "properties for CRTC %u", out->crtc_id);
+				return false;
+			}
+			comp_log("drm: %s: no primary plane with XRGB8888 and the atomic "
+			         "properties for CRTC %u; using legacy modesetting",
+			         drm->path, out->crtc_id);
+			drm->atomic = false;
+		}
+	}
+	*used |= 1u << crtc_index;
+	out->connected = true;
+	return true;
+}
+
+static bool connector_usable(const drmModeConnector *conn)
+{
+	return conn && conn->connection == DRM_MODE_CONNECTED && conn->count_modes > 0;
+}
+
 /* Every connected connector with modes that gets a CRTC (and, atomic,
  * a primary plane) becomes an output, in the card's connector order (left
  * to right); false with why filled when the card cannot show anything. */
-static bool pick_outputs(struct drm_backend *drm, const struct comp_options *opt, char *why,
-                         size_t why_len)
+static bool pick_outputs(struct drm_backend *drm, char *why, size_t why_len)
 {
 	drmModeRes *res = drmModeGetResources(drm->fd);
 	if (!res) {
@@ -317,47 +382,19 @@ static bool pick_outputs(struct drm_backend *drm, const struct comp_options *opt
 	char skipped[256] = "";
 	for (int i = 0; i < res->count_connectors && drm->n_outputs < COMP_MAX_OUTPUTS; i++) {
 		drmModeConnector *conn = drmModeGetConnector(drm->fd, res->connectors[i]);
-		if (!conn || conn->connection != DRM_MODE_CONNECTED || conn->count_modes == 0) {
+		if (!connector_usable(conn)) {
 			drmModeFreeConnector(conn);
 			continue;
 		}
 		connected++;
-		struct drm_output *out = &drm->outputs[drm->n_outputs];
-		memset(out, 0, sizeof(*out));
-		out->drm = drm;
-		out->has_vblank = -1;
-		const char *type = drmModeGetConnectorTypeName(conn->connector_type);
-		snprintf(out->connector_name, sizeof(out->connector_name), "%s-%u",
-		         type ? type : "Unknown", conn->connector_type_id);
-		out->connector_id = conn->connector_id;
-		const drmModeModeInfo *mode = pick_mode(conn, opt, why, why_len);
-		int crtc_index = -1;
-		out->crtc_id = mode ? pick_crtc(drm->fd, res, conn, crtcs_used, &crtc_index) : 0;
-		if (mode && !out->crtc_id)
-			snprintf(why, why_len, "no CRTC left can drive connector %s",
-			         out->connector_name);
-		/* The mode lives in conn: copied before conn is freed. */
-		bool usable = mode && out->crtc_id;
-		if (usable)
-			out->mode = *mode;
+		bool ok = setup_output(drm, res, conn, &crtcs_used, true, why, why_len);
 		drmModeFreeConnector(conn);
-		if (!usable) {
+		if (!ok) {
 			comp_log("drm: %s: connector %s is not an output: %s", drm->path,
-			         out->connector_name, why);
+			         drm->outputs[drm->n_outputs].connector_name, why);
 			snprintf(skipped, sizeof(skipped), "%s", why);
 			continue;
 		}
-		crtcs_used |= 1u << crtc_index;
-		if (drm->atomic) {
-			out->plane_id = pick_plane(drm->fd, crtc_index, drm->format);
-			if (!out->plane_id || !atomic_props(drm, out)) {
-				comp_log("drm: %s: no primary plane with XRGB8888 and the atomic "
-				         "properties for CRTC %u; using legacy modesetting",
-				         drm->path, out->crtc_id);
-				drm->atomic = false;
-			}
-		}
-		out->connected = true;
 		drm->n_outputs++;
 	}
 	drmModeFreeResources(res);
@@ -372,8 +409,7 @@ static bool pick_outputs(struct drm_backend *drm, const struct comp_options *opt
 }
 
 /* Opens path as the output's card; -1 with why filled if it is unusable. */
-static int try_card(struct drm_backend *drm, const char *path, const struct comp_options *opt,
-                    char *why, size_t why_len)
+static int try_card(struct drm_backend *drm, const char *path, char *why, size_t why_len)
 {
 	int fd = drm_session_open(drm->session, path, why, why_len);
 	if (fd == -2) {
@@ -426,7 +462,7 @@ static int try_card(struct drm_backend *drm, const char *path, const struct comp
 	drm->monotonic = drmGetCap(fd, DRM_CAP_TIMESTAMP_MONOTONIC, &cap) == 0 && cap;
 	cap = 0;
 	drm->addfb_modifiers = drmGetCap(fd, DRM_CAP_ADDFB2_MODIFIERS, &cap) == 0 && cap;
-	if (!pick_outputs(drm, opt, why, why_len))
+	if (!pick_outputs(drm, why, why_len))
 		goto fail;
 	return fd;
 fail:
@@ -489,7 +525,7 @@ static int open_device(struct drm_backend *drm, const struct comp_options *opt)
 {
 	char why[512];
 	if (opt->drm_device) {
-		if (try_card(drm, opt->drm_device, opt, why, sizeof(why)) >= 0)
+		if (try_card(drm, opt->drm_device, why, sizeof(why)) >= 0)
 			return 0;
 		comp_log("drm: cannot use %s: %s", opt->drm_device, why);
 		return -1;
@@ -510,7 +546,7 @@ static int open_device(struct drm_backend *drm, const struct comp_options *opt)
 	int ret = -1;
 	for (int i = 0; i < n; i++) {
 		if (ret != 0) {
-			if (try_card(drm, paths[i], opt, why, sizeof(why)) >= 0)
+			if (try_card(drm, paths[i], why, sizeof(why)) >= 0)
 				ret = 0;
 			else
 				comp_log("drm: skipping %s: %s", paths[i], why);
@@ -812,14 +848,70 @@ static void output_changed(struct drm_output *out)
 	drmModeFreeConnector(conn);
 }
 
+static bool is_output(const struct drm_backend *drm, uint32_t connector_id)
+{
+	for (int i = 0; i < drm->n_outputs; i++)
+		if (drm->outputs[i].connector_id == connector_id)
+			return true;
+	return false;
+}
+
+/* Connectors that are no output yet and are connected now (plugged in
+ * after the start) become outputs right of the others, with a CRTC no
+ * output holds; a connector that cannot be one is said once per plug. */
+static void add_plugged_outputs(struct drm_backend *drm)
+{
+	drmModeRes *res = drmModeGetResources(drm->fd);
+	if (!res)
+		return;
+	uint32_t used = crtcs_in_use(drm, res);
+	for (int i = 0; i < res->count_connectors; i++) {
+		if (is_output(drm, res->connectors[i]))
+			continue;
+		if (drm->n_outputs == COMP_MAX_OUTPUTS) {
+			comp_log("drm: %s: a connector was plugged in, but duet drives at most %d "
+			         "outputs", drm->path, COMP_MAX_OUTPUTS);
+			break;
+		}
+		/* A full probe: the kernel may not have looked since the plug. */
+		drmModeConnector *conn = drmModeGetConnector(drm->fd, res->connectors[i]);
+		char why[256] = "";
+		bool ok = connector_usable(conn) &&
+		          setup_output(drm, res, conn, &used, false, why, sizeof(why));
+		if (conn && connector_usable(conn) && !ok)
+			comp_log("drm: %s: connector %s was plugged in, but is not an output: %s",
+			         drm->path, drm->outputs[drm->n_outputs].connector_name, why);
+		drmModeFreeConnector(conn);
+		if (!ok)
+			continue;
+		int index = drm->n_outputs++;
+		struct comp_output *output = comp_output_create(drm->server, &comp_backend_drm,
+		                                                index);
+		if (!output) {
+			drm->n_outputs--;
+			comp_log("drm: %s: connector %s was plugged in, but its output could not be "
+			         "made", drm->path, drm->outputs[index].connector_name);
+			continue;
+		}
+		comp_log("drm: %s: connector %s plugged in: new output %s at %d,%d, %dx%d@%.3f Hz, "
+		         "wl_output global added", drm->path, drm->outputs[index].connector_name,
+		         output->name, output->x, output->y, output->width, output->height,
+		         output->refresh_mhz / 1000.0);
+		comp_layout_update_surfaces(drm->server);
+	}
+	drmModeFreeResources(res);
+}
+
 /* The kernel says the card's connectors changed: each output's probed
- * again, and only those that changed go off or on. (A connector that was
- * not connected at startup stays out of the layout.) */
+ * again, and only those that changed go off or on; connectors plugged in
+ * since become outputs. */
 static void connectors_changed(void *data)
 {
 	struct drm_backend *drm = data;
 	for (int i = 0; i < drm->n_outputs; i++)
 		output_changed(&drm->outputs[i]);
+	if (drm_session_active(drm->session))
+		add_plugged_outputs(drm);
 }
 
 /* The session paused (VT switch away) or resumed. */
@@ -861,6 +953,7 @@ static void session_activate(void *data, bool active)
 		else if (!was && !out->connected)
 			crtc_off(out); /* unplugged before or while paused: perhaps still on */
 	}
+	add_plugged_outputs(drm);
 }
 
 static int drm_dispatch(int fd, uint32_t mask, void *data)

@@ -80,6 +80,9 @@ struct comp_server {
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
+	/* Touchscreens plugged in (seat-touch.c): counted here, not in the
+	 * seat, since the backend's devices are added before the seat exists. */
+	int touch_devices;
 	/* The DRM device the renderer draws on (the KMS card), where known:
 	 * linux-dmabuf's main device. */
 	bool has_render_device;
@@ -316,12 +319,14 @@ struct comp_surface {
 	 * released uncopied (mailbox). */
 	struct render_texture *texture;
 	/* Set when texture is a dmabuf's (linux-dmabuf.c), borrowed from this
-	 * image (the surface holds a reference) instead of owned. dmabuf_shown
-	 * is the dmabuf wl_buffer the last repaint sampled: kept (no release)
-	 * until a repaint shows a newer buffer, since each frame reads it. */
+	 * image (the surface holds a reference) instead of owned. shown is the
+	 * wl_buffer the repaints sample in place, kept (no release) while
+	 * frames read it: a dmabuf until a repaint latches a newer buffer, or
+	 * (pixman engine) the wl_shm buffer the texture wraps until a newer
+	 * one is committed. */
 	struct comp_dmabuf_image *image;
-	struct wl_resource *dmabuf_shown;
-	struct wl_listener dmabuf_shown_destroy;
+	struct wl_resource *shown;
+	struct wl_listener shown_destroy;
 	uint64_t texture_charge;        /* its bytes, counted in the budgets */
 	int buffer_width, buffer_height;
 	struct wl_resource *latch_buffer;
@@ -389,9 +394,12 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
  * commit and the children's pending state. */
 void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_state *state);
 /* The repaint shows the surface: copies the damaged part of its latched
- * buffer into the texture and releases the buffer. With queue_release the
- * release waits in the client's queue for the next event that is sent
- * (the frame's callbacks), instead of waking the client on its own. */
+ * buffer into the texture and releases the buffer, or (a dmabuf) makes
+ * the texture sample it and releases the one it sampled before. (A wl_shm
+ * buffer the pixman engine samples in place is taken at commit.) With
+ * queue_release the release waits in the client's queue for the next
+ * event that is sent (the frame's callbacks), instead of waking the
+ * client on its own. */
 void comp_surface_latch(struct comp_surface *surface, bool queue_release);
 
 /* subsurface.c */
@@ -531,14 +539,33 @@ struct comp_axis_event {
 void comp_seat_pointer_axis(struct comp_server *server, const struct comp_axis_event *event,
                             uint32_t time_ms);
 
+/* Touch (seat-touch.c). A touchscreen plugged in (libinput's, or the test
+ * protocol's, which plugs itself in at its first touch request) gives the
+ * seat the touch capability while any is there; the last one unplugged
+ * cancels the touch points still down. id names a touch point while it is
+ * down (libinput's seat slot, the test's id); x, y are layout
+ * coordinates. A point goes to the surface under it at down and stays
+ * with it until up. frame ends a group of events that belong together
+ * (one sample of the device); cancel ends every point of the client that
+ * point id went to (wl_touch.cancel). */
+void comp_seat_touch_device_add(struct comp_server *server);
+void comp_seat_touch_device_remove(struct comp_server *server);
+void comp_seat_touch_down(struct comp_server *server, int32_t id, double x, double y,
+                          uint32_t time_ms);
+void comp_seat_touch_motion(struct comp_server *server, int32_t id, double x, double y,
+                            uint32_t time_ms);
+void comp_seat_touch_up(struct comp_server *server, int32_t id, uint32_t time_ms);
+void comp_seat_touch_frame(struct comp_server *server);
+void comp_seat_touch_cancel(struct comp_server *server, int32_t id);
+
 /* The client whose surface has keyboard focus, or NULL. */
 struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server);
 /* Whether client has the keyboard focus and serial is one of an event it
  * got while it had it (wl_data_device.set_selection's rule). */
 bool comp_seat_focus_serial_ok(struct comp_server *server, struct wl_client *client,
                                uint32_t serial);
-/* Whether serial is that of the last button press or the last key press
- * and that press went to client (xdg_popup.grab's rule). */
+/* Whether serial is that of the last button press, key press or touch
+ * down and that press went to client (xdg_popup.grab's rule). */
 bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *client,
                               uint32_t serial);
 /* Re-picks the pointer focus soon (a popup grab began or ended: which

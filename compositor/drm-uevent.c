@@ -26,10 +26,14 @@ struct drm_uevent {
 };
 
 /* A message is "ACTION@DEVPATH\0KEY=VALUE\0...": is it a hotplug of our
- * device? */
+ * device? The kernel's say HOTPLUG=1; any other "change" of the card is
+ * taken as one too: drivers whose connectors are forced through sysfs
+ * send none, and an administrator (or a test) then asks for a re-probe
+ * with `udevadm trigger -c change` or by writing "change" to the card's
+ * uevent file, which weston and mutter would ignore. */
 static bool is_our_hotplug(const struct drm_uevent *u, const char *msg, size_t len)
 {
-	bool drm = false, hotplug = false;
+	bool drm = false, hotplug = strncmp(msg, "change@", 7) == 0;
 	int major = -1, minor = -1;
 	for (size_t i = 0; i < len; i += strlen(msg + i) + 1) {
 		const char *kv = msg + i;

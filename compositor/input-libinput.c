@@ -6,7 +6,10 @@
  * Events go to the seat as the test protocol's do: evdev key and button
  * codes (what wl_keyboard and wl_pointer carry), relative motion added to
  * the pointer and clamped to the output, absolute motion (tablets, qemu's
- * tablet) scaled to it, scrolling as wl_pointer.axis. */
+ * tablet) scaled to it, scrolling as wl_pointer.axis. Touchscreens plug
+ * touch into the seat while they are there; their points (libinput's seat
+ * slots, unique across the seat's touchscreens) are scaled to the first
+ * output: a touchscreen is one display's glass, not the whole layout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -134,6 +137,53 @@ static void handle_scroll(struct comp_input *input, struct libinput_event_pointe
 	comp_seat_pointer_axis(input->server, &axis, libinput_event_pointer_get_time(ev));
 }
 
+/* Where a touchscreen's point is in the layout: its range spans the first
+ * output, placed where that output is. */
+static bool touch_position(struct comp_input *input, struct libinput_event_touch *t, double *x,
+                           double *y)
+{
+	struct comp_output *output = comp_layout_first_output(input->server);
+	if (!output || output->width <= 0 || output->height <= 0)
+		return false;
+	*x = output->x + libinput_event_touch_get_x_transformed(t, (uint32_t)output->width);
+	*y = output->y + libinput_event_touch_get_y_transformed(t, (uint32_t)output->height);
+	return true;
+}
+
+static void handle_touch(struct comp_input *input, struct libinput_event *event)
+{
+	struct libinput_event_touch *t = libinput_event_get_touch_event(event);
+	struct comp_server *server = input->server;
+	enum libinput_event_type type = libinput_event_get_type(event);
+	if (type == LIBINPUT_EVENT_TOUCH_FRAME) {
+		comp_seat_touch_frame(server);
+		return;
+	}
+	/* The seat slot, not the device's slot: two touchscreens' points
+	 * must not share an id. */
+	int32_t id = libinput_event_touch_get_seat_slot(t);
+	uint32_t time_ms = libinput_event_touch_get_time(t);
+	double x, y;
+	switch (type) {
+	case LIBINPUT_EVENT_TOUCH_DOWN:
+		if (touch_position(input, t, &x, &y))
+			comp_seat_touch_down(server, id, x, y, time_ms);
+		break;
+	case LIBINPUT_EVENT_TOUCH_MOTION:
+		if (touch_position(input, t, &x, &y))
+			comp_seat_touch_motion(server, id, x, y, time_ms);
+		break;
+	case LIBINPUT_EVENT_TOUCH_UP:
+		comp_seat_touch_up(server, id, time_ms);
+		break;
+	case LIBINPUT_EVENT_TOUCH_CANCEL:
+		comp_seat_touch_cancel(server, id);
+		break;
+	default:
+		break;
+	}
+}
+
 static void handle_event(struct comp_input *input, struct libinput_event *event)
 {
 	struct libinput_device *device = libinput_event_get_device(event);
@@ -148,10 +198,14 @@ static void handle_event(struct comp_input *input, struct libinput_event *event)
 		input->devices++;
 		describe(device, caps, sizeof(caps));
 		comp_log("input: added %s (%s)", libinput_device_get_name(device), caps);
+		if (libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH))
+			comp_seat_touch_device_add(input->server);
 		break;
 	case LIBINPUT_EVENT_DEVICE_REMOVED:
 		input->devices--;
 		comp_log("input: removed %s", libinput_device_get_name(device));
+		if (libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH))
+			comp_seat_touch_device_remove(input->server);
 		break;
 	case LIBINPUT_EVENT_KEYBOARD_KEY: {
 		k = libinput_event_get_keyboard_event(event);
@@ -199,9 +253,16 @@ static void handle_event(struct comp_input *input, struct libinput_event *event)
 		handle_scroll(input, libinput_event_get_pointer_event(event),
 		              WL_POINTER_AXIS_SOURCE_CONTINUOUS);
 		break;
+	case LIBINPUT_EVENT_TOUCH_DOWN:
+	case LIBINPUT_EVENT_TOUCH_MOTION:
+	case LIBINPUT_EVENT_TOUCH_UP:
+	case LIBINPUT_EVENT_TOUCH_CANCEL:
+	case LIBINPUT_EVENT_TOUCH_FRAME:
+		handle_touch(input, event);
+		break;
 	default:
 		/* LIBINPUT_EVENT_POINTER_AXIS repeats the scroll events above;
-		 * touch, tablet and gesture events have no seat entry yet. */
+		 * tablet and gesture events have no seat entry yet. */
 		break;
 	}
 }

@@ -1,12 +1,15 @@
-/* wl_seat "seat0" with a pointer and a keyboard (no touch).
+/* wl_seat "seat0" with a pointer, a keyboard and, while a touchscreen is
+ * plugged in, touch (wl_touch is in seat-touch.c; the state both share is
+ * in seat-internal.h).
  *
  * There is no input hardware on the headless output: events come from the
  * test protocol and, on --backend drm, from libinput (input-libinput.c)
  * through comp_seat_pointer_motion, comp_seat_pointer_button,
- * comp_seat_pointer_axis and comp_seat_key. Each wl_pointer/wl_keyboard
- * resource sits in one list per device; events go to the resources whose
- * client owns the focused surface, since a client may bind the seat (and ask
- * for a keyboard) more than once.
+ * comp_seat_pointer_axis, comp_seat_key and comp_seat_touch_*. Each
+ * wl_pointer/wl_keyboard/wl_touch resource sits in one list per device;
+ * events go to the resources whose client owns the focused surface (for
+ * touch, the surface each touch point went down on), since a client may
+ * bind the seat (and ask for a keyboard) more than once.
  *
  * Focus is dropped when the focused wl_surface resource is destroyed, through
  * the resource's own destroy listener rather than comp_surface.destroy_signal:
@@ -15,8 +18,8 @@
  * would otherwise unlink our listener from the very signal being emitted).
  *
  * A popup grab (xdg-popup.c) confines the pointer to the grabbing client;
- * the seat remembers the last button press and the last key press (serial
- * and client) so that xdg_popup.grab can be checked against them.
+ * the seat remembers the last button press, key press and touch down
+ * (serial and client) so that xdg_popup.grab can be checked against them.
  *
  * The keymap is compiled once and handed to every client as the same sealed
  * memfd: sealing lets clients map it without being able to change what other
@@ -32,57 +35,11 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "comp.h"
+#include "seat-internal.h"
 
 #define SEAT_VERSION 8
 #define REPEAT_RATE 25   /* keys per second */
 #define REPEAT_DELAY 600 /* ms */
-
-/* A press that may start a grab: its serial and the client it went to
- * (NULL when it went to nobody, or once that client is gone, so that a
- * later client at the same address inherits nothing). */
-struct grab_press {
-	uint32_t serial;
-	struct wl_client *client;
-	struct wl_listener client_destroy;
-};
-
-struct comp_seat {
-	struct comp_server *server;
-	struct wl_global *global;
-	struct wl_listener display_destroy;
-
-	struct wl_list seats;     /* wl_seat resources */
-	struct wl_list pointers;  /* wl_pointer resources */
-	struct wl_list keyboards; /* wl_keyboard resources */
-
-	/* pointer */
-	double x, y;                    /* layout coordinates (output-layout.c) */
-	struct comp_surface *pointer_focus;
-	struct wl_listener pointer_focus_destroy;
-	uint32_t pointer_enter_serial;
-	struct wl_array buttons;        /* uint32_t buttons held: an implicit grab */
-
-	/* keyboard */
-	struct xkb_context *xkb;
-	struct xkb_keymap *keymap;
-	struct xkb_state *xkb_state;
-	int keymap_fd;                  /* sealed memfd, -1 if no keymap */
-	uint32_t keymap_size;
-	struct wl_array pressed;        /* uint32_t evdev keycodes */
-	struct comp_surface *keyboard_focus;
-	struct wl_listener keyboard_focus_destroy;
-	uint32_t keyboard_focus_serial; /* of the enter that gave it the focus */
-	struct {
-		uint32_t depressed, latched, locked, group;
-	} mods;
-
-	/* The last button press and key press, for xdg_popup.grab's serial
-	 * check: a grab answers one of them (seat_grab_serial_ok). */
-	struct grab_press pointer_press, key_press;
-	/* Pending re-pick of the pointer focus after a popup grab began or
-	 * ended (comp_seat_pointer_refresh). */
-	struct wl_event_source *pointer_refresh;
-};
 
 static const struct wl_seat_interface seat_impl;
 static const struct wl_pointer_interface pointer_impl;
@@ -100,7 +57,7 @@ static struct wl_client *surface_client(struct comp_surface *surface)
 
 /* ------------------------------------------------------- grab presses */
 
-static void grab_press_forget(struct grab_press *press)
+void seat_grab_press_forget(struct grab_press *press)
 {
 	wl_list_remove(&press->client_destroy.link);
 	wl_list_init(&press->client_destroy.link);
@@ -110,10 +67,10 @@ static void grab_press_forget(struct grab_press *press)
 static void handle_grab_press_client_destroy(struct wl_listener *listener, void *data)
 {
 	struct grab_press *press = wl_container_of(listener, press, client_destroy);
-	grab_press_forget(press);
+	seat_grab_press_forget(press);
 }
 
-static void grab_press_init(struct grab_press *press)
+void seat_grab_press_init(struct grab_press *press)
 {
 	press->client = NULL;
 	press->client_destroy.notify = handle_grab_press_client_destroy;
@@ -121,11 +78,10 @@ static void grab_press_init(struct grab_press *press)
 }
 
 /* client NULL: the press went to nobody, and no earlier one counts now. */
-static void grab_press_record(struct grab_press *press, struct wl_client *client,
-                              uint32_t serial)
+void seat_grab_press_record(struct grab_press *press, struct wl_client *client, uint32_t serial)
 {
 	if (press->client != client) {
-		grab_press_forget(press);
+		seat_grab_press_forget(press);
 		if (client)
 			wl_client_add_destroy_listener(client, &press->client_destroy);
 		press->client = client;
@@ -133,8 +89,8 @@ static void grab_press_record(struct grab_press *press, struct wl_client *client
 	press->serial = serial;
 }
 
-static bool grab_press_matches(const struct grab_press *press, struct wl_client *client,
-                               uint32_t serial)
+bool seat_grab_press_matches(const struct grab_press *press, struct wl_client *client,
+                             uint32_t serial)
 {
 	return press->client && press->client == client && press->serial == serial;
 }
@@ -144,15 +100,16 @@ bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *clie
 {
 	struct comp_seat *seat = server->seat;
 	/* Only the latest press of each device counts, as in weston: a grab
-	 * answers the click or key the user just gave this client, not any
-	 * event it ever got (no touch on this seat). */
-	return seat && (grab_press_matches(&seat->pointer_press, client, serial) ||
-	                grab_press_matches(&seat->key_press, client, serial));
+	 * answers the click, key or touch the user just gave this client, not
+	 * any event it ever got. */
+	return seat && (seat_grab_press_matches(&seat->pointer_press, client, serial) ||
+	                seat_grab_press_matches(&seat->key_press, client, serial) ||
+	                seat_grab_press_matches(&seat->touch.press, client, serial));
 }
 
 /* Resource destructor shared by all three lists: the resource leaves its
  * list; a seat already gone has unlinked (and re-initialised) it. */
-static void unlink_resource(struct wl_resource *resource)
+void seat_unlink_resource(struct wl_resource *resource)
 {
 	wl_list_remove(wl_resource_get_link(resource));
 }
@@ -264,7 +221,7 @@ static void seat_get_keyboard(struct wl_client *client, struct wl_resource *seat
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(kbd, &keyboard_impl, seat, unlink_resource);
+	wl_resource_set_implementation(kbd, &keyboard_impl, seat, seat_unlink_resource);
 	if (!seat) {
 		/* Seat already torn down: an inert keyboard. */
 		wl_list_init(wl_resource_get_link(kbd));
@@ -398,14 +355,14 @@ void comp_seat_key(struct comp_server *server, uint32_t key, bool pressed, uint3
 	}
 	if (!seat->keyboard_focus) {
 		if (pressed)
-			grab_press_record(&seat->key_press, NULL, 0);
+			seat_grab_press_record(&seat->key_press, NULL, 0);
 		return;
 	}
 
 	struct wl_client *client = surface_client(seat->keyboard_focus);
 	uint32_t serial = next_serial(seat);
 	if (pressed)
-		grab_press_record(&seat->key_press, client, serial);
+		seat_grab_press_record(&seat->key_press, client, serial);
 	struct wl_resource *kbd;
 	wl_resource_for_each(kbd, &seat->keyboards) {
 		if (wl_resource_get_client(kbd) != client)
@@ -471,7 +428,7 @@ static void seat_get_pointer(struct wl_client *client, struct wl_resource *seat_
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(ptr, &pointer_impl, seat, unlink_resource);
+	wl_resource_set_implementation(ptr, &pointer_impl, seat, seat_unlink_resource);
 	if (!seat) {
 		wl_list_init(wl_resource_get_link(ptr));
 		return;
@@ -651,7 +608,7 @@ void comp_seat_pointer_axis(struct comp_server *server, const struct comp_axis_e
 /* The toplevel a click on surface belongs to: subsurfaces belong to the
  * window at the root of their tree. Popups are not windows and activate
  * nothing, so a click in a menu leaves focus where it is. */
-static struct comp_window *window_under_pointer(struct comp_surface *surface)
+struct comp_window *seat_window_for_input(struct comp_surface *surface)
 {
 	return comp_window_from_surface(comp_subsurface_get_root(surface));
 }
@@ -674,27 +631,27 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 	surface = seat->pointer_focus; /* re-read after the call out */
 	if (!surface) {
 		if (pressed)
-			grab_press_record(&seat->pointer_press, NULL, 0);
+			seat_grab_press_record(&seat->pointer_press, NULL, 0);
 		else
 			pointer_update(seat, time_ms, false);
 		return;
 	}
 	if (pressed) {
-		struct comp_window *window = window_under_pointer(surface);
+		struct comp_window *window = seat_window_for_input(surface);
 		if (window)
 			comp_policy_activate(window);
 		/* The policy only restacks and refocuses, but re-read the
 		 * focus rather than trust a pointer across a call out. */
 		surface = seat->pointer_focus;
 		if (!surface) {
-			grab_press_record(&seat->pointer_press, NULL, 0);
+			seat_grab_press_record(&seat->pointer_press, NULL, 0);
 			return;
 		}
 	}
 	struct wl_client *client = surface_client(surface);
 	uint32_t serial = next_serial(seat);
 	if (pressed)
-		grab_press_record(&seat->pointer_press, client, serial);
+		seat_grab_press_record(&seat->pointer_press, client, serial);
 	struct wl_resource *ptr;
 	wl_resource_for_each(ptr, &seat->pointers) {
 		if (wl_resource_get_client(ptr) != client)
@@ -713,8 +670,7 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 
 static void seat_get_touch(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
-	wl_resource_post_error(resource, WL_SEAT_ERROR_MISSING_CAPABILITY,
-	                       "wl_seat.get_touch: seat0 has no touch capability");
+	seat_touch_get_touch(wl_resource_get_user_data(resource), client, resource, id);
 }
 
 static void seat_release(struct wl_client *client, struct wl_resource *resource)
@@ -737,17 +693,27 @@ static void seat_bind(struct wl_client *client, void *data, uint32_t version, ui
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(resource, &seat_impl, seat, unlink_resource);
+	wl_resource_set_implementation(resource, &seat_impl, seat, seat_unlink_resource);
 	wl_list_insert(&seat->seats, wl_resource_get_link(resource));
-	wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
+	wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD |
+	                                    seat_touch_capability(seat));
 	if (version >= WL_SEAT_NAME_SINCE_VERSION)
 		wl_seat_send_name(resource, "seat0");
+}
+
+void seat_send_capabilities(struct comp_seat *seat)
+{
+	struct wl_resource *resource;
+	uint32_t caps = WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD |
+	                seat_touch_capability(seat);
+	wl_resource_for_each(resource, &seat->seats)
+		wl_seat_send_capabilities(resource, caps);
 }
 
 /* Leaves every resource alive but inert, so that clients that outlive the
  * seat (comp_seat_destroy before the clients are gone) touch no freed
  * memory. */
-static void detach_resources(struct wl_list *list)
+void seat_detach_resources(struct wl_list *list)
 {
 	struct wl_resource *resource, *tmp;
 	wl_resource_for_each_safe(resource, tmp, list) {
@@ -763,13 +729,14 @@ static void seat_free(struct comp_seat *seat)
 	wl_list_remove(&seat->display_destroy.link);
 	if (seat->global)
 		wl_global_destroy(seat->global);
-	detach_resources(&seat->seats);
-	detach_resources(&seat->pointers);
-	detach_resources(&seat->keyboards);
+	seat_detach_resources(&seat->seats);
+	seat_detach_resources(&seat->pointers);
+	seat_detach_resources(&seat->keyboards);
+	seat_touch_finish(seat);
 	pointer_focus_clear(seat);
 	keyboard_focus_clear(seat);
-	grab_press_forget(&seat->pointer_press);
-	grab_press_forget(&seat->key_press);
+	seat_grab_press_forget(&seat->pointer_press);
+	seat_grab_press_forget(&seat->key_press);
 	if (seat->pointer_refresh)
 		wl_event_source_remove(seat->pointer_refresh);
 	wl_array_release(&seat->pressed);
@@ -807,8 +774,9 @@ void comp_seat_create(struct comp_server *server)
 	seat->keyboard_focus_destroy.notify = handle_keyboard_focus_destroy;
 	wl_array_init(&seat->pressed);
 	wl_array_init(&seat->buttons);
-	grab_press_init(&seat->pointer_press);
-	grab_press_init(&seat->key_press);
+	seat_grab_press_init(&seat->pointer_press);
+	seat_grab_press_init(&seat->key_press);
+	seat_touch_init(seat);
 	if (!keymap_init(seat))
 		comp_log("seat: no keymap, clients get wl_keyboard without one");
 

@@ -17,6 +17,23 @@
  * goes on the node at commit, and the buffer is kept from the repaint
  * that latches it until one latches a newer buffer (the mailbox rule
  * applies as for shm: one replaced before any repaint is given back).
+ *
+ * With the pixman engine a wl_shm buffer is not copied either (as weston
+ * --use-pixman): the texture wraps the client's memory
+ * (render_texture_create_wrapped) and the commit points it at the buffer
+ * (surface_show_wrapped: with nothing to copy, latching at the repaint
+ * would only hold a second buffer). The buffer is then held
+ * (surface->shown) until a newer one is committed, the surface goes or the
+ * client destroys it; the release of the one it replaces leaves with the
+ * surface's next frame callbacks when it waits for some (one wakeup),
+ * else at once. The read happens at each draw of the node, bracketed by
+ * wl_shm_buffer_begin/end_access through the texture's access hooks, so a
+ * truncated pool is that client's protocol error, found by the draw that
+ * hits it. A client that destroys the buffer it shows (allowed if it
+ * leaves the memory alone) gets its pixels copied into a texture of ours
+ * at that moment. Layouts pixman cannot read in place (a stride that is
+ * no multiple of 4), single-pixel buffers and the GL engine keep the copy
+ * at latch.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -151,32 +168,80 @@ static void surface_update_node_visibility(struct comp_surface *surface)
 	render_node_set_visible(surface->node, surface->mapped && surface->texture);
 }
 
-/* The dmabuf buffer the repaints sample (NULL: none). The one it replaces
- * is given back: no frame reads it any more. */
-static void surface_set_dmabuf_shown(struct comp_surface *surface, struct wl_resource *buffer,
-                                     bool queue_release)
+/* The texture samples a wl_shm buffer in place (pixman engine): the
+ * buffer is surface->shown. */
+static bool surface_wraps(const struct comp_surface *surface)
 {
-	struct wl_resource *old = surface->dmabuf_shown;
+	return surface->texture && !surface->image && render_texture_is_wrapped(surface->texture);
+}
+
+static void shown_forget(struct comp_surface *surface)
+{
+	surface->shown = NULL;
+	wl_list_remove(&surface->shown_destroy.link);
+	wl_list_init(&surface->shown_destroy.link);
+}
+
+/* The buffer the repaints sample in place (a dmabuf, or a wl_shm buffer
+ * the texture wraps; NULL: none). The one it replaces is given back: no
+ * frame reads it any more. */
+static void surface_set_shown(struct comp_surface *surface, struct wl_resource *buffer,
+                              bool queue_release)
+{
+	struct wl_resource *old = surface->shown;
 	if (old == buffer)
 		return;
-	wl_list_remove(&surface->dmabuf_shown_destroy.link);
-	wl_list_init(&surface->dmabuf_shown_destroy.link);
-	surface->dmabuf_shown = buffer;
+	shown_forget(surface);
+	surface->shown = buffer;
 	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &surface->dmabuf_shown_destroy);
+		wl_resource_add_destroy_listener(buffer, &surface->shown_destroy);
 	if (old && queue_release)
 		wl_resource_queue_event(old, WL_BUFFER_RELEASE);
 	else if (old)
 		wl_buffer_send_release(old);
 }
 
-static void dmabuf_shown_destroyed(struct wl_listener *listener, void *data)
+/* The wrapped texture's access hooks (render_texture_set_access): client
+ * memory is read between these two, one node's draw at a time, so a pool
+ * the client truncates under us costs a SIGBUS that libwayland catches
+ * (it maps zeros there) and a protocol error, never the server. */
+static void *shown_access_begin(void *data)
 {
-	/* The image stays (surface->image holds it): the content too. */
-	struct comp_surface *surface = wl_container_of(listener, surface, dmabuf_shown_destroy);
-	surface->dmabuf_shown = NULL;
-	wl_list_remove(&surface->dmabuf_shown_destroy.link);
-	wl_list_init(&surface->dmabuf_shown_destroy.link);
+	struct comp_surface *surface = data;
+	struct wl_shm_buffer *shm = surface->shown ? wl_shm_buffer_get(surface->shown) : NULL;
+	if (!shm)
+		return NULL;
+	wl_shm_buffer_begin_access(shm);
+	/* Asked at every draw: wl_shm_pool.resize may have moved the
+	 * mapping since the buffer was wrapped. */
+	return wl_shm_buffer_get_data(shm);
+}
+
+static void shown_access_end(void *data)
+{
+	struct comp_surface *surface = data;
+	/* Posts wl_shm.invalid_fd to the client if the draw hit a SIGBUS. */
+	wl_shm_buffer_end_access(wl_shm_buffer_get(surface->shown));
+}
+
+/* The wrapped texture copies what it shows into memory of its own: the
+ * buffer it samples is going away. Without memory for that it keeps its
+ * access hooks, which skip its draws once surface->shown is gone. */
+static void surface_unwrap(struct comp_surface *surface)
+{
+	struct wl_shm_buffer *shm = surface->shown ? wl_shm_buffer_get(surface->shown) : NULL;
+	if (!surface_wraps(surface) || !shm)
+		return;
+	wl_shm_buffer_begin_access(shm);
+	int ret = render_texture_rewrap(surface->texture, wl_shm_buffer_get_data(shm),
+	                                wl_shm_buffer_get_stride(shm));
+	if (ret == 0)
+		ret = render_texture_unwrap(surface->texture);
+	wl_shm_buffer_end_access(shm);
+	if (ret == 0)
+		render_texture_set_access(surface->texture, NULL, NULL, NULL);
+	else
+		wl_client_post_no_memory(wl_resource_get_client(surface->resource));
 }
 
 /* Lets go of the texture: destroys one of ours, or drops the reference
@@ -193,7 +258,7 @@ static void surface_release_texture(struct comp_surface *surface)
 
 static void surface_drop_texture(struct comp_surface *surface)
 {
-	surface_set_dmabuf_shown(surface, NULL, false);
+	surface_set_shown(surface, NULL, false);
 	if (!surface->texture)
 		return;
 	render_node_set_texture(surface->node, NULL);
@@ -218,10 +283,11 @@ static void latch_set_buffer(struct comp_surface *surface, struct wl_resource *b
 		wl_resource_add_destroy_listener(buffer, &surface->latch_buffer_destroy);
 }
 
-/* Gives back the latched buffer uncopied: replaced, or its surface gone. */
+/* Gives back the latched buffer uncopied: replaced, or its surface gone
+ * (unless the texture samples it: then surface_set_shown gives it back). */
 static void latch_drop(struct comp_surface *surface, bool release)
 {
-	if (surface->latch_buffer && release)
+	if (surface->latch_buffer && release && surface->latch_buffer != surface->shown)
 		wl_buffer_send_release(surface->latch_buffer);
 	latch_set_buffer(surface, NULL);
 	pixman_region32_clear(&surface->latch_damage);
@@ -259,10 +325,10 @@ void comp_surface_latch(struct comp_surface *surface, bool queue_release)
 		/* Sampled in place by this frame and the next ones: kept until a
 		 * newer buffer is shown (this frame starts after the last one
 		 * finished, so the one it replaces is read by none). */
-		surface_set_dmabuf_shown(surface, buffer, queue_release);
+		surface_set_shown(surface, buffer, queue_release);
 		return;
 	}
-	surface_set_dmabuf_shown(surface, NULL, queue_release);
+	surface_set_shown(surface, NULL, queue_release);
 	/* GL has copied client memory by the time glTexSubImage2D returns,
 	 * so the buffer is free now. */
 	if (queue_release)
@@ -271,14 +337,63 @@ void comp_surface_latch(struct comp_surface *surface, bool queue_release)
 		wl_buffer_send_release(buffer);
 }
 
+/* A client may destroy a committed buffer before its release as long as
+ * it leaves the memory alone (wl_surface.attach): what the surface shows
+ * of it is copied now, while the shm buffer (and its mapping) still
+ * exists. A dmabuf's image outlives its wl_buffer (surface->image). */
+static void surface_buffer_gone(struct comp_surface *surface, struct wl_resource *buffer)
+{
+	if (buffer == surface->shown) {
+		surface_unwrap(surface);
+		shown_forget(surface);
+	}
+	/* (A wrapped texture has no buffer waiting at latch: it takes each
+	 * one at commit.) */
+	if (buffer == surface->latch_buffer) {
+		latch_copy(surface);
+		latch_set_buffer(surface, NULL);
+	}
+}
+
 static void latch_buffer_destroyed(struct wl_listener *listener, void *data)
 {
-	/* A client may destroy a committed buffer before its release as long
-	 * as it leaves the memory alone (wl_surface.attach): copy what it
-	 * shows now, while the shm buffer still exists. */
 	struct comp_surface *surface = wl_container_of(listener, surface, latch_buffer_destroy);
-	latch_copy(surface);
+	surface_buffer_gone(surface, data);
+}
+
+static void shown_destroyed(struct wl_listener *listener, void *data)
+{
+	struct comp_surface *surface = wl_container_of(listener, surface, shown_destroy);
+	surface_buffer_gone(surface, data);
+}
+
+/* A wl_shm buffer the texture wraps is latched at commit, as weston's
+ * renderers attach at commit: nothing is copied, so there is nothing to
+ * save by waiting for the repaint, and the buffer it replaces (shown, or
+ * never shown) is not read by any frame from now on (pixman draws the
+ * whole frame inside the repaint). Releasing that one now, not at the
+ * next repaint, leaves the client as many free buffers as a copying
+ * compositor does: an unthrottled client with three buffers would
+ * otherwise have two held between repaints and wait for a release every
+ * frame. The release rides with the frame callbacks the surface waits
+ * for, if any (they are sent at the next tick: one wakeup, not two);
+ * otherwise it is sent now, since the client may be waiting for it. */
+static void surface_show_wrapped(struct comp_surface *surface,
+                                 const struct comp_surface_state *state,
+                                 struct wl_resource *buffer, struct wl_shm_buffer *shm)
+{
+	/* A buffer still waiting for a copy (the texture was a copying one
+	 * until this commit) is replaced unseen. */
+	if (surface->latch_buffer != buffer)
+		latch_drop(surface, true);
 	latch_set_buffer(surface, NULL);
+	pixman_region32_clear(&surface->latch_damage);
+	if (buffer != surface->shown)
+		render_texture_rewrap(surface->texture, wl_shm_buffer_get_data(shm),
+		                      wl_shm_buffer_get_stride(shm));
+	bool callbacks = surface->mapped && (!wl_list_empty(&state->frame_callbacks) ||
+	                                     !wl_list_empty(&surface->current.frame_callbacks));
+	surface_set_shown(surface, buffer, callbacks);
 }
 
 /* The buffer must be a whole number of scale-sized pixels, unless a
@@ -345,16 +460,34 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		return false;
 	}
 
+	/* The pixman engine samples the client's buffer in place where
+	 * pixman can read its layout; everything else is copied at latch. */
+	struct renderer *renderer = surface->server->renderer;
+	bool wrap = shm && render_texture_wrap_supported(renderer) &&
+	            wl_shm_buffer_get_stride(shm) % 4 == 0 &&
+	            ((uintptr_t)wl_shm_buffer_get_data(shm) & 3) == 0;
 	*full = !surface->texture || surface->image || surface->buffer_width != width ||
 	        surface->buffer_height != height ||
-	        render_texture_has_alpha(surface->texture) != (format == RENDER_FORMAT_ARGB8888);
+	        render_texture_has_alpha(surface->texture) != (format == RENDER_FORMAT_ARGB8888) ||
+	        render_texture_is_wrapped(surface->texture) != wrap;
 	if (*full) {
-		/* Within budget before anything is allocated (budget.c). */
+		/* Within budget before anything is allocated (budget.c). A
+		 * wrapped texture is charged too: it becomes a copy of ours if
+		 * the client destroys the buffer it shows. */
 		uint64_t old_charge = surface->texture_charge;
 		if (!comp_budget_charge_texture(surface, (uint64_t)width * (uint64_t)height * 4))
 			return false;
-		struct render_texture *tex = render_texture_create(surface->server->renderer, format,
-		                                                   width, height);
+		struct render_texture *tex = NULL;
+		if (wrap)
+			tex = render_texture_create_wrapped(renderer, width, height,
+			                                    wl_shm_buffer_get_data(shm),
+			                                    wl_shm_buffer_get_stride(shm),
+			                                    format == RENDER_FORMAT_ARGB8888);
+		if (tex)
+			render_texture_set_access(tex, shown_access_begin, shown_access_end, surface);
+		else
+			tex = render_texture_create(renderer, format, width, height);
+		wrap = tex && render_texture_is_wrapped(tex);
 		if (!tex) {
 			comp_budget_charge_texture(surface, old_charge);
 			wl_client_post_no_memory(wl_resource_get_client(surface->resource));
@@ -367,6 +500,10 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		surface->buffer_height = height;
 	}
 
+	if (wrap) {
+		surface_show_wrapped(surface, state, buffer, shm);
+		return true;
+	}
 	latch_take(surface, state, buffer, width, height, *full);
 	return true;
 }
@@ -407,7 +544,7 @@ static void latch_take(struct comp_surface *surface, const struct comp_surface_s
 	/* Mailbox: the newer buffer holds everything the older one would
 	 * have shown, and the damage of both is still to copy. */
 	if (surface->latch_buffer != buffer) {
-		if (surface->latch_buffer)
+		if (surface->latch_buffer && surface->latch_buffer != surface->shown)
 			wl_buffer_send_release(surface->latch_buffer);
 		latch_set_buffer(surface, buffer);
 	}
@@ -782,7 +919,7 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	comp_surface_state_finish(&surface->current);
 	/* The client may reuse a buffer it attached to a surface it destroyed. */
 	latch_drop(surface, true);
-	surface_set_dmabuf_shown(surface, NULL, false);
+	surface_set_shown(surface, NULL, false);
 	pixman_region32_fini(&surface->latch_damage);
 	render_node_destroy(surface->node);
 	surface_release_texture(surface);
@@ -815,8 +952,8 @@ static void compositor_create_surface(struct wl_client *client, struct wl_resour
 	surface->server = server;
 	surface->latch_buffer_destroy.notify = latch_buffer_destroyed;
 	wl_list_init(&surface->latch_buffer_destroy.link);
-	surface->dmabuf_shown_destroy.notify = dmabuf_shown_destroyed;
-	wl_list_init(&surface->dmabuf_shown_destroy.link);
+	surface->shown_destroy.notify = shown_destroyed;
+	wl_list_init(&surface->shown_destroy.link);
 	pixman_region32_init(&surface->latch_damage);
 	comp_surface_state_init(&surface->pending);
 	comp_surface_state_init(&surface->current);

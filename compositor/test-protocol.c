@@ -21,7 +21,7 @@
 #include "comp.h"
 #include "duet-test-server-protocol.h"
 
-#define DUET_TEST_VERSION 3
+#define DUET_TEST_VERSION 4
 #define MAX_SIZE 32768
 
 /* A sync waits for the next frame of every output busy when it was
@@ -42,15 +42,16 @@ struct test_state {
 	struct wl_list waiting;        /* wl_callback resources, done once no output is waited for */
 	struct wl_event_source *idle;
 	struct test_output_wait waits[COMP_MAX_OUTPUTS]; /* by comp_output.index */
+	bool touchscreen;              /* the virtual touchscreen is plugged in */
 };
 
 static void handle_display_destroy(struct wl_listener *listener, void *data);
 
-/* One duet_test object: its screenshots in flight, and the keys and
- * buttons it pressed and has not released. */
+/* One duet_test object: its screenshots in flight, and the keys,
+ * buttons and touch points it pressed and has not released. */
 struct test_object {
 	struct wl_list jobs;
-	struct wl_array keys, buttons;
+	struct wl_array keys, buttons, touches;
 };
 
 static struct test_state *state_from_client(struct wl_client *client)
@@ -362,6 +363,55 @@ static void test_handle_key(struct wl_client *client, struct wl_resource *resour
 	comp_seat_key(state->server, key, pressed != 0, now_ms());
 }
 
+/* The test's touchscreen is plugged in at its first use, so that the
+ * seat has no touch capability until a test asks for touch (seat-touch.c
+ * says why). */
+static struct test_state *touch_state(struct wl_client *client)
+{
+	struct test_state *state = state_from_client(client);
+	if (state && !state->touchscreen) {
+		state->touchscreen = true;
+		comp_seat_touch_device_add(state->server);
+	}
+	return state;
+}
+
+static void test_handle_touch(struct wl_client *client, struct wl_resource *resource, int32_t id,
+                              wl_fixed_t x, wl_fixed_t y, uint32_t kind)
+{
+	struct test_object *obj = wl_resource_get_user_data(resource);
+	if (kind > DUET_TEST_TOUCH_KIND_UP) {
+		wl_resource_post_error(resource, DUET_TEST_ERROR_BAD_TOUCH,
+		                       "duet_test.touch: kind %u is not down, motion or up", kind);
+		return;
+	}
+	struct test_state *state = touch_state(client);
+	if (!state)
+		return;
+	struct comp_server *server = state->server;
+	double lx = wl_fixed_to_double(x), ly = wl_fixed_to_double(y);
+	switch (kind) {
+	case DUET_TEST_TOUCH_KIND_DOWN:
+		held_update(&obj->touches, (uint32_t)id, true);
+		comp_seat_touch_down(server, id, lx, ly, now_ms());
+		break;
+	case DUET_TEST_TOUCH_KIND_MOTION:
+		comp_seat_touch_motion(server, id, lx, ly, now_ms());
+		break;
+	default:
+		held_update(&obj->touches, (uint32_t)id, false);
+		comp_seat_touch_up(server, id, now_ms());
+		break;
+	}
+}
+
+static void test_handle_touch_frame(struct wl_client *client, struct wl_resource *resource)
+{
+	struct test_state *state = touch_state(client);
+	if (state)
+		comp_seat_touch_frame(state->server);
+}
+
 static void test_handle_destroy(struct wl_client *client, struct wl_resource *resource)
 {
 	wl_resource_destroy(resource);
@@ -380,6 +430,8 @@ static const struct duet_test_interface test_impl = {
 	.key = test_handle_key,
 	.move_window = test_handle_move_window,
 	.screenshot_output = test_handle_screenshot_output,
+	.touch = test_handle_touch,
+	.touch_frame = test_handle_touch_frame,
 };
 
 /* The object's screenshots still being written go with it, and what it
@@ -394,9 +446,15 @@ static void test_resource_destroy(struct wl_resource *resource)
 			comp_seat_key(state->server, *code, false, now_ms());
 		wl_array_for_each(code, &obj->buttons)
 			comp_seat_pointer_button(state->server, *code, false, now_ms());
+		if (obj->touches.size > 0) {
+			wl_array_for_each(code, &obj->touches)
+				comp_seat_touch_up(state->server, (int32_t)*code, now_ms());
+			comp_seat_touch_frame(state->server);
+		}
 	}
 	wl_array_release(&obj->keys);
 	wl_array_release(&obj->buttons);
+	wl_array_release(&obj->touches);
 	comp_test_screenshot_cancel_all(&obj->jobs);
 	free(obj);
 }
@@ -420,6 +478,7 @@ static void test_bind(struct wl_client *client, void *data, uint32_t version, ui
 	wl_list_init(&obj->jobs);
 	wl_array_init(&obj->keys);
 	wl_array_init(&obj->buttons);
+	wl_array_init(&obj->touches);
 	wl_resource_set_implementation(resource, &test_impl, obj, test_resource_destroy);
 }
 

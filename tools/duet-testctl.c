@@ -48,6 +48,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: duet-testctl [--socket NAME] COMMAND [ARGS...]\n"
+	        "       duet-testctl [--socket NAME] -\n"
 	        "\n"
 	        "Controls duet-compositor through its private duet_test protocol,\n"
 	        "which it offers only when started with --test-protocol and only on its\n"
@@ -77,7 +78,17 @@ static void usage(FILE *out)
 	        "  button BTN 0|1            release/press a button (evdev code, or\n"
 	        "                            left, right, middle)\n"
 	        "  key KEY 0|1               release/press a key (evdev keycode)\n"
+	        "  touch down|motion ID X Y  touch point ID goes down or moves to layout\n"
+	        "                            coordinates X, Y (the first touch command\n"
+	        "                            plugs a touchscreen into the seat)\n"
+	        "  touch up ID               touch point ID goes up\n"
+	        "  touch frame               end a group of touch events (wl_touch.frame)\n"
 	        "  globals                   print every global: interface version\n"
+	        "\n"
+	        "Keys, buttons and touch points still down when duet-testctl exits are\n"
+	        "let go (a lone 'touch down' is followed by its up). With '-' as the\n"
+	        "command, it reads commands from stdin, one a line, on one connection,\n"
+	        "and prints 'ok' once each is done, so they stay down between lines.\n"
 	        "\n"
 	        "exit status: 0 success, 1 failure, 2 bad usage\n",
 	        DEFAULT_WAIT_S);
@@ -140,9 +151,9 @@ static void handle_global(void *data, struct wl_registry *registry, uint32_t nam
 	if (ctl->list_globals)
 		printf("%s %u\n", interface, version);
 	if (strcmp(interface, duet_test_interface.name) == 0 && !ctl->test) {
-		/* move_window is version 2, screenshot_output 3; every
-		 * other request is 1's. */
-		ctl->test_version = version < 3 ? version : 3;
+		/* move_window is version 2, screenshot_output 3, touch and
+		 * touch_frame 4; every other request is 1's. */
+		ctl->test_version = version < 4 ? version : 4;
 		ctl->test = wl_registry_bind(registry, name, &duet_test_interface,
 		                             ctl->test_version);
 		duet_test_add_listener(ctl->test, &test_listener, ctl);
@@ -414,15 +425,83 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
 		return roundtrip(ctl);
 	}
+	if (strcmp(cmd, "touch") == 0) {
+		static const char synopsis[] = "touch down|motion ID X Y, touch up ID, touch frame";
+		uint32_t kind = DUET_TEST_TOUCH_KIND_DOWN;
+		if (argc < 2)
+			return bad_usage("usage: duet-testctl %s", synopsis);
+		if (strcmp(argv[1], "frame") == 0) {
+			if (argc != 2)
+				return bad_usage("usage: duet-testctl %s", synopsis);
+		} else {
+			if (strcmp(argv[1], "down") == 0)
+				kind = DUET_TEST_TOUCH_KIND_DOWN;
+			else if (strcmp(argv[1], "motion") == 0)
+				kind = DUET_TEST_TOUCH_KIND_MOTION;
+			else if (strcmp(argv[1], "up") == 0)
+				kind = DUET_TEST_TOUCH_KIND_UP;
+			else
+				return bad_usage("bad touch kind '%s' (down, motion, up, frame)", argv[1]);
+			if (argc != (kind == DUET_TEST_TOUCH_KIND_UP ? 3 : 5))
+				return bad_usage("usage: duet-testctl %s", synopsis);
+			if (!ctl_parse_long(argv[2], INT32_MIN, INT32_MAX, &a))
+				return bad_usage("bad touch id '%s'", argv[2]);
+			x = y = 0;
+			if (argc == 5 && !ctl_parse_double(argv[3], -8388608, 8388607, &x))
+				return bad_usage("bad X '%s'", argv[3]);
+			if (argc == 5 && !ctl_parse_double(argv[4], -8388608, 8388607, &y))
+				return bad_usage("bad Y '%s'", argv[4]);
+		}
+		if (!ctl)
+			return 0;
+		if (ctl->test_version < 4) {
+			fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) has no "
+			        "touch\n", ctl->test_version);
+			return 1;
+		}
+		if (argc == 2)
+			duet_test_touch_frame(ctl->test);
+		else
+			duet_test_touch(ctl->test, (int32_t)a, wl_fixed_from_double(x),
+			                wl_fixed_from_double(y), kind);
+		return roundtrip(ctl);
+	}
 #undef NEED_ARGS
 	return bad_usage("unknown command '%s'", cmd);
+}
+
+/* '-': commands from stdin on one connection, so that what one holds down
+ * stays down between them (a touch held while a test looks at a client).
+ * A bad line or a failed command ends the run with its status. */
+static int run_script(struct ctl *ctl)
+{
+	char line[4096];
+	while (fgets(line, sizeof(line), stdin)) {
+		char *args[16];
+		int n = 0;
+		for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+			if (n == (int)(sizeof(args) / sizeof(args[0])))
+				return bad_usage("%s", "too many words on a line");
+			args[n++] = tok;
+		}
+		if (n == 0)
+			continue;
+		int ret = run_command(NULL, n, args);
+		if (ret == 0 && ctl)
+			ret = run_command(ctl, n, args);
+		if (ret)
+			return ret;
+		printf("ok\n");
+		fflush(stdout);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *socket = NULL;
 	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
+	for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;
@@ -438,7 +517,10 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return bad_usage("%s", "missing COMMAND");
-	int ret = run_command(NULL, argc - i, argv + i);
+	bool script = strcmp(argv[i], "-") == 0;
+	if (script && argc - i != 1)
+		return bad_usage("%s", "'-' takes no arguments (the commands come from stdin)");
+	int ret = script ? 0 : run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
 
@@ -469,7 +551,7 @@ int main(int argc, char **argv)
 			        "(is it duet-compositor with --test-protocol, and this its test socket?)\n");
 			ret = 1;
 		} else {
-			ret = run_command(&ctl, argc - i, argv + i);
+			ret = script ? run_script(&ctl) : run_command(&ctl, argc - i, argv + i);
 		}
 	}
 	fflush(stdout);

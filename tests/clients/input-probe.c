@@ -1,7 +1,7 @@
 /* duet-input-probe: a toplevel that reports what the seat delivers to it,
  * so tests can check pointer and keyboard delivery and focus.
  *
- *   duet-input-probe [--app-id ID] [--size WxH]
+ *   duet-input-probe [--app-id ID] [--size WxH] [--seats N] [--destroy-on-touch]
  *
  * Maps a WxH (default 200x200) XRGB8888 toplevel in one flat colour and
  * prints, one line each, on stdout:
@@ -16,6 +16,17 @@
  *   keyboard-leave
  *   key KEY STATE                 evdev keycode, 1 pressed / 0 released
  *   keymap FORMAT SIZE            xkb_v1 = 1
+ *   touch-bound seat=S            wl_seat S (from 0) has touch: a wl_touch is made
+ *   touch-down ID X Y seat=S      surface-local, whole pixels, on wl_seat S's wl_touch
+ *   touch-motion ID X Y seat=S
+ *   touch-up ID seat=S
+ *   touch-frame seat=S
+ *   touch-cancel seat=S
+ *   destroyed                     --destroy-on-touch: the surface is gone
+ * --seats N binds the seat N times (1 to 4), each with its own wl_touch,
+ * as toolkits that bind it per window do; the pointer and keyboard come
+ * from the first. --destroy-on-touch destroys the window (toplevel and
+ * wl_surface) at its first touch down and stays connected.
  * Exits 0 when closed, 1 on a connection error.
  */
 #include <stdio.h>
@@ -27,11 +38,25 @@
 #include "client-common.h"
 #include "xdg-shell-client-protocol.h"
 
+#define MAX_SEATS 4
+
+struct probe;
+
+/* One binding of wl_seat. */
+struct seat_binding {
+	struct probe *p;
+	int index;
+	struct wl_seat *seat;
+	struct wl_touch *touch;
+};
+
 struct probe {
 	struct wl_display *display;
 	struct test_globals g;
 	struct wl_registry *seat_registry;
-	struct wl_seat *seat;
+	struct seat_binding seats[MAX_SEATS];
+	int n_seats;
+	bool destroy_on_touch, destroyed;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
 	struct wl_surface *surface;
@@ -126,10 +151,76 @@ static const struct wl_keyboard_listener keyboard_listener = {
 	.repeat_info = keyboard_repeat_info,
 };
 
+/* ------------------------------------------------------------ touch */
+static void destroy_window(struct probe *p)
+{
+	xdg_toplevel_destroy(p->toplevel);
+	xdg_surface_destroy(p->xdg_surface);
+	wl_surface_destroy(p->surface);
+	p->toplevel = NULL;
+	p->xdg_surface = NULL;
+	p->surface = NULL;
+	p->destroyed = true;
+	wl_display_flush(p->display);
+	printf("destroyed\n");
+}
+
+static void touch_down(void *data, struct wl_touch *t, uint32_t serial, uint32_t time,
+                       struct wl_surface *surface, int32_t id, wl_fixed_t x, wl_fixed_t y)
+{
+	struct seat_binding *b = data;
+	printf("touch-down %d %d %d seat=%d\n", id, wl_fixed_to_int(x), wl_fixed_to_int(y),
+	       b->index);
+	if (b->p->destroy_on_touch && !b->p->destroyed)
+		destroy_window(b->p);
+}
+
+static void touch_up(void *data, struct wl_touch *t, uint32_t serial, uint32_t time, int32_t id)
+{
+	struct seat_binding *b = data;
+	printf("touch-up %d seat=%d\n", id, b->index);
+}
+
+static void touch_motion(void *data, struct wl_touch *t, uint32_t time, int32_t id,
+                         wl_fixed_t x, wl_fixed_t y)
+{
+	struct seat_binding *b = data;
+	printf("touch-motion %d %d %d seat=%d\n", id, wl_fixed_to_int(x), wl_fixed_to_int(y),
+	       b->index);
+}
+
+static void touch_frame(void *data, struct wl_touch *t)
+{
+	struct seat_binding *b = data;
+	printf("touch-frame seat=%d\n", b->index);
+}
+
+static void touch_cancel(void *data, struct wl_touch *t)
+{
+	struct seat_binding *b = data;
+	printf("touch-cancel seat=%d\n", b->index);
+}
+
+static const struct wl_touch_listener touch_listener = {
+	.down = touch_down,
+	.up = touch_up,
+	.motion = touch_motion,
+	.frame = touch_frame,
+	.cancel = touch_cancel,
+};
+
 /* ------------------------------------------------------------ seat */
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
-	struct probe *p = data;
+	struct seat_binding *b = data;
+	struct probe *p = b->p;
+	if ((caps & WL_SEAT_CAPABILITY_TOUCH) && !b->touch) {
+		b->touch = wl_seat_get_touch(seat);
+		wl_touch_add_listener(b->touch, &touch_listener, b);
+		printf("touch-bound seat=%d\n", b->index);
+	}
+	if (b->index != 0)
+		return;
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !p->pointer) {
 		p->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(p->pointer, &pointer_listener, p);
@@ -154,10 +245,17 @@ static void registry_global(void *data, struct wl_registry *reg, uint32_t name,
                             const char *iface, uint32_t version)
 {
 	struct probe *p = data;
-	if (strcmp(iface, wl_seat_interface.name) == 0 && !p->seat) {
-		/* v4: repeat_info, and no pointer frame/axis events to handle. */
-		p->seat = wl_registry_bind(reg, name, &wl_seat_interface, version < 4 ? version : 4);
-		wl_seat_add_listener(p->seat, &seat_listener, p);
+	if (strcmp(iface, wl_seat_interface.name) == 0 && !p->seats[0].seat) {
+		for (int i = 0; i < p->n_seats; i++) {
+			struct seat_binding *b = &p->seats[i];
+			b->p = p;
+			b->index = i;
+			/* v4: repeat_info, and no pointer frame/axis events to
+			 * handle; wl_touch's frame and cancel are v1's. */
+			b->seat = wl_registry_bind(reg, name, &wl_seat_interface,
+			                           version < 4 ? version : 4);
+			wl_seat_add_listener(b->seat, &seat_listener, b);
+		}
 	}
 }
 
@@ -234,7 +332,7 @@ static const struct xdg_surface_listener xdg_surface_listener = {
 
 int main(int argc, char **argv)
 {
-	struct probe p = { .width = 200, .height = 200 };
+	struct probe p = { .width = 200, .height = 200, .n_seats = 1 };
 	const char *app_id = "duet-input-probe";
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--app-id") == 0 && i + 1 < argc) {
@@ -246,8 +344,18 @@ int main(int argc, char **argv)
 				fprintf(stderr, "duet-input-probe: bad size '%s'\n", argv[i]);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--seats") == 0 && i + 1 < argc) {
+			char tail;
+			if (sscanf(argv[++i], "%d%c", &p.n_seats, &tail) != 1 || p.n_seats < 1 ||
+			    p.n_seats > MAX_SEATS) {
+				fprintf(stderr, "duet-input-probe: bad seat count '%s'\n", argv[i]);
+				return 2;
+			}
+		} else if (strcmp(argv[i], "--destroy-on-touch") == 0) {
+			p.destroy_on_touch = true;
 		} else {
-			fprintf(stderr, "usage: duet-input-probe [--app-id ID] [--size WxH]\n");
+			fprintf(stderr, "usage: duet-input-probe [--app-id ID] [--size WxH] [--seats N] "
+			        "[--destroy-on-touch]\n");
 			return 2;
 		}
 	}
@@ -263,7 +371,7 @@ int main(int argc, char **argv)
 	}
 	p.seat_registry = wl_display_get_registry(p.display);
 	wl_registry_add_listener(p.seat_registry, &registry_listener, &p);
-	if (wl_display_roundtrip(p.display) < 0 || !p.seat) {
+	if (wl_display_roundtrip(p.display) < 0 || !p.seats[0].seat) {
 		fprintf(stderr, "duet-input-probe: no wl_seat\n");
 		return 1;
 	}

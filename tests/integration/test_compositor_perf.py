@@ -3,13 +3,19 @@
   latch             a burst of commits between two frames is copied once:
                     the frames' "uploaded" bytes in the trace are one buffer
                     for the map and one for the burst, the last buffer is
-                    the one on screen, and every buffer is released
+                    the one on screen, and every buffer is released; on the
+                    pixman engine (latch-pixman) nothing is copied and the
+                    buffer on screen is held, every other one released
   one-configure     a toplevel is mapped with one configure (the first one
                     already carries "activated"), so it draws once
   idle-syscalls     once a client is idle and nothing on screen changes, the
                     compositor makes no syscall at all (strace -c, 2 s)
   idle-frames       a frame callback with nothing to paint costs one timer
                     wakeup, not a repaint and then a flip (strace)
+  frame-ipc         a client redrawing at every frame callback costs one
+                    recvmsg and one sendmsg per frame (strace), the buffer
+                    release riding with the frame callback (frame-ipc-pixman:
+                    the same where buffers are released at commit)
   launch-syscalls   duet-launch (sw engine) from its fork to its first
                     presented frame costs the compositor at most 8 socket
                     syscalls (strace): 3 reads and 4 writes are enough for
@@ -126,11 +132,21 @@ def scenario_latch():
             log("frames %d, uploaded %d bytes, released %d of %d"
                 % (len(frames), uploaded, released, burst + 1))
             check(all("uploaded" in e for e in frames), "frame events carry no 'uploaded'")
-            # The map's buffer and the burst's last: each copied once.
-            check(uploaded == 2 * BUFFER_BYTES,
-                  "%d bytes uploaded for a map and a burst of %d commits; latching copies "
-                  "%d (one buffer per shown frame)" % (uploaded, burst, 2 * BUFFER_BYTES))
-            check(released == burst + 1, "%d of %d buffers released" % (released, burst + 1))
+            if os.environ.get("DUET_TEST_RENDERER") == "pixman":
+                # Sampled in place: nothing copied, and the buffer on
+                # screen is held (the others were given back).
+                check(uploaded == 0, "%d bytes uploaded for a map and a burst of %d commits "
+                      "on the pixman engine, which samples wl_shm buffers in place"
+                      % (uploaded, burst))
+                check(released == burst, "%d of %d buffers released (all but the one shown)"
+                      % (released, burst + 1))
+            else:
+                # The map's buffer and the burst's last: each copied once.
+                check(uploaded == 2 * BUFFER_BYTES,
+                      "%d bytes uploaded for a map and a burst of %d commits; latching copies "
+                      "%d (one buffer per shown frame)" % (uploaded, burst, 2 * BUFFER_BYTES))
+                check(released == burst + 1, "%d of %d buffers released"
+                      % (released, burst + 1))
             want = 0xff000000 | (burst * 0x1f) << 8
             px = img.pixel(win.x + SIDE // 2, win.y + SIDE // 2)
             check(px == ((want >> 16) & 255, (want >> 8) & 255, want & 255),
@@ -215,12 +231,41 @@ def scenario_launch_syscalls():
               "frame, and the presentation event)" % (len(calls), limit))
 
 
+def scenario_frame_ipc():
+    """A client drawing a new buffer at every frame callback costs the
+    compositor one recvmsg (its commit) and one sendmsg per frame: the
+    release of the buffer it replaces leaves with the frame callback, also
+    on the pixman engine, where the buffer is replaced (and released) at
+    commit rather than at the repaint."""
+    with duet.Session("frame-ipc") as s:
+        c = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000"])
+        c.wait_line(r"^frame 10$")
+        out = os.path.join(s.workdir, "ipc.strace")
+        st = Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg,writev"])
+        i0, m0 = c.wait_line(r"^frame (\d+)$", start=len(c.lines))
+        i1, m1 = c.wait_line(r"^frame (\d+)$", start=i0 + 1,
+                             pred=lambda m: int(m.group(1)) >= int(m0.group(1)) + 60,
+                             timeout=30)
+        text = st.stop()
+        frames = int(m1.group(1)) - int(m0.group(1))
+        calls = [l for l in text.splitlines() if re.search(r"\b(sendmsg|recvmsg|writev)\(", l)
+                 and not re.search(r"= -1 E", l)]
+        sends = sum(1 for l in calls if "recvmsg(" not in l)
+        recvs = len(calls) - sends
+        log("%d frames: %d recvmsg, %d sendmsg/writev" % (frames, recvs, sends))
+        # The strace window is a little wider than the frames counted.
+        check(sends <= frames + 4, "%d sends for %d frames: a release (or another event) "
+              "left on its own instead of with the frame callback" % (sends, frames))
+        check(recvs <= frames + 4, "%d recvmsg for %d frames" % (recvs, frames))
+
+
 SCENARIOS = {
     "latch": scenario_latch,
     "one-configure": scenario_one_configure,
     "idle-syscalls": scenario_idle_syscalls,
     "idle-frames": scenario_idle_frames,
     "launch-syscalls": scenario_launch_syscalls,
+    "frame-ipc": scenario_frame_ipc,
 }
 
 if __name__ == "__main__":

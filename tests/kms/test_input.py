@@ -12,9 +12,11 @@ udev, scripts/packages.sh); where none runs, the test starts one itself,
 for input devices only, and stops it at the end. The session comes from seatd, so the devices are opened through
 libseat as on a desktop.
 
-  - a keyboard made before the compositor starts is found at startup, a
-    mouse and a tablet made after it are hotplugged; each is logged once
-    ("input: added NAME (keyboard|pointer)"), and removed when destroyed
+  - a keyboard and a touchscreen made before the compositor starts are
+    found at startup (before the seat exists: the touchscreen must still
+    give it touch), a mouse and a tablet made after it are hotplugged; each
+    is logged once ("input: added NAME (keyboard|pointer|touch)"), and
+    removed when destroyed
   - duet-input-probe (tests/clients/input-probe.c), with the keyboard
     focus, gets KEY_A pressed and released with its evdev code
   - the tablet's absolute position is scaled to the output (its range is
@@ -25,6 +27,10 @@ libseat as on a desktop.
     click down is a wl_pointer.axis on the vertical axis with a positive
     value, and a huge move up-left is clamped to the output's corner,
     outside the window: the probe gets a leave
+  - the touchscreen (multitouch type B, INPUT_PROP_DIRECT; its range is the
+    mode's size, so 1:1) gives the seat touch: the probe binds wl_touch and
+    gets down at the exact surface-local pixel the finger's position
+    names, motion, up, and frames
 """
 
 import os
@@ -98,10 +104,13 @@ def test():
         with Udevd():
             kbd = uinput.keyboard("duet-test keyboard")
             devices.append(kbd)
+            touch = uinput.Touchscreen("duet-test touchscreen", WIDTH, HEIGHT)
+            devices.append(touch)
             settle()
             with test_kms.Seatd(), test_kms.KmsSession("kms-input") as s:
                 s.wait_log("modesetting")
                 s.wait_log("input: added duet-test keyboard (keyboard)")
+                s.wait_log("input: added duet-test touchscreen (touch)")
                 mouse = uinput.mouse("duet-test mouse")
                 devices.append(mouse)
                 tablet = uinput.tablet("duet-test tablet", WIDTH, HEIGHT)
@@ -116,6 +125,7 @@ def test():
                 c.wait_line(r"^mapped ", timeout=60)
                 win = s.wait_window(app_id="probe", timeout=60)
                 c.wait_line(r"^keyboard-enter$", timeout=60)
+                c.wait_line(r"^touch-bound seat=0$", timeout=60)
                 s.sync()
                 duet.log("probe window at %d,%d %dx%d" % (win.x, win.y, win.w, win.h))
 
@@ -152,11 +162,28 @@ def test():
                     c.wait_line(r"^pointer-leave$", timeout=60, start=mark)
                 s.check_alive()
 
+                # A finger at the window's (40, 30), then 15 right and 10
+                # down, then lifted. The id is libinput's seat slot.
+                x, y = win.x + 40, win.y + 30
+                mark = len(c.lines)
+                touch.touch_down(0, x, y)
+                _, m = c.wait_line(r"^touch-down (\d+) 40 30 seat=0$", timeout=60, start=mark)
+                tid = m.group(1)
+                c.wait_line(r"^touch-frame seat=0$", timeout=60, start=mark)
+                touch.touch_move(0, x + 15, y + 10)
+                c.wait_line(r"^touch-motion %s 55 40 seat=0$" % tid, timeout=60, start=mark)
+                touch.touch_up(0)
+                i, _ = c.wait_line(r"^touch-up %s seat=0$" % tid, timeout=60, start=mark)
+                c.wait_line(r"^touch-frame seat=0$", timeout=60, start=i)
+                duet.log("touchscreen: down at 40,30, motion to 55,40 and up on touch point %s"
+                         % tid)
+                s.check_alive()
+
                 mouse.close()
                 s.wait_log("input: removed duet-test mouse", timeout=60)
                 c.stop()
                 log = s.log_text()
-                for name in ("keyboard", "mouse", "tablet"):
+                for name in ("keyboard", "mouse", "tablet", "touchscreen"):
                     n = log.count("input: added duet-test %s " % name)
                     check(n == 1, "duet-test %s added %d times, want once:\n%s"
                           % (name, n, log[-3000:]))

@@ -4,8 +4,8 @@ virtio-gpu card by scripts/test-kms (meson test --setup kms --suite kms);
 outside one there is no card, and each test skips (or, with
 DUET_KMS_GUEST=1, fails: the guest must have one).
 
-usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|vt-switch|
-                   no-seat|headless-mode
+usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|plug|
+                   vt-switch|no-seat|headless-mode
 
   clients       weston-simple-shm, weston-simple-egl and duet-launch each
                 reach the screen: screenshots read from the scanned-out
@@ -34,6 +34,12 @@ usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|
                 with a full modeset, and the client is on screen again; its
                 input devices (libinput) are closed and opened again;
                 skips, saying why, where the guest has no VT to switch to
+  plug          a second connector (virtio-gpu max_outputs=2) switched on
+                under a running compositor and a change uevent sent: a
+                second output right of the first, its wl_output global
+                listed; a window moved there is scanned out on it (its
+                screenshot) with hardware-flagged feedback; switched off
+                again, the output goes and the compositor runs on
   no-seat       not root, no seatd and no logind (setpriv to nobody): one
                 clear error naming what libseat tried, exit status 1
   headless-mode --mode WxH@HZ on the headless backend sets its size and
@@ -51,6 +57,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 
 import duet  # noqa: E402
+import pngread  # noqa: E402
 from duet import check  # noqa: E402
 
 MODE = "1024x768"
@@ -83,8 +90,8 @@ class KmsSession(duet.Session):
     # device quirks cold, over 9p: 30 s was seen not to be enough.
     start_timeout = 120
 
-    def __init__(self, name):
-        super().__init__(name, size=MODE, args=["--backend", "drm", "--mode", MODE])
+    def __init__(self, name, args=()):
+        super().__init__(name, size=MODE, args=["--backend", "drm", "--mode", MODE] + list(args))
 
     def log_text(self):
         return self.compositor.stderr_tail(200000)
@@ -385,19 +392,6 @@ def check_resumed(s, client, bg, paused_count, what):
             time.sleep(0.5)
 
 
-def connector_status_files():
-    files = sorted(glob.glob("/sys/class/drm/card*-*/status"))
-    if not files:
-        raise duet.Failure("no connector in /sys/class/drm")
-    return files
-
-
-def set_connectors(files, value):
-    for path in files:
-        with open(path, "w") as f:
-            f.write(value)
-
-
 def test_unplug():
     """The connector is switched off under a running compositor (sysfs
     'status' = off: the kernel probes it disconnected and sends a hotplug
@@ -431,6 +425,98 @@ def test_unplug():
         check_refused(status, err, "no connected connector")
     finally:
         set_connectors(files, "detect")
+
+
+def card_connectors(card):
+    """The status files of card's connectors (writeback ones left out),
+    and the card's own uevent file."""
+    rdev = os.stat(card).st_rdev
+    sysdir = os.path.realpath("/sys/dev/char/%d:%d" % (os.major(rdev), os.minor(rdev)))
+    name = os.path.basename(sysdir)
+    files = [f for f in sorted(glob.glob("/sys/class/drm/%s-*/status" % name))
+             if "Writeback" not in f]
+    return files, os.path.join(sysdir, "uevent")
+
+
+def wl_outputs(s):
+    return [l for l in s.testctl("globals").splitlines() if l.split()[:1] == ["wl_output"]]
+
+
+def test_plug():
+    """A connector that was off when the compositor started is switched on
+    (sysfs 'status' = on) and the card's change uevent sent, as the kernel
+    sends one with HOTPLUG=1 for a cable plugged in (virtio-gpu sends none
+    for a forced connector, hence the written one)."""
+    card = cards()[0]
+    files, uevent = card_connectors(card)
+    if len(files) < 2:
+        raise duet.Skip("%s has one connector (qemu's virtio-gpu-pci,max_outputs=2 gives "
+                        "two; scripts/test-kms boots with it)" % card)
+    first, second = files[0], files[1]
+    try:
+        set_connectors([first], "detect")
+        set_connectors([second], "off")
+        with KmsSession("kms-plug", args=["--drm-device", card]) as s:
+            s.wait_log("atomic modesetting")
+            check(len(wl_outputs(s)) == 1, "wl_output globals at start: %r" % wl_outputs(s))
+            bg = s.background()
+            client = s.client([duet.program("DUET_PRESENT_CLIENT"), "100000"],
+                              name="present-client")
+            wait_frames(client, 5)
+            set_connectors([second], "on")
+            with open(uevent, "w") as f:
+                f.write("change")
+            duet.log("%s on, change uevent sent" % second)
+            s.wait_log("plugged in: new output", timeout=60)
+            check(len(wl_outputs(s)) == 2, "wl_output globals after the plug: %r"
+                  % wl_outputs(s))
+            width = int(MODE.split("x")[0])
+            win = s.wait_window(pred=lambda w: w.pid in (0, client.pid), timeout=30)
+            before = len(presented_frames(client)[0])
+            s.testctl("move", win.id, width + 40, 30)
+            wait_frames(client, before + 10)
+            presented, discarded = presented_frames(client)
+            answered = sorted(list(presented) + discarded)
+            check(answered == list(range(len(answered))),
+                  "frames answered out of order or twice: presented %r, discarded %r"
+                  % (sorted(presented), discarded))
+            # seq is the vblank count of the output a frame was shown on
+            # (presentation-time): it goes on from the new CRTC's count
+            # once the window is there, so it drops once, and only once.
+            seqs = [presented[i][0] for i in sorted(presented)]
+            drops = [i for i in range(1, len(seqs)) if seqs[i] <= seqs[i - 1]]
+            check(len(drops) <= 1 and (not drops or drops[0] >= before),
+                  "seq not increasing on each output: %r (before the move: %d frames)"
+                  % (seqs, before))
+            late = [presented[i] for i in sorted(presented)][-8:]
+            check(all(f == VSYNC | HW_CLOCK | HW_COMPLETION for _, f in late),
+                  "frames on the new output: flags %r, want 0x7" % [f for _, f in late])
+            win = s.wait_window(pred=lambda w: w.pid in (0, client.pid) and w.x >= width,
+                                timeout=30)
+            on_second = win._replace(x=win.x - width)
+            deadline = time.monotonic() + 60
+            while True:
+                s.sync()
+                path = os.path.join(s.workdir, "plug-second.png")
+                s.testctl("screenshot", path, 1)
+                img = pngread.read(path)
+                try:
+                    duet.log("client on the new output's scanout: %s"
+                             % content_check(img, on_second, bg, 0.9, 1))
+                    break
+                except duet.Failure:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.5)
+            set_connectors([second], "off")
+            s.wait_log("unplugged", timeout=60)
+            check(len(wl_outputs(s)) == 1, "wl_output globals after the unplug: %r"
+                  % wl_outputs(s))
+            client.stop()
+            s.check_alive()
+    finally:
+        set_connectors(files, "detect")
+
 
 
 def current_vt():
@@ -621,6 +707,7 @@ def test():
         "bad-device": test_bad_device,
         "no-device": test_no_device,
         "unplug": test_unplug,
+        "plug": test_plug,
         "vt-switch": test_vt_switch,
         "no-seat": test_no_seat,
         "headless-mode": test_headless_mode,

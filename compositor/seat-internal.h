@@ -1,0 +1,96 @@
+/* The seat's state, shared by seat.c (wl_seat, pointer, keyboard) and
+ * seat-touch.c (wl_touch); nothing else includes it. */
+#ifndef DUET_SEAT_INTERNAL_H
+#define DUET_SEAT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+#include "comp.h"
+
+struct xkb_context;
+struct xkb_keymap;
+struct xkb_state;
+
+/* A press that may start a grab: its serial and the client it went to
+ * (NULL when it went to nobody, or once that client is gone, so that a
+ * later client at the same address inherits nothing). */
+struct grab_press {
+	uint32_t serial;
+	struct wl_client *client;
+	struct wl_listener client_destroy;
+};
+
+/* wl_touch (seat-touch.c). */
+struct seat_touch {
+	struct wl_list resources; /* wl_touch resources */
+	struct wl_list points;    /* struct touch_point: down, or up and awaiting a frame */
+	bool ever;                /* it had the capability once: get_touch is allowed */
+	struct grab_press press;  /* the last touch down, for xdg_popup.grab */
+};
+
+struct comp_seat {
+	struct comp_server *server;
+	struct wl_global *global;
+	struct wl_listener display_destroy;
+
+	struct wl_list seats;     /* wl_seat resources */
+	struct wl_list pointers;  /* wl_pointer resources */
+	struct wl_list keyboards; /* wl_keyboard resources */
+
+	/* pointer */
+	double x, y;                    /* layout coordinates (output-layout.c) */
+	struct comp_surface *pointer_focus;
+	struct wl_listener pointer_focus_destroy;
+	uint32_t pointer_enter_serial;
+	struct wl_array buttons;        /* uint32_t buttons held: an implicit grab */
+
+	/* keyboard */
+	struct xkb_context *xkb;
+	struct xkb_keymap *keymap;
+	struct xkb_state *xkb_state;
+	int keymap_fd;                  /* sealed memfd, -1 if no keymap */
+	uint32_t keymap_size;
+	struct wl_array pressed;        /* uint32_t evdev keycodes */
+	struct comp_surface *keyboard_focus;
+	struct wl_listener keyboard_focus_destroy;
+	uint32_t keyboard_focus_serial; /* of the enter that gave it the focus */
+	struct {
+		uint32_t depressed, latched, locked, group;
+	} mods;
+
+	struct seat_touch touch;
+
+	/* The last button press and key press (and touch.press), for
+	 * xdg_popup.grab's serial check: a grab answers one of them
+	 * (comp_seat_grab_serial_ok). */
+	struct grab_press pointer_press, key_press;
+	/* Pending re-pick of the pointer focus after a popup grab began or
+	 * ended (comp_seat_pointer_refresh). */
+	struct wl_event_source *pointer_refresh;
+};
+
+/* seat.c */
+void seat_grab_press_init(struct grab_press *press);
+void seat_grab_press_forget(struct grab_press *press);
+void seat_grab_press_record(struct grab_press *press, struct wl_client *client, uint32_t serial);
+bool seat_grab_press_matches(const struct grab_press *press, struct wl_client *client,
+                             uint32_t serial);
+/* The resource destructor of the seat's lists: leaves its list. */
+void seat_unlink_resource(struct wl_resource *resource);
+/* Leaves a list's resources alive but inert (the seat is going). */
+void seat_detach_resources(struct wl_list *list);
+/* Sends wl_seat.capabilities to every wl_seat (a device came or went). */
+void seat_send_capabilities(struct comp_seat *seat);
+/* The toplevel a click or touch on surface activates, or NULL. */
+struct comp_window *seat_window_for_input(struct comp_surface *surface);
+
+/* seat-touch.c */
+void seat_touch_init(struct comp_seat *seat);
+void seat_touch_finish(struct comp_seat *seat);
+uint32_t seat_touch_capability(struct comp_seat *seat); /* WL_SEAT_CAPABILITY_TOUCH or 0 */
+void seat_touch_get_touch(struct comp_seat *seat, struct wl_client *client,
+                          struct wl_resource *seat_resource, uint32_t id);
+
+#endif

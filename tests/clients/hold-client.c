@@ -1,0 +1,324 @@
+/* duet-hold-client MODE: what a compositor that samples wl_shm buffers in
+ * place (duet-compositor --renderer pixman, weston --use-pixman) owes the
+ * client whose buffer it holds. A 128x96 XRGB8888 toplevel; buffer A is
+ * filled with COLOUR_A, B with COLOUR_B. Lines on stdout for
+ * tests/integration/test_shm_hold.py; exit 0 when the mode ran to its end.
+ *
+ *   release         map with A and wait for its frame, then a round trip:
+ *                     shown-a a_released=N           (0 when A is held)
+ *                   commit B with a frame callback and wait for it:
+ *                     shown-b at_done=N a_released=N b_released=N
+ *                   (at_done: A's release had arrived when the frame
+ *                   callback did: it left in the same flush or before)
+ *                   destroy the surface, a round trip:
+ *                     destroyed b_released=N
+ *   destroy-shown   map with A, then destroy A, its pool and the mapping:
+ *                     gone a_released=N
+ *                   and wait (the test moves the window and looks at it)
+ *   destroy-pending map with A, then in one flush commit B and destroy B,
+ *                   its pool and mapping before any repaint could show it:
+ *                     gone a_released=N
+ *                   and wait (B's content must be what is shown)
+ *   grow-pool       map with A, then grow A's file and pool to 64 MiB (the
+ *                   compositor's mapping of it moves, mremap):
+ *                     grown
+ *                   and wait (A must still be drawn, from the new place)
+ *   truncate        map with A, then truncate A's file to 0 bytes:
+ *                     truncated
+ *                   and wait for the protocol error (the test makes the
+ *                   compositor repaint the window), then:
+ *                     error INTERFACE CODE
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-common.h"
+#include "xdg-shell-client-protocol.h"
+
+#define W 128
+#define H 96
+#define COLOUR_A 0xff20c040u
+#define COLOUR_B 0xffd05010u
+
+struct hold_buffer {
+	struct wl_buffer *wl;
+	struct wl_shm_pool *pool;
+	uint32_t *pixels;
+	int fd;
+	bool released;
+};
+
+struct hold_app {
+	struct wl_display *display;
+	struct test_globals g;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct hold_buffer a, b;
+	bool configured, frame_done, a_released_at_done;
+};
+
+static void buffer_release(void *data, struct wl_buffer *wl)
+{
+	struct hold_buffer *buffer = data;
+	buffer->released = true;
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
+{
+	struct hold_app *app = data;
+	app->frame_done = true;
+	app->a_released_at_done = app->a.released;
+	wl_callback_destroy(cb);
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
+                               struct wl_array *states)
+{
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	exit(0);
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct hold_app *app = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	app->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
+{
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_ping,
+};
+
+/* One buffer in a pool (and a file) of its own, so it can go alone. */
+static bool make_buffer(struct hold_app *app, struct hold_buffer *buffer, uint32_t colour)
+{
+	size_t size = (size_t)W * H * 4;
+	buffer->fd = test_create_memfd(size);
+	if (buffer->fd < 0)
+		return false;
+	buffer->pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, buffer->fd, 0);
+	if (buffer->pixels == MAP_FAILED)
+		return false;
+	for (size_t i = 0; i < (size_t)W * H; i++)
+		buffer->pixels[i] = colour;
+	buffer->pool = wl_shm_create_pool(app->g.shm, buffer->fd, (int32_t)size);
+	buffer->wl = wl_shm_pool_create_buffer(buffer->pool, 0, W, H, W * 4,
+	                                       WL_SHM_FORMAT_XRGB8888);
+	wl_buffer_add_listener(buffer->wl, &buffer_listener, buffer);
+	return true;
+}
+
+/* Everything the client has of the buffer goes: the compositor's copy of
+ * the pool's mapping is unmapped once its last buffer is destroyed. */
+static void drop_buffer(struct hold_buffer *buffer)
+{
+	wl_buffer_destroy(buffer->wl);
+	wl_shm_pool_destroy(buffer->pool);
+	munmap(buffer->pixels, (size_t)W * H * 4);
+	close(buffer->fd);
+	buffer->wl = NULL;
+}
+
+static void commit(struct hold_app *app, struct hold_buffer *buffer)
+{
+	wl_surface_attach(app->surface, buffer->wl, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, W, H);
+	struct wl_callback *cb = wl_surface_frame(app->surface);
+	wl_callback_add_listener(cb, &frame_listener, app);
+	app->frame_done = false;
+	wl_surface_commit(app->surface);
+}
+
+static int wait_frame(struct hold_app *app)
+{
+	while (!app->frame_done)
+		if (wl_display_dispatch(app->display) < 0)
+			return -1;
+	return 0;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static int protocol_error(struct hold_app *app)
+{
+	const struct wl_interface *iface = NULL;
+	uint32_t id = 0;
+	uint32_t code = wl_display_get_protocol_error(app->display, &iface, &id);
+	if (!iface) {
+		say("disconnected %s", strerror(wl_display_get_error(app->display)));
+		return 1;
+	}
+	say("error %s %u", iface->name, code);
+	return 0;
+}
+
+/* Until the test ends us; an error meanwhile is printed (and fails it). */
+static int stay(struct hold_app *app)
+{
+	while (wl_display_dispatch(app->display) >= 0)
+		;
+	protocol_error(app);
+	return 1;
+}
+
+static int run_release(struct hold_app *app)
+{
+	if (!make_buffer(app, &app->b, COLOUR_B))
+		return 2;
+	commit(app, &app->b);
+	if (wait_frame(app) < 0)
+		return protocol_error(app) + 1;
+	if (wl_display_roundtrip(app->display) < 0)
+		return 1;
+	say("shown-b at_done=%d a_released=%d b_released=%d", app->a_released_at_done,
+	    app->a.released, app->b.released);
+	xdg_toplevel_destroy(app->toplevel);
+	xdg_surface_destroy(app->xdg_surface);
+	wl_surface_destroy(app->surface);
+	if (wl_display_roundtrip(app->display) < 0)
+		return 1;
+	say("destroyed b_released=%d", app->b.released);
+	return stay(app);
+}
+
+static int run_destroy_shown(struct hold_app *app)
+{
+	drop_buffer(&app->a);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("gone a_released=%d", app->a.released);
+	return stay(app);
+}
+
+static int run_destroy_pending(struct hold_app *app)
+{
+	if (!make_buffer(app, &app->b, COLOUR_B))
+		return 2;
+	/* One flush: no repaint can latch B before it is destroyed. */
+	wl_surface_attach(app->surface, app->b.wl, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, W, H);
+	wl_surface_commit(app->surface);
+	drop_buffer(&app->b);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("gone a_released=%d", app->a.released);
+	return stay(app);
+}
+
+static int run_grow_pool(struct hold_app *app)
+{
+	const int32_t size = 64 << 20;
+	if (ftruncate(app->a.fd, size) < 0) {
+		perror("duet-hold-client: ftruncate");
+		return 2;
+	}
+	wl_shm_pool_resize(app->a.pool, size);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("grown");
+	return stay(app);
+}
+
+static int run_truncate(struct hold_app *app)
+{
+	if (ftruncate(app->a.fd, 0) < 0) {
+		perror("duet-hold-client: ftruncate");
+		return 2;
+	}
+	say("truncated");
+	while (wl_display_dispatch(app->display) >= 0)
+		;
+	return protocol_error(app);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(struct hold_app *app);
+	} modes[] = {
+		{"release", run_release},
+		{"destroy-shown", run_destroy_shown},
+		{"destroy-pending", run_destroy_pending},
+		{"grow-pool", run_grow_pool},
+		{"truncate", run_truncate},
+	};
+	int (*run)(struct hold_app *app) = NULL;
+	for (size_t i = 0; argc == 2 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(argv[1], modes[i].name) == 0)
+			run = modes[i].run;
+	if (!run) {
+		fprintf(stderr, "usage: duet-hold-client release|destroy-shown|destroy-pending|"
+		        "grow-pool|truncate\n");
+		return 2;
+	}
+	struct hold_app app = { 0 };
+	app.display = wl_display_connect(NULL);
+	if (!app.display) {
+		fprintf(stderr, "duet-hold-client: cannot connect\n");
+		return 2;
+	}
+	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
+	    !app.g.wm_base) {
+		fprintf(stderr, "duet-hold-client: missing globals\n");
+		return 2;
+	}
+	xdg_wm_base_add_listener(app.g.wm_base, &wm_base_listener, &app);
+	if (!make_buffer(&app, &app.a, COLOUR_A))
+		return 2;
+	app.surface = wl_compositor_create_surface(app.g.compositor);
+	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
+	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
+	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
+	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_app_id(app.toplevel, "duet-hold");
+	wl_surface_commit(app.surface);
+	while (!app.configured)
+		if (wl_display_dispatch(app.display) < 0)
+			return 1;
+	commit(&app, &app.a);
+	if (wait_frame(&app) < 0 || wl_display_roundtrip(app.display) < 0)
+		return protocol_error(&app) + 1;
+	say("shown-a a_released=%d", app.a.released);
+	return run(&app);
+}
