@@ -8,7 +8,12 @@ weston is reported as not runnable with its reason, results.json says
 display "kms" and the emulation, and the report warns that its figures are
 not timings.
 
-usage: test_bench_kms.py
+With "counts-after-concurrent": openbox's concurrent experiment and then its
+counting runs (strace launch, counter, xtrace): every count measured and
+duet bench exits 0 (the strace launch once ran in the stack the concurrent
+launches had used, and Xorg + openbox + xcompmgr never mapped its window).
+
+usage: test_bench_kms.py [counts-after-concurrent]
 """
 
 import json
@@ -73,5 +78,32 @@ def test():
              "marked emulated")
 
 
+def test_counts_after_concurrent():
+    test_kms.cards()
+    test_xorg.xorg_program()
+    out = tempfile.mkdtemp(prefix="duet-bench-kms-counts-")
+    argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick",
+            "--experiments", "concurrent", "--stacks", "openbox", "--reps", "1", "--out", out]
+    env = dict(os.environ, DUET_BENCH_PATIENCE="10",
+               DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
+    with test_xorg.Vkms():
+        try:
+            r = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, errors="replace", timeout=840)
+        except subprocess.TimeoutExpired:
+            raise duet.Failure("%s did not finish in 840 s" % " ".join(argv))
+    duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    outcome = res["outcome"]
+    check(outcome["ipc"]["openbox"].get("strace_launch") == "pass",
+          "openbox's strace launch: %r" % res["ipc"]["openbox"].get("strace_launch"))
+    check(r.returncode == 0 and outcome["result"] == "pass",
+          "duet bench exited %d, outcome %r; stderr:\n%s"
+          % (r.returncode, outcome, r.stderr[-3000:]))
+    duet.log("openbox on KMS: concurrent, then every count: %r" % outcome["ipc"]["openbox"])
+
+
 if __name__ == "__main__":
-    duet.main(test)
+    duet.main(test_counts_after_concurrent if sys.argv[1:] == ["counts-after-concurrent"]
+              else test)
