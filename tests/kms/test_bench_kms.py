@@ -31,21 +31,29 @@ import test_kms  # noqa: E402
 import test_xorg  # noqa: E402
 
 
-def test():
+def run_bench(args, prefix, timeout):
+    """duet bench --display kms --quick ARGS in the guest, vkms beside
+    virtio-gpu as --display kms has it: (completed process, out dir)."""
     test_kms.cards()
     test_xorg.xorg_program()
-    out = tempfile.mkdtemp(prefix="duet-bench-kms-")
-    argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick",
-            "--experiments", "launch", "--no-ipc", "--reps", "1", "--out", out]
+    out = tempfile.mkdtemp(prefix=prefix)
+    argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick"] + args + \
+        ["--out", out]
     env = dict(os.environ, DUET_BENCH_PATIENCE="10",
                DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
     with test_xorg.Vkms():
         try:
             r = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, errors="replace", timeout=430)
+                               text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise duet.Failure("%s did not finish in 430 s" % " ".join(argv))
+            raise duet.Failure("%s did not finish in %d s" % (" ".join(argv), timeout))
     duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
+    return r, out
+
+
+def test():
+    r, out = run_bench(["--experiments", "launch", "--no-ipc", "--reps", "1"],
+                       "duet-bench-kms-", 430)
     check(r.returncode == 0, "duet bench exited %d; stderr:\n%s" % (r.returncode,
                                                                    r.stderr[-3000:]))
     with open(os.path.join(out, "results.json")) as f:
@@ -79,20 +87,8 @@ def test():
 
 
 def test_counts_after_concurrent():
-    test_kms.cards()
-    test_xorg.xorg_program()
-    out = tempfile.mkdtemp(prefix="duet-bench-kms-counts-")
-    argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick",
-            "--experiments", "concurrent", "--stacks", "openbox", "--reps", "1", "--out", out]
-    env = dict(os.environ, DUET_BENCH_PATIENCE="10",
-               DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
-    with test_xorg.Vkms():
-        try:
-            r = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, errors="replace", timeout=840)
-        except subprocess.TimeoutExpired:
-            raise duet.Failure("%s did not finish in 840 s" % " ".join(argv))
-    duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
+    r, out = run_bench(["--experiments", "concurrent", "--stacks", "openbox", "--reps", "1"],
+                       "duet-bench-kms-counts-", 840)
     with open(os.path.join(out, "results.json")) as f:
         res = json.load(f)
     outcome = res["outcome"]
