@@ -233,6 +233,18 @@ class SceneCpu:
                                            "end of scene %d -> end of scene %d (as the harness "
                                            "saw them)" % f[:2])
 
+    def painted(self, stack, scenes):
+        """The output frames the stack's compositor painted between the
+        first and the last mark, and the window-system CPU per painted
+        frame: at R = 0 duet's servers paint every client frame and weston
+        about 40 a second, so CPU per client frame compares different work."""
+        per = self.per_frame(scenes)
+        if not per:
+            return None
+        span = (self.marks[0][1], self.marks[-1][1])
+        return timeline.painted_frames(stack, [span], per["frames"],
+                                       per["ms_per_frame"]["window_system"])
+
     def per_frame(self, scenes):
         if len(self.marks) < 2:
             return None
@@ -288,6 +300,7 @@ def render(ctx, stack, rec):
                                         "discarded": s.get("discarded")} for s in scenes},
                 "presentation": scenes[0].get("presentation") if scenes else None,
                 "path": path, "cpu_per_frame": watch.per_frame(scenes),
+                "painted": watch.painted(stack, scenes),
                 "switches": watch.switches_per_frame(scenes),
                 "ctx_switches": {r: procs.ctx_diff(before[r], after.get(r)) for r in before}})
 

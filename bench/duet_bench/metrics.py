@@ -117,6 +117,14 @@ def _cpu_per_frame(s):
     return sum(per[r] for r in per if r != "window_system") if per else None
 
 
+def _painted_hz(s):
+    return _get(s, "painted", "painted_hz")
+
+
+def _ws_per_painted(s):
+    return _get(s, "painted", "ws_cpu_ms_per_painted_frame")
+
+
 def _cpu(field):
     def pick(results, stack):
         r = exp(results, "cpu", stack) or {}
@@ -208,6 +216,12 @@ TIMINGS = [
             "engine", "ms", claim="flush"), _render(_flush, "headline")),
     (Metric("render_cpu_ms_per_frame", "CPU per rendered frame, window system + app, headline "
             "engine", "ms/frame"), _render(_cpu_per_frame, "headline")),
+    (Metric("render_painted_hz", "Output frames the compositor painted per second while "
+            "duet-render ran, headline engine (its own log)", "Hz"),
+     _render(_painted_hz, "headline")),
+    (Metric("render_ws_cpu_ms_per_painted_frame", "Window-system CPU per output frame painted "
+            "while duet-render ran, headline engine", "ms/frame"),
+     _render(_ws_per_painted, "headline")),
     (Metric("cpu_peak", "CPU peak, window-system processes + app (the study's measure)",
             "% of one core", claim="CPU"), _cpu("sum_peak")),
     (Metric("cpu_ws_peak", "CPU peak, window-system processes only", "% of one core",
@@ -343,7 +357,8 @@ COUNTS = [
 # Render metrics of the engines other than the headline one, added per run
 # (the counting run of engine E is ipc.STACK.render_E).
 EXTRA_ENGINE = [("render_fps", lambda s: s.get("score_fps")), ("flush_ms", _flush),
-                ("render_cpu_ms_per_frame", _cpu_per_frame)]
+                ("render_cpu_ms_per_frame", _cpu_per_frame), ("render_painted_hz", _painted_hz),
+                ("render_ws_cpu_ms_per_painted_frame", _ws_per_painted)]
 EXTRA_ENGINE_COUNTS = [("render_ipc_per_frame", ("per_frame_study_style", "server")),
                        ("render_ipc_bytes_per_frame", ("bytes_per_frame_study_style",
                                                        "server"))]

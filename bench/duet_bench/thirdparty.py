@@ -254,38 +254,10 @@ def glmark2_once(ctx, stack):
     out = {"client": "glmark2", "command": " ".join(argv), "score": score,
            "scenes": scenes, "frames": round(frames, 1), "duration_s": d,
            "cpu_ms_per_frame": per}
-    out.update(painted_frames(stack, spans, frames, per["window_system"]))
+    out.update(timeline.painted_frames(stack, spans.values(), frames, per["window_system"]))
     out["interval"] = ("each scene's title line -> its FPS line (glmark2's output, polled "
                        "every 2 ms), summed over the scenes; frames = fps x that time "
                        "(at most the scene's duration)")
-    return out
-
-
-def painted_frames(stack, spans, frames, ws_per_frame):
-    """What the compositor painted while the scenes ran: the output frames
-    (its own log), their rate, and the window-system CPU per painted frame.
-    An unthrottled client's frames per painted frame differ between servers
-    that paint at different rates, so CPU per client frame alone does not
-    say who does more work per frame shown."""
-    painted, why, wall = 0, None, 0
-    if getattr(stack, "composited_log", None):
-        time.sleep(0.05)  # the last scene's frames reach the log
-    for t in spans.values():
-        if len(t) != 2:
-            continue
-        n, why = timeline.output_frames(stack, t[0], t[1])
-        if n is None:
-            painted = None
-            break
-        painted += n
-        wall += t[1] - t[0]
-    if painted is None:
-        return {"painted_frames": None, "painted_missing": why}
-    out = {"painted_frames": painted,
-           "painted_hz": round(painted / (wall / 1e9), 2) if wall else None,
-           "ws_cpu_ms_per_painted_frame": None}
-    if painted and ws_per_frame is not None:
-        out["ws_cpu_ms_per_painted_frame"] = round(ws_per_frame * frames / painted, 4)
     return out
 
 

@@ -153,6 +153,35 @@ def output_frames(stack, t0_ns, t1_ns):
     return n, None
 
 
+def painted_frames(stack, spans, frames, ws_per_frame):
+    """What the compositor painted in the spans ([t0_ns, t1_ns] each) in
+    which a client drew frames: the output frames (its own log), their
+    rate, and the window-system CPU per painted frame.
+    An unthrottled client's frames per painted frame differ between servers
+    that paint at different rates, so CPU per client frame alone does not
+    say who does more work per frame shown."""
+    painted, why, wall = 0, None, 0
+    if getattr(stack, "composited_log", None):
+        time.sleep(0.05)  # the last scene's frames reach the log
+    for t in spans:
+        if len(t) != 2:
+            continue
+        n, why = output_frames(stack, t[0], t[1])
+        if n is None:
+            painted = None
+            break
+        painted += n
+        wall += t[1] - t[0]
+    if painted is None:
+        return {"painted_frames": None, "painted_missing": why}
+    out = {"painted_frames": painted,
+           "painted_hz": round(painted / (wall / 1e9), 2) if wall else None,
+           "ws_cpu_ms_per_painted_frame": None}
+    if painted and ws_per_frame is not None:
+        out["ws_cpu_ms_per_painted_frame"] = round(ws_per_frame * frames / painted, 4)
+    return out
+
+
 def server_composited(stack, pid, app_id, since_ns, first=True, width=None, height=None,
                       timeout=1.0, named_only=False):
     """The stack server's own composited time for app pid (duet's servers,

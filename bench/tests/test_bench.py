@@ -217,6 +217,34 @@ def test_rounds():
     shutil.rmtree(out, ignore_errors=True)
 
 
+def check_painted(stack, s):
+    """A render sample's painted frames: from the server's own trace, at
+    most the grid's rate at 60 Hz, about one per client frame at most, and at
+    R = 0 well above 60 Hz when the client drew well above it (duet's
+    servers paint as soon as a frame is asked for); the CPU per painted
+    frame is the sample's window-system CPU spread over them."""
+    p, cpu = s.get("painted"), s.get("cpu_per_frame")
+    what = "%s at %s Hz, engine %s" % (stack, s["refresh_hz"], s["engine"])
+    check(p and cpu and isinstance(p.get("painted_frames"), int) and p["painted_frames"] > 0,
+          "%s: the sample has painted frames (%s)" % (what, p))
+    client_hz = cpu["frames"] / (cpu["wall_ms"] / 1e3)
+    # The harness sees a scene end up to a poll late, so a few paints at
+    # either end of the interval may belong to frames outside it.
+    check(p["painted_frames"] <= cpu["frames"] * 1.05 + 3,
+          "%s: %d frames painted for %d client frames" % (what, p["painted_frames"],
+                                                          cpu["frames"]))
+    if s["refresh_hz"] == 60:
+        check(p["painted_hz"] <= 61, "%s: %.1f Hz painted on a 60 Hz grid" % (what,
+                                                                             p["painted_hz"]))
+    elif client_hz > 300:
+        check(p["painted_hz"] > 90, "%s: only %.1f Hz painted while the client drew %.0f fps"
+              % (what, p["painted_hz"], client_hz))
+    want = cpu["ms_per_frame"]["window_system"] * cpu["frames"] / p["painted_frames"]
+    check(abs(p["ws_cpu_ms_per_painted_frame"] - want) <= 0.01 * want + 1e-3,
+          "%s: window-system CPU per painted frame %.4f, want %.4f" % (
+              what, p["ws_cpu_ms_per_painted_frame"], want))
+
+
 def test_render_refresh():
     for arg in ("-5", "0,0", "60,x"):
         bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench",
@@ -240,13 +268,17 @@ def test_render_refresh():
         want = sorted((hz, e) for hz in (60, 0) for e in engines)
         check(rec["status"] == "ok" and got == want,
               "%s: a render sample per engine at each rate (%s, %s)" % (stack, rec["status"], got))
+        for s in rec["samples"]:
+            check_painted(stack, s)
         for hz in (60, 0):
             cmd = res["stacks"][stack]["commands"].get("%s@%d" % (role, hz), "")
             check("--refresh %d" % hz in cmd, "%s: the %s was started with --refresh %d: %s"
                   % (stack, role, hz, cmd))
     with open(os.path.join(out, "summary.csv")) as f:
         rows = [line.split(",") for line in f]
-    for key in ["render_fps", "render_fps_r0"] + ["render_fps_%s_r0" % e for e in engines[1:]]:
+    for key in ["render_fps", "render_fps_r0", "render_painted_hz_r0",
+                "render_ws_cpu_ms_per_painted_frame_r0"] + \
+            ["render_fps_%s_r0" % e for e in engines[1:]]:
         vals = {row[2]: row[5] for row in rows if row[0] == key and row[1] == "stack"}
         check(set(vals) == {"wayland", "x11"} and all(vals.values()),
               "summary.csv has %s for both stacks (%s)" % (key, vals))
