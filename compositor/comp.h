@@ -385,6 +385,9 @@ struct comp_surface *comp_surface_at(struct comp_server *server, double x, doubl
  * cache of synchronized commits. */
 void comp_surface_state_init(struct comp_surface_state *state);
 void comp_surface_state_finish(struct comp_surface_state *state);
+/* A subsurface's cache: it holds its buffer (no release while it waits). */
+void comp_surface_cache_init(struct comp_surface_state *cache);
+void comp_surface_cache_finish(struct comp_surface_state *cache);
 /* Moves what src accumulated since the last commit into dst (a newer buffer
  * replaces an older one, damage and callbacks add up) and resets src's
  * per-commit parts; src keeps its sticky values (scale, regions, viewport). */

@@ -301,7 +301,7 @@ static void subsurface_resource_destroy(struct wl_resource *resource)
 	struct comp_subsurface *sub = wl_resource_get_user_data(resource);
 	subsurface_detach_surface(sub);
 	subsurface_unlink(sub);
-	comp_surface_state_finish(&sub->cache);
+	comp_surface_cache_finish(&sub->cache);
 	free(sub);
 }
 
@@ -454,7 +454,7 @@ static void subcompositor_get_subsurface(struct wl_client *client, struct wl_res
 	sub->surface = surface;
 	sub->parent = parent;
 	sub->synchronized = true;
-	comp_surface_state_init(&sub->cache);
+	comp_surface_cache_init(&sub->cache);
 	/* A new child starts on top of its parent and siblings. */
 	wl_list_insert(parent->subsurfaces.prev, &sub->parent_link);
 	wl_list_insert(parent->subsurfaces_pending.prev, &sub->pending_link);

@@ -58,6 +58,39 @@ static void state_buffer_destroyed(struct wl_listener *listener, void *data)
 	wl_list_init(&state->buffer_destroy.link);
 }
 
+/* A subsurface's cache holds its buffer until a parent commit shows it;
+ * the pending state's attach does not (buffer_held). */
+static void cache_buffer_destroyed(struct wl_listener *listener, void *data)
+{
+	state_buffer_destroyed(listener, data);
+}
+
+static void shown_destroyed(struct wl_listener *listener, void *data);
+static void latch_buffer_destroyed(struct wl_listener *listener, void *data);
+
+/* One wl_buffer may be committed to several surfaces, or wait in a
+ * subsurface's cache while a surface shows it: it is free, and its
+ * release due, only once the last of them has let go. Each holder has a
+ * destroy listener on the buffer, so the holders are found there. */
+static bool buffer_held(struct wl_resource *buffer)
+{
+	return wl_resource_get_destroy_listener(buffer, shown_destroyed) ||
+	       wl_resource_get_destroy_listener(buffer, latch_buffer_destroyed) ||
+	       wl_resource_get_destroy_listener(buffer, cache_buffer_destroyed);
+}
+
+/* Called after the caller's own hold is gone; queue: send it with the
+ * next flush of events (the frame callbacks') instead of at once. */
+static void buffer_release(struct wl_resource *buffer, bool queue)
+{
+	if (!buffer || buffer_held(buffer))
+		return;
+	if (queue)
+		wl_resource_queue_event(buffer, WL_BUFFER_RELEASE);
+	else
+		wl_buffer_send_release(buffer);
+}
+
 static void state_set_buffer(struct comp_surface_state *state, struct wl_resource *buffer)
 {
 	wl_list_remove(&state->buffer_destroy.link);
@@ -88,6 +121,12 @@ void comp_surface_state_init(struct comp_surface_state *state)
 	wl_list_init(&state->feedbacks);
 }
 
+void comp_surface_cache_init(struct comp_surface_state *cache)
+{
+	comp_surface_state_init(cache);
+	cache->buffer_destroy.notify = cache_buffer_destroyed;
+}
+
 static void discard_feedbacks(struct wl_list *feedbacks)
 {
 	if (!wl_list_empty(feedbacks))
@@ -107,6 +146,15 @@ void comp_surface_state_finish(struct comp_surface_state *state)
 	wl_resource_for_each_safe(cb, tmp, &state->frame_callbacks)
 		wl_resource_destroy(cb);
 	discard_feedbacks(&state->feedbacks);
+}
+
+/* A cached buffer that will never be shown is given back (weston does
+ * too when a subsurface goes with its cache). */
+void comp_surface_cache_finish(struct comp_surface_state *cache)
+{
+	struct wl_resource *buffer = cache->buffer_attached ? cache->buffer : NULL;
+	comp_surface_state_finish(cache);
+	buffer_release(buffer, false);
 }
 
 /* The parts of a state that persist from commit to commit. */
@@ -139,10 +187,11 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
 	if (src->buffer_attached) {
 		/* A cached buffer that is replaced before it was ever used is
 		 * given back, or a client with two buffers could stall. */
-		if (dst->buffer_attached && dst->buffer && dst->buffer != src->buffer)
-			wl_buffer_send_release(dst->buffer);
+		struct wl_resource *old = dst->buffer_attached ? dst->buffer : NULL;
 		dst->buffer_attached = true;
 		state_set_buffer(dst, src->buffer);
+		if (old != src->buffer)
+			buffer_release(old, false);
 	}
 	/* Each commit is a content update of its own: the cached one it
 	 * replaces will never be shown, so its presentation feedback is
@@ -195,10 +244,7 @@ static void surface_set_shown(struct comp_surface *surface, struct wl_resource *
 	surface->shown = buffer;
 	if (buffer)
 		wl_resource_add_destroy_listener(buffer, &surface->shown_destroy);
-	if (old && queue_release)
-		wl_resource_queue_event(old, WL_BUFFER_RELEASE);
-	else if (old)
-		wl_buffer_send_release(old);
+	buffer_release(old, queue_release);
 }
 
 /* The wrapped texture's access hooks (render_texture_set_access): client
@@ -287,10 +333,11 @@ static void latch_set_buffer(struct comp_surface *surface, struct wl_resource *b
  * (unless the texture samples it: then surface_set_shown gives it back). */
 static void latch_drop(struct comp_surface *surface, bool release)
 {
-	if (surface->latch_buffer && release && surface->latch_buffer != surface->shown)
-		wl_buffer_send_release(surface->latch_buffer);
+	struct wl_resource *old = surface->latch_buffer;
 	latch_set_buffer(surface, NULL);
 	pixman_region32_clear(&surface->latch_damage);
+	if (release)
+		buffer_release(old, false);
 }
 
 static void latch_copy(struct comp_surface *surface)
@@ -330,11 +377,8 @@ void comp_surface_latch(struct comp_surface *surface, bool queue_release)
 	}
 	surface_set_shown(surface, NULL, queue_release);
 	/* GL has copied client memory by the time glTexSubImage2D returns,
-	 * so the buffer is free now. */
-	if (queue_release)
-		wl_resource_queue_event(buffer, WL_BUFFER_RELEASE);
-	else
-		wl_buffer_send_release(buffer);
+	 * so the buffer is free now (unless another surface reads it). */
+	buffer_release(buffer, queue_release);
 }
 
 /* A client may destroy a committed buffer before its release as long as
@@ -544,9 +588,9 @@ static void latch_take(struct comp_surface *surface, const struct comp_surface_s
 	/* Mailbox: the newer buffer holds everything the older one would
 	 * have shown, and the damage of both is still to copy. */
 	if (surface->latch_buffer != buffer) {
-		if (surface->latch_buffer && surface->latch_buffer != surface->shown)
-			wl_buffer_send_release(surface->latch_buffer);
+		struct wl_resource *old = surface->latch_buffer;
 		latch_set_buffer(surface, buffer);
+		buffer_release(old, false);
 	}
 }
 

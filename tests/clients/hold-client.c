@@ -28,6 +28,23 @@
  *                   and wait for the protocol error (the test makes the
  *                   compositor repaint the window), then:
  *                     error INTERFACE CODE
+ *   shared          one buffer on two surfaces: the toplevel shows A and a
+ *                   desynchronized subsurface of it shows A too; the
+ *                   toplevel commits B:
+ *                     shared a_released=N        (0: the subsurface reads A)
+ *                   the subsurface commits attach(NULL):
+ *                     sub-null a_released=N      (1: nobody reads A now)
+ *                   the subsurface, synchronized, commits B (the toplevel
+ *                   shows it) into its cache, then the toplevel commits A
+ *                   (its B replaced; the cache puts B on the subsurface):
+ *                     cached b_released=N        (0: the cache, then the
+ *                                                 subsurface, holds B)
+ *                   the subsurface commits B again and then A (the cached
+ *                   B is replaced while the subsurface shows B):
+ *                     recached b_released=N      (0)
+ *                   the toplevel commits A again (the cache puts A on the
+ *                   subsurface: nobody reads B):
+ *                     applied b_released=N       (1)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -60,6 +77,8 @@ struct hold_app {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
 	struct hold_buffer a, b;
+	struct wl_surface *sub_surface;
+	struct wl_subsurface *sub;
 	bool configured, frame_done, a_released_at_done;
 };
 
@@ -152,6 +171,7 @@ static void drop_buffer(struct hold_buffer *buffer)
 
 static void commit(struct hold_app *app, struct hold_buffer *buffer)
 {
+	buffer->released = false;
 	wl_surface_attach(app->surface, buffer->wl, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, W, H);
 	struct wl_callback *cb = wl_surface_frame(app->surface);
@@ -271,6 +291,60 @@ static int run_truncate(struct hold_app *app)
 	return protocol_error(app);
 }
 
+/* A commit of the subsurface (buffer NULL: attach(NULL)). */
+static void sub_commit(struct hold_app *app, struct hold_buffer *buffer)
+{
+	if (buffer)
+		buffer->released = false;
+	wl_surface_attach(app->sub_surface, buffer ? buffer->wl : NULL, 0, 0);
+	wl_surface_damage_buffer(app->sub_surface, 0, 0, W, H);
+	wl_surface_commit(app->sub_surface);
+}
+
+/* A toplevel commit, its frame and a round trip: every release the
+ * compositor sent for it has arrived. */
+static int commit_settle(struct hold_app *app, struct hold_buffer *buffer)
+{
+	commit(app, buffer);
+	if (wait_frame(app) < 0 || wl_display_roundtrip(app->display) < 0)
+		return -1;
+	return 0;
+}
+
+static int run_shared(struct hold_app *app)
+{
+	if (!app->g.subcompositor || !make_buffer(app, &app->b, COLOUR_B))
+		return 2;
+	app->sub_surface = wl_compositor_create_surface(app->g.compositor);
+	app->sub = wl_subcompositor_get_subsurface(app->g.subcompositor, app->sub_surface,
+	                                           app->surface);
+	wl_subsurface_set_position(app->sub, W / 2, H / 2);
+	wl_subsurface_set_desync(app->sub);
+	sub_commit(app, &app->a);
+	if (commit_settle(app, &app->b) < 0)
+		return protocol_error(app) + 1;
+	say("shared a_released=%d", app->a.released);
+	sub_commit(app, NULL);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("sub-null a_released=%d", app->a.released);
+
+	wl_subsurface_set_sync(app->sub);
+	sub_commit(app, &app->b);
+	if (commit_settle(app, &app->a) < 0)
+		return protocol_error(app) + 1;
+	say("cached b_released=%d", app->b.released);
+	sub_commit(app, &app->b);
+	sub_commit(app, &app->a);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("recached b_released=%d", app->b.released);
+	if (commit_settle(app, &app->a) < 0)
+		return protocol_error(app) + 1;
+	say("applied b_released=%d", app->b.released);
+	return stay(app);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -282,6 +356,7 @@ int main(int argc, char **argv)
 		{"destroy-pending", run_destroy_pending},
 		{"grow-pool", run_grow_pool},
 		{"truncate", run_truncate},
+		{"shared", run_shared},
 	};
 	int (*run)(struct hold_app *app) = NULL;
 	for (size_t i = 0; argc == 2 && i < sizeof(modes) / sizeof(modes[0]); i++)
@@ -289,7 +364,7 @@ int main(int argc, char **argv)
 			run = modes[i].run;
 	if (!run) {
 		fprintf(stderr, "usage: duet-hold-client release|destroy-shown|destroy-pending|"
-		        "grow-pool|truncate\n");
+		        "grow-pool|truncate|shared\n");
 		return 2;
 	}
 	struct hold_app app = { 0 };

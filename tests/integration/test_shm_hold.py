@@ -15,6 +15,10 @@ holds (tests/clients/hold-client.c; meson runs these on the pixman engine).
   grow-pool        a client grows the pool of the buffer it shows to 64 MiB
                    (the compositor's mapping moves): the window is redrawn
                    from the new place, not the unmapped old one
+  shared           one buffer on two surfaces (a toplevel and its
+                   subsurface), or shown by one while waiting in the
+                   other's cache: it is released only once no surface
+                   reads it any more, and then it is
   truncate         a client truncates the file of the buffer it shows: the
                    next repaint of its window gets it a wl_shm invalid_fd
                    error (libwayland's SIGBUS guard around that draw), while
@@ -120,6 +124,27 @@ def scenario_grow_pool():
         check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
 
 
+def scenario_shared():
+    with duet.Session("shm-hold-shared") as s:
+        c = hold_client(s, "shared")
+        wait_fields(c, "shown-a")
+        f = wait_fields(c, "shared")
+        check(f["a_released"] == 0, "A released when the toplevel replaced it, while the "
+              "subsurface still shows it")
+        f = wait_fields(c, "sub-null")
+        check(f["a_released"] == 1, "A not released once neither surface shows it")
+        f = wait_fields(c, "cached")
+        check(f["b_released"] == 0, "B released when the toplevel replaced it, while the "
+              "subsurface's cache held it to show it")
+        f = wait_fields(c, "recached")
+        check(f["b_released"] == 0, "B released when a newer commit replaced it in the "
+              "subsurface's cache, while the subsurface still shows it")
+        f = wait_fields(c, "applied")
+        check(f["b_released"] == 1, "B not released once no surface shows it")
+        s.check_alive()
+        check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+
+
 def scenario_truncate():
     with duet.Session("shm-hold-truncate") as s:
         good = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
@@ -158,6 +183,7 @@ SCENARIOS = {
     "release": scenario_release,
     "destroy-shown": scenario_destroy_shown,
     "destroy-pending": scenario_destroy_pending,
+    "shared": scenario_shared,
     "grow-pool": scenario_grow_pool,
     "truncate": scenario_truncate,
 }
