@@ -45,6 +45,9 @@
  *                   the toplevel commits A again (the cache puts A on the
  *                   subsurface: nobody reads B):
  *                     applied b_released=N       (1)
+ *                   the subsurface commits B into its cache and its
+ *                   wl_subsurface is destroyed (B will never be shown):
+ *                     uncached b_released=N      (1)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -342,6 +345,11 @@ static int run_shared(struct hold_app *app)
 	if (commit_settle(app, &app->a) < 0)
 		return protocol_error(app) + 1;
 	say("applied b_released=%d", app->b.released);
+	sub_commit(app, &app->b);
+	wl_subsurface_destroy(app->sub);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("uncached b_released=%d", app->b.released);
 	return stay(app);
 }
 

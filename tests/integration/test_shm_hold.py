@@ -18,7 +18,8 @@ holds (tests/clients/hold-client.c; meson runs these on the pixman engine).
   shared           one buffer on two surfaces (a toplevel and its
                    subsurface), or shown by one while waiting in the
                    other's cache: it is released only once no surface
-                   reads it any more, and then it is
+                   reads it any more, and then it is; a subsurface
+                   destroyed with a buffer in its cache releases it
   truncate         a client truncates the file of the buffer it shows: the
                    next repaint of its window gets it a wl_shm invalid_fd
                    error (libwayland's SIGBUS guard around that draw), while
@@ -141,6 +142,9 @@ def scenario_shared():
               "subsurface's cache, while the subsurface still shows it")
         f = wait_fields(c, "applied")
         check(f["b_released"] == 1, "B not released once no surface shows it")
+        f = wait_fields(c, "uncached")
+        check(f["b_released"] == 1, "B not released when the subsurface whose cache held "
+              "it was destroyed")
         s.check_alive()
         check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
 
