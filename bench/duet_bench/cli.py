@@ -60,6 +60,13 @@ E_REPS = {"render_reps": 3, "thirdparty_reps": 3, "resize_runs": 6, "roundtrip_r
           "concurrent_reps": 3, "input_reps": 1}
 
 
+# Each experiment's count of runs (Options), spread over the rounds.
+REPS_FIELDS = {"launch": "launch_reps", "render": "render_reps", "cpu": "cpu_reps",
+               "resize": "resize_runs", "thirdparty": "thirdparty_reps",
+               "roundtrip": "roundtrip_reps", "concurrent": "concurrent_reps",
+               "input": "input_reps", "vfb": "vfb_reps"}
+
+
 class Interrupted(Exception):
     pass
 
@@ -100,6 +107,13 @@ class Options:
         self.vfb_reps = reps or (3 if q else 5)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
+        # --rounds N without --reps: every experiment runs at least once a
+        # round, so that all N rounds pair (a round without a run of an
+        # experiment pairs nothing for it). The default run is unchanged.
+        self.rounds_explicit = bool(args.rounds)
+        if self.rounds_explicit and not self.explicit_reps:
+            for k in REPS_FIELDS.values():
+                setattr(self, k, max(getattr(self, k), self.rounds))
         # Every refresh the render experiment runs duet's servers at; the
         # first is the headline (and its IPC counting run's).
         self.render_refreshes = args.render_refresh or ([0] if q else [0, 60])
@@ -109,10 +123,7 @@ class Options:
         self.patience = procs.patience(1.0)
 
     def total(self, exp):
-        return {"launch": self.launch_reps, "render": self.render_reps, "cpu": self.cpu_reps,
-                "resize": self.resize_runs, "thirdparty": self.thirdparty_reps,
-                "roundtrip": self.roundtrip_reps, "concurrent": self.concurrent_reps,
-                "input": self.input_reps, "vfb": self.vfb_reps}[exp]
+        return getattr(self, REPS_FIELDS[exp])
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -127,7 +138,7 @@ class Options:
             return self
         o = copy.copy(self)
         for k, v in E_REPS.items():
-            setattr(o, k, v)
+            setattr(o, k, max(v, self.rounds) if self.rounds_explicit else v)
         return o
 
     def as_dict(self):
@@ -265,6 +276,11 @@ class Bench:
             "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
             "ipc": {}}
         self.progress = Progress(self.plan_units())
+        few = [e for e in args.experiments if self.opts.total(e) < self.opts.rounds]
+        if few and self.opts.explicit_reps:
+            self.progress.say("--reps %d < --rounds %d: %s run in %d rounds only, and only "
+                              "those rounds pair" % (args.reps, self.opts.rounds,
+                                                     ", ".join(few), args.reps))
 
     def plan_units(self):
         n = 0

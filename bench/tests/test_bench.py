@@ -209,11 +209,31 @@ def test_rounds():
           "the launches ran round by round in the recorded order %s: %s" % (rounds, order))
     with open(os.path.join(out, "report.md")) as f:
         check("2 round(s)" in f.read(), "the report names the rounds")
+    shutil.rmtree(out, ignore_errors=True)
+    # --rounds without --reps: every round runs each experiment (here
+    # render, 1 run with --quick), so all of them pair.
+    r, out, mark2, took = run_bench(["--quick", "--rounds", "3", "--stacks", "wayland",
+                                     "--experiments", "render", "--render-engines", "sw",
+                                     "--no-ipc"], {}, timeout=300)
+    check(r.returncode == 0, "the bench exits 0 (status %d)" % r.returncode)
+    got = [s["round"] for s in load(out)["experiments"]["render"]["wayland"]["samples"]]
+    check(got == [1, 2, 3], "--rounds 3 alone: one render run in each round (%s)" % got)
+    shutil.rmtree(out, ignore_errors=True)
+    # With --reps below the rounds the user is told which rounds pair.
+    r, out, mark3, took = run_bench(["--quick", "--rounds", "2", "--reps", "1", "--stacks",
+                                     "wayland", "--experiments", "render", "--render-engines",
+                                     "sw", "--no-ipc"], {}, timeout=300)
+    got = [s["round"] for s in load(out)["experiments"]["render"]["wayland"]["samples"]]
+    check(r.returncode == 0 and got == [2] and
+          "--reps 1 < --rounds 2: render run in 1 rounds only" in r.stderr,
+          "--reps 1 --rounds 2: one run, in round 2, and a line saying so (status %d, rounds "
+          "%s): %s" % (r.returncode, got, r.stderr[-300:]))
     bad = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--rounds", "0"],
                          capture_output=True, text=True, timeout=60)
     check(bad.returncode == 2 and "rounds must be" in bad.stderr,
           "--rounds 0 is refused (status %d)" % bad.returncode)
-    check(not marked_processes(mark), "no process of the run is left")
+    check(not any(marked_processes(m) for m in (mark, mark2, mark3)),
+          "no process of the runs is left")
     shutil.rmtree(out, ignore_errors=True)
 
 
