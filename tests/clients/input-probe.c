@@ -16,7 +16,7 @@
  *   keyboard-leave
  *   key KEY STATE                 evdev keycode, 1 pressed / 0 released
  *   keymap FORMAT SIZE            xkb_v1 = 1
- *   touch-bound seat=S            wl_seat S (from 0) has touch: a wl_touch is made
+ *   touch-bound seat=S            wl_seat S (from 0) has touch: the compositor made its wl_touch
  *   touch-down ID X Y seat=S      surface-local, whole pixels, on wl_seat S's wl_touch
  *   touch-motion ID X Y seat=S
  *   touch-up ID seat=S
@@ -210,6 +210,17 @@ static const struct wl_touch_listener touch_listener = {
 };
 
 /* ------------------------------------------------------------ seat */
+static void touch_bound_done(void *data, struct wl_callback *cb, uint32_t serial)
+{
+	struct seat_binding *b = data;
+	wl_callback_destroy(cb);
+	printf("touch-bound seat=%d\n", b->index);
+}
+
+static const struct wl_callback_listener touch_bound_listener = {
+	.done = touch_bound_done,
+};
+
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
 	struct seat_binding *b = data;
@@ -217,7 +228,11 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 	if ((caps & WL_SEAT_CAPABILITY_TOUCH) && !b->touch) {
 		b->touch = wl_seat_get_touch(seat);
 		wl_touch_add_listener(b->touch, &touch_listener, b);
-		printf("touch-bound seat=%d\n", b->index);
+		/* "touch-bound" once the compositor has made the wl_touch (the
+		 * sync's reply follows it): printed at once, a test's touch
+		 * could reach the compositor before this get_touch did and be
+		 * sent to nobody. */
+		wl_callback_add_listener(wl_display_sync(p->display), &touch_bound_listener, b);
 	}
 	if (b->index != 0)
 		return;
