@@ -174,7 +174,7 @@ static bool paint(struct xwm *xwm)
 	return painted;
 }
 
-static void arm_timer(struct xwm *xwm, int fd, uint64_t at);
+static void arm_repaint(struct xwm *xwm);
 
 /* The frame's PutImage rectangles as a JSON array [[x,y,w,h],...] (the
  * first XWM_MAX_RECTS; "puts" counts them all). shm-put only. */
@@ -230,7 +230,7 @@ static void repaint_finish(struct xwm *xwm)
 	/* Damage that came while the frame waited asked for a repaint whose
 	 * timer may have fired meanwhile (and was ignored): arm it again. */
 	if (xwm->sched.scheduled)
-		arm_timer(xwm, xwm->timer_fd, xwm->sched.deadline_ns);
+		arm_repaint(xwm);
 }
 
 /* The first half of a frame of the scheduler: take the damage and send
@@ -330,12 +330,26 @@ static void arm_timer(struct xwm *xwm, int fd, uint64_t at)
 		xwm_log("timer: %s", strerror(errno));
 }
 
+/* A deadline still ahead arms the timer; one that has come (always at
+ * refresh 0, and on damage that ends an idle spell) is run by the loop
+ * before it sleeps, as duet-compositor runs it from an idle source: a
+ * timer set to fire at once would cost a timerfd_settime, a wakeup and a
+ * read per frame. A timer left armed for an earlier deadline may still
+ * fire: repaint() then finds nothing due and returns. */
+static void arm_repaint(struct xwm *xwm)
+{
+	if (xwm->sched.deadline_ns > render_now_ns())
+		arm_timer(xwm, xwm->timer_fd, xwm->sched.deadline_ns);
+	else
+		xwm->repaint_due = true;
+}
+
 static void request_repaint(struct xwm *xwm, bool damage)
 {
 	if (!xwm->scene)
 		return;
 	if (render_frame_sched_request(&xwm->sched, render_now_ns(), damage))
-		arm_timer(xwm, xwm->timer_fd, xwm->sched.deadline_ns);
+		arm_repaint(xwm);
 }
 
 void xwm_schedule_repaint(struct xwm *xwm)
@@ -410,6 +424,12 @@ static int run(struct xwm *xwm, int signal_fd)
 			continue;
 		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
 			handle_event(xwm, ev);
+			continue;
+		}
+		if (xwm->repaint_due) {
+			/* Every event read so far is in: the frame takes them. */
+			xwm->repaint_due = false;
+			repaint(xwm);
 			continue;
 		}
 

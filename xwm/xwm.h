@@ -268,6 +268,8 @@ struct xwm {
 	bool frame_in_flight;
 	struct render_frame frame;
 	int timer_fd;                /* the scheduler's repaint deadline */
+	bool repaint_due;            /* its deadline has come: the loop repaints
+	                              * before it sleeps, without the timer */
 	int sync_timer_fd;           /* the earliest _NET_WM_SYNC_REQUEST timeout */
 	uint64_t last_paint_area;    /* pixels repainted by the last paint, for the trace */
 	bool quit;

@@ -624,6 +624,57 @@ def clip_rect(img, win, margin=0):
             min(img.width, win.x + win.w + margin), min(img.height, win.y + win.h + margin))
 
 
+def strace_path():
+    path = shutil.which("strace")
+    if not path:
+        raise Skip("strace is not installed")
+    return path
+
+
+class Strace:
+    """strace attached to a process (all its threads) until stop(), which
+    returns what it wrote."""
+
+    def __init__(self, pid, out, extra=()):
+        self.out = out
+        self.popen = subprocess.Popen([strace_path(), "-f", "-qq", "-o", out] + list(extra) +
+                                      ["-p", str(pid)], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # strace says nothing when it has attached; its tracees' status does.
+        deadline = time.monotonic() + 10
+        while not self._attached(pid):
+            check(time.monotonic() < deadline, "strace did not attach to pid %d" % pid)
+            if self.popen.poll() is not None:
+                raise Failure("strace exited: %s"
+                          % self.popen.stderr.read().decode(errors="replace"))
+            time.sleep(0.02)
+
+    @staticmethod
+    def _attached(pid):
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            return False
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                    if not re.search(r"^TracerPid:\s*[1-9]", f.read(), re.M):
+                        return False
+            except OSError:
+                return False
+        return True
+
+    def stop(self):
+        self.popen.send_signal(2)
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+        with open(self.out) as f:
+            return f.read()
+
+
 def check_outside_is_background(img, win, bg, margin=0):
     """Everything farther than margin from the window is background. The
     margin leaves room for client-side shadows around the geometry."""

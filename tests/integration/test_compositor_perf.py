@@ -25,8 +25,6 @@
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 
@@ -59,56 +57,6 @@ def read_trace(path):
     except FileNotFoundError:
         pass
     return events
-
-
-def strace_path():
-    path = shutil.which("strace")
-    if not path:
-        raise duet.Skip("strace is not installed")
-    return path
-
-
-class Strace:
-    """strace attached to the compositor (all threads) until stop()."""
-
-    def __init__(self, pid, out, extra=()):
-        self.out = out
-        self.popen = subprocess.Popen([strace_path(), "-f", "-qq", "-o", out] + list(extra) +
-                                      ["-p", str(pid)], stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        # strace says nothing when it has attached; its tracees' status does.
-        deadline = time.monotonic() + 10
-        while not self._attached(pid):
-            check(time.monotonic() < deadline, "strace did not attach to pid %d" % pid)
-            if self.popen.poll() is not None:
-                raise duet.Failure("strace exited: %s"
-                                   % self.popen.stderr.read().decode(errors="replace"))
-            time.sleep(0.02)
-
-    @staticmethod
-    def _attached(pid):
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            return False
-        for tid in tids:
-            try:
-                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
-                    if not re.search(r"^TracerPid:\s*[1-9]", f.read(), re.M):
-                        return False
-            except OSError:
-                return False
-        return True
-
-    def stop(self):
-        self.popen.send_signal(2)
-        try:
-            self.popen.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            self.popen.wait()
-        with open(self.out) as f:
-            return f.read()
 
 
 def scenario_latch():
@@ -180,7 +128,7 @@ def scenario_idle_syscalls():
         s.sync()
         time.sleep(0.3)  # the testctl connection's teardown
         out = os.path.join(s.workdir, "idle.strace")
-        st = Strace(s.compositor.pid, out)
+        st = duet.Strace(s.compositor.pid, out)
         time.sleep(2.0)
         text = st.stop()
         # Calls already blocked when strace attached show as unfinished
@@ -200,7 +148,7 @@ def scenario_idle_frames():
         c.wait_line(r"^released \d+$")
         out = os.path.join(s.workdir, "frames.strace")
         # The client waits 1 s after mapping before its idle frames.
-        st = Strace(s.compositor.pid, out, ["-yy", "-e", "trace=read"])
+        st = duet.Strace(s.compositor.pid, out, ["-yy", "-e", "trace=read"])
         c.wait_line(r"^idle-frames %d$" % n, timeout=30)
         text = st.stop()
         timer_reads = [l for l in text.splitlines() if "timerfd" in l]
@@ -216,7 +164,7 @@ def scenario_launch_syscalls():
         s.sync()
         time.sleep(0.3)  # the testctl connection's teardown
         out = os.path.join(s.workdir, "launch.strace")
-        st = Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg"])
+        st = duet.Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg"])
         c = s.client([duet.program("DUET_LAUNCH"), "--engine", "sw", "--stay"])
         c.wait_line(r'"name":"first_frame"', timeout=30)
         text = st.stop()
@@ -241,7 +189,7 @@ def scenario_frame_ipc():
         c = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000"])
         c.wait_line(r"^frame 10$")
         out = os.path.join(s.workdir, "ipc.strace")
-        st = Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg,writev"])
+        st = duet.Strace(s.compositor.pid, out, ["-e", "trace=sendmsg,recvmsg,writev"])
         i0, m0 = c.wait_line(r"^frame (\d+)$", start=len(c.lines))
         i1, m1 = c.wait_line(r"^frame (\d+)$", start=i0 + 1,
                              pred=lambda m: int(m.group(1)) >= int(m0.group(1)) + 60,

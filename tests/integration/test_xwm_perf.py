@@ -15,7 +15,13 @@ round trip it could have blocked in (xwm/protolog.c).
           PropertyNotify) and still applies it: a window-manager resize
           afterwards is held to the new maximum.
 
-usage: test_xwm_perf.py frames|props
+  unthrottled  at --refresh 0 a client redraws 60 times, 15 ms apart;
+          duet-xwm paints them without setting a timer (strace): a
+          repaint whose deadline has come runs before the loop sleeps,
+          where a timer set to fire at once cost a timerfd_settime, a
+          wakeup and a read per frame.
+
+usage: test_xwm_perf.py frames|props|unthrottled
 """
 
 import json
@@ -65,8 +71,8 @@ class Counts:
         return n
 
 
-def session(name):
-    s = duet.XSession(name, size=SIZE)
+def session(name, wm_args=()):
+    s = duet.XSession(name, size=SIZE, wm_args=wm_args)
     log = os.path.join(s.workdir, "protocol.json")
     trace = os.path.join(s.workdir, "trace.jsonl")
     s.wm_env = {"DUET_PROTOCOL_LOG": log, "DUET_TRACE": trace}
@@ -133,7 +139,30 @@ def props():
         check(waits == 0, "duet-xwm waited for %d replies over 40 property changes" % waits)
 
 
-SCENARIOS = {"frames": frames, "props": props}
+def unthrottled():
+    s, log, trace = session("xwm-perf-unthrottled", wm_args=["--refresh", "0"])
+    with s:
+        c = Counts(s, log, trace)
+        a = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
+                      "--class", "animated", "--frames", "60", "--interval-ms", "15"],
+                     name="animated")
+        a.wait_line(r"^mapped 400 300$")
+        st = duet.Strace(s.wm.pid, os.path.join(s.workdir, "strace.txt"),
+                         ["-e", "trace=timerfd_settime"])
+        painted0 = c.painted_frames()
+        a.wait_line(r"^frame 60$", timeout=30)
+        s.sync()
+        time.sleep(0.1)  # the last frame's repaint
+        calls = [l for l in st.stop().splitlines() if "timerfd_settime(" in l]
+        painted = c.painted_frames() - painted0
+        duet.log("%d frames painted while the client drew up to 60, %d timerfd_settime"
+                 % (painted, len(calls)))
+        check(painted >= 20, "only %d frames painted while the client drew 60" % painted)
+        check(not calls, "duet-xwm set a timer %d times over %d frames at refresh 0: %s"
+              % (len(calls), painted, calls[:3]))
+
+
+SCENARIOS = {"frames": frames, "props": props, "unthrottled": unthrottled}
 
 
 if __name__ == "__main__":
