@@ -168,6 +168,14 @@ bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
 	return true;
 }
 
+bool render_frame_sched_withdraw_due(struct render_frame_sched *s)
+{
+	if (!s->scheduled || s->damage)
+		return false;
+	s->scheduled = s->due = false;
+	return true;
+}
+
 uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_frame *frame,
                                    uint64_t done_ns)
 {

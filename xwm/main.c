@@ -216,15 +216,20 @@ static void repaint_finish(struct xwm *xwm)
 		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
 		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64 ",\"puts\":%u,"
 		             "\"put_rects\":%s,\"readback\":%" PRIu64 ",\"output_waits\":%" PRIu64
-		             ",\"fetch_in_place\":%" PRIu64 ",\"fetch_copied\":%" PRIu64,
+		             ",\"fetch_in_place\":%" PRIu64 ",\"fetch_copied\":%" PRIu64
+		             ",\"frames_drawn\":%u",
 		             frame->seq, painted ? "true" : "false",
 		             painted ? xwm->last_paint_area : 0, tick_ns, done_ns,
 		             painted ? xwm->out_frame_puts : 0, puts,
 		             painted ? xwm->out_frame_readback : 0, xwm->out_waits,
-		             xwm->fetch_in_place, xwm->fetch_copied);
+		             xwm->fetch_in_place, xwm->fetch_copied, xwm_sync_frames_drawn(xwm));
 		xwm_composite_trace_shown(xwm, frame->seq, done_ns);
 	}
-	xwm_sync_frame_presented(xwm, done_ns);
+	/* A client that finished a frame while this one was in flight asked
+	 * for a frame to answer it; this one did (it was shown), and a frame
+	 * with nothing else due would cost a round trip for nothing. */
+	if (!xwm_sync_frame_presented(xwm, done_ns))
+		render_frame_sched_withdraw_due(&xwm->sched);
 	xcb_flush(xwm->conn);
 	xwm->frame_in_flight = false;
 	/* Damage that came while the frame waited asked for a repaint whose

@@ -205,20 +205,36 @@ static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
 	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
 }
 
-void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
+/* A frame the client finished is "drawn" once a frame that holds it has
+ * been presented, or right away if it changed nothing on screen (no
+ * damage to wait for). */
+static bool drawn_now(const struct xwm_window *w)
+{
+	return w->frame_pending && !(w->damaged && !w->presented_update) && !w->sync_waiting;
+}
+
+unsigned int xwm_sync_frames_drawn(const struct xwm *xwm)
+{
+	unsigned int n = 0;
+	for (const struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
+		n += drawn_now(xwm_container_of(l, const struct xwm_window, link));
+	return n;
+}
+
+bool xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
 {
 	uint64_t t_us = drawn_ns / 1000;
 	uint32_t refresh_us = (uint32_t)(xwm->sched.period_ns / 1000);
+	bool owed = false;
 
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		bool shown = w->presented_update;
+		bool answer = drawn_now(w);
 		w->presented_update = false;
-		/* A frame the client finished is "drawn" once a frame that
-		 * holds it has been presented, or right away if it changed
-		 * nothing on screen (no damage to wait for). */
-		if (!w->frame_pending || (w->damaged && !shown) || w->sync_waiting)
+		if (!answer) {
+			owed |= w->frame_pending;
 			continue;
+		}
 		w->frame_pending = false;
 		uint32_t drawn[5] = {
 			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
@@ -235,6 +251,7 @@ void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
 		};
 		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
 	}
+	return owed;
 }
 
 void xwm_sync_window_destroyed(struct xwm_window *w)

@@ -474,8 +474,11 @@ void xwm_sync_window_counters_changed(struct xwm_window *w);
 void xwm_sync_request(struct xwm_window *w);
 void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev);
 /* After each frame; drawn_ns: when its pixels were flushed to the X
- * server (the _NET_WM_FRAME_DRAWN time). */
-void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns);
+ * server (the _NET_WM_FRAME_DRAWN time). Returns whether a window still
+ * has a _NET_WM_FRAME_DRAWN owed. */
+bool xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns);
+/* How many windows xwm_sync_frame_presented would answer now. */
+unsigned int xwm_sync_frames_drawn(const struct xwm *xwm);
 void xwm_sync_window_destroyed(struct xwm_window *w);
 /* Whether w's content may be shown now (false while a resize awaits the
  * client's redraw, for at most a short timeout). */

@@ -21,7 +21,14 @@ round trip it could have blocked in (xwm/protolog.c).
           where a timer set to fire at once cost a timerfd_settime, a
           wakeup and a read per frame.
 
-usage: test_xwm_perf.py frames|props|unthrottled
+  sync-frames  at --refresh 0, duet-render (the extended _NET_WM_SYNC
+          counter: it ends each frame after its damage) draws for a
+          second; the frame that shows a client frame answers it
+          (_NET_WM_FRAME_DRAWN), and the frame the counter asked for
+          meanwhile is dropped, where it used to run, painting and
+          answering nothing, a round trip, after most client frames.
+
+usage: test_xwm_perf.py frames|props|unthrottled|sync-frames
 """
 
 import json
@@ -59,16 +66,19 @@ class Counts:
             time.sleep(0.02)
 
     def painted_frames(self):
-        n = 0
-        with open(self.trace) as f:
-            for line in f:
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    continue
-                if e.get("name") == "frame" and e.get("painted"):
-                    n += 1
-        return n
+        return sum(1 for e in read_trace(self.trace)
+                   if e.get("name") == "frame" and e.get("painted"))
+
+
+def read_trace(path):
+    events = []
+    with open(path) as f:
+        for line in f:
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                continue
+    return events
 
 
 def session(name, wm_args=()):
@@ -162,7 +172,31 @@ def unthrottled():
               % (len(calls), painted, calls[:3]))
 
 
-SCENARIOS = {"frames": frames, "props": props, "unthrottled": unthrottled}
+def sync_frames():
+    s, log, trace = session("xwm-perf-sync-frames", wm_args=["--refresh", "0"])
+    with s:
+        r = s.client([duet.program("DUET_RENDER"), "--backend", "x11", "--engine", "gl",
+                      "--duration-ms", "1000", "--scenes", "gradient"], name="render")
+        _, m = r.wait_line(r'"name":"scene".*"frames":(\d+)', timeout=30)
+        r.wait()
+        frames = [e for e in read_trace(trace) if e.get("name") == "frame"]
+        painted = sum(1 for e in frames if e.get("painted"))
+        check(all("frames_drawn" in e for e in frames), "frame events carry no frames_drawn")
+        # A frame that paints nothing is owed only for an answer
+        # (a client frame that changed nothing on screen).
+        idle = sum(1 for e in frames if not e.get("painted") and not e["frames_drawn"])
+        duet.log("the client drew %s frames; duet-xwm made %d frames, %d painting nothing "
+                 "and answering nothing" % (m.group(1), len(frames), idle))
+        # Emulated (qemu-user) the client draws a handful of frames.
+        drawn = int(m.group(1))
+        check(painted >= min(50, drawn // 2), "only %d frames painted for %d client frames at "
+              "refresh 0" % (painted, drawn))
+        check(idle <= 1 + painted // 20, "%d frames painted and answered nothing beside %d "
+              "that painted" % (idle, painted))
+
+
+SCENARIOS = {"frames": frames, "props": props, "unthrottled": unthrottled,
+             "sync-frames": sync_frames}
 
 
 if __name__ == "__main__":

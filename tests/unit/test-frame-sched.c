@@ -4,7 +4,8 @@
  * is in flight), seq counts the periods that passed, a repaint starts a repaint window before its tick
  * and is presented on the tick (the next one if it missed it, never before
  * it was finished), a repaint asked only for due callbacks paints nothing,
- * one frame per tick, and refresh 0 repaints at once; page flips (KMS)
+ * one frame per tick, and refresh 0 repaints at once; a repaint asked only
+ * for due answers is withdrawn when nothing is due any more; page flips (KMS)
  * with and without a vblank counter. */
 #include "unit.h"
 
@@ -318,6 +319,21 @@ int main(void)
 	CHECK(f.seq == 2 && f.tick_ns == flip_ns, "seq %llu", (unsigned long long)f.seq);
 	render_frame_sched_request(&s, flip_ns + 10, true);
 	CHECK(s.target_seq == 3, "target %llu", (unsigned long long)s.target_seq);
+
+	unit_say("a repaint asked only for due answers is withdrawn when nothing is due any "
+	         "more; one with damage is not");
+	render_frame_sched_init(&s, 0, t0);
+	CHECK(render_frame_sched_request(&s, t0, false), "due request must arm the timer");
+	CHECK(render_frame_sched_withdraw_due(&s), "a due-only repaint was not withdrawn");
+	CHECK(!s.scheduled && !render_frame_sched_start(&s, t0 + 1, &f),
+	      "a withdrawn repaint still starts");
+	CHECK(render_frame_sched_request(&s, t0 + 2, false), "a request after a withdrawal "
+	      "must arm the timer again");
+	render_frame_sched_request(&s, t0 + 3, true);
+	CHECK(!render_frame_sched_withdraw_due(&s) && s.scheduled && s.damage,
+	      "a repaint with damage was withdrawn");
+	CHECK(render_frame_sched_start(&s, t0 + 4, &f) && f.paint, "the damage was not painted");
+	CHECK(!render_frame_sched_withdraw_due(&s), "nothing scheduled, nothing to withdraw");
 
 	unit_say("render_now_ns is monotonic and in nanoseconds");
 	uint64_t a = render_now_ns(), b = render_now_ns();
