@@ -11,6 +11,7 @@ DUET_TEST_OUTDIR for failure artifacts.
 """
 
 import collections
+import json
 import os
 import re
 import secrets
@@ -622,6 +623,22 @@ def clip_rect(img, win, margin=0):
     """Window rect grown by margin, clipped to the image: (x0, y0, x1, y1)."""
     return (max(0, win.x - margin), max(0, win.y - margin),
             min(img.width, win.x + win.w + margin), min(img.height, win.y + win.h + margin))
+
+
+def read_trace(path):
+    """The JSON-lines trace at path as a list of events (none if it is not
+    there yet; a line cut short by a writer still at it is skipped)."""
+    events = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return events
 
 
 def strace_path():

@@ -22,7 +22,6 @@
                     the globals, the binds with the window, and the frame
 """
 
-import json
 import os
 import re
 import sys
@@ -45,20 +44,6 @@ def program(name):
     return path
 
 
-def read_trace(path):
-    events = []
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    events.append(json.loads(line))
-                except ValueError:
-                    pass
-    except FileNotFoundError:
-        pass
-    return events
-
-
 def scenario_latch():
     trace = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or "/tmp",
                          "duet-latch-%d.trace" % os.getpid())
@@ -75,7 +60,7 @@ def scenario_latch():
             released = int(m.group(1))
             win = s.wait_window(app_id="duet-mailbox")
             img = s.screenshot("burst")
-            frames = [e for e in read_trace(trace) if e["name"] == "frame"]
+            frames = [e for e in duet.read_trace(trace) if e["name"] == "frame"]
             uploaded = sum(e.get("uploaded", 0) for e in frames)
             log("frames %d, uploaded %d bytes, released %d of %d"
                 % (len(frames), uploaded, released, burst + 1))

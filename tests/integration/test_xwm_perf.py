@@ -66,19 +66,8 @@ class Counts:
             time.sleep(0.02)
 
     def painted_frames(self):
-        return sum(1 for e in read_trace(self.trace)
+        return sum(1 for e in duet.read_trace(self.trace)
                    if e.get("name") == "frame" and e.get("painted"))
-
-
-def read_trace(path):
-    events = []
-    with open(path) as f:
-        for line in f:
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                continue
-    return events
 
 
 def session(name, wm_args=()):
@@ -179,7 +168,7 @@ def sync_frames():
                       "--duration-ms", "1000", "--scenes", "gradient"], name="render")
         _, m = r.wait_line(r'"name":"scene".*"frames":(\d+)', timeout=30)
         r.wait()
-        frames = [e for e in read_trace(trace) if e.get("name") == "frame"]
+        frames = [e for e in duet.read_trace(trace) if e.get("name") == "frame"]
         painted = sum(1 for e in frames if e.get("painted"))
         check(all("frames_drawn" in e for e in frames), "frame events carry no frames_drawn")
         # A frame that paints nothing is owed only for an answer
