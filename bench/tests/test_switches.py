@@ -18,12 +18,15 @@ usage: test_switches.py cost|interval|fields
             the report's table, and the schema.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
+import fcntl
 import json
 import math
 import os
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,18 +61,54 @@ def test_cost():
           "an unknown kind is a usage error")
 
 
+def unread(fd):
+    """Bytes waiting in the pipe fd is an end of (FIONREAD)."""
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]
+
+
+def blocked_in_read(pid):
+    """pid sleeps in a read of a pipe: its wchan says so, or (where the
+    kernel hides wchan) its current system call is read of fd 0."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] != "S":
+                return False
+        with open("/proc/%d/wchan" % pid) as f:
+            wchan = f.read()
+        if wchan not in ("", "0"):
+            return "pipe_read" in wchan
+        with open("/proc/%d/syscall" % pid) as f:
+            call = f.read().split()
+        # read is 0 on x86_64, 63 on aarch64 and riscv64, 3 on arm and i386.
+        return len(call) > 1 and call[0] in ("0", "63", "3") and int(call[1], 16) == 0
+    except (OSError, IndexError, ValueError):
+        return False
+
+
 def test_interval():
     # The child blocks in read() until each byte comes: one voluntary
-    # switch (at least) per byte sent after a pause.
+    # switch (at least) per byte, each byte sent once the child is seen
+    # asleep in its read (not after a pause, which a loaded machine can
+    # outlast: two bytes would then come to one wakeup).
     child = subprocess.Popen([sys.executable, "-c",
                               "import os,sys\nwhile os.read(0, 1): pass"],
                              stdin=subprocess.PIPE)
     try:
+        def settle():
+            # The last byte taken, then the child asleep in its next read
+            # (a hang guard, no time limit).
+            deadline = time.monotonic() + 10
+            while unread(child.stdin.fileno()) or not blocked_in_read(child.pid):
+                check(time.monotonic() < deadline and child.poll() is None,
+                      "the child never blocked in its read")
+                time.sleep(0.001)
+
         def poke(k):
             for _ in range(k):
                 child.stdin.write(b"x")
                 child.stdin.flush()
-                time.sleep(0.005)
+                settle()
+        settle()
         marks = switches.Marks({"app": child.pid})
         poke(40)             # before the interval: must not count
         marks.mark("a")

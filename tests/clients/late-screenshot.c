@@ -1,7 +1,7 @@
-/* duet-late-screenshot OUT.png DELAY_MS: asks duet_test for a screenshot
- * into a small pipe and does not read it for DELAY_MS, as a client that
- * reads only after screenshot_done would; then reads it all and writes it
- * to OUT.png. A compositor that writes the PNG with blocking writes stalls
+/* duet-late-screenshot OUT.png DELAY_MS|stdin: asks duet_test for a
+ * screenshot into a small pipe and does not read it for DELAY_MS (or until
+ * a line comes on stdin), as a client that reads only after
+ * screenshot_done would; then reads it all and writes it to OUT.png. A compositor that writes the PNG with blocking writes stalls
  * on the full pipe for that long (tests/integration/test_robustness.py,
  * late-screenshot). Connects to $WAYLAND_DISPLAY, which must be the
  * compositor's test socket.
@@ -73,10 +73,13 @@ static const struct duet_test_listener test_listener = {
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: duet-late-screenshot OUT.png DELAY_MS\n");
+		fprintf(stderr, "usage: duet-late-screenshot OUT.png DELAY_MS|stdin\n");
 		return 2;
 	}
-	long delay_ms = strtol(argv[2], NULL, 10);
+	/* "stdin": the pipe stays unread until a line comes on stdin, so a
+	 * test decides by what it saw meanwhile, not by a time. */
+	bool on_stdin = strcmp(argv[2], "stdin") == 0;
+	long delay_ms = on_stdin ? 0 : strtol(argv[2], NULL, 10);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct late late = { 0 };
 	struct wl_display *display = wl_display_connect(NULL);
@@ -107,9 +110,17 @@ int main(int argc, char **argv)
 	close(fds[1]);
 	printf("requested\n");
 
-	struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	if (on_stdin) {
+		char line[64];
+		if (!fgets(line, sizeof(line), stdin)) {
+			fprintf(stderr, "duet-late-screenshot: stdin closed before the go\n");
+			return 1;
+		}
+	} else {
+		struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
 
 	size_t len = 0, cap = 1 << 16;
 	unsigned char *png = malloc(cap);

@@ -44,7 +44,6 @@ def centre(s, win, want, label):
         time.sleep(0.1)
 
 
-GL_SLACK_NS = 5000000  # as bench-timeline allows composited before submitted
 
 
 def key_line(c, n, start):
@@ -69,15 +68,15 @@ def main(stack, engine):
                   "press %d: key %r colour %r, want %d %s" % (n, k["key"], k["colour"],
                                                             KEY_A, colour))
             tl = k["timeline"]
-            # sw stamps "submitted" as the frame leaves; with gl the frame
-            # leaves inside the swap, whose return is stamped, and a
-            # compositor that composites at once (duet-xwm's presented is
-            # its composite) can beat that stamp (docs/methodology.md,
-            # "Order of the points").
-            slack = 0 if engine == "sw" else GL_SLACK_NS
-            check(0 < tl["received"] <= tl["submitted"] <= tl["presented"] + slack,
-                  "press %d: received <= submitted <= presented (+ %d ns): %r"
-                  % (n, slack, tl))
+            # sw stamps "submitted" as the frame leaves, so it comes before
+            # presented; with gl the frame leaves inside the swap, whose
+            # return is stamped, and a compositor that composites at once
+            # (duet-xwm's presented is its composite) can beat that stamp by
+            # as long as the app is off the CPU (docs/methodology.md, "Order
+            # of the points"): there only the key's arrival comes first.
+            last = "submitted" if engine == "sw" else "received"
+            check(0 < tl["received"] <= tl["submitted"] and tl[last] <= tl["presented"],
+                  "press %d: received <= submitted, %s <= presented: %r" % (n, last, tl))
             centre(s, win, colour, "press-%d" % n)
         duet.log("%s/%s: two presses flipped the patch b, a" % (stack, engine))
 

@@ -7,8 +7,8 @@ usage: test_apps_x11_loss.py server-dies|wm-dies|swap-after-loss ENGINE
                can: the app exits 1 with a reason, not by SIGPIPE
   wm-dies      duet-launch waits for duet-xwm (stopped) to map its window,
                then duet-xwm is SIGKILLed: the app says the window manager
-               went away and exits 1 within seconds, not after its 60 s
-               --timeout-ms
+               went away and exits 1, not its 60 s --timeout-ms's "not
+               mapped within"
   swap-after-loss  an app that draws on after its X server died (it
                ignored the loss; tests/clients/x11-swap-after-loss.c):
                the frame is refused within seconds. With the GL engine the
@@ -28,7 +28,7 @@ import duet
 from duet import check
 
 APP_TIMEOUT_MS = 60000
-PROMPT_S = 15  # well under APP_TIMEOUT_MS
+PROMPT_S = 15  # a hang guard: a swap on a broken connection never returns
 
 
 def wait_exit(p, timeout):
@@ -78,9 +78,11 @@ def wm_dies(s, engine):
     took = time.monotonic() - t0
     check(status == 1, "duet-launch exited %d after the WM died, want 1; stderr:\n%s"
           % (status, p.stderr_tail()))
-    check(took < PROMPT_S, "duet-launch took %.1f s to notice the WM died (its timeout is "
-          "%d s); stderr:\n%s" % (took, APP_TIMEOUT_MS / 1000, p.stderr_tail()))
-    check("window manager went away" in p.stderr_tail(), "duet-launch did not say why: %s"
+    # Noticed, not timed out: what it says tells which (how long it took
+    # is the machine's, printed below).
+    check("window manager went away" in p.stderr_tail()
+          and "was not mapped within" not in p.stderr_tail(),
+          "duet-launch did not say the window manager went away (or timed out): %s"
           % p.stderr_tail())
     duet.log("duet-xwm killed while duet-launch (%s) waited: exit 1 after %.2f s"
              % (engine, took))

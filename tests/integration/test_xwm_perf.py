@@ -69,6 +69,20 @@ class Counts:
         return sum(1 for e in duet.read_trace(self.trace)
                    if e.get("name") == "frame" and e.get("painted"))
 
+    def wait_painted(self, before, timeout=30):
+        """Until duet-xwm has painted a frame since it had painted before:
+        the client drew frames, so one must come. How many it paints for
+        the client's 60 depends on how fast each side runs (it paints the
+        latest contents when it gets to them), so that is printed, not
+        checked: one painted frame is what the checks need (a wait per
+        fetch, or a timer per repaint, would show in it); the timeout is a
+        hang guard."""
+        deadline = time.monotonic() + timeout
+        while self.painted_frames() <= before:
+            check(time.monotonic() < deadline, "duet-xwm painted no frame in %d s while the "
+                  "client drew" % timeout)
+            time.sleep(0.02)
+
 
 def session(name, wm_args=()):
     s = duet.XSession(name, size=SIZE, wm_args=wm_args)
@@ -96,11 +110,11 @@ def frames():
         waits0, painted0 = c.reply_waits(), c.painted_frames()
         a.wait_line(r"^frame 60$", timeout=30)
         s.sync()
+        c.wait_painted(painted0)
         time.sleep(0.1)  # the last frame's repaint
         waits, painted = c.reply_waits() - waits0, c.painted_frames() - painted0
         duet.log("%d frames painted while the client drew 60, %d replies waited for"
                  % (painted, waits))
-        check(painted >= 20, "only %d frames painted while the client drew 60" % painted)
         check(waits == 0, "duet-xwm waited for %d replies over %d painted frames"
               % (waits, painted))
 
@@ -151,12 +165,12 @@ def unthrottled():
         painted0 = c.painted_frames()
         a.wait_line(r"^frame 60$", timeout=30)
         s.sync()
+        c.wait_painted(painted0)
         time.sleep(0.1)  # the last frame's repaint
         calls = [l for l in st.stop().splitlines() if "timerfd_settime(" in l]
         painted = c.painted_frames() - painted0
         duet.log("%d frames painted while the client drew up to 60, %d timerfd_settime"
                  % (painted, len(calls)))
-        check(painted >= 20, "only %d frames painted while the client drew 60" % painted)
         check(not calls, "duet-xwm set a timer %d times over %d frames at refresh 0: %s"
               % (len(calls), painted, calls[:3]))
 
@@ -176,10 +190,11 @@ def sync_frames():
         idle = sum(1 for e in frames if not e.get("painted") and not e["frames_drawn"])
         duet.log("the client drew %s frames; duet-xwm made %d frames, %d painting nothing "
                  "and answering nothing" % (m.group(1), len(frames), idle))
-        # Emulated (qemu-user) the client draws a handful of frames.
+        # How many of the client's frames duet-xwm paints at refresh 0 is
+        # how fast each side runs (the bench's render_painted_hz_r0): one
+        # painted frame is what the check below needs.
         drawn = int(m.group(1))
-        check(painted >= min(50, drawn // 2), "only %d frames painted for %d client frames at "
-              "refresh 0" % (painted, drawn))
+        check(painted >= 1, "no frame painted for %d client frames at refresh 0" % drawn)
         check(idle <= 1 + painted // 20, "%d frames painted and answered nothing beside %d "
               "that painted" % (idle, painted))
 
