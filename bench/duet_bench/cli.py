@@ -41,8 +41,8 @@ import tempfile
 import time
 
 from duet_bench import (concurrent, efl_launch, enlightenment, experiments, inputlat, ipc,
-                        machine, outcome, procs, report, stacks, stats, switches, thirdparty,
-                        vfb)
+                        machine, outcome, procs, reaper, report, stacks, stats, switches,
+                        thirdparty, vfb)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
@@ -261,6 +261,8 @@ class Bench:
                              LIBGL_ALWAYS_SOFTWARE=os.environ.get("LIBGL_ALWAYS_SOFTWARE", "1"),
                              EVAS_GL_NO_BLACKLIST="1")
         self.base_env[procs.RUN_MARK] = os.environ.get(procs.RUN_MARK, self.run_id)
+        # Whatever ends the bench, even SIGKILL, what it started goes too.
+        reaper.watch(procs.RUN_MARK, self.base_env[procs.RUN_MARK])
         for k in ("LD_PRELOAD", "DUET_TRACE", "DUET_PROTOCOL_LOG", "DUET_IPC_COUNT_DIR"):
             self.base_env.pop(k, None)
         self.results = {

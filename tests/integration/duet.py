@@ -11,6 +11,7 @@ DUET_TEST_OUTDIR for failure artifacts.
 """
 
 import collections
+import importlib.util
 import json
 import os
 import re
@@ -194,8 +195,29 @@ class Proc:
         self._stdout_log.close()
 
 
+# Every process a test starts carries this mark in its environment; a
+# watchdog (bench/duet_bench/reaper.py, DUET_REAPER) stops them all when
+# the test process ends, even by SIGKILL or meson's timeout.
+TEST_MARK = ("DUET_TEST_RUN", "%d-%s" % (os.getpid(), secrets.token_hex(4)))
+
+
+_watching = []
+
+
+def watch_children():
+    path = os.environ.get("DUET_REAPER")
+    if not path or _watching:
+        return
+    spec = importlib.util.spec_from_file_location("duet_reaper", path)
+    reaper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reaper)
+    _watching.append(reaper.watch(*TEST_MARK))
+
+
 def base_env(runtime_dir):
+    watch_children()
     env = dict(os.environ)
+    env[TEST_MARK[0]] = TEST_MARK[1]
     # Clients must find our compositor, never an X server or another
     # compositor from the caller's session.
     for var in ("DISPLAY", "WAYLAND_SOCKET", "WAYLAND_DISPLAY", "DUET_TEST_DISPLAY"):

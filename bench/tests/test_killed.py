@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""A harness killed with SIGKILL leaves none of its servers behind
+(bench/duet_bench/reaper.py).
+
+bench: `duet bench` runs launches on duet-compositor and Xvfb + duet-xwm;
+once a server of the run is up, the bench alone gets SIGKILL (no handler,
+no atexit: the servers sit in sessions of their own and would live on).
+Every process carrying the run's mark must be gone soon after.
+
+harness: the integration tests' duet.py starts an X session (Xvfb +
+duet-xwm) in a child Python process, which then gets SIGKILL in the same
+way; nothing marked with that process's test mark may be left.
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from checks import check  # noqa: E402
+from duet_bench import reaper  # noqa: E402
+
+INTEGRATION = os.path.join(HERE, "..", "..", "tests", "integration")
+
+
+def cmdlines(pids):
+    out = []
+    for pid in pids:
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                out.append("%d %s" % (pid, f.read().replace(b"\0", b" ").decode(errors="replace")))
+        except OSError:
+            pass
+    return out
+
+
+def wait_for(pred, timeout, what):
+    """Polls pred() until it is true; a hang guard, not a measure."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        check(time.monotonic() < deadline, "%s: not within %d s" % (what, timeout))
+        time.sleep(0.1)
+
+
+def named(pids, names):
+    return [c for c in cmdlines(pids) if any(n in c for n in names)]
+
+
+def gone_after_kill(proc, name, value, servers):
+    """SIGKILLs proc once a server of its mark runs; checks all of them go."""
+    up = wait_for(lambda: named(reaper.marked(name, value), servers), 120,
+                  "a server (%s) started" % ", ".join(servers))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    left = []
+
+    def none_left():
+        left[:] = cmdlines(reaper.marked(name, value))
+        return not left
+    try:
+        wait_for(none_left, 30, "the killed harness's processes gone")
+    finally:
+        reaper.stop_marked(name, value)  # never leave them to the next test
+    check(not left, "left behind: %s" % left)
+    print("killed with %s up; nothing of it left" % up)
+
+
+def test_bench():
+    mark = "killed-%d-%s" % (os.getpid(), os.urandom(4).hex())
+    out = tempfile.mkdtemp(prefix="duet-bench-killed-")
+    env = dict(os.environ, DUET_BENCH_RUN=mark)
+    argv = [sys.executable, os.environ["DUET_TOOL"], "bench", "--quick", "--stacks",
+            "wayland,x11", "--experiments", "launch", "--reps", "20", "--no-ipc",
+            "--out", out]
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    gone_after_kill(proc, "DUET_BENCH_RUN", mark, ("duet-compositor", "Xvfb", "duet-xwm"))
+
+
+HARNESS = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import duet
+s = duet.XSession("killed")
+s.start()
+print("mark", duet.TEST_MARK[1], flush=True)
+time.sleep(600)
+"""
+
+
+def test_harness():
+    env = dict(os.environ, DUET_REAPER=os.path.join(os.path.dirname(HERE), "duet_bench",
+                                                    "reaper.py"))
+    proc = subprocess.Popen([sys.executable, "-c", HARNESS, INTEGRATION], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    value = None
+    for line in proc.stdout:  # duet.py logs to stdout too
+        if line.startswith("mark "):
+            value = line.split()[1]
+            break
+    check(value, "the harness started an X session (exit %s)" % proc.poll())
+    gone_after_kill(proc, "DUET_TEST_RUN", value, ("Xvfb", "duet-xwm"))
+
+
+if __name__ == "__main__":
+    {"bench": test_bench, "harness": test_harness}[sys.argv[1]]()
+    print("PASS")
