@@ -38,9 +38,9 @@
  * a repaint without damage paints nothing: it only tells clients that a
  * frame went by. Such a frame does not use up its tick for damage that
  * comes before the tick: nothing was flipped, so a frame painted now can
- * still be shown on it (an X compositing manager's map, which schedules a
- * repaint before the window has content, would otherwise hold the
- * window's first frame back a whole period). Callbacks due again still
+ * still be shown on it (a frame that only answered a client's frame
+ * callbacks or sync counter would otherwise hold back the damage that
+ * follows it a whole period). Callbacks due again still
  * wait for the next tick, and only damage restarts an idle grid, so frame
  * callbacks keep the refresh rate. Time is always an argument, never read
  * here, so a unit test drives the scheduler with a fake clock.
@@ -96,9 +96,8 @@ static void schedule_target(struct render_frame_sched *s, uint64_t now_ns)
  * the next tick one repaint window ahead, so its repaint starts now. Idle:
  * no frame in flight, the last frame's tick has passed, and so has the
  * tick after the last painted one (a frame that painted nothing, such as
- * an X map's before the window has content, does not keep the output
- * busy: the content that follows it would otherwise wait for the phase it
- * set). */
+ * one that only answered a client, does not keep the output busy: the
+ * content that follows it would otherwise wait for the phase it set). */
 static void restart_if_idle(struct render_frame_sched *s, uint64_t now_ns)
 {
 	uint64_t last = s->next_seq ? s->next_seq - 1 : 0;
@@ -168,11 +167,14 @@ bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
 	return true;
 }
 
-bool render_frame_sched_withdraw_due(struct render_frame_sched *s)
+bool render_frame_sched_withdraw(struct render_frame_sched *s)
 {
-	if (!s->scheduled || s->damage)
+	if (!s->scheduled)
 		return false;
-	s->scheduled = s->due = false;
+	/* Nothing else is undone: a grid its request restarted keeps the
+	 * new phase, and the next request aims at the first free tick,
+	 * which may be the one this repaint was for. */
+	s->scheduled = s->damage = s->due = false;
 	return true;
 }
 

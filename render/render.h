@@ -377,11 +377,12 @@ bool render_frame_sched_start(struct render_frame_sched *s, uint64_t now_ns,
  * Never earlier than done_ns. */
 uint64_t render_frame_sched_finish(struct render_frame_sched *s, struct render_frame *frame,
                                    uint64_t done_ns);
-/* Nothing is due any more (what asked for the repaint was answered by
- * the frame that just finished): a scheduled repaint without damage is
- * dropped; one with damage stays. Returns whether one was dropped (the
- * caller's timer may still fire: start then finds nothing to do). */
-bool render_frame_sched_withdraw_due(struct render_frame_sched *s);
+/* The caller found that the scheduled repaint would paint nothing and
+ * answer nothing (what asked for it changed nothing on screen, or the
+ * frame that just finished painted or answered it): it is dropped, damage
+ * or not. Returns whether one was (the caller's timer may still fire:
+ * start then finds nothing to do). */
+bool render_frame_sched_withdraw(struct render_frame_sched *s);
 /* The time of tick seq of the grid. */
 uint64_t render_frame_sched_tick_ns(const struct render_frame_sched *s, uint64_t seq);
 /* Instead of finish, on a display that reports its flips (KMS): the frame

@@ -384,6 +384,7 @@ void xwm_composite_window_unmapped(struct xwm_window *w)
 	if (w->damage)
 		xcb_damage_subtract(w->xwm->conn, w->damage, XCB_NONE, XCB_NONE);
 	w->damaged = w->full_damage = w->needs_rename = false;
+	xwm_sync_content_taken(w); /* its damage will never be shown */
 	w->awaiting_content = w->composited = false;
 	pixman_region32_clear(&w->damage_region);
 	drop_texture(w);

@@ -371,6 +371,7 @@ static bool queue_imported(struct xwm *xwm, struct xwm_contents *b, struct xwm_w
 		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
 		b->requests++;
 		w->damaged = false;
+		xwm_sync_content_taken(w);
 	}
 	pixman_region32_init_rect(&region, 0, 0, (unsigned)w->pixmap_width,
 	                          (unsigned)w->pixmap_height);
@@ -400,6 +401,7 @@ static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_win
 		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
 		b->requests++;
 		w->damaged = false;
+		xwm_sync_content_taken(w);
 	}
 	pixman_region32_clear(&w->damage_region);
 	w->full_damage = false;
@@ -451,6 +453,23 @@ static void send_requests(struct xwm *xwm, struct xwm_contents *b)
 	}
 }
 
+/* Contents the fetch takes (unless held for a sync answer). */
+static bool has_contents(const struct xwm_window *w)
+{
+	return w->viewable && xwm_window_composited(w) && w->damage && !w->awaiting_content &&
+	       (w->damaged || w->full_damage || w->needs_rename);
+}
+
+bool xwm_contents_pending(const struct xwm *xwm)
+{
+	for (const struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		const struct xwm_window *w = xwm_container_of(l, const struct xwm_window, link);
+		if (has_contents(w) && !xwm_sync_content_held(w))
+			return true;
+	}
+	return false;
+}
+
 bool xwm_contents_fetch(struct xwm *xwm)
 {
 	struct xwm_contents *b = contents(xwm);
@@ -466,10 +485,7 @@ bool xwm_contents_fetch(struct xwm *xwm)
 	b->t0 = xwm->debug ? render_now_ns() : 0;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (!w->viewable || !xwm_window_composited(w) || !w->damage || w->awaiting_content)
-			continue;
-		if (!(w->damaged || w->full_damage || w->needs_rename) ||
-		    !xwm_sync_content_ready(w))
+		if (!has_contents(w) || !xwm_sync_content_ready(w))
 			continue;
 		w->presented_update = false;
 		if (w->needs_rename) {

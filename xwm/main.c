@@ -176,6 +176,20 @@ static bool paint(struct xwm *xwm)
 
 static void arm_repaint(struct xwm *xwm);
 
+/* Whether a frame started now would paint or answer anything: the scene
+ * has damage, a window has contents to fetch, or a client's finished
+ * frame can be answered (_NET_WM_FRAME_DRAWN). A repaint asked for by a
+ * change that turned out to show nothing (a window placed before its map
+ * or destroyed after its unmap, a change the frame in flight painted, a
+ * sync counter's frame the frame in flight answered) is withdrawn: it
+ * would paint nothing and answer nothing, and cost a round trip where the
+ * output is still busy with the last frame's pixels. */
+static bool frame_has_work(struct xwm *xwm)
+{
+	return render_scene_has_damage(xwm->scene) || xwm_contents_pending(xwm) ||
+	       xwm_sync_frames_drawn(xwm) > 0;
+}
+
 /* The frame's PutImage rectangles as a JSON array [[x,y,w,h],...] (the
  * first XWM_MAX_RECTS; "puts" counts them all). shm-put only. */
 static void trace_puts(const struct xwm *xwm, bool painted, char *buf, size_t size)
@@ -225,11 +239,12 @@ static void repaint_finish(struct xwm *xwm)
 		             xwm->fetch_in_place, xwm->fetch_copied, xwm_sync_frames_drawn(xwm));
 		xwm_composite_trace_shown(xwm, frame->seq, done_ns);
 	}
-	/* A client that finished a frame while this one was in flight asked
-	 * for a frame to answer it; this one did (it was shown), and a frame
-	 * with nothing else due would cost a round trip for nothing. */
-	if (!xwm_sync_frame_presented(xwm, done_ns))
-		render_frame_sched_withdraw_due(&xwm->sched);
+	xwm_sync_frame_presented(xwm, done_ns);
+	/* What asked for a frame while this one was in flight may have been
+	 * done by it: a client that finished a frame this one showed asked
+	 * for a frame to answer it, and this one did. */
+	if (xwm->sched.scheduled && !frame_has_work(xwm))
+		render_frame_sched_withdraw(&xwm->sched);
 	xcb_flush(xwm->conn);
 	xwm->frame_in_flight = false;
 	/* Damage that came while the frame waited asked for a repaint whose
@@ -244,8 +259,13 @@ static void repaint_finish(struct xwm *xwm)
  * there was nothing to fetch. */
 static void repaint(struct xwm *xwm)
 {
-	if (!xwm->scene || xwm->frame_in_flight ||
-	    !render_frame_sched_start(&xwm->sched, render_now_ns(), &xwm->frame))
+	if (!xwm->scene || xwm->frame_in_flight)
+		return;
+	if (xwm->sched.scheduled && !frame_has_work(xwm)) {
+		render_frame_sched_withdraw(&xwm->sched);
+		return;
+	}
+	if (!render_frame_sched_start(&xwm->sched, render_now_ns(), &xwm->frame))
 		return;
 	xwm->frame_in_flight = true;
 	if (xwm_contents_fetch(xwm)) {

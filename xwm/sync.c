@@ -14,6 +14,19 @@
  *   frame delay), which pace the client like a frame callback.
  * Counter changes arrive as SYNC AlarmNotify events from one alarm per
  * counter that fires on every increase.
+ *
+ * A finished frame's content is the damage reported before its even
+ * value: the client's drawing and its counter update go through its one
+ * connection in that order, so the DamageNotify comes first. Damage that
+ * comes after it is a later frame's. A client that draws without waiting
+ * for our answers (duet-render) ends frame N and starts N+1 at once, so
+ * N+1's damage often arrives while the frame that answers N is in flight
+ * (waiting for the X server to finish with the last frame's pixels):
+ * it must not hold N's answer back, which would make that frame paint
+ * nothing and answer nothing. So a finished frame is owed in one of two
+ * slots: fetched (its damage already taken by a fetch, or none: answered
+ * after the next frame) or unfetched (answered after the frame whose
+ * fetch takes it, xwm_sync_content_taken).
  */
 #include <stdlib.h>
 
@@ -65,7 +78,7 @@ void xwm_sync_window_counters_changed(struct xwm_window *w)
 
 	destroy_alarm(w);
 	w->sync_waiting = false;
-	w->frame_pending = false;
+	w->frame_pending = w->unfetched_pending = false;
 	if (!xwm->sync_event)
 		return;
 	/* The basic counter needs no alarm of its own: its value is read
@@ -108,6 +121,8 @@ void xwm_sync_request(struct xwm_window *w)
 		/* Extended: an even serial well past any frame the client may
 		 * number meanwhile (mutter leaves the same headroom). */
 		int64_t base = w->sync_serial > w->frame_serial ? w->sync_serial : w->frame_serial;
+		if (w->unfetched_pending && w->unfetched_serial > base)
+			base = w->unfetched_serial;
 		w->sync_serial = (base + 240) & ~(int64_t)1;
 	} else {
 		w->sync_serial++;
@@ -127,6 +142,11 @@ void xwm_sync_request(struct xwm_window *w)
 	w->sync_waiting = true;
 	w->sync_sent_ns = render_now_ns();
 	rearm_timeout(xwm);
+}
+
+bool xwm_sync_content_held(const struct xwm_window *w)
+{
+	return w->sync_waiting && render_now_ns() - w->sync_sent_ns < SYNC_TIMEOUT_NS;
 }
 
 bool xwm_sync_content_ready(struct xwm_window *w)
@@ -167,6 +187,11 @@ void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
 		if (w->ext_alarm != ev->alarm)
 			continue;
+		/* Only an active alarm reports a new value. One made inactive
+		 * (its counter destroyed, as a client does on its way out)
+		 * or destroyed repeats the last value: no frame finished. */
+		if (ev->state != XCB_SYNC_ALARMSTATE_ACTIVE)
+			return;
 		int64_t value = value_of(ev->counter_value);
 		bool answered = false;
 		if (w->sync_waiting && value >= w->sync_serial && (!w->ext_counter || !(value & 1))) {
@@ -175,9 +200,17 @@ void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
 			rearm_timeout(xwm);
 		}
 		if (w->ext_counter && !(value & 1)) {
-			/* A finished frame: FRAME_DRAWN after we show it. */
-			w->frame_serial = value;
-			w->frame_pending = true;
+			/* A finished frame: FRAME_DRAWN after we show it, that
+			 * is after the frame that fetches its damage, all of
+			 * which came before this event. */
+			if (w->damaged) {
+				w->unfetched_serial = value;
+				w->unfetched_pending = true;
+			} else {
+				w->frame_serial = value;
+				w->frame_pending = true;
+				w->unfetched_pending = false;
+			}
 		}
 		/* A frame started (odd value) needs nothing yet. The content
 		 * of a finished frame came with its DamageNotify, which
@@ -207,10 +240,19 @@ static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
 
 /* A frame the client finished is "drawn" once a frame that holds it has
  * been presented, or right away if it changed nothing on screen (no
- * damage to wait for). */
+ * damage to wait for): its fetched slot. */
 static bool drawn_now(const struct xwm_window *w)
 {
-	return w->frame_pending && !(w->damaged && !w->presented_update) && !w->sync_waiting;
+	return w->frame_pending && !w->sync_waiting;
+}
+
+void xwm_sync_content_taken(struct xwm_window *w)
+{
+	if (!w->unfetched_pending)
+		return;
+	w->frame_serial = w->unfetched_serial;
+	w->frame_pending = true;
+	w->unfetched_pending = false;
 }
 
 unsigned int xwm_sync_frames_drawn(const struct xwm *xwm)
@@ -221,20 +263,17 @@ unsigned int xwm_sync_frames_drawn(const struct xwm *xwm)
 	return n;
 }
 
-bool xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
+void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
 {
 	uint64_t t_us = drawn_ns / 1000;
 	uint32_t refresh_us = (uint32_t)(xwm->sched.period_ns / 1000);
-	bool owed = false;
 
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
 		bool answer = drawn_now(w);
 		w->presented_update = false;
-		if (!answer) {
-			owed |= w->frame_pending;
+		if (!answer)
 			continue;
-		}
 		w->frame_pending = false;
 		uint32_t drawn[5] = {
 			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
@@ -251,7 +290,6 @@ bool xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
 		};
 		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
 	}
-	return owed;
 }
 
 void xwm_sync_window_destroyed(struct xwm_window *w)

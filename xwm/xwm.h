@@ -146,8 +146,19 @@ struct xwm_window {
 	int64_t sync_serial;     /* last value sent in _NET_WM_SYNC_REQUEST */
 	bool sync_waiting;       /* content held back until the client draws */
 	uint64_t sync_sent_ns;
-	int64_t frame_serial;    /* extended counter value of a finished frame */
-	bool frame_pending;      /* _NET_WM_FRAME_DRAWN owed after the next frame */
+	/* Finished frames (even extended counter values). A frame's content
+	 * is the damage reported before its value (the client's drawing
+	 * precedes its counter update on its connection): frame_serial is
+	 * the latest whose content a fetch has taken (or that had none),
+	 * answered by _NET_WM_FRAME_DRAWN after the next frame; unfetched_serial
+	 * the latest whose damage no fetch has taken yet, which becomes
+	 * frame_serial when one does (xwm_sync_content_taken). Damage
+	 * reported after a frame's value is a later frame's and never holds
+	 * its answer back. */
+	int64_t frame_serial;
+	bool frame_pending;      /* frame_serial is owed */
+	int64_t unfetched_serial;
+	bool unfetched_pending;  /* unfetched_serial is owed once fetched */
 	bool frame_drawn_sent;   /* _NET_WM_FRAME_TIMINGS owed */
 	uint64_t frame_drawn_ns;
 };
@@ -428,6 +439,8 @@ bool xwm_contents_fetch(struct xwm *xwm);
 bool xwm_window_segment_create(struct xwm_window *w, size_t size);
 void xwm_window_segment_release(struct xwm_window *w);
 bool xwm_contents_in_flight(const struct xwm *xwm);
+/* Whether a window has contents that a fetch started now would take. */
+bool xwm_contents_pending(const struct xwm *xwm);
 /* Whether every reply of the frame's fetch is in, without reading the
  * socket: they are collected by poll_oldest (see xwm_wm_oldest_reply). */
 bool xwm_contents_ready(struct xwm *xwm);
@@ -474,11 +487,19 @@ void xwm_sync_window_counters_changed(struct xwm_window *w);
 void xwm_sync_request(struct xwm_window *w);
 void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev);
 /* After each frame; drawn_ns: when its pixels were flushed to the X
- * server (the _NET_WM_FRAME_DRAWN time). Returns whether a window still
- * has a _NET_WM_FRAME_DRAWN owed. */
-bool xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns);
+ * server (the _NET_WM_FRAME_DRAWN time). Answers every window whose
+ * finished frame's content was fetched by this frame or before. */
+void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns);
 /* How many windows xwm_sync_frame_presented would answer now. */
 unsigned int xwm_sync_frames_drawn(const struct xwm *xwm);
+/* w's damage so far was taken by a fetch (the frame that shows it is the
+ * next to finish) or dropped (unmapped): a finished frame that waited for
+ * it is answered after that frame. */
+void xwm_sync_content_taken(struct xwm_window *w);
+/* w's content is held back for a _NET_WM_SYNC_REQUEST answer that has
+ * not come and has not timed out (what xwm_sync_content_ready says
+ * without its side effects). */
+bool xwm_sync_content_held(const struct xwm_window *w);
 void xwm_sync_window_destroyed(struct xwm_window *w);
 /* Whether w's content may be shown now (false while a resize awaits the
  * client's redraw, for at most a short timeout). */

@@ -4,9 +4,9 @@
  * is in flight), seq counts the periods that passed, a repaint starts a repaint window before its tick
  * and is presented on the tick (the next one if it missed it, never before
  * it was finished), a repaint asked only for due callbacks paints nothing,
- * one frame per tick, and refresh 0 repaints at once; a repaint asked only
- * for due answers is withdrawn when nothing is due any more; page flips (KMS)
- * with and without a vblank counter. */
+ * one frame per tick, and refresh 0 repaints at once; a repaint the server
+ * finds it does not need is withdrawn; page flips (KMS) with and without a
+ * vblank counter. */
 #include "unit.h"
 
 #define P 16666666ull /* 60 Hz */
@@ -320,20 +320,45 @@ int main(void)
 	render_frame_sched_request(&s, flip_ns + 10, true);
 	CHECK(s.target_seq == 3, "target %llu", (unsigned long long)s.target_seq);
 
-	unit_say("a repaint asked only for due answers is withdrawn when nothing is due any "
-	         "more; one with damage is not");
+	unit_say("a repaint the server finds it does not need is withdrawn, damage or not; a "
+	         "request after it arms the timer again and is painted");
 	render_frame_sched_init(&s, 0, t0);
+	CHECK(!render_frame_sched_withdraw(&s), "nothing scheduled, nothing to withdraw");
 	CHECK(render_frame_sched_request(&s, t0, false), "due request must arm the timer");
-	CHECK(render_frame_sched_withdraw_due(&s), "a due-only repaint was not withdrawn");
+	CHECK(render_frame_sched_withdraw(&s), "a due-only repaint was not withdrawn");
 	CHECK(!s.scheduled && !render_frame_sched_start(&s, t0 + 1, &f),
 	      "a withdrawn repaint still starts");
-	CHECK(render_frame_sched_request(&s, t0 + 2, false), "a request after a withdrawal "
+	CHECK(render_frame_sched_request(&s, t0 + 2, true), "a request after a withdrawal "
 	      "must arm the timer again");
-	render_frame_sched_request(&s, t0 + 3, true);
-	CHECK(!render_frame_sched_withdraw_due(&s) && s.scheduled && s.damage,
-	      "a repaint with damage was withdrawn");
-	CHECK(render_frame_sched_start(&s, t0 + 4, &f) && f.paint, "the damage was not painted");
-	CHECK(!render_frame_sched_withdraw_due(&s), "nothing scheduled, nothing to withdraw");
+	render_frame_sched_request(&s, t0 + 3, false);
+	CHECK(render_frame_sched_withdraw(&s) && !s.scheduled && !s.damage && !s.due,
+	      "a repaint with damage was not withdrawn");
+	CHECK(!render_frame_sched_start(&s, t0 + 4, &f), "a withdrawn repaint with damage "
+	      "still starts");
+	CHECK(render_frame_sched_request(&s, t0 + 5, true), "a request after a withdrawal "
+	      "must arm the timer again");
+	CHECK(render_frame_sched_start(&s, t0 + 6, &f) && f.paint && f.seq == 1,
+	      "the damage was not painted as the first frame: seq %llu", (unsigned long long)f.seq);
+	CHECK(!render_frame_sched_withdraw(&s), "nothing scheduled, nothing to withdraw");
+
+	unit_say("on a grid, damage that restarted an idle output and was withdrawn leaves the "
+	         "new phase: the next request is painted at once for the same tick");
+	render_frame_sched_init(&s, 60000, t0);
+	uint64_t idle = t0 + 10 * P;
+	CHECK(render_frame_sched_request(&s, idle, true) && s.deadline_ns == idle,
+	      "deadline %llu, now %llu", (unsigned long long)s.deadline_ns,
+	      (unsigned long long)idle);
+	uint64_t wtick = render_frame_sched_tick_ns(&s, s.target_seq), wseq = s.target_seq;
+	CHECK(wtick == idle + W, "restarted tick %llu, request %llu", (unsigned long long)wtick,
+	      (unsigned long long)idle);
+	CHECK(render_frame_sched_withdraw(&s), "the repaint was not withdrawn");
+	CHECK(render_frame_sched_request(&s, idle + 1000, true), "request after the withdrawal");
+	CHECK(s.target_seq == wseq && s.deadline_ns == idle + 1000, "target %llu (was %llu) "
+	      "deadline %llu", (unsigned long long)s.target_seq, (unsigned long long)wseq,
+	      (unsigned long long)s.deadline_ns);
+	f = fire(&s, 1000000, &presented);
+	CHECK(f.paint && f.seq == wseq && presented == wtick, "seq %llu presented %llu, tick %llu",
+	      (unsigned long long)f.seq, (unsigned long long)presented, (unsigned long long)wtick);
 
 	unit_say("render_now_ns is monotonic and in nanoseconds");
 	uint64_t a = render_now_ns(), b = render_now_ns();
