@@ -53,7 +53,7 @@ def run_bench(args, prefix, timeout):
 
 def test():
     r, out = run_bench(["--experiments", "launch", "--no-ipc", "--reps", "1"],
-                       "duet-bench-kms-", 430)
+                       "duet-bench-kms-", 900)
     check(r.returncode == 0, "duet bench exited %d; stderr:\n%s" % (r.returncode,
                                                                    r.stderr[-3000:]))
     with open(os.path.join(out, "results.json")) as f:
@@ -88,7 +88,7 @@ def test():
 
 def test_counts_after_concurrent():
     r, out = run_bench(["--experiments", "concurrent", "--stacks", "openbox", "--reps", "1"],
-                       "duet-bench-kms-counts-", 840)
+                       "duet-bench-kms-counts-", 1500)
     with open(os.path.join(out, "results.json")) as f:
         res = json.load(f)
     outcome = res["outcome"]
