@@ -299,7 +299,12 @@ int main(int argc, char **argv)
 		scenes[k].fn(d, &assets, w, h, 0);
 		if (!tk_window_end_frame(win, NULL))
 			goto draw_failed;
-		tk_app_dispatch(app, 0);
+		/* A server lost during this frame ends the app here, as in the
+		 * timed loop below: drawing on after the toolkit said "X
+		 * connection lost" is what hung apps-x11-server-dies-gl under
+		 * qemu-user (tk-egl.c, tk_egl_swap, says how). */
+		if (tk_app_dispatch(app, 0) < 0)
+			goto out;
 		s.presented = s.discarded = 0;
 		s.first_seq = 0;
 		struct app_proto_mark mark = { 0, 0 };

@@ -5,8 +5,8 @@
  * one more frame as an app that ignored the loss would.
  *
  * That frame must be refused (tk_window_end_frame returns 0) promptly:
- * eglSwapBuffers on a broken xcb connection never returned with Mesa's
- * software X11 path (tk-egl.c says why). Exit 0: refused; 1: the frame went
+ * eglSwapBuffers on a broken xcb connection spins for 2^32 no-op requests
+ * in Mesa's software X11 path (tk-egl.c says why). Exit 0: refused; 1: the frame went
  * through or setup failed; a hang is the bug (the test's timeout). */
 #include <stdio.h>
 #include <string.h>
