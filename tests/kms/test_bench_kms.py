@@ -39,7 +39,10 @@ def run_bench(args, prefix, timeout):
     out = tempfile.mkdtemp(prefix=prefix)
     argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick"] + args + \
         ["--out", out]
-    env = dict(os.environ, DUET_BENCH_PATIENCE="10",
+    # Patience (hang guards only) for TCG with the host's tests beside it:
+    # at 10, openbox's straced launch was not mapped within 200 s once
+    # (2026-11-27, a heavily loaded host).
+    env = dict(os.environ, DUET_BENCH_PATIENCE="20",
                DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
     with test_xorg.Vkms():
         try:
