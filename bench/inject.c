@@ -79,9 +79,10 @@ static const char *connect_wayland(struct injector *in)
 		return "cannot connect to $WAYLAND_DISPLAY";
 	struct wl_registry *reg = wl_display_get_registry(in->display);
 	wl_registry_add_listener(reg, &registry_listener, in);
-	if (wl_display_roundtrip(in->display) < 0)
-		return "the Wayland connection failed";
+	int ret = wl_display_roundtrip(in->display);
 	wl_registry_destroy(reg);
+	if (ret < 0)
+		return "the Wayland connection failed";
 	if (!in->test)
 		return "the server offers no duet_test (not duet-compositor's test socket)";
 	return NULL;
@@ -96,6 +97,17 @@ static const char *connect_x11(struct injector *in)
 	if (!ext || !ext->present)
 		return "the X server has no XTEST extension";
 	return NULL;
+}
+
+/* Frees what connect_* made, whether or not it succeeded. */
+static void disconnect(struct injector *in)
+{
+	if (in->test)
+		duet_test_destroy(in->test);
+	if (in->display)
+		wl_display_disconnect(in->display);
+	if (in->conn)
+		xcb_disconnect(in->conn);
 }
 
 /* Queues the request, stamps, then writes it. */
@@ -140,8 +152,10 @@ int main(int argc, char **argv)
 	}
 	in.wayland = strcmp(backend, "wayland") == 0;
 	const char *why = in.wayland ? connect_wayland(&in) : connect_x11(&in);
-	if (why)
+	if (why) {
+		disconnect(&in);
 		return fail(why);
+	}
 	printf("{\"name\":\"inject_ready\",\"ns\":%" PRIu64 ",\"means\":\"%s\"}\n", now_ns(),
 	       in.wayland ? "duet_test.key" : "XTest FakeInput");
 	fflush(stdout);
@@ -166,11 +180,8 @@ int main(int argc, char **argv)
 	}
 	/* libwayland-server destroys a client that hung up without reading
 	 * its last requests: wait until the server has handled them all. */
-	if (in.display) {
+	if (in.display)
 		wl_display_roundtrip(in.display);
-		wl_display_disconnect(in.display);
-	}
-	if (in.conn)
-		xcb_disconnect(in.conn);
+	disconnect(&in);
 	return status;
 }

@@ -220,9 +220,13 @@ void render_egl_destroy(struct render_egl *egl)
 			eglDestroyContext(egl->display, egl->context);
 		/* A GBM display holds the caller's gbm_device, which the caller
 		 * destroys after us: Mesa's own atexit cleanup of a display
-		 * left initialised would then use freed memory. */
-		if (egl->terminate)
+		 * left initialised would then use freed memory. The device's
+		 * destruction dlcloses the driver: kept loaded (render.h), what
+		 * the driver holds for the process stays reachable. */
+		if (egl->terminate) {
+			render_keep_loaded();
 			eglTerminate(egl->display);
+		}
 		/* No eglTerminate: the platform display is a per-process
 		 * singleton that exit() reclaims, and terminating it makes Mesa
 		 * dlclose its driver, whose static state (llvmpipe keeps some

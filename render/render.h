@@ -397,6 +397,18 @@ uint64_t render_frame_sched_tick_ns(const struct render_frame_sched *s, uint64_t
 uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_frame *frame,
                                     uint64_t t_ns, const uint64_t *msc, uint64_t now_ns);
 
+/* Keeps every shared object loaded now in the process until it exits
+ * (RTLD_NODELETE), whoever dlcloses it later; returns how many, or -1 if
+ * it ran out of memory. Called before a GL stack is torn down:
+ * eglTerminate (and gbm_device_destroy) make Mesa dlclose its DRI driver,
+ * and what the driver keeps in its static state once per process (llvmpipe:
+ * 240 bytes allocated at eglInitialize) would then be reachable from
+ * nowhere. LeakSanitizer reports such memory from an "<unknown module>",
+ * which no suppression can name (tests/lsan.supp); with the driver kept,
+ * its globals still point at that state and only real leaks are reported.
+ * For a process about to end nothing else changes: exit unmaps it all. */
+int render_keep_loaded(void);
+
 /* ---------------------------------------------------------------- trace */
 
 /* JSON lines, one event per line:

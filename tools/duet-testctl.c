@@ -556,7 +556,9 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	windows_clear(&ctl);
-	if (ctl.test && wl_display_get_error(ctl.display) == 0)
+	/* On a failed connection too: the request is not sent, but the
+	 * destructor still frees the proxy. */
+	if (ctl.test)
 		duet_test_destroy(ctl.test);
 	wl_registry_destroy(ctl.registry);
 	wl_display_disconnect(ctl.display);

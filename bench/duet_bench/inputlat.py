@@ -155,13 +155,15 @@ class Injector:
         return line["ns"]
 
     def close(self):
+        """Ends duet-inject (its stdin closed); returns its exit status."""
         if self.proc.poll() is None:
             try:
                 self.proc.stdin.close()
-                self.proc.wait(2)
+                self.proc.wait(procs.patience(10))
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
+        return self.proc.returncode
 
 
 def _transition(obs, name, after, timeout):
@@ -231,6 +233,12 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
                      timeout=2, experiment="input")
         except AppFailed:
             pass
+        # Its whole run was clean, exit included (in a sanitizer build, no
+        # error and no leak found at exit).
+        status = inj.close()
+        if status != 0:
+            raise AppFailed("duet-inject exited %d: %s" % (
+                status, inj.proc.stderr.read().decode(errors="replace")[-1500:]))
     except AppFailed:
         _check_stack(stack)
         raise

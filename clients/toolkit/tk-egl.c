@@ -3,6 +3,7 @@
  * eglSwapInterval(0) so drawing is never throttled to a refresh rate. */
 #include <stdio.h>
 
+#include "render.h"
 #include "tk-private.h"
 
 #include <EGL/eglext.h>
@@ -68,6 +69,7 @@ int tk_egl_init(struct tk_app *app)
 	app->egl_ready = true;
 	return 0;
 fail:
+	render_keep_loaded(); /* the driver's static state stays reachable (render.h) */
 	eglTerminate(e->display);
 	e->display = EGL_NO_DISPLAY;
 	return -1;
@@ -80,6 +82,10 @@ void tk_egl_fini(struct tk_app *app)
 		return;
 	eglMakeCurrent(e->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	eglDestroyContext(e->display, e->context);
+	/* eglTerminate dlcloses Mesa's driver; kept loaded, what it holds
+	 * for the process stays reachable and LeakSanitizer reports only our
+	 * own leaks (render_keep_loaded in render.h). */
+	render_keep_loaded();
 	eglTerminate(e->display);
 	eglReleaseThread();
 	app->egl_ready = false;
@@ -127,16 +133,23 @@ struct tk_draw *tk_egl_begin(struct tk_window *win)
 int tk_egl_swap(struct tk_window *win)
 {
 	struct tk_app *app = win->app;
-	/* Never swap on a broken connection: eglSwapBuffers on an X11 window
-	 * whose xcb connection had broken did not return (Mesa 22.3, llvmpipe
-	 * without DRI3, as under Xvfb): the app's main thread spun inside it,
-	 * making no system call, instead of exiting 1. Mesa's software path
-	 * sizes its PutImage requests by xcb_get_maximum_request_length(),
-	 * which is 0 on a broken connection. Seen under qemu-user, where the
-	 * X server's death lands between the app's dispatch and its next swap
-	 * far more often than natively; tests/clients/x11-swap-after-loss.c
-	 * puts it there on purpose. Only the app's thread uses the connection
-	 * and the swap's first request comes after this check. */
+	/* Never swap on a broken connection. With Mesa 22.3's software X11
+	 * path (llvmpipe without DRI3, as under Xvfb) such a swap does not
+	 * return for 2^32 no-op requests: once the connection is broken,
+	 * Mesa's GetGeometry fails, the drawable reads as 0x0 and the back
+	 * buffer made for it reaches PutImage 16 pixels (64 bytes) wide,
+	 * and swrastPutImage (src/egl/drivers/dri2/platform_x11.c) splits
+	 * the image by xcb_get_maximum_request_length(), 0 on a broken
+	 * connection: (0 * 4 - 24) / 64 in 64 bits truncates to an int strip
+	 * height of -1, and its loop counts y_todo up through all of int
+	 * before it comes back to 0. Each xcb_put_image returns at once, so
+	 * the thread spins in user space: about 30 s natively, minutes under
+	 * qemu-user. apps-x11-server-dies-gl met it under qemu-user, where
+	 * Xvfb died during duet-render's slow first (untimed) frame and the
+	 * app drew on; tests/clients/x11-swap-after-loss.c swaps after a loss
+	 * on purpose. Only the app's thread uses the connection and nothing
+	 * in the swap talks to the server before that PutImage, so the
+	 * connection cannot break between this check and the loop's bound. */
 	if (app->backend->egl_connection_broken && app->backend->egl_connection_broken(app)) {
 		fprintf(stderr, "not swapping: the %s connection is broken\n", app->backend->name);
 		return -1;

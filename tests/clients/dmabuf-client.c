@@ -41,7 +41,12 @@
 
 struct client {
 	struct wl_display *display;
+	struct wl_registry *registry;
 	struct zwp_linux_dmabuf_v1 *dmabuf;
+	/* What a mode made; client_close frees it all. */
+	struct zwp_linux_dmabuf_feedback_v1 *feedback;
+	struct zwp_linux_buffer_params_v1 *params;
+	struct wl_buffer *immed;
 	uint32_t version, advertised, bind_version;
 	const uint8_t *table;
 	uint32_t table_size;
@@ -221,53 +226,41 @@ static int outcome(struct client *c)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Plays mode on the connected client c; returns the exit status. */
+static int run(struct client *c, const char *mode)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s MODE\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	const char *mode = argv[1];
-	struct client c = { 0 };
-	c.bind_version = strcmp(mode, "feedback") == 0 || strcmp(mode, "unadvertised") == 0 ? 4 : 3;
-	c.display = wl_display_connect(NULL);
-	if (!c.display) {
-		fprintf(stderr, "cannot connect to the compositor\n");
-		return 2;
-	}
-	struct wl_registry *registry = wl_display_get_registry(c.display);
-	wl_registry_add_listener(registry, &registry_listener, &c);
-	if (wl_display_roundtrip(c.display) < 0)
+	c->registry = wl_display_get_registry(c->display);
+	wl_registry_add_listener(c->registry, &registry_listener, c);
+	if (wl_display_roundtrip(c->display) < 0)
 		return 2;
 	if (strcmp(mode, "globals") == 0) {
-		if (!c.dmabuf) {
+		if (!c->dmabuf) {
 			printf("dmabuf absent\n");
 			return 0;
 		}
-		printf("dmabuf version %u\n", c.advertised);
-		zwp_linux_dmabuf_v1_add_listener(c.dmabuf, &dmabuf_listener, &c);
-		return wl_display_roundtrip(c.display) < 0 ? 2 : 0;
+		printf("dmabuf version %u\n", c->advertised);
+		zwp_linux_dmabuf_v1_add_listener(c->dmabuf, &dmabuf_listener, c);
+		return wl_display_roundtrip(c->display) < 0 ? 2 : 0;
 	}
-	if (!c.dmabuf) {
+	if (!c->dmabuf) {
 		fprintf(stderr, "no zwp_linux_dmabuf_v1 global\n");
 		return 2;
 	}
 
 	if (strcmp(mode, "feedback") == 0) {
-		if (c.version < 4) {
-			printf("version %u: no feedback\n", c.version);
+		if (c->version < 4) {
+			printf("version %u: no feedback\n", c->version);
 			return 0;
 		}
-		struct zwp_linux_dmabuf_feedback_v1 *fb =
-			zwp_linux_dmabuf_v1_get_default_feedback(c.dmabuf);
-		zwp_linux_dmabuf_feedback_v1_add_listener(fb, &feedback_listener, &c);
-		return wl_display_roundtrip(c.display) < 0 ? 2 : 0;
+		c->feedback = zwp_linux_dmabuf_v1_get_default_feedback(c->dmabuf);
+		zwp_linux_dmabuf_feedback_v1_add_listener(c->feedback, &feedback_listener, c);
+		return wl_display_roundtrip(c->display) < 0 ? 2 : 0;
 	}
 
 	const size_t size = (size_t)W * H * 4;
-	struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(c.dmabuf);
-	zwp_linux_buffer_params_v1_add_listener(p, &params_listener, &c);
+	struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(c->dmabuf);
+	c->params = p;
+	zwp_linux_buffer_params_v1_add_listener(p, &params_listener, c);
 	if (strcmp(mode, "already_used") == 0) {
 		add(p, 0, size);
 		zwp_linux_buffer_params_v1_create(p, W, H, XR24, 0);
@@ -291,8 +284,7 @@ int main(int argc, char **argv)
 		zwp_linux_buffer_params_v1_create(p, W, H, XR24, 0);
 	} else if (strcmp(mode, "invalid_wl_buffer") == 0) {
 		add(p, 0, size);
-		struct wl_buffer *b = zwp_linux_buffer_params_v1_create_immed(p, W, H, XR24, 0);
-		(void)b;
+		c->immed = zwp_linux_buffer_params_v1_create_immed(p, W, H, XR24, 0);
 	} else if (strcmp(mode, "unadvertised") == 0) {
 		int fd = memfd(size);
 		zwp_linux_buffer_params_v1_add(p, fd, 0, 0, W * 4, 0x12345678, 0x9abcdef0);
@@ -305,5 +297,44 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;
 	}
-	return outcome(&c);
+	return outcome(c);
+}
+
+/* Frees what the client made (the requests' destructors free the proxies
+ * even on a connection that has failed) and disconnects. */
+static void client_close(struct client *c)
+{
+	if (c->immed)
+		wl_buffer_destroy(c->immed);
+	if (c->params)
+		zwp_linux_buffer_params_v1_destroy(c->params);
+	if (c->feedback)
+		zwp_linux_dmabuf_feedback_v1_destroy(c->feedback);
+	if (c->dmabuf)
+		zwp_linux_dmabuf_v1_destroy(c->dmabuf);
+	if (c->registry)
+		wl_registry_destroy(c->registry);
+	if (c->table)
+		munmap((void *)c->table, c->table_size);
+	wl_display_disconnect(c->display);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s MODE\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *mode = argv[1];
+	struct client c = { 0 };
+	c.bind_version = strcmp(mode, "feedback") == 0 || strcmp(mode, "unadvertised") == 0 ? 4 : 3;
+	c.display = wl_display_connect(NULL);
+	if (!c.display) {
+		fprintf(stderr, "cannot connect to the compositor\n");
+		return 2;
+	}
+	int status = run(&c, mode);
+	client_close(&c);
+	return status;
 }

@@ -82,6 +82,7 @@ struct hold_app {
 	struct hold_buffer a, b;
 	struct wl_surface *sub_surface;
 	struct wl_subsurface *sub;
+	struct wl_callback *frame; /* the frame callback awaited, if any */
 	bool configured, frame_done, a_released_at_done;
 };
 
@@ -101,6 +102,7 @@ static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
 	app->frame_done = true;
 	app->a_released_at_done = app->a.released;
 	wl_callback_destroy(cb);
+	app->frame = NULL;
 }
 
 static const struct wl_callback_listener frame_listener = {
@@ -177,8 +179,10 @@ static void commit(struct hold_app *app, struct hold_buffer *buffer)
 	buffer->released = false;
 	wl_surface_attach(app->surface, buffer->wl, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, W, H);
-	struct wl_callback *cb = wl_surface_frame(app->surface);
-	wl_callback_add_listener(cb, &frame_listener, app);
+	if (app->frame)
+		wl_callback_destroy(app->frame);
+	app->frame = wl_surface_frame(app->surface);
+	wl_callback_add_listener(app->frame, &frame_listener, app);
 	app->frame_done = false;
 	wl_surface_commit(app->surface);
 }
@@ -238,6 +242,9 @@ static int run_release(struct hold_app *app)
 	xdg_toplevel_destroy(app->toplevel);
 	xdg_surface_destroy(app->xdg_surface);
 	wl_surface_destroy(app->surface);
+	app->toplevel = NULL;
+	app->xdg_surface = NULL;
+	app->surface = NULL;
 	if (wl_display_roundtrip(app->display) < 0)
 		return 1;
 	say("destroyed b_released=%d", app->b.released);
@@ -347,10 +354,63 @@ static int run_shared(struct hold_app *app)
 	say("applied b_released=%d", app->b.released);
 	sub_commit(app, &app->b);
 	wl_subsurface_destroy(app->sub);
+	app->sub = NULL;
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
 	say("uncached b_released=%d", app->b.released);
 	return stay(app);
+}
+
+/* Maps the toplevel with A, then plays the mode; returns the exit status. */
+static int map_and_run(struct hold_app *app, int (*run)(struct hold_app *app))
+{
+	if (!test_bind_globals(app->display, &app->g) || !app->g.compositor || !app->g.shm ||
+	    !app->g.wm_base) {
+		fprintf(stderr, "duet-hold-client: missing globals\n");
+		return 2;
+	}
+	xdg_wm_base_add_listener(app->g.wm_base, &wm_base_listener, app);
+	if (!make_buffer(app, &app->a, COLOUR_A))
+		return 2;
+	app->surface = wl_compositor_create_surface(app->g.compositor);
+	app->xdg_surface = xdg_wm_base_get_xdg_surface(app->g.wm_base, app->surface);
+	xdg_surface_add_listener(app->xdg_surface, &xdg_surface_listener, app);
+	app->toplevel = xdg_surface_get_toplevel(app->xdg_surface);
+	xdg_toplevel_add_listener(app->toplevel, &toplevel_listener, app);
+	xdg_toplevel_set_app_id(app->toplevel, "duet-hold");
+	wl_surface_commit(app->surface);
+	while (!app->configured)
+		if (wl_display_dispatch(app->display) < 0)
+			return 1;
+	commit(app, &app->a);
+	if (wait_frame(app) < 0 || wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	say("shown-a a_released=%d", app->a.released);
+	return run(app);
+}
+
+/* Frees what is left of the client's objects (their destructors free the
+ * proxies even after a protocol error) and disconnects. */
+static void app_close(struct hold_app *app)
+{
+	if (app->frame)
+		wl_callback_destroy(app->frame);
+	if (app->sub)
+		wl_subsurface_destroy(app->sub);
+	if (app->sub_surface)
+		wl_surface_destroy(app->sub_surface);
+	if (app->toplevel)
+		xdg_toplevel_destroy(app->toplevel);
+	if (app->xdg_surface)
+		xdg_surface_destroy(app->xdg_surface);
+	if (app->surface)
+		wl_surface_destroy(app->surface);
+	if (app->a.wl)
+		drop_buffer(&app->a);
+	if (app->b.wl)
+		drop_buffer(&app->b);
+	test_globals_destroy(&app->g);
+	wl_display_disconnect(app->display);
 }
 
 int main(int argc, char **argv)
@@ -381,27 +441,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "duet-hold-client: cannot connect\n");
 		return 2;
 	}
-	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
-	    !app.g.wm_base) {
-		fprintf(stderr, "duet-hold-client: missing globals\n");
-		return 2;
-	}
-	xdg_wm_base_add_listener(app.g.wm_base, &wm_base_listener, &app);
-	if (!make_buffer(&app, &app.a, COLOUR_A))
-		return 2;
-	app.surface = wl_compositor_create_surface(app.g.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_app_id(app.toplevel, "duet-hold");
-	wl_surface_commit(app.surface);
-	while (!app.configured)
-		if (wl_display_dispatch(app.display) < 0)
-			return 1;
-	commit(&app, &app.a);
-	if (wait_frame(&app) < 0 || wl_display_roundtrip(app.display) < 0)
-		return protocol_error(&app) + 1;
-	say("shown-a a_released=%d", app.a.released);
-	return run(&app);
+	int status = map_and_run(&app, run);
+	app_close(&app);
+	return status;
 }

@@ -46,6 +46,13 @@ struct conn {
 	uint32_t press_serial, key_serial; /* of the last button / key press */
 	int presses, key_presses;
 	struct wl_surface *pointer_focus;
+	/* The wl_data_device's last selection offer, and whether its last
+	 * offer (of any kind) had TRANSFER_MIME. */
+	struct wl_data_offer *selection;
+	bool offer_has_mime;
+	/* Every proxy made on this connection, freed by conn_close (own). */
+	void **owned;
+	size_t n_owned, owned_cap;
 };
 
 struct window {
@@ -61,10 +68,41 @@ struct window {
 	bool done;         /* xdg_popup.popup_done */
 };
 
-static void die(const char *msg)
+_Noreturn static void die(const char *msg)
 {
 	fprintf(stderr, "duet-wl-probe: %s\n", msg);
 	exit(2);
+}
+
+/* A connection owns every proxy made on it, the server's (wl_data_offer)
+ * included; conn_close frees them all, so nothing of the probe's is left
+ * when it ends (the ASan run checks leaks). A proxy destroyed earlier is
+ * disowned as it goes. */
+static void *own(struct conn *c, void *proxy)
+{
+	if (!proxy)
+		die("no proxy (out of memory?)");
+	if (c->n_owned == c->owned_cap) {
+		size_t cap = c->owned_cap ? c->owned_cap * 2 : 64;
+		void **owned = realloc(c->owned, cap * sizeof(*owned));
+		if (!owned)
+			die("out of memory");
+		c->owned = owned;
+		c->owned_cap = cap;
+	}
+	c->owned[c->n_owned++] = proxy;
+	return proxy;
+}
+
+static void *disown(struct conn *c, void *proxy)
+{
+	for (size_t i = 0; i < c->n_owned; i++) {
+		if (c->owned[i] == proxy) {
+			c->owned[i] = c->owned[--c->n_owned];
+			return proxy;
+		}
+	}
+	die("destroying a proxy the connection does not own");
 }
 
 static void roundtrip(struct conn *c)
@@ -178,11 +216,12 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 {
 	struct conn *c = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0 && version >= 5)
-		c->compositor5 = wl_registry_bind(registry, name, &wl_compositor_interface, 5);
+		c->compositor5 = own(c, wl_registry_bind(registry, name, &wl_compositor_interface, 5));
 	else if (strcmp(interface, wp_presentation_interface.name) == 0)
-		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+		c->presentation = own(c, wl_registry_bind(registry, name,
+		                                          &wp_presentation_interface, 1));
 	else if (strcmp(interface, wl_seat_interface.name) == 0 && !c->seat)
-		c->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+		c->seat = own(c, wl_registry_bind(registry, name, &wl_seat_interface, 1));
 }
 
 static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
@@ -203,9 +242,21 @@ static void conn_open(struct conn *c)
 	if (!test_bind_globals(c->display, &c->g) || !c->g.compositor || !c->g.shm ||
 	    !c->g.wm_base || !c->g.subcompositor)
 		die("wl_compositor, wl_subcompositor, wl_shm or xdg_wm_base missing");
-	c->registry = wl_display_get_registry(c->display);
+	c->registry = own(c, wl_display_get_registry(c->display));
 	wl_registry_add_listener(c->registry, &registry_listener, c);
 	roundtrip(c);
+}
+
+/* Frees every proxy of the connection (client side only: the connection
+ * closes next, and the server cleans up after a client that is gone). */
+static void conn_close(struct conn *c)
+{
+	for (size_t i = 0; i < c->n_owned; i++)
+		wl_proxy_destroy(c->owned[i]);
+	free(c->owned);
+	test_globals_destroy(&c->g);
+	wl_display_disconnect(c->display);
+	memset(c, 0, sizeof(*c));
 }
 
 /* ------------------------------------------------------------- buffers */
@@ -231,7 +282,7 @@ static struct wl_buffer *make_buffer(struct conn *c, int w, int h, const uint32_
 	                                                     WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
-	return buffer;
+	return own(c, buffer);
 }
 
 static struct wl_buffer *solid(struct conn *c, int w, int h, uint32_t colour)
@@ -307,7 +358,8 @@ static void wait_configure(struct window *w)
 
 static struct wl_surface *new_surface(struct conn *c)
 {
-	return wl_compositor_create_surface(c->compositor5 ? c->compositor5 : c->g.compositor);
+	return own(c, wl_compositor_create_surface(c->compositor5 ? c->compositor5
+	                                                         : c->g.compositor));
 }
 
 /* A toplevel showing buffer (mapped once this returns). */
@@ -317,9 +369,9 @@ static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
 	memset(w, 0, sizeof(*w));
 	w->conn = c;
 	w->surface = new_surface(c);
-	w->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, w->surface);
+	w->xdg = own(c, xdg_wm_base_get_xdg_surface(c->g.wm_base, w->surface));
 	xdg_surface_add_listener(w->xdg, &xdg_surface_listener, w);
-	w->toplevel = xdg_surface_get_toplevel(w->xdg);
+	w->toplevel = own(c, xdg_surface_get_toplevel(w->xdg));
 	xdg_toplevel_add_listener(w->toplevel, &toplevel_listener, w);
 	xdg_toplevel_set_app_id(w->toplevel, app_id);
 	wl_surface_commit(w->surface);
@@ -340,14 +392,14 @@ static void map_popup_grab(struct conn *c, struct window *w, struct window *pare
 	memset(w, 0, sizeof(*w));
 	w->conn = c;
 	w->surface = new_surface(c);
-	w->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, w->surface);
+	w->xdg = own(c, xdg_wm_base_get_xdg_surface(c->g.wm_base, w->surface));
 	xdg_surface_add_listener(w->xdg, &xdg_surface_listener, w);
 	struct xdg_positioner *pos = xdg_wm_base_create_positioner(c->g.wm_base);
 	xdg_positioner_set_size(pos, width, height);
 	xdg_positioner_set_anchor_rect(pos, x, y, 1, 1);
 	xdg_positioner_set_anchor(pos, XDG_POSITIONER_ANCHOR_TOP_LEFT);
 	xdg_positioner_set_gravity(pos, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
-	w->popup = xdg_surface_get_popup(w->xdg, parent->xdg, pos);
+	w->popup = own(c, xdg_surface_get_popup(w->xdg, parent->xdg, pos));
 	xdg_positioner_destroy(pos);
 	xdg_popup_add_listener(w->popup, &popup_listener, w);
 	if (grab_serial)
@@ -368,8 +420,8 @@ static void map_popup(struct conn *c, struct window *w, struct window *parent, i
 static struct wl_subsurface *add_subsurface(struct conn *c, struct wl_surface *surface,
                                             struct wl_surface *parent, int x, int y)
 {
-	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(c->g.subcompositor, surface,
-	                                                            parent);
+	struct wl_subsurface *sub = own(c, wl_subcompositor_get_subsurface(c->g.subcompositor,
+	                                                                 surface, parent));
 	wl_subsurface_set_position(sub, x, y);
 	return sub;
 }
@@ -400,6 +452,7 @@ static int mode_subsurface_merge(struct conn *c)
 }
 
 struct feedback {
+	struct conn *conn;
 	int state; /* 0 waiting, 1 presented, 2 discarded */
 };
 
@@ -412,14 +465,16 @@ static void fb_presented(void *data, struct wp_presentation_feedback *fb, uint32
                          uint32_t sec_lo, uint32_t nsec, uint32_t refresh, uint32_t seq_hi,
                          uint32_t seq_lo, uint32_t flags)
 {
-	((struct feedback *)data)->state = 1;
-	wp_presentation_feedback_destroy(fb);
+	struct feedback *f = data;
+	f->state = 1;
+	wp_presentation_feedback_destroy(disown(f->conn, fb));
 }
 
 static void fb_discarded(void *data, struct wp_presentation_feedback *fb)
 {
-	((struct feedback *)data)->state = 2;
-	wp_presentation_feedback_destroy(fb);
+	struct feedback *f = data;
+	f->state = 2;
+	wp_presentation_feedback_destroy(disown(f->conn, fb));
 }
 
 static const struct wp_presentation_feedback_listener feedback_listener = {
@@ -430,8 +485,10 @@ static const struct wp_presentation_feedback_listener feedback_listener = {
 
 static void ask_feedback(struct conn *c, struct wl_surface *surface, struct feedback *f)
 {
+	f->conn = c;
 	f->state = 0;
-	wp_presentation_feedback_add_listener(wp_presentation_feedback(c->presentation, surface),
+	wp_presentation_feedback_add_listener(own(c, wp_presentation_feedback(c->presentation,
+	                                                                      surface)),
 	                                      &feedback_listener, f);
 }
 
@@ -513,9 +570,9 @@ static int mode_buffer_transform(struct conn *c)
 	map_toplevel(c, &w, "duet-probe-90", make_buffer(c, 100, 60, quads, 4),
 	             WL_OUTPUT_TRANSFORM_90);
 	step(c, "check-90");
-	xdg_toplevel_destroy(w.toplevel);
-	xdg_surface_destroy(w.xdg);
-	wl_surface_destroy(w.surface);
+	xdg_toplevel_destroy(disown(c, w.toplevel));
+	xdg_surface_destroy(disown(c, w.xdg));
+	wl_surface_destroy(disown(c, w.surface));
 	map_toplevel(c, &w, "duet-probe-flipped-270", make_buffer(c, 100, 60, quads, 4),
 	             WL_OUTPUT_TRANSFORM_FLIPPED_270);
 	step(c, "check-flipped-270");
@@ -586,11 +643,11 @@ static int mode_viewport_scale(struct conn *c)
 	memset(&t, 0, sizeof(t));
 	t.conn = c;
 	t.surface = new_surface(c);
-	struct wp_viewport *vp = wp_viewporter_get_viewport(c->g.viewporter, t.surface);
+	struct wp_viewport *vp = own(c, wp_viewporter_get_viewport(c->g.viewporter, t.surface));
 	wp_viewport_set_destination(vp, 200, 150);
-	t.xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, t.surface);
+	t.xdg = own(c, xdg_wm_base_get_xdg_surface(c->g.wm_base, t.surface));
 	xdg_surface_add_listener(t.xdg, &xdg_surface_listener, &t);
-	t.toplevel = xdg_surface_get_toplevel(t.xdg);
+	t.toplevel = own(c, xdg_surface_get_toplevel(t.xdg));
 	xdg_toplevel_add_listener(t.toplevel, &toplevel_listener, &t);
 	xdg_toplevel_set_app_id(t.toplevel, "duet-probe");
 	wl_surface_commit(t.surface);
@@ -639,7 +696,7 @@ static int mode_positioner_constrain(struct conn *c)
 		printf("popup %s %d %d %d %d\n", cases[i].name, p.x, p.y, p.width, p.height);
 		xdg_popup_destroy(p.popup);
 		xdg_surface_destroy(p.xdg);
-		wl_surface_destroy(p.surface);
+		wl_surface_destroy(disown(c, p.surface));
 		roundtrip(c);
 	}
 	step(c, "measured");
@@ -676,20 +733,68 @@ static const struct wl_data_source_listener source_listener = {
 static void new_source(struct conn *c, struct source *s, const char *mime)
 {
 	s->cancelled = false;
-	s->source = wl_data_device_manager_create_data_source(c->g.data_device_manager);
+	s->source = own(c, wl_data_device_manager_create_data_source(c->g.data_device_manager));
 	wl_data_source_add_listener(s->source, &source_listener, s);
 	wl_data_source_offer(s->source, mime);
 }
+
+#define TRANSFER_MIME "text/plain;charset=utf-8"
+
+static void offer_offer(void *data, struct wl_data_offer *offer, const char *mime)
+{
+	if (strcmp(mime, TRANSFER_MIME) == 0)
+		((struct conn *)data)->offer_has_mime = true;
+}
+
+static const struct wl_data_offer_listener offer_listener = { .offer = offer_offer };
+
+/* Each offer is a new proxy of the server's making: the connection owns it. */
+static void dd_data_offer(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
+{
+	struct conn *c = data;
+	c->offer_has_mime = false;
+	wl_data_offer_add_listener(own(c, offer), &offer_listener, c);
+}
+
+static void dd_enter(void *data, struct wl_data_device *dd, uint32_t serial,
+                     struct wl_surface *s, wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *o)
+{
+}
+
+static void dd_leave(void *data, struct wl_data_device *dd) {}
+
+static void dd_motion(void *data, struct wl_data_device *dd, uint32_t t, wl_fixed_t x,
+                      wl_fixed_t y)
+{
+}
+
+static void dd_drop(void *data, struct wl_data_device *dd) {}
+
+static void dd_selection(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
+{
+	((struct conn *)data)->selection = offer;
+}
+
+static const struct wl_data_device_listener dd_listener = {
+	.data_offer = dd_data_offer,
+	.enter = dd_enter,
+	.leave = dd_leave,
+	.motion = dd_motion,
+	.drop = dd_drop,
+	.selection = dd_selection,
+};
 
 static void seat_keyboard(struct conn *c)
 {
 	if (!c->seat || !c->g.data_device_manager)
 		die("no wl_seat or wl_data_device_manager");
-	c->keyboard = wl_seat_get_keyboard(c->seat);
+	c->keyboard = own(c, wl_seat_get_keyboard(c->seat));
 	wl_keyboard_add_listener(c->keyboard, &keyboard_listener, c);
-	c->pointer = wl_seat_get_pointer(c->seat);
+	c->pointer = own(c, wl_seat_get_pointer(c->seat));
 	wl_pointer_add_listener(c->pointer, &pointer_listener, c);
-	c->data_device = wl_data_device_manager_get_data_device(c->g.data_device_manager, c->seat);
+	c->data_device = own(c, wl_data_device_manager_get_data_device(c->g.data_device_manager,
+	                                                               c->seat));
+	wl_data_device_add_listener(c->data_device, &dd_listener, c);
 }
 
 static bool check(bool ok, const char *what)
@@ -732,6 +837,7 @@ static int mode_selection_focus(struct conn *a)
 	wl_data_device_set_selection(a->data_device, again.source, a->enter_serial);
 	roundtrip(a);
 	ok &= check(sa.cancelled, "the focused client replaces it with its own serial");
+	conn_close(&b);
 	return ok ? 0 : 1;
 }
 
@@ -752,7 +858,6 @@ static int mode_minimize(struct conn *c)
 
 /* ------------------------------------------------- selection transfer */
 
-#define TRANSFER_MIME "text/plain;charset=utf-8"
 #define TRANSFER_TEXT "duet selection, 7 bytes and more"
 
 static void transfer_send(void *data, struct wl_data_source *s, const char *mime, int32_t fd)
@@ -769,53 +874,6 @@ static const struct wl_data_source_listener transfer_source_listener = {
 	.cancelled = source_cancelled,
 };
 
-struct offer_seen {
-	struct wl_data_offer *selection;
-	bool has_mime;
-};
-
-static void offer_offer(void *data, struct wl_data_offer *offer, const char *mime)
-{
-	if (strcmp(mime, TRANSFER_MIME) == 0)
-		((struct offer_seen *)data)->has_mime = true;
-}
-
-static const struct wl_data_offer_listener offer_listener = { .offer = offer_offer };
-
-static void dd_data_offer(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
-{
-	((struct offer_seen *)data)->has_mime = false;
-	wl_data_offer_add_listener(offer, &offer_listener, data);
-}
-
-static void dd_enter(void *data, struct wl_data_device *dd, uint32_t serial,
-                     struct wl_surface *s, wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *o)
-{
-}
-
-static void dd_leave(void *data, struct wl_data_device *dd) {}
-
-static void dd_motion(void *data, struct wl_data_device *dd, uint32_t t, wl_fixed_t x,
-                      wl_fixed_t y)
-{
-}
-
-static void dd_drop(void *data, struct wl_data_device *dd) {}
-
-static void dd_selection(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
-{
-	((struct offer_seen *)data)->selection = offer;
-}
-
-static const struct wl_data_device_listener dd_listener = {
-	.data_offer = dd_data_offer,
-	.enter = dd_enter,
-	.leave = dd_leave,
-	.motion = dd_motion,
-	.drop = dd_drop,
-	.selection = dd_selection,
-};
-
 /* A (focused) sets the selection; B maps, takes the focus, gets the offer
  * with A's MIME type, and receives A's bytes through a pipe. */
 static int mode_selection_transfer(struct conn *a)
@@ -824,15 +882,13 @@ static int mode_selection_transfer(struct conn *a)
 	conn_open(&b);
 	seat_keyboard(a);
 	seat_keyboard(&b);
-	struct offer_seen seen = { NULL, false };
-	wl_data_device_add_listener(b.data_device, &dd_listener, &seen);
 	struct window wa, wb;
 	map_toplevel(a, &wa, "duet-probe-a", solid(a, 100, 100, RED), 0);
 	roundtrip(a);
 	if (!a->focused)
 		die("A should have the keyboard focus");
 	struct source sa = { NULL, false };
-	sa.source = wl_data_device_manager_create_data_source(a->g.data_device_manager);
+	sa.source = own(a, wl_data_device_manager_create_data_source(a->g.data_device_manager));
 	wl_data_source_add_listener(sa.source, &transfer_source_listener, &sa);
 	wl_data_source_offer(sa.source, TRANSFER_MIME);
 	wl_data_device_set_selection(a->data_device, sa.source, a->enter_serial);
@@ -840,13 +896,15 @@ static int mode_selection_transfer(struct conn *a)
 	map_toplevel(&b, &wb, "duet-probe-b", solid(&b, 100, 100, GREEN), 0);
 	roundtrip(&b);
 	bool ok = check(b.focused, "B has the focus");
-	ok &= check(seen.selection && seen.has_mime, "B got the selection offer with A's type");
-	if (!ok)
+	ok &= check(b.selection && b.offer_has_mime, "B got the selection offer with A's type");
+	if (!ok) {
+		conn_close(&b);
 		return 1;
+	}
 	int p[2];
 	if (pipe(p) < 0)
 		die("pipe");
-	wl_data_offer_receive(seen.selection, TRANSFER_MIME, p[1]);
+	wl_data_offer_receive(b.selection, TRANSFER_MIME, p[1]);
 	close(p[1]);
 	roundtrip(&b);
 	roundtrip(a); /* A writes in its send handler */
@@ -858,6 +916,7 @@ static int mode_selection_transfer(struct conn *a)
 	close(p[0]);
 	buf[got] = 0;
 	ok &= check(strcmp(buf, TRANSFER_TEXT) == 0, "B read A's bytes");
+	conn_close(&b);
 	return ok ? 0 : 1;
 }
 
@@ -932,11 +991,11 @@ static int mode_popup_grab(struct conn *c)
 	ok &= check(!p3.done, "a grab with the click's serial is taken");
 	/* A grab on a child of p4, which took none: p3 is the topmost. */
 	struct wl_surface *s = new_surface(c);
-	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, s);
-	struct xdg_positioner *pos = xdg_wm_base_create_positioner(c->g.wm_base);
+	struct xdg_surface *xdg = own(c, xdg_wm_base_get_xdg_surface(c->g.wm_base, s));
+	struct xdg_positioner *pos = own(c, xdg_wm_base_create_positioner(c->g.wm_base));
 	xdg_positioner_set_size(pos, 10, 10);
 	xdg_positioner_set_anchor_rect(pos, 0, 0, 1, 1);
-	struct xdg_popup *bad = xdg_surface_get_popup(xdg, p4.xdg, pos);
+	struct xdg_popup *bad = own(c, xdg_surface_get_popup(xdg, p4.xdg, pos));
 	xdg_popup_grab(bad, c->seat, c->press_serial);
 	wl_display_roundtrip(c->display);
 	const struct wl_interface *iface = NULL;
@@ -945,6 +1004,7 @@ static int mode_popup_grab(struct conn *c)
 	            code == XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
 	            "a grab on a popup above a non-grabbing one is not_the_topmost_popup");
 	printf("done\n");
+	conn_close(c);
 	exit(ok ? 0 : 1); /* the connection is gone */
 }
 
@@ -992,6 +1052,7 @@ static int mode_popup_grab_serial(struct conn *a)
 	small_popup(a, &late, &ta, a->press_serial);
 	ok &= check(late.done, "a click serial older than the last press is dismissed");
 	roundtrip(&b);
+	conn_close(&b);
 	return ok ? 0 : 1;
 }
 
@@ -1070,6 +1131,7 @@ int main(int argc, char **argv)
 		int status = modes[i].run(&c);
 		roundtrip(&c);
 		printf("done\n");
+		conn_close(&c);
 		return status;
 	}
 	fprintf(stderr, "usage: duet-wl-probe MODE\nmodes:");

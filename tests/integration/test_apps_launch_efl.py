@@ -24,6 +24,15 @@ import apps
 import duet
 from duet import check
 
+# EFL's own leaks at exit (Elementary's, Evas's, Ecore_Wl2's) are named in
+# a suppressions file of their own; the caller's LeakSanitizer options stay
+# (a later suppressions= wins, so ours goes last).
+EFL_LSAN_SUPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                             "lsan-efl.supp")
+EFL_LSAN_OPTIONS = ":".join(filter(None, [os.environ.get("LSAN_OPTIONS", ""),
+                                          "suppressions=" + os.path.normpath(EFL_LSAN_SUPP),
+                                          "print_suppressions=0"]))
+
 PATH = {("wayland", "sw"): "wayland_shm", ("wayland", "gl"): "wayland_egl",
         ("x11", "sw"): "software_x11", ("x11", "gl"): "opengl_x11"}
 PRESENTATION = {"wayland": "frame-callback", "x11": "roundtrip-fallback"}
@@ -51,6 +60,7 @@ def render(s, stack, engine, env):
     scenes = ["image_blend_smooth_scaled", "text"]
     recs = apps.run_app(s, [exe, "--backend", backend, "--engine", engine, "--duration-ms", "300",
                             "--scenes", ",".join(scenes)], timeout=90, env=env)
+    elapsed = time.monotonic_ns() - int(env["DUET_T0_NS"])
     got = [r for r in recs if r["name"] == "scene"]
     check([r["scene"] for r in got] == scenes, "scenes %r, want %r" % ([r["scene"] for r in got],
                                                                       scenes))
@@ -58,8 +68,9 @@ def render(s, stack, engine, env):
         check(r["frames"] > 1 and r["fps"] > 0, "scene %s drew %d frames" % (r["scene"], r["frames"]))
         check((r["engine"], r["path"]) == (engine, PATH[stack, engine]),
               "engine/path %r" % ((r["engine"], r["path"]),))
-        check(300e6 <= r["duration_ns"] < 60e9, "scene %s lasted %d ns" % (r["scene"],
-                                                                             r["duration_ns"]))
+        # At least what was asked; within the run (no upper limit of its own).
+        check(300e6 <= r["duration_ns"] < elapsed, "scene %s lasted %d ns (the run %d ns)"
+              % (r["scene"], r["duration_ns"], elapsed))
     done = [r for r in recs if r["name"] == "render_done"]
     check(len(done) == 1 and done[0]["scenes"] == len(scenes), "render_done: %r" % done)
     duet.log("%s/%s: %s" % (stack, engine, ", ".join("%s %d frames %.0f fps" % (
@@ -76,8 +87,7 @@ def main(stack, engine, what="launch"):
         with apps.session(stack, "apps-launch-efl-%s-%s" % (stack, engine)) as s:
             t0 = time.monotonic_ns()
             env = {"DUET_T0_NS": str(t0), "HOME": home, "ECORE_NO_SYSTEM_MODULES": "1",
-                   # Elementary's own allocations outlive elm_shutdown.
-                   "ASAN_OPTIONS": "detect_leaks=0"}
+                   "LSAN_OPTIONS": EFL_LSAN_OPTIONS}
             if what == "render":
                 render(s, stack, engine, env)
                 return
