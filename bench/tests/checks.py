@@ -1,6 +1,11 @@
 """The bench tests' way of saying what they checked: every check prints
-"ok: ..." and the first failure prints "FAIL: ..." and exits 1."""
+"ok: ..." and the first failure prints "FAIL: ..." and exits 1; and the
+processes a run left behind, found by its environment mark."""
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from duet_bench import reaper  # noqa: E402
 
 _on_fail = []
 
@@ -21,3 +26,21 @@ def check(cond, msg):
     if not cond:
         fail(msg)
     print("ok: " + msg, flush=True)
+
+
+def cmdlines(pids):
+    """"PID COMMAND LINE" of each pid still there."""
+    out = []
+    for pid in pids:
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                out.append("%d %s" % (pid, f.read().replace(b"\0", b" ").decode(errors="replace")))
+        except OSError:
+            pass
+    return out
+
+
+def marked_processes(mark, name="DUET_BENCH_RUN"):
+    """The processes (but this one) that carry the run's mark, as
+    "PID COMMAND LINE"; the bench marks every child (duet_bench.reaper)."""
+    return cmdlines(reaper.marked(name, mark, exclude={os.getpid()}))

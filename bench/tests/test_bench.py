@@ -28,29 +28,7 @@ import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from checks import check, fail  # noqa: E402
-
-
-def marked_processes(mark):
-    """pids (other than ours) whose environment carries the run's mark."""
-    found = []
-    needle = ("DUET_BENCH_RUN=" + mark).encode()
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open("/proc/%s/environ" % name, "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if needle in env:
-            try:
-                with open("/proc/%s/cmdline" % name, "rb") as f:
-                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                cmd = "?"
-            found.append((int(name), cmd))
-    return found
+from checks import check, fail, marked_processes  # noqa: E402
 
 
 def run_bench(args, extra_env, timeout):

@@ -29,26 +29,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check, on_fail  # noqa: E402
+from checks import check, marked_processes, on_fail  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
 COUNTS = [1, 2, 4, 8]
-
-
-def marked_processes(mark):
-    """pids (other than ours) whose environment carries the run's mark."""
-    found = []
-    needle = ("DUET_BENCH_RUN=" + mark).encode()
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open("/proc/%s/environ" % name, "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    found.append(int(name))
-        except OSError:
-            continue
-    return found
 
 
 def bench(args, extra_env=None, timeout=400):

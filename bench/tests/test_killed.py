@@ -21,21 +21,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from checks import check  # noqa: E402
+from checks import check, cmdlines  # noqa: E402
 from duet_bench import reaper  # noqa: E402
 
 INTEGRATION = os.path.join(HERE, "..", "..", "tests", "integration")
-
-
-def cmdlines(pids):
-    out = []
-    for pid in pids:
-        try:
-            with open("/proc/%d/cmdline" % pid, "rb") as f:
-                out.append("%d %s" % (pid, f.read().replace(b"\0", b" ").decode(errors="replace")))
-        except OSError:
-            pass
-    return out
 
 
 def wait_for(pred, timeout, what):

@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import marked_processes  # noqa: E402
+
 ALL = ("wayland", "x11", "weston", "openbox", "e-x11", "e-wayland")
 # Where the stack cannot tell composited (docs/methodology.md).
 NO_COMPOSITED = {"e-wayland"}
@@ -66,14 +69,7 @@ def main():
                 bad.append("%s: engine %r path %r" % (stack, s.get("engine"), s.get("path")))
         print("%s: %s" % (stack, ", ".join("%.0f ms (submitted %.0f)" % (s["ms"], s["submitted_ms"])
                                            for s in rec["samples"])))
-    left = []
-    for d in os.listdir("/proc"):
-        try:
-            with open("/proc/%s/environ" % d, "rb") as f:
-                if ("DUET_BENCH_RUN=%s" % mark).encode() in f.read():
-                    left.append(d)
-        except OSError:
-            pass
+    left = marked_processes(mark)
     if left:
         bad.append("processes of the run left: %s" % left)
     if bad:

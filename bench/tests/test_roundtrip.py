@@ -18,8 +18,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check  # noqa: E402
-from test_bench import load, marked_processes, run_bench  # noqa: E402
+from checks import check, marked_processes  # noqa: E402
+from test_bench import load, run_bench  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
 FLOORS = {"floor-unix-1cpu", "floor-unix-2cpu", "floor-pipe-1cpu", "floor-pipe-2cpu"}
