@@ -624,8 +624,9 @@ def strace_launch(ctx, stack, strace, counting=None):
                      + argv_for(ctx, stack, "launch", "--stay"))
         try:
             if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
-                raise AppFailed("duet-launch under strace %s:\n%s"
-                                % (run.exit_status(), run.log_tail()))
+                raise AppFailed("duet-launch under strace %s:\n%s\n%s"
+                                % (run.exit_status(), run.log_tail(),
+                                   _strace_stuck(stack.dir, dict(pids, app=run.pid))))
             t_end = time.time()
             kids = procs.descendants(run.pid)
             app_pid = kids[0] if kids else None
@@ -680,11 +681,27 @@ def strace_launch(ctx, stack, strace, counting=None):
         p["study_style"] = sum(v["unix"] for c, v in p["per_call"].items() if c in STUDY_CALLS)
         p["waits"] = sum(v["all"] for c, v in p["per_call"].items() if c in WAIT_CALLS)
     out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
-           "command": " ".join(argv)}
+           "command": " ".join(argv), "seconds": round(t_end - t_start, 3)}
     if counting:
         out["counter"] = counted
         out["app_pid"] = app_pid
     return out
+
+
+def _strace_stuck(directory, pids):
+    """Where each traced process is when the straced launch failed: its
+    threads' states and system calls, and the last calls strace wrote for
+    each thread, with their times (does a process wait, or crawl?)."""
+    out = ["where each process is (%.3f):" % time.time()]
+    for role, pid in pids.items():
+        for pid2 in [pid] + procs.descendants(pid):
+            out += ["  %s %s" % (role, line) for line in procs.where(pid2)]
+    out.append("last calls strace wrote per thread:")
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("strace.") or name.startswith("strace-app."):
+            tail = procs.read_tail(os.path.join(directory, name), 600).splitlines()[-3:]
+            out += ["  %s: %s" % (name, line[:200]) for line in tail]
+    return "\n".join(out)
 
 
 # ------------------------------------------------------------ xtrace

@@ -227,6 +227,26 @@ def traced(pid):
     return True
 
 
+def where(pid):
+    """One line per thread of pid: tid, name, state, the kernel function it
+    sleeps in (wchan) and its current system call (/proc's syscall: number
+    and arguments, "running" or -1): what a process that stopped making
+    progress is waiting for."""
+    lines = []
+    for tid in thread_ids(pid):
+        fields = []
+        for name in ("comm", "wchan", "syscall"):
+            try:
+                with open("/proc/%d/task/%d/%s" % (pid, tid, name)) as f:
+                    fields.append(f.read().strip() or "-")
+            except OSError:
+                fields.append("?")
+        st = read_stat(tid)
+        lines.append("%d %s state %s wchan %s syscall %s"
+                     % (tid, fields[0], st[0] if st else "?", fields[1], fields[2]))
+    return lines
+
+
 def socket_inodes(pid):
     """inode -> fd of the Unix/any sockets pid holds."""
     out = {}
