@@ -27,3 +27,32 @@ duet_guard() {
 	done
 	return 0
 }
+
+# duet_run_stoppable CMD [ARG...]
+#   Runs CMD and returns its status, but as a background job that the
+#   caller waits for: a shell runs its INT/TERM trap only once the
+#   foreground command has ended, so a script stopped during a long
+#   `meson test` would stop only when the tests had ended. `wait` returns at
+#   once on a trapped signal; the trap then calls duet_stop_running, which
+#   sends CMD SIGTERM (meson test then stops its tests and exits).
+#   CMD must be a program, not a shell function. (An asynchronous command
+#   of a shell without job control ignores SIGINT; SIGTERM stops it.)
+duet_running=
+duet_run_stoppable() {
+	"$@" &
+	duet_running=$!
+	wait "$duet_running"
+	duet_run_status=$?
+	duet_running=
+	return "$duet_run_status"
+}
+
+# duet_stop_running: SIGTERM to what duet_run_stoppable runs, if anything,
+# and waits for it to end.
+duet_stop_running() {
+	if [ -n "$duet_running" ]; then
+		kill -TERM "$duet_running" 2>/dev/null
+		wait "$duet_running" 2>/dev/null
+		duet_running=
+	fi
+}

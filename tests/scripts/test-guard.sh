@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/guard.sh under /bin/sh (dash on Debian): duet_guard stops a
 # process group started with setsid once its time is up, children and all,
-# and leaves one that ends in time alone.
+# and leaves one that ends in time alone; and a script stopped by TERM while
+# duet_run_stoppable runs a long command stops at once, that command too.
 set -u
 . "$1/scripts/guard.sh"
 fail() { echo "FAIL: $1"; exit 1; }
@@ -31,4 +32,40 @@ duet_guard test-guard 30 "$group"
 status=$?
 wait "$group"
 [ "$status" -eq 0 ] || fail "duet_guard returned $status for a group that ended in time"
+# duet_run_stoppable: scripts/test's TERM trap runs during a long command.
+script_dir=$(mktemp -d)
+cat >"$script_dir/stoppable.sh" <<EOF
+. "$1/scripts/guard.sh"
+trap 'duet_stop_running; exit 130' TERM
+duet_run_stoppable sleep 300
+echo "ran to its end"
+EOF
+sh "$script_dir/stoppable.sh" &
+script=$!
+sleeper=
+for _ in $(seq 50); do
+	sleeper=$(pgrep -P "$script" -x sleep) && break
+	sleep 0.1
+done
+[ -n "$sleeper" ] || fail "the script's command did not start"
+kill -TERM "$script"
+# A hang guard: stopped, the script ends at once; without
+# duet_run_stoppable its trap would wait for the 300 s sleep.
+for _ in $(seq 100); do
+	kill -0 "$script" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$script" 2>/dev/null; then
+	kill -KILL "$script" "$sleeper" 2>/dev/null
+	rm -rf "$script_dir"
+	fail "a script stopped by TERM still ran its command after 10 s"
+fi
+wait "$script"
+status=$?
+rm -rf "$script_dir"
+[ "$status" -eq 130 ] || fail "the stopped script exited $status, want 130 (its trap's)"
+if kill -0 "$sleeper" 2>/dev/null; then
+	kill -KILL "$sleeper"
+	fail "the command outlived the script that was stopped"
+fi
 echo "PASS"
