@@ -41,7 +41,7 @@ import tempfile
 import time
 
 from duet_bench import (concurrent, efl_launch, enlightenment, experiments, inputlat, ipc,
-                        machine, outcome, procs, reaper, report, stacks, stats, switches,
+                        machine, outcome, paths, procs, reaper, report, stacks, stats, switches,
                         thirdparty, vfb)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
@@ -245,13 +245,13 @@ class Bench:
         self.out = os.path.abspath(args.out or os.path.join(
             "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
         os.makedirs(self.out, exist_ok=True)
-        self.workdir = stacks.memory_dir("duet-bench-")
-        self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
-                     "render": stacks.find_own("duet-render", "clients"),
-                     "resize": stacks.find_own("duet-resize", "clients"),
-                     "roundtrip": stacks.find_own("duet-roundtrip", "clients"),
-                     "launch-efl": stacks.find_own("duet-launch-efl", "clients"),
-                     "input": stacks.find_own("duet-input", "clients")}
+        self.workdir = paths.memory_dir("duet-bench-")
+        self.apps = {"launch": paths.find_own("duet-launch", "clients"),
+                     "render": paths.find_own("duet-render", "clients"),
+                     "resize": paths.find_own("duet-resize", "clients"),
+                     "roundtrip": paths.find_own("duet-roundtrip", "clients"),
+                     "launch-efl": paths.find_own("duet-launch-efl", "clients"),
+                     "input": paths.find_own("duet-input", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
         self.round = 0
@@ -492,7 +492,7 @@ class Bench:
         ipc_rec = self.results["ipc"].setdefault(name, {})
         counting = self.opts.ipc and self.round == 0
         strace = shutil.which("strace")
-        lib = stacks.find_ipc_lib()
+        lib = paths.find_ipc_lib()
         strace_job = None
         if counting:
             if strace:

@@ -38,7 +38,7 @@ import select
 import subprocess
 import time
 
-from duet_bench import observer, procs, stacks
+from duet_bench import observer, paths, procs, stacks
 from duet_bench.apprun import AppFailed, AppRun, StackDied
 
 PRESSES, QUICK_PRESSES = 100, 20
@@ -82,9 +82,9 @@ def missing(name, xserver=None):
     if on_card and os.geteuid() != 0:
         return ("not measurable on a KMS card without root: the observer reads the card's "
                 "scanout (duet-observe --drm), whose buffers the kernel shows only to root")
-    if not stacks.find_own("duet-inject", "bench"):
+    if not paths.find_own("duet-inject", "bench"):
         return "duet-inject is not built (bench/ in the build)"
-    if not stacks.find_own("duet-input", "clients"):
+    if not paths.find_own("duet-input", "clients"):
         return "duet-input is not built (clients/ in the build)"
     return None
 
@@ -98,7 +98,7 @@ class InputStack(stacks.Stack):
 
     def spawn(self, role, argv, env, **kw):
         if self.name == "wayland" and role == "server" and stacks.display() != "kms":
-            self.fbdir = stacks.memory_dir("duet-bench-vfb-")
+            self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.fb_path = os.path.join(self.fbdir, "vfb")
             argv = list(argv) + ["--vfb", self.fb_path]
         return super().spawn(role, argv, env, **kw)
@@ -108,7 +108,7 @@ class Injector:
     """duet-inject, a line in (press/release), a time stamp out."""
 
     def __init__(self, stack):
-        exe = stacks.find_own("duet-inject", "bench")
+        exe = paths.find_own("duet-inject", "bench")
         env = dict(stack.env, **(stack.trusted_env if stack.kind == "wayland" else {}))
         self.proc = subprocess.Popen([exe, "--backend", stack.kind], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,

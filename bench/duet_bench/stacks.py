@@ -43,7 +43,8 @@ import subprocess
 import tempfile
 import time
 
-from duet_bench import enlightenment, procs, timeline, xorg
+from duet_bench import enlightenment, observer, procs, timeline, xorg
+from duet_bench.paths import find_ipc_lib, find_own, memory_dir
 
 START_TIMEOUT = 20.0
 PROBE_SIZE = "96x96"  # duet-launch's clear colour under its 48-pixel bar: a 96-pixel run
@@ -58,38 +59,10 @@ KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11
 OBSERVED = {"openbox", "e-x11"}
 
 
-def memory_dir(prefix):
-    """A new directory in memory (/dev/shm) where there is one, else in the
-    temporary directory. The stacks' traces, logs and Xvfb's framebuffer
-    file go there: on a disk the kernel writes such files back every few
-    seconds, I/O that the measured processes would pay for."""
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK):
-        return tempfile.mkdtemp(prefix=prefix, dir=shm)
-    return tempfile.mkdtemp(prefix=prefix)
-
-
 class StackError(Exception):
     def __init__(self, msg, logs=None):
         super().__init__(msg)
         self.logs = logs or {}
-
-
-def build_dirs():
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    dirs = []
-    if os.environ.get("DUET_BUILD_DIR"):
-        dirs.append(os.environ["DUET_BUILD_DIR"])
-    dirs += [os.path.join(here, "build"), os.path.join(os.getcwd(), "build")]
-    return dirs
-
-
-def find_own(name, subdir):
-    for d in build_dirs():
-        p = os.path.join(d, subdir, name)
-        if os.path.isfile(p) and os.access(p, os.X_OK):
-            return os.path.abspath(p)
-    return shutil.which(name)
 
 
 def renderer():
@@ -295,7 +268,6 @@ class Stack:
 
     def _probe_once(self, exe, attempt):
         """None, or why the probe failed; and fork -> composited in ms."""
-        from duet_bench import observer  # it imports this module
         obs = None
         trace = os.path.join(self.dir, "probe-%d.jsonl" % attempt)
         env = dict(self.env, DUET_TRACE=trace)
@@ -690,10 +662,3 @@ def counting_env(dump_dir):
         env["ASAN_OPTIONS"] = "verify_asan_link_order=0" + (":" + asan if asan else "")
     return env
 
-
-def find_ipc_lib():
-    for d in build_dirs():
-        p = os.path.join(d, "bench", "libduet-ipc-count.so")
-        if os.path.isfile(p):
-            return os.path.abspath(p)
-    return None

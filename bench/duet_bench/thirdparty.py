@@ -23,7 +23,7 @@ import shutil
 import signal
 import time
 
-from duet_bench import ipc, procs, timeline
+from duet_bench import ipc, observer, procs, timeline
 from duet_bench.apprun import AppFailed, AppRun, StackDied
 
 GLMARK2 = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2"}
@@ -268,7 +268,7 @@ class EflWitness(timeline.LaunchWitness):
     names elementary_test), and on openbox the observer looking for the
     window's background colour."""
 
-    def _observer(self, observer):
+    def _observer(self):
         return observer.Observer(self.stack.fb_path, EFL_RGB, self.stack.base_env)
 
     def composited(self, pid, t0, timeout=10.0):

@@ -16,7 +16,7 @@ Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 import json
 import time
 
-from duet_bench import procs
+from duet_bench import observer, procs
 
 SOURCE = {"wayland": "duet-compositor trace", "x11": "duet-xwm trace",
           "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)",
@@ -224,18 +224,17 @@ class _ObserverWitness:
         self.why = None
         self.done = None
 
-    def _observer(self, observer):
+    def _observer(self):
         raise NotImplementedError
 
     def start(self):
         if not self.stack.observed:
             return self
-        from duet_bench import observer  # it imports stacks, which imports us
         if not self.stack.fb_path:
             self.why = "Xvfb has no framebuffer file (-fbdir) to observe"
             return self
         try:
-            self.obs = self._observer(observer).start()
+            self.obs = self._observer().start()
             self.obs.wait_ready(5)
         except observer.ObserverError as e:
             self.why = "the observer failed: %s" % e
@@ -248,7 +247,6 @@ class _ObserverWitness:
     def close(self):
         """Stops the observer; returns its done line, or None."""
         if self.obs is not None:
-            from duet_bench import observer
             self._before_stop()
             try:
                 self.done = self.obs.stop()
@@ -274,7 +272,7 @@ class LaunchWitness(_ObserverWitness):
         self.app_id = app_id
         self.named_only = named_only
 
-    def _observer(self, observer):
+    def _observer(self):
         return observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB, self.stack.base_env)
 
     def composited(self, pid, t0):
@@ -347,7 +345,7 @@ class ResizeWitness(_ObserverWitness):
         super().__init__(stack)
         self.seen = []
 
-    def _observer(self, observer):
+    def _observer(self):
         return observer.Observer(self.stack.fb_path, None, self.stack.base_env, sizes="any")
 
     def _before_stop(self):

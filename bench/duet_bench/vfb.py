@@ -36,7 +36,7 @@ import select
 import subprocess
 import time
 
-from duet_bench import procs, stacks, vfb_move
+from duet_bench import paths, procs, stacks, vfb_move
 from duet_bench.apprun import AppFailed, AppRun, StackDied
 
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
@@ -70,9 +70,9 @@ def missing(name):
                 "their framebuffer to another process here")
     if stacks.KIND[name] == "x11" and stacks.x_server(None) == "xorg":
         return "not measurable on Xorg: the reader attaches to Xvfb's -shmem framebuffer"
-    if not stacks.find_own("duet-vfb-reader", "bench"):
+    if not paths.find_own("duet-vfb-reader", "bench"):
         return "duet-vfb-reader is not built (bench/ in the build)"
-    if not stacks.find_own("duet-render", "clients"):
+    if not paths.find_own("duet-render", "clients"):
         return "duet-render is not built (clients/ in the build)"
     return None
 
@@ -90,7 +90,7 @@ class VfbStack(stacks.Stack):
     def spawn(self, role, argv, env, **kw):
         argv = list(argv)
         if role == "server" and self.name == "wayland":
-            self.fbdir = stacks.memory_dir("duet-bench-vfb-")
+            self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.vfb_path = os.path.join(self.fbdir, "vfb")
             argv += ["--vfb", self.vfb_path, "--vfb-layout", self.layout]
         elif role == "server" and self.kind == "x11" and "-fbdir" in argv:
@@ -211,7 +211,7 @@ def sample_of(lines, run_no, workload, layout, method, stack):
 def run_layout(ctx, stack, rec, run_no):
     """One run on one stack instance (one layout): every workload, every
     method available; appends the samples."""
-    reader = stacks.find_own("duet-vfb-reader", "bench")
+    reader = paths.find_own("duet-vfb-reader", "bench")
     layout = getattr(stack, "layout", "linear")
     ctx.vfb_started = time.monotonic()
     unavailable = probe(ctx, stack, reader)
