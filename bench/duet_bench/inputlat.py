@@ -39,7 +39,8 @@ import subprocess
 import time
 
 from duet_bench import observer, paths, procs, stacks
-from duet_bench.apprun import AppFailed, AppRun, StackDied
+from duet_bench.apprun import AppFailed, AppRun, check_stack
+from duet_bench.experiment import Experiment, runs
 
 PRESSES, QUICK_PRESSES = 100, 20
 ENGINES = ["sw", "gl"]
@@ -53,14 +54,6 @@ FRAME_NS = 1e9 / 60
 # duet-input's colours (clients/input.c), 8-bit RGB: the observer watches b.
 RGB = {"a": (32, 96, 224), "b": (240, 128, 16)}
 
-MEANS = {"wayland": "duet_test.key on duet-compositor's test socket (the compositor routes "
-                    "the key through its seat to the focused window)",
-         "x11": "XTest FakeInput on Xvfb (the X server delivers KeyPress to the focus window; "
-                "duet-xwm is not on the path)",
-         "openbox": "XTest FakeInput on Xvfb (the X server delivers KeyPress to the focus "
-                    "window; openbox and xcompmgr are not on the path)",
-         "e-x11": "XTest FakeInput on Xvfb (the X server delivers KeyPress to the focus "
-                  "window; Enlightenment is not on the path)"}
 WHY = {"weston": "not measurable: weston's headless backend has no wl_seat, so no client "
                  "can receive a key, and Debian's weston ships no test module to inject one",
        "e-wayland": "not measurable: Enlightenment's Wayland compositor offers a wl_seat, "
@@ -179,13 +172,6 @@ def _transition(obs, name, after, timeout):
         return find()
 
 
-def _check_stack(stack):
-    dead = stack.dead()
-    if dead:
-        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                         dead.status()))
-
-
 def run_engine(ctx, stack, rec, run_no, engine, rng):
     """One duet-input with engine, its presses; appends the samples."""
     presses = QUICK_PRESSES if ctx.opts.quick else PRESSES
@@ -213,14 +199,14 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
             ctx.fault_hook(stack, "input", time.monotonic() - run.started)
             delay = (SETTLE_MS + rng.uniform(0, PHASE_SPREAD_MS)) / 1000.0
             time.sleep(delay)
-            _check_stack(stack)
+            check_stack(stack)
             if not run.child.alive():
                 raise AppFailed("duet-input --engine %s %s after %d presses:\n%s"
                                 % (engine, run.exit_status(), k, run.log_tail()))
             try:
                 t = inj.send("press")
             except AppFailed:
-                _check_stack(stack)
+                check_stack(stack)
                 raise
             colour = "b" if colour == "a" else "a"
             seen = _transition(obs, "seen" if colour == "b" else "gone", t, SHOW_TIMEOUT_S)
@@ -240,7 +226,7 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
             raise AppFailed("duet-inject exited %d: %s" % (
                 status, inj.proc.stderr.read().decode(errors="replace")[-1500:]))
     except AppFailed:
-        _check_stack(stack)
+        check_stack(stack)
         raise
     finally:
         if inj:
@@ -286,7 +272,6 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
 
 
 def timing(ctx, stack, rec):
-    from duet_bench.experiments import runs  # it imports this module
     rec["engines"] = list(ENGINES)
     rec["presses_per_run"] = QUICK_PRESSES if ctx.opts.quick else PRESSES
     rec["observer"] = "duet-observe --keep on %s, colour b %s" % (
@@ -299,3 +284,12 @@ def timing(ctx, stack, rec):
     for i in runs(ctx, "input", stack):
         for engine in ENGINES:
             run_engine(ctx, stack, rec, i + 1, engine, rng)
+
+
+def run_stacks(ctx, name, job):
+    """A stack instance of its own: duet-compositor with a framebuffer file."""
+    ctx.run_in_stack(name, 60, [job], stack_class=InputStack)
+
+
+EXPERIMENT = Experiment("input", "input_reps", (1, 3), timing=timing, run_stacks=run_stacks,
+                        skip=missing, apps=("input",), slow_reps=1)

@@ -28,8 +28,9 @@ import time
 
 from duet_bench import procs, stacks
 from duet_bench.apprun import AppFailed, AppRun
-
+from duet_bench.experiment import app_argv, transport, with_engine
 from duet_bench.stacks import DUMP_SIGNAL, counting_env
+
 IPC_CALLS = ["sendmsg", "recvmsg", "writev", "readv", "read", "write", "send", "recv",
              "sendto", "recvfrom"]
 WAIT_CALLS = ["poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait"]
@@ -333,18 +334,13 @@ def first_frame(ev):
     return any(e.get("name") == "first_frame" for e in ev)
 
 
-def argv_for(ctx, stack, app, *args):
-    from duet_bench.experiments import app_argv
-    return app_argv(ctx, stack, app, *args)
-
-
 # ------------------------------------------------------------ scenarios
 def launch_counts(ctx, stack):
     c = Counting(ctx, stack)
     base = c.baseline()
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
-    run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
+    run = AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
     try:
         if not run.wait(first_frame, timeout=30, experiment="ipc-launch"):
             raise AppFailed("duet-launch %s:\n%s" % (run.exit_status(), run.log_tail()))
@@ -369,14 +365,13 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
     """One counted duet-render run of ms per scene: the counts of every
     process over the app's whole life, its frames and its protocol
     messages."""
-    from duet_bench.experiments import with_engine
     base = c.baseline()
     env = c.app_env()
     env.pop("WAYLAND_DEBUG", None)  # thousands of frames: too slow to log in the app
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
     args = ["--duration-ms", str(ms)] + (["--scenes", scenes] if scenes else [])
-    run = AppRun(ctx, stack, with_engine(argv_for(ctx, stack, "render", *args), engine),
+    run = AppRun(ctx, stack, with_engine(app_argv(ctx, stack, "render", *args), engine),
                  extra_env=env)
     try:
         run.wait(timeout=60 + 10 * ms / 1000.0, experiment="ipc-render")
@@ -492,7 +487,6 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
                           "to divide by%s" % (long_ms, long["frames"], short_ms, short["frames"],
                                               " (lengthened from %d ms)" % asked_ms
                                               if lengthened else ""))
-    from duet_bench.experiments import transport
     res = {"engine": engine, "transport": transport(stack.kind, engine, long["path"]),
            "path": long["path"], "lengths_ms": [short_ms, long_ms], "repeat": repeat,
            "frames": long["frames"] - short["frames"],
@@ -552,7 +546,7 @@ def resize_counts(ctx, stack):
         c = Counting(ctx, stack)
         base = c.baseline()
         srv_mark = server_debug_mark(stack)
-        run = AppRun(ctx, stack, argv_for(ctx, stack, "resize", "--runs", str(runs)),
+        run = AppRun(ctx, stack, app_argv(ctx, stack, "resize", "--runs", str(runs)),
                      extra_env=dict(c.app_env(), WAYLAND_DEBUG=""))
         try:
             run.wait(timeout=90, experiment="ipc-resize")
@@ -621,7 +615,7 @@ def strace_launch(ctx, stack, strace, counting=None):
         t_start = time.time()
         run = AppRun(ctx, stack, [strace, "-f", "-qq", "-yy", "-ttt", "-e",
                                   "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
-                     + argv_for(ctx, stack, "launch", "--stay"))
+                     + app_argv(ctx, stack, "launch", "--stay"))
         try:
             if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
                 raise AppFailed("duet-launch under strace %s:\n%s\n%s"
@@ -846,9 +840,8 @@ class XtraceStack(stacks.Stack):
 def xtrace_render_once(ctx, stack, engine, ms):
     """One duet-render run through the proxies: its frames, duration and the
     proxies' counts during it."""
-    from duet_bench.experiments import with_engine
     m = stack.marks()
-    run = AppRun(ctx, stack, with_engine(argv_for(ctx, stack, "render", "--duration-ms",
+    run = AppRun(ctx, stack, with_engine(app_argv(ctx, stack, "render", "--duration-ms",
                                                   str(ms)), engine))
     try:
         run.wait(timeout=60 + 10 * ms / 1000.0, experiment="xtrace-render")
@@ -905,7 +898,7 @@ def xtrace_run(ctx, stack):
     res = {"source": "xtrace proxies between Xvfb and each of %s (separate run)"
                      % ", ".join(sorted(stack.xtrace_logs))}
     m = stack.marks()
-    run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"))
+    run = AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"))
     try:
         if not run.wait(first_frame, timeout=30, experiment="xtrace-launch"):
             raise AppFailed("duet-launch %s:\n%s" % (run.exit_status(), run.log_tail()))

@@ -29,6 +29,7 @@ workload, layout and method; each run starts a stack per layout, the
 layouts' order alternating between runs, so a run's linear and tiled
 samples are close in time and pair up for the tiled/linear ratio.
 """
+import functools
 import json
 import os
 import re
@@ -37,7 +38,8 @@ import subprocess
 import time
 
 from duet_bench import paths, procs, stacks, vfb_move
-from duet_bench.apprun import AppFailed, AppRun, StackDied
+from duet_bench.apprun import AppFailed, AppRun, check_stack
+from duet_bench.experiment import Experiment
 
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
 LAYOUTS = {"wayland": ["linear", "tiled"], "x11": ["linear"]}
@@ -112,13 +114,6 @@ class VfbStack(stacks.Stack):
         return ["--shmid", m.group(1), "--pid", str(server.pid), "--display", self.display]
 
 
-def _check_stack(stack):
-    dead = stack.dead()
-    if dead:
-        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                         dead.status()))
-
-
 def read(ctx, stack, argv, timeout, experiment="vfb"):
     """Runs duet-vfb-reader to its end, watching the stack; its JSON lines
     and exit status."""
@@ -136,7 +131,7 @@ def read(ctx, stack, argv, timeout, experiment="vfb"):
                     break
                 out += chunk
             ctx.fault_hook(stack, experiment, time.monotonic() - ctx.vfb_started)
-            _check_stack(stack)
+            check_stack(stack)
             if time.monotonic() > deadline:
                 raise AppFailed("duet-vfb-reader gave no result within %.0f s" % timeout)
         proc.wait(5)
@@ -242,11 +237,11 @@ def run_layout(ctx, stack, rec, run_no):
                 try:
                     mover = vfb_move.Mover(stack, vfb_move.window_of(stack, app.pid))
                 except (RuntimeError, subprocess.SubprocessError) as e:
-                    _check_stack(stack)
+                    check_stack(stack)
                     raise AppFailed("the moving window: %s" % e)
                 mover.start()
             for method in methods:
-                _check_stack(stack)
+                check_stack(stack)
                 if not app.child.alive():
                     raise AppFailed("duet-render %s ended before %s:\n%s"
                                     % (app.exit_status(), method, app.log_tail()))
@@ -262,7 +257,7 @@ def run_layout(ctx, stack, rec, run_no):
                     raise AppFailed("duet-vfb-reader --method %s exited %s: %s"
                                     % (method, rc, err))
                 if mover and mover.error:
-                    _check_stack(stack)
+                    check_stack(stack)
                     raise AppFailed("the moving window: " + mover.error)
                 rec["samples"].append(dict(sample_of(lines, run_no, workload, layout, method,
                                                      stack), command=" ".join(cmd)))
@@ -287,3 +282,22 @@ def describe(rec, name):
                      "of the last 8 frames in the header)" if name == "wayland" else
                      "Xvfb -shmem (XWD in a SysV segment, linear, no frame counter: the "
                      "reader looks every %d us)" % X_POLL_US)
+
+
+def run_stacks(ctx, name, job):
+    """This round's vfb runs: per run a stack instance per layout (the
+    order alternating), its framebuffer open to duet-vfb-reader."""
+    _, rec, _ = job
+    describe(rec, name)
+    total = ctx.opts.total("vfb")
+    for i in ctx.opts.runs("vfb", ctx.round):
+        ctx.progress.step("vfb", name, i + 1, total)
+        for layout in layouts_for(name, i):
+            ctx.run_in_stack(name, 60, [("vfb", rec, lambda st, r, i=i: run_layout(
+                ctx, st, r, i + 1))], stack_class=functools.partial(VfbStack, layout=layout))
+
+
+# A study of its own on two stacks: run when asked for, so the default
+# run's time (docs/methodology.md) stands.
+EXPERIMENT = Experiment("vfb", "vfb_reps", (3, 5), run_stacks=run_stacks, skip=missing,
+                        apps=("render",), default=False)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The bench package's import graph (issue 29): every module of duet_bench
 imports alone, in a fresh interpreter, and the modules import each other
-without a cycle and only at module level.
+without a cycle and only at module level; and `duet bench` shows a bench
+module that does not import with its error, not as an unknown command.
 
 A cycle works only as long as the right module happens to be imported
 first, and a sibling imported inside a function hides one: both make a
@@ -12,8 +13,10 @@ function or class is named with its line.
 """
 import ast
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
@@ -107,6 +110,32 @@ def import_alone(mod):
     return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1]
 
 
+def front_command_says_why():
+    """tools/duet, beside a bench whose cli.py imports a name that is not
+    there, prints that ImportError when asked for `duet bench`."""
+    tool = os.path.join(os.path.dirname(BENCH), "tools", "duet")
+    d = tempfile.mkdtemp(prefix="duet-broken-bench-")
+    try:
+        os.makedirs(os.path.join(d, "tools"))
+        shutil.copy(tool, os.path.join(d, "tools", "duet"))
+        pkg = os.path.join(d, "bench", PACKAGE)
+        os.makedirs(pkg)
+        for name, text in (("__init__.py", ""),
+                           ("cli.py", "from duet_bench import no_such_module\n"),
+                           ("report_cmd.py", "from duet_bench import cli\n")):
+            with open(os.path.join(pkg, name), "w") as f:
+                f.write(text)
+        r = subprocess.run([sys.executable, os.path.join(d, "tools", "duet"), "bench", "--quick"],
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    check(r.returncode != 0 and "cannot import name 'no_such_module'" in r.stderr
+          and "invalid choice" not in r.stderr,
+          "duet bench with a broken bench import exits %d and shows the ImportError: %s"
+          % (r.returncode, r.stderr.strip().splitlines()[-1:] or r.stderr))
+
+
 def main():
     mods = modules()
     check(len(mods) > 10, "%d modules in %s" % (len(mods), SOURCE))
@@ -129,6 +158,7 @@ def main():
     check(True, "every module imports alone (%d, not %s); no cycle among them; no sibling "
           "imported inside a function" % (len(mods) - len(SCRIPTS & set(mods)),
                                            ", ".join(sorted(SCRIPTS))))
+    front_command_says_why()
     print("PASS")
 
 
