@@ -29,7 +29,6 @@ import atexit
 import copy
 import datetime
 import json
-import re
 import os
 import shutil
 import shlex
@@ -37,10 +36,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 from duet_bench import (efl_launch, enlightenment, experiments, ipc, machine, outcome, paths,
-                        procs, reaper, report, stacks, stats, switches)
+                        procs, reaper, report, stack_kinds, stacks, stats, switches)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
@@ -108,7 +106,7 @@ class Options:
     def for_stack(self, name):
         """The options a stack runs with: SLOW_REPS on the slow stacks in a
         full run without --reps, else these."""
-        if self.quick or self.explicit_reps or name not in stacks.E_STACKS:
+        if self.quick or self.explicit_reps or not stack_kinds.get(name).slow:
             return self
         o = copy.copy(self)
         for k, v in SLOW_REPS.items():
@@ -164,7 +162,7 @@ def add_arguments(p):
                        ",".join(experiments.NAMES),
                        ",".join(n for n in experiments.NAMES if n not in experiments.DEFAULT)))
     p.add_argument("--stacks", default=None, metavar="LIST",
-                   type=lambda t: parse_list(t, stacks.ALL, "stack"),
+                   type=lambda t: parse_list(t, stack_kinds.NAMES, "stack"),
                    help="comma-separated: wayland,x11,weston,openbox,e-x11,e-wayland "
                    "(default: all six, the first four with --quick; the Enlightenment stacks "
                    "are skipped with the reason where E is not installed, and in a full run "
@@ -270,7 +268,7 @@ class Bench:
                 # strace's launch, every counting run, the xtrace run
                 n += 1 + sum(len(e.counting(self)) for e in self.counted(
                     [experiments.BY_NAME[x] for x in self.args.experiments])) + (
-                    name == "openbox")
+                    stack_kinds.get(name).xtrace)
         return n
 
     def counted(self, exps):
@@ -356,7 +354,7 @@ class Bench:
                         {"%s@%s%s" % (r, refresh, "-counting" if counting else ""): c
                          for r, c in st.command_lines().items()})
                     self.results["stacks"][name].setdefault("notes", [])
-                    path = content_path(st)
+                    path = st.content_path()
                     if path:
                         self.results["stacks"][name]["content_path"] = path
                     for n in st.notes:
@@ -407,7 +405,7 @@ class Bench:
         self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
-            srec = self.results["stacks"][name] = {"kind": stacks.KIND[name],
+            srec = self.results["stacks"][name] = {"kind": stack_kinds.get(name).window_system,
                                                    "renderer": stacks.stack_renderer(name)}
             why = stacks.missing(name)
             if why:
@@ -510,7 +508,7 @@ class Bench:
                 shared += jobs
         for refresh, jobs in [(60, shared)] + own:
             self.run_in_stack(name, refresh, jobs, counting=True)
-        if name == "openbox":
+        if stack_kinds.get(name).xtrace:
             # openbox's and xcompmgr's own X protocol, through xtrace proxies.
             if shutil.which("xtrace"):
                 self.run_in_stack(name, 60, [("xtrace", ipc_rec.setdefault("xtrace", {}),
@@ -529,25 +527,6 @@ class Bench:
             self.progress.step("ipc protocol", st.name, 1, 1)
 
 
-def content_path(st):
-    """How window contents reach the compositor of this stack."""
-    if st.name == "x11":
-        # duet-xwm logs its paths once compositing is set up, which can be a
-        # moment after it holds the WM selection (what "started" waits for).
-        deadline = time.monotonic() + 5
-        while True:
-            log = st.procs["wm"].log_tail(20000)
-            m = re.search(r"content path: (\S+).*?output path: ([\w-]+)", log)
-            if m:
-                return "duet-xwm: content %s, output %s" % (m.group(1), m.group(2))
-            if time.monotonic() > deadline or not st.procs["wm"].alive():
-                return None
-            time.sleep(0.05)
-    if st.name == "openbox":
-        return "xcompmgr -c: XRender compositing inside the X server"
-    return "client buffers imported by the server (wl_shm or EGL)"
-
-
 def parse_kill_spec(text):
     """DUET_BENCH_TEST_KILL_SERVER=STACK:EXPERIMENT:MS (tests only)."""
     if not text:
@@ -564,7 +543,7 @@ def default_stacks(args):
     """--stacks' default: all six stacks in a full run; --quick keeps its
     promise of a few minutes with the first four."""
     if getattr(args, "stacks", None) is None:
-        args.stacks = list(stacks.ORDER if args.quick else stacks.ALL)
+        args.stacks = list(stack_kinds.QUICK if args.quick else stack_kinds.NAMES)
 
 
 def run_in_guest(args, argv):

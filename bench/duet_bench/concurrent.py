@@ -29,7 +29,7 @@ app (/ N): ipc.STACK.concurrent.per_apps.N.
 """
 import time
 
-from duet_bench import ipc, procs, switches, timeline
+from duet_bench import ipc, procs, stack_kinds, switches, timeline
 from duet_bench.apprun import AppRun
 from duet_bench.experiment import Experiment, app_argv, counted, runs
 from duet_bench.launch import wait_first_frame
@@ -67,9 +67,9 @@ def weston_all(items, since_ns, app_id="duet-launch"):
 def composited_all(stack, runs, t0, timeout=2.0):
     """[ns or None per app] (duet's servers: per pid; weston: the surfaces'
     times in order, not tied to a pid) and the source, or (None, why)."""
-    if stack.observed or stack.name == "e-wayland":
+    if stack.spec.composited in (stack_kinds.OBSERVER, None):
         return None, "%s tells no composited time per app" % stack.name
-    if stack.name == "weston":
+    if stack.spec.composited == stack_kinds.WESTON_TIMELINE:
         deadline = time.monotonic() + procs.patience(timeout)
         while True:
             got = weston_all(stack.composited_log.read(), t0)
@@ -79,7 +79,7 @@ def composited_all(stack, runs, t0, timeout=2.0):
         if len(got) < len(runs):
             return None, "weston's timeline shows %d of %d surfaces composited" % (
                 len(got), len(runs))
-        return got[:len(runs)], timeline.SOURCE["weston"]
+        return got[:len(runs)], stack.spec.composited_source
     out = []
     for r in runs:
         t, why = timeline.server_composited(stack, r.pid, "duet-launch", t0, timeout=timeout)
@@ -107,7 +107,7 @@ def launch_many(ctx, stack, n):
         spawned = time.monotonic_ns()
         ffs = [wait_first_frame(r, "concurrent") for r in runs]
         comp, source = composited_all(stack, runs, t0)
-        first_seen = witness.composited(runs[0].pid, t0)[0] if stack.observed else None
+        first_seen = witness.composited(runs[0].pid, t0)[0] if stack.spec.observed else None
         cpu = {r: m.read() for r, m in meters.items()}
         apps_cpu = [procs.CpuMeter(r.pid, from_zero=True).read() for r in runs]
         after = switches.read(pids)
@@ -117,7 +117,7 @@ def launch_many(ctx, stack, n):
             r.stop()
         witness.close()
     # weston's timeline names surfaces, not pids: its times stay a sorted list.
-    by_pid = stack.name != "weston"
+    by_pid = stack.spec.composited != stack_kinds.WESTON_TIMELINE
     per_app = []
     for i, (r, ff) in enumerate(zip(runs, ffs)):
         tl = ff.get("timeline") or {}

@@ -38,7 +38,7 @@ import select
 import subprocess
 import time
 
-from duet_bench import observer, paths, procs, stacks
+from duet_bench import observer, paths, procs, stack_kinds, stacks
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.experiment import Experiment, runs
 
@@ -54,11 +54,6 @@ FRAME_NS = 1e9 / 60
 # duet-input's colours (clients/input.c), 8-bit RGB: the observer watches b.
 RGB = {"a": (32, 96, 224), "b": (240, 128, 16)}
 
-WHY = {"weston": "not measurable: weston's headless backend has no wl_seat, so no client "
-                 "can receive a key, and Debian's weston ships no test module to inject one",
-       "e-wayland": "not measurable: Enlightenment's Wayland compositor offers a wl_seat, "
-                    "but its buffer output has no input device behind it and E has no "
-                    "protocol to inject a key; its output cannot be observed either"}
 PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus window and "
              "sends KeyPress itself, the window manager is not involved; the new frame then "
              "goes app -> X server -> compositing manager -> X server (the screen). On "
@@ -68,10 +63,11 @@ PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus wind
 
 def missing(name, xserver=None):
     """Why stack name cannot be measured, or None."""
-    if name in WHY:
-        return WHY[name]
-    on_card = (stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg") or \
-        (stacks.KIND[name] == "wayland" and stacks.display() == "kms")
+    spec = stack_kinds.get(name)
+    if spec.no_keys:
+        return spec.no_keys
+    on_card = (spec.window_system == "x11" and stacks.x_server(xserver) == "xorg") or \
+        (spec.window_system == "wayland" and stacks.display() == "kms")
     if on_card and os.geteuid() != 0:
         return ("not measurable on a KMS card without root: the observer reads the card's "
                 "scanout (duet-observe --drm), whose buffers the kernel shows only to root")
@@ -90,7 +86,8 @@ class InputStack(stacks.Stack):
     (fb_path "drm:CARD", as on Xorg)."""
 
     def spawn(self, role, argv, env, **kw):
-        if self.name == "wayland" and role == "server" and stacks.display() != "kms":
+        if self.spec.framebuffer == stack_kinds.VFB_FILE and role == "server" and \
+                stacks.display() != "kms":
             self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.fb_path = os.path.join(self.fbdir, "vfb")
             argv = list(argv) + ["--vfb", self.fb_path]

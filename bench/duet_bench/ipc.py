@@ -26,7 +26,8 @@ import signal
 import subprocess
 import time
 
-from duet_bench import procs, stacks
+from duet_bench import procs, stack_kinds, stacks
+from duet_bench.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import app_argv, transport, with_engine
 from duet_bench.stacks import DUMP_SIGNAL, counting_env
@@ -192,12 +193,12 @@ def wayland_debug_counts(log_path):
 # the app's.
 def counting_server_env(name):
     """Extra environment for the stack processes of a counting run."""
-    return {"WAYLAND_DEBUG": "server"} if name == "weston" else {}
+    return {"WAYLAND_DEBUG": "server"} if stack_kinds.get(name).protocol == SERVER_DEBUG else {}
 
 
 def server_debug_mark(stack):
     """Where the server's debug output stands now (weston only), or None."""
-    if stack.name != "weston":
+    if stack.spec.protocol != SERVER_DEBUG:
         return None
     try:
         return os.path.getsize(stack.procs["server"].log_path)
@@ -250,7 +251,7 @@ def protocol_log(stack, app_pid):
 def xwm_protocol_log(stack):
     """duet-xwm's own X traffic from its DUET_PROTOCOL_LOG, asked for now
     (SIGUSR2 makes it rewrite the file), or None."""
-    if stack.name != "x11" or not stack.protocol_log:
+    if stack.spec.protocol != WM_LOG or not stack.protocol_log:
         return None
     wm = stack.procs.get("wm")
     try:
@@ -347,7 +348,7 @@ def launch_counts(ctx, stack):
         res = {"processes": c.measure(base, run.pid)}
     finally:
         run.stop()
-    proto = wait_protocol_log(stack, run.pid) if stack.name == "wayland" else None
+    proto = wait_protocol_log(stack, run.pid) if stack.spec.protocol == SERVER_LOG else None
     srv = server_debug_counts(stack, srv_mark)
     wd = wayland_debug_counts(run.log) if stack.kind == "wayland" else None
     xp = with_wm(x_counts(run.named("first_frame")), xwm_protocol_log(stack), wm_before)
@@ -385,13 +386,13 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
                "path": shown[0].get("path") if shown else None}
     finally:
         run.stop()
-    if stack.name == "wayland":
+    if stack.spec.protocol == SERVER_LOG:
         p = wait_protocol_log(stack, run.pid)
         if p is None:
             raise CountFailed("duet-compositor's protocol log has no entry for the app "
                               "(pid %d)" % run.pid)
         out["protocol"] = p
-    elif stack.name == "weston":
+    elif stack.spec.protocol == SERVER_DEBUG:
         out["protocol"] = server_debug_counts(stack, srv_mark)
     else:
         xp = x_counts(shown)
@@ -556,9 +557,9 @@ def resize_counts(ctx, stack):
             xp = x_counts(run.named("resize"))
         finally:
             run.stop()
-        if stack.name == "wayland":
+        if stack.spec.protocol == SERVER_LOG:
             protos[runs] = wait_protocol_log(stack, run.pid)
-        elif stack.name == "weston":
+        elif stack.spec.protocol == SERVER_DEBUG:
             protos[runs] = server_debug_counts(stack, srv_mark)
     per = {}
     for role in totals[3]:

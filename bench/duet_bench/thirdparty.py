@@ -22,7 +22,7 @@ import re
 import shutil
 import time
 
-from duet_bench import ipc, observer, procs, stacks, timeline
+from duet_bench import ipc, observer, procs, stack_kinds, timeline
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.efl import reap_strays
 from duet_bench.experiment import Experiment, counted
@@ -238,7 +238,7 @@ class EflWitness(timeline.LaunchWitness):
         return observer.Observer(self.stack.fb_path, EFL_RGB, self.stack.base_env)
 
     def composited(self, pid, t0, timeout=10.0):
-        if self.stack.observed:
+        if self.stack.spec.observed:
             if self.obs is None:
                 return None, None, self.why
             t = self.obs.wait_seen(timeout)
@@ -511,7 +511,7 @@ def frame_callbacks(log, log_at):
 
 def skip(name):
     """Skipped on a stack where neither client (glmark2, efl) can run."""
-    gone = missing(stacks.KIND[name])
+    gone = missing(stack_kinds.get(name).window_system)
     return "; ".join(gone.values()) if len(gone) == 2 else None
 
 

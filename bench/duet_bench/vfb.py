@@ -37,12 +37,17 @@ import select
 import subprocess
 import time
 
-from duet_bench import paths, procs, stacks, vfb_move
+from duet_bench import paths, procs, stack_kinds, stacks, vfb_move
+from duet_bench.stack_kinds import VFB_FILE, XVFB_SHMEM
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.experiment import Experiment
 
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
-LAYOUTS = {"wayland": ["linear", "tiled"], "x11": ["linear"]}
+# The layouts of each framebuffer (stack_kinds.StackKind.framebuffer), and so
+# of each stack the experiment runs on.
+FRAMEBUFFER_LAYOUTS = {VFB_FILE: ["linear", "tiled"], XVFB_SHMEM: ["linear"]}
+LAYOUTS = {k.name: FRAMEBUFFER_LAYOUTS[k.framebuffer] for k in stack_kinds.TABLE
+           if k.framebuffer}
 # name -> (app arguments, what it is): duet-render scenes, and for move a
 # still duet-launch window that vfb_move.Mover moves.
 WORKLOADS = {
@@ -70,7 +75,7 @@ def missing(name):
     if name not in LAYOUTS:
         return ("not measurable: only duet-compositor (--vfb) and Xvfb (-shmem) expose "
                 "their framebuffer to another process here")
-    if stacks.KIND[name] == "x11" and stacks.x_server(None) == "xorg":
+    if stack_kinds.get(name).framebuffer == XVFB_SHMEM and stacks.x_server(None) == "xorg":
         return "not measurable on Xorg: the reader attaches to Xvfb's -shmem framebuffer"
     if not paths.find_own("duet-vfb-reader", "bench"):
         return "duet-vfb-reader is not built (bench/ in the build)"
@@ -91,11 +96,11 @@ class VfbStack(stacks.Stack):
 
     def spawn(self, role, argv, env, **kw):
         argv = list(argv)
-        if role == "server" and self.name == "wayland":
+        if role == "server" and self.spec.framebuffer == VFB_FILE:
             self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.vfb_path = os.path.join(self.fbdir, "vfb")
             argv += ["--vfb", self.vfb_path, "--vfb-layout", self.layout]
-        elif role == "server" and self.kind == "x11" and "-fbdir" in argv:
+        elif role == "server" and self.spec.framebuffer == XVFB_SHMEM and "-fbdir" in argv:
             i = argv.index("-fbdir")
             del argv[i:i + 2]
             argv.append("-shmem")
@@ -105,7 +110,7 @@ class VfbStack(stacks.Stack):
     def source(self):
         """duet-vfb-reader's arguments for this framebuffer and its writer."""
         server = self.procs["server"]
-        if self.name == "wayland":
+        if self.spec.framebuffer == VFB_FILE:
             return ["--vfb", self.vfb_path, "--pid", str(server.pid)]
         # Xvfb -shmem says "screen 0 shmid N" on stderr when it makes it.
         m = re.search(r"screen 0 shmid (\d+)", server.log_tail(20000))
@@ -177,7 +182,8 @@ def sample_of(lines, run_no, workload, layout, method, stack):
     if not done:
         raise AppFailed("duet-vfb-reader %s ended without vfb_done" % method)
     # On Xvfb every poll is a frame; only those that found a change count.
-    timed = frames if stack.name == "wayland" else [e for e in frames if e.get("detected")]
+    timed = frames if stack.spec.framebuffer == VFB_FILE else \
+        [e for e in frames if e.get("detected")]
     det = [e["detect_ns"] / 1e6 for e in timed]
     med, mean, p95 = _pcts(det)
     n = max(1, done["frames"])
@@ -197,7 +203,7 @@ def sample_of(lines, run_no, workload, layout, method, stack):
     s["truth"] = ready.get("truth", "none")
     if ready.get("no_truth"):
         s["truth"] += ": " + ready["no_truth"]
-    if stack.name != "wayland":
+    if stack.spec.framebuffer != VFB_FILE:
         s.setdefault("precision", None)
         s.setdefault("recall", None)
     return s
@@ -213,7 +219,8 @@ def run_layout(ctx, stack, rec, run_no):
     rec.setdefault("unavailable", {}).update(unavailable)
     methods = [m for m in METHODS if m not in unavailable]
     read_ms = QUICK_READ_MS if ctx.opts.quick else READ_MS
-    poll = ["--interval-us", str(VFB_POLL_US if stack.name == "wayland" else X_POLL_US)]
+    poll = ["--interval-us", str(VFB_POLL_US if stack.spec.framebuffer == VFB_FILE
+                                 else X_POLL_US)]
     for workload, (args, what) in WORKLOADS.items():
         if workload == "move" and not vfb_move.tool(stack):
             rec.setdefault("workloads_not_run", {})[workload] = (
@@ -279,7 +286,8 @@ def describe(rec, name):
     rec["study"] = {"tiled_over_linear": STUDY_TILED_OVER_LINEAR, "note": STUDY_NOTE}
     rec["grid"] = "precision and recall in strips of 32x1 pixels (128 bytes)"
     rec["writer"] = ("duet-compositor --vfb (header page, then the pixels; its own damage "
-                     "of the last 8 frames in the header)" if name == "wayland" else
+                     "of the last 8 frames in the header)"
+                     if stack_kinds.get(name).framebuffer == VFB_FILE else
                      "Xvfb -shmem (XWD in a SysV segment, linear, no frame counter: the "
                      "reader looks every %d us)" % X_POLL_US)
 
