@@ -12,7 +12,7 @@ time-stamps the press as it leaves for the server:
              XTest FakeInput on Xvfb: the X server sends KeyPress to the
              focus window itself; the window manager is not on the path
     weston, e-wayland
-             not measurable (WHY below)
+             not measurable (their no_keys in stack_kinds.py)
 
 The observer (duet-observe --keep, observer.py) watches the screen as a
 display device sees it, for colour b: Xvfb's -fbdir file on the X stacks,
