@@ -17,6 +17,14 @@ class StackDied(Exception):
     """A process of the stack died while the app ran."""
 
 
+def check_stack(stack):
+    """Raises StackDied when a process of the stack is gone."""
+    dead = stack.dead()
+    if dead:
+        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
+                                         dead.status()))
+
+
 class AppRun:
     counter = 0
 
@@ -82,10 +90,7 @@ class AppRun:
     def _raise_if_stack_died(self, grace=0.0):
         end = time.monotonic() + grace
         while True:
-            dead = self.stack.dead()
-            if dead:
-                raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                                 dead.status()))
+            check_stack(self.stack)
             if time.monotonic() >= end:
                 return
             time.sleep(0.02)

@@ -28,9 +28,7 @@ import argparse
 import atexit
 import copy
 import datetime
-import functools
 import json
-import re
 import os
 import shutil
 import shlex
@@ -38,33 +36,18 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
-from duet_bench import (concurrent, efl_launch, enlightenment, experiments, inputlat, ipc,
-                        machine, outcome, procs, reaper, report, stacks, stats, switches,
-                        thirdparty, vfb)
+from duet_bench import (efl_launch, enlightenment, experiments, ipc, machine, outcome, paths,
+                        procs, reaper, report, stack_kinds, stacks, stats, switches)
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.progress import Progress
 
-EXPERIMENTS = ["launch", "render", "cpu", "resize", "thirdparty", "roundtrip", "concurrent",
-               "input", "vfb"]
-# The default list: vfb (issue 15, a study of its own on two stacks) runs
-# when asked for, so the default run's time (docs/methodology.md) stands.
-DEFAULT_EXPERIMENTS = [e for e in EXPERIMENTS if e != "vfb"]
 EXIT_USAGE = 2
 EXIT_FAILED = 1
-# The Enlightenment stacks' repetitions in a full run without --reps, so that
-# the default six-stack run stays under 45 minutes (docs/methodology.md, "Run
-# time"); the others keep Options' counts.
-E_REPS = {"render_reps": 3, "thirdparty_reps": 3, "resize_runs": 6, "roundtrip_reps": 3,
-          "concurrent_reps": 3, "input_reps": 1}
-
-
-# Each experiment's count of runs (Options), spread over the rounds.
-REPS_FIELDS = {"launch": "launch_reps", "render": "render_reps", "cpu": "cpu_reps",
-               "resize": "resize_runs", "thirdparty": "thirdparty_reps",
-               "roundtrip": "roundtrip_reps", "concurrent": "concurrent_reps",
-               "input": "input_reps", "vfb": "vfb_reps"}
+# The slow stacks' repetitions in a full run without --reps (Experiment.slow_reps),
+# so that the default six-stack run stays under 45 minutes (docs/methodology.md,
+# "Run time"); the others keep Options' counts.
+SLOW_REPS = {e.reps_field: e.slow_reps for e in experiments.ALL if e.slow_reps}
 
 
 class Interrupted(Exception):
@@ -80,31 +63,20 @@ class Options:
         self.launch_app = args.launch_app
         reps = args.reps
         self.explicit_reps = reps is not None
-        self.launch_reps = reps or (3 if q else 5)
-        self.render_reps = reps or (1 if q else 5)
+        # Each experiment's count of runs, spread over the rounds.
+        for e in experiments.ALL:
+            setattr(self, e.reps_field, reps or e.reps[0 if q else 1])
         self.render_ms = 150 if q else 2000
         # Render IPC per frame: two run lengths, so start-up cancels out.
         self.render_count_ms = [100, 300] if q else [500, 1500]
         self.render_count_repeat = 1 if q else 2
         self.render_engines = args.render_engines
-        self.cpu_reps = reps or (1 if q else 3)
         self.cpu_ms = 400 if q else 2000
         self.cpu_interval = 0.05
-        self.resize_runs = reps or (2 if q else 10)
         # thirdparty: glmark2's scenes last this long each; elementary_test
         # idles this long after its launch.
-        self.thirdparty_reps = reps or (1 if q else 5)
         self.glmark2_duration_s = 0.5 if q else 5
         self.efl_idle_s = 1 if q else 4
-        # roundtrip: 10 groups of 100 trips of each kind per run.
-        self.roundtrip_reps = reps or (1 if q else 5)
-        # concurrent: 1, 2, 4 and 8 apps at once per run.
-        self.concurrent_reps = reps or (1 if q else 5)
-        # input: runs of one duet-input per engine, inputlat.PRESSES presses each.
-        self.input_reps = reps or (1 if q else 3)
-        # vfb: runs of every workload, layout and method (vfb.py); 3 with
-        # --quick, the fewest a paired interval is drawn from.
-        self.vfb_reps = reps or (3 if q else 5)
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         # --rounds N without --reps: every experiment runs at least once a
@@ -112,8 +84,8 @@ class Options:
         # experiment pairs nothing for it). The default run is unchanged.
         self.rounds_explicit = bool(args.rounds)
         if self.rounds_explicit and not self.explicit_reps:
-            for k in REPS_FIELDS.values():
-                setattr(self, k, max(getattr(self, k), self.rounds))
+            for e in experiments.ALL:
+                setattr(self, e.reps_field, max(getattr(self, e.reps_field), self.rounds))
         # Every refresh the render experiment runs duet's servers at; the
         # first is the headline (and its IPC counting run's).
         self.render_refreshes = args.render_refresh or ([0] if q else [0, 60])
@@ -123,7 +95,7 @@ class Options:
         self.patience = procs.patience(1.0)
 
     def total(self, exp):
-        return getattr(self, REPS_FIELDS[exp])
+        return getattr(self, experiments.BY_NAME[exp].reps_field)
 
     def runs(self, exp, rnd):
         """The 0-based run numbers of exp that round rnd does: the runs
@@ -132,12 +104,12 @@ class Options:
         return range(t * rnd // self.rounds, t * (rnd + 1) // self.rounds)
 
     def for_stack(self, name):
-        """The options a stack runs with: E_REPS on the E stacks in a full
-        run without --reps, else these."""
-        if self.quick or self.explicit_reps or name not in stacks.E_STACKS:
+        """The options a stack runs with: SLOW_REPS on the slow stacks in a
+        full run without --reps, else these."""
+        if self.quick or self.explicit_reps or not stack_kinds.get(name).slow:
             return self
         o = copy.copy(self)
-        for k, v in E_REPS.items():
+        for k, v in SLOW_REPS.items():
             setattr(o, k, max(v, self.rounds) if self.rounds_explicit else v)
         return o
 
@@ -184,18 +156,18 @@ def int_arg(lo, hi, what):
 def add_arguments(p):
     p.add_argument("--quick", action="store_true",
                    help="few repetitions, short durations (under 3 minutes)")
-    p.add_argument("--experiments", default=",".join(DEFAULT_EXPERIMENTS), metavar="LIST",
-                   type=lambda t: parse_list(t, EXPERIMENTS, "experiment"),
-                   help="comma-separated: launch,render,cpu,resize,thirdparty,roundtrip,"
-                   "concurrent,input,vfb "
-                   "(default: all but vfb)")
+    p.add_argument("--experiments", default=",".join(experiments.DEFAULT), metavar="LIST",
+                   type=lambda t: parse_list(t, experiments.NAMES, "experiment"),
+                   help="comma-separated: %s (default: all but %s)" % (
+                       ",".join(experiments.NAMES),
+                       ",".join(n for n in experiments.NAMES if n not in experiments.DEFAULT)))
     p.add_argument("--stacks", default=None, metavar="LIST",
-                   type=lambda t: parse_list(t, stacks.ALL, "stack"),
+                   type=lambda t: parse_list(t, stack_kinds.NAMES, "stack"),
                    help="comma-separated: wayland,x11,weston,openbox,e-x11,e-wayland "
                    "(default: all six, the first four with --quick; the Enlightenment stacks "
                    "are skipped with the reason where E is not installed, and in a full run "
                    "without --reps run fewer render, thirdparty, resize and roundtrip "
-                   "repetitions: %s)" % ", ".join("%s %d" % (k, v) for k, v in E_REPS.items()))
+                   "repetitions: %s)" % ", ".join("%s %d" % (k, v) for k, v in SLOW_REPS.items()))
     p.add_argument("--reps", type=int_arg(1, 10000, "reps must be 1..10000"), metavar="N",
                    help="repetitions of every experiment (resize: runs of the 8 sizes)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
@@ -245,13 +217,13 @@ class Bench:
         self.out = os.path.abspath(args.out or os.path.join(
             "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
         os.makedirs(self.out, exist_ok=True)
-        self.workdir = stacks.memory_dir("duet-bench-")
-        self.apps = {"launch": stacks.find_own("duet-launch", "clients"),
-                     "render": stacks.find_own("duet-render", "clients"),
-                     "resize": stacks.find_own("duet-resize", "clients"),
-                     "roundtrip": stacks.find_own("duet-roundtrip", "clients"),
-                     "launch-efl": stacks.find_own("duet-launch-efl", "clients"),
-                     "input": stacks.find_own("duet-input", "clients")}
+        self.workdir = paths.memory_dir("duet-bench-")
+        self.apps = {"launch": paths.find_own("duet-launch", "clients"),
+                     "render": paths.find_own("duet-render", "clients"),
+                     "resize": paths.find_own("duet-resize", "clients"),
+                     "roundtrip": paths.find_own("duet-roundtrip", "clients"),
+                     "launch-efl": paths.find_own("duet-launch-efl", "clients"),
+                     "input": paths.find_own("duet-input", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
         self.killed = set()
         self.round = 0
@@ -293,12 +265,15 @@ class Bench:
                 n += o.total(e) if e != "resize" else 2 * sum(
                     1 for r in range(o.rounds) if o.runs(e, r))
             if o.ipc:
-                n += 2 + ("resize" in self.args.experiments) + (
-                    "concurrent" in self.args.experiments) + (
-                    "thirdparty" in self.args.experiments) + (
-                    len(o.render_engines) if "render" in self.args.experiments else 0) + (
-                    name == "openbox")
+                # strace's launch, every counting run, the xtrace run
+                n += 1 + sum(len(e.counting(self)) for e in self.counted(
+                    [experiments.BY_NAME[x] for x in self.args.experiments])) + (
+                    stack_kinds.get(name).xtrace)
         return n
+
+    def counted(self, exps):
+        """The experiments whose IPC is counted when exps run."""
+        return [e for e in experiments.ALL if e.counting and (e.always_counted or e in exps)]
 
     # ------------------------------------------------------------ faults (tests)
     def fault_hook(self, stack, experiment, elapsed):
@@ -379,7 +354,7 @@ class Bench:
                         {"%s@%s%s" % (r, refresh, "-counting" if counting else ""): c
                          for r, c in st.command_lines().items()})
                     self.results["stacks"][name].setdefault("notes", [])
-                    path = content_path(st)
+                    path = st.content_path()
                     if path:
                         self.results["stacks"][name]["content_path"] = path
                     for n in st.notes:
@@ -430,7 +405,7 @@ class Bench:
         self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
-            srec = self.results["stacks"][name] = {"kind": stacks.KIND[name],
+            srec = self.results["stacks"][name] = {"kind": stack_kinds.get(name).window_system,
                                                    "renderer": stacks.stack_renderer(name)}
             why = stacks.missing(name)
             if why:
@@ -454,17 +429,17 @@ class Bench:
                 self.run_stack(name)
         self.save()
 
-    def timing_job(self, exp, name):
-        rec = self.results["experiments"][exp].setdefault(name, {"status": "pending",
-                                                                 "samples": []})
-        return (exp, rec, lambda st, r: experiments.TIMING[exp](self, st, r))
+    def timing_job(self, e, name):
+        rec = self.results["experiments"][e.name].setdefault(name, {"status": "pending",
+                                                                    "samples": []})
+        return (e.name, rec, lambda st, r: e.timing(self, st, r))
 
     def run_stack(self, name):
         """run_stack_with on the stack's own options (Options.for_stack)."""
         full = self.opts
         self.opts = full.for_stack(name)
         if self.opts is not full:
-            self.results["stacks"][name]["reps"] = {k: getattr(self.opts, k) for k in E_REPS}
+            self.results["stacks"][name]["reps"] = {k: getattr(self.opts, k) for k in SLOW_REPS}
         try:
             self.run_stack_with(name)
         finally:
@@ -473,26 +448,21 @@ class Bench:
     def run_stack_with(self, name):
         """This round's share of the timing runs on one stack; in the first
         round also the counting runs."""
-        exps = self.args.experiments
-        now = [e for e in exps if self.opts.runs(e, self.round)]
-        gone = thirdparty.missing(stacks.KIND[name])
-        if "thirdparty" in now and len(gone) == 2:
-            self.results["experiments"]["thirdparty"][name] = {
-                "status": "skipped", "reason": "; ".join(gone.values()), "samples": []}
-            now.remove("thirdparty")
-        if "input" in now and inputlat.missing(name):
-            self.results["experiments"]["input"][name] = {
-                "status": "skipped", "reason": inputlat.missing(name), "samples": []}
-            now.remove("input")
-        if "vfb" in now and vfb.missing(name):
-            self.results["experiments"]["vfb"][name] = {
-                "status": "skipped", "reason": vfb.missing(name), "samples": []}
-            now.remove("vfb")
-        at60 = [self.timing_job(e, name) for e in now if e not in ("render", "input", "vfb")]
+        exps = [experiments.BY_NAME[e] for e in self.args.experiments]
+        now = []
+        for e in exps:
+            if not self.opts.runs(e.name, self.round):
+                continue
+            why = e.skip(name) if e.skip else None
+            if why:
+                self.results["experiments"][e.name][name] = {"status": "skipped", "reason": why,
+                                                             "samples": []}
+            else:
+                now.append(e)
         ipc_rec = self.results["ipc"].setdefault(name, {})
         counting = self.opts.ipc and self.round == 0
         strace = shutil.which("strace")
-        lib = stacks.find_ipc_lib()
+        lib = paths.find_ipc_lib()
         strace_job = None
         if counting:
             if strace:
@@ -503,55 +473,42 @@ class Bench:
             else:
                 ipc_rec["strace_launch"] = {"status": "skipped",
                                             "reason": "strace is not installed"}
-        if at60:
-            self.run_in_stack(name, 60, at60)
+        shared = [self.timing_job(e, name) for e in now if not e.run_stacks]
+        if shared:
+            self.run_in_stack(name, 60, shared)
         if strace_job:
             # A stack of its own, as the other counting runs have: the count
             # then does not depend on which experiments ran before it (in
             # the KMS guest, Xorg + openbox + xcompmgr right after the
             # concurrent experiment never mapped the straced app's window).
             self.run_in_stack(name, 60, [strace_job])
-        if "render" in now:
-            for hz in self.opts.render_refreshes:
-                self.run_in_stack(name, hz, [self.timing_job("render", name)])
-        if "input" in now:
-            # A stack instance of its own: duet-compositor with a framebuffer file.
-            self.run_in_stack(name, 60, [self.timing_job("input", name)],
-                              stack_class=inputlat.InputStack)
-        if "vfb" in now:
-            self.run_vfb(name)
+        for e in now:
+            if e.run_stacks:
+                e.run_stacks(self, name, self.timing_job(e, name))
         if not counting:
             return
         if not lib:
-            for k in ("launch", "render", "resize", "thirdparty", "concurrent"):
-                ipc_rec[k] = {"status": "skipped",
-                              "reason": "libduet-ipc-count.so not built (bench/ in the build)"}
+            for e in experiments.ALL:
+                if e.counting:
+                    ipc_rec[e.name] = {"status": "skipped", "reason": "libduet-ipc-count.so not "
+                                       "built (bench/ in the build)"}
             return
-        counted = [("launch", ipc_rec.setdefault("launch", {}),
-                    lambda st, r: self.count(r, ipc.launch_counts, st, "launch"))]
-        if "resize" in exps:
-            counted.append(("resize", ipc_rec.setdefault("resize", {}),
-                            lambda st, r: self.count(r, ipc.resize_counts, st, "resize")))
-        if "concurrent" in exps:
-            counted.append(("concurrent", ipc_rec.setdefault("concurrent", {}),
-                            lambda st, r: self.count(r, concurrent.counts, st, "concurrent")))
-        if "thirdparty" in exps:
-            if len(thirdparty.missing(stacks.KIND[name])) < 2:
-                counted.append(("thirdparty", ipc_rec.setdefault("thirdparty", {}),
-                                lambda st, r: self.count(r, thirdparty.counts, st,
-                                                         "thirdparty")))
+        shared, own = [], []
+        for e in self.counted(exps):
+            why = e.skip(name) if e.skip else None
+            if why:
+                ipc_rec[e.name] = {"status": "skipped", "reason": why}
+                continue
+            jobs = [(key, ipc_rec.setdefault(key, {}),
+                     lambda st, r, fn=fn, what=what: self.count(r, fn, st, what))
+                    for key, what, fn in e.counting(self)]
+            if e.counting_refresh:
+                own.append((e.counting_refresh(self.opts), jobs))
             else:
-                ipc_rec["thirdparty"] = {"status": "skipped", "reason": "; ".join(
-                    thirdparty.missing(stacks.KIND[name]).values())}
-        self.run_in_stack(name, 60, counted, counting=True)
-        if "render" in exps:
-            # ipc.NAME.render is the headline engine's, render_ENGINE the others'.
-            self.run_in_stack(name, self.opts.render_refresh, [
-                (key, ipc_rec.setdefault(key, {}),
-                 lambda st, r, e=engine: self.count(
-                     r, lambda ctx, s: ipc.render_counts(ctx, s, e), st, "render " + e))
-                for key, engine in self.render_count_keys()], counting=True)
-        if name == "openbox":
+                shared += jobs
+        for refresh, jobs in [(60, shared)] + own:
+            self.run_in_stack(name, refresh, jobs, counting=True)
+        if stack_kinds.get(name).xtrace:
             # openbox's and xcompmgr's own X protocol, through xtrace proxies.
             if shutil.which("xtrace"):
                 self.run_in_stack(name, 60, [("xtrace", ipc_rec.setdefault("xtrace", {}),
@@ -563,48 +520,11 @@ class Bench:
                                      "(Debian package xtrace): no X protocol counts of "
                                      "openbox and xcompmgr"}
 
-    def run_vfb(self, name):
-        """This round's vfb runs: per run a stack instance per layout (the
-        order alternating), its framebuffer open to duet-vfb-reader."""
-        rec = self.results["experiments"]["vfb"].setdefault(name, {"status": "pending",
-                                                                   "samples": []})
-        vfb.describe(rec, name)
-        total = self.opts.total("vfb")
-        for i in self.opts.runs("vfb", self.round):
-            self.progress.step("vfb", name, i + 1, total)
-            for layout in vfb.layouts_for(name, i):
-                self.run_in_stack(name, 60, [("vfb", rec, lambda st, r, i=i: vfb.run_layout(
-                    self, st, r, i + 1))],
-                    stack_class=functools.partial(vfb.VfbStack, layout=layout))
-
-    def render_count_keys(self):
-        e = self.opts.render_engines
-        return [("render", e[0])] + [("render_" + x, x) for x in e[1:]]
-
     def count(self, rec, fn, st, what):
         self.progress.step("ipc " + what, st.name, 1, 1)
         rec.update(fn(self, st))
         if what == "launch":
             self.progress.step("ipc protocol", st.name, 1, 1)
-
-
-def content_path(st):
-    """How window contents reach the compositor of this stack."""
-    if st.name == "x11":
-        # duet-xwm logs its paths once compositing is set up, which can be a
-        # moment after it holds the WM selection (what "started" waits for).
-        deadline = time.monotonic() + 5
-        while True:
-            log = st.procs["wm"].log_tail(20000)
-            m = re.search(r"content path: (\S+).*?output path: ([\w-]+)", log)
-            if m:
-                return "duet-xwm: content %s, output %s" % (m.group(1), m.group(2))
-            if time.monotonic() > deadline or not st.procs["wm"].alive():
-                return None
-            time.sleep(0.05)
-    if st.name == "openbox":
-        return "xcompmgr -c: XRender compositing inside the X server"
-    return "client buffers imported by the server (wl_shm or EGL)"
 
 
 def parse_kill_spec(text):
@@ -623,7 +543,7 @@ def default_stacks(args):
     """--stacks' default: all six stacks in a full run; --quick keeps its
     promise of a few minutes with the first four."""
     if getattr(args, "stacks", None) is None:
-        args.stacks = list(stacks.ORDER if args.quick else stacks.ALL)
+        args.stacks = list(stack_kinds.QUICK if args.quick else stack_kinds.NAMES)
 
 
 def run_in_guest(args, argv):
@@ -683,15 +603,14 @@ def run(args, argv):
     bench = Bench(args, argv)
     # duet-launch always (the readiness probe); the others where an
     # experiment runs them.
-    needed = {"launch"} | {"render", "resize", "roundtrip", "input"} & set(args.experiments)
-    if "vfb" in args.experiments:
-        needed.add("render")
+    exps = [experiments.BY_NAME[e] for e in args.experiments]
+    needed = {"launch"}.union(*(e.apps for e in exps))
     missing_apps = [n for n, p in bench.apps.items() if not p and n in needed]
-    efl_why = efl_launch.missing(bench) if "launch" in args.experiments else None
-    if missing_apps or efl_why:
-        why = efl_why or ("cannot find the apps %s: build duet first (meson setup build && "
-                          "ninja -C build) or set DUET_BUILD_DIR"
-                          % ", ".join("duet-" + n for n in missing_apps))
+    unavailable = [w for w in (e.unavailable(bench) for e in exps if e.unavailable) if w]
+    if missing_apps or unavailable:
+        why = unavailable[0] if unavailable else (
+            "cannot find the apps %s: build duet first (meson setup build && ninja -C build) "
+            "or set DUET_BUILD_DIR" % ", ".join("duet-" + n for n in missing_apps))
         shutil.rmtree(bench.workdir, ignore_errors=True)
         # Still a results.json that says so: a board farm reads nothing else.
         return finish(bench, args, EXIT_FAILED, [why])

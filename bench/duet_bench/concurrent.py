@@ -29,8 +29,10 @@ app (/ N): ipc.STACK.concurrent.per_apps.N.
 """
 import time
 
-from duet_bench import procs, switches, timeline
-from duet_bench.apprun import AppFailed, AppRun
+from duet_bench import ipc, procs, stack_kinds, switches, timeline
+from duet_bench.apprun import AppRun
+from duet_bench.experiment import Experiment, app_argv, counted, runs
+from duet_bench.launch import wait_first_frame
 
 COUNTS = [1, 2, 4, 8]
 QUICK_COUNTED = [1, 8]
@@ -65,9 +67,9 @@ def weston_all(items, since_ns, app_id="duet-launch"):
 def composited_all(stack, runs, t0, timeout=2.0):
     """[ns or None per app] (duet's servers: per pid; weston: the surfaces'
     times in order, not tied to a pid) and the source, or (None, why)."""
-    if stack.observed or stack.name == "e-wayland":
+    if stack.spec.composited in (stack_kinds.OBSERVER, None):
         return None, "%s tells no composited time per app" % stack.name
-    if stack.name == "weston":
+    if stack.spec.composited == stack_kinds.WESTON_TIMELINE:
         deadline = time.monotonic() + procs.patience(timeout)
         while True:
             got = weston_all(stack.composited_log.read(), t0)
@@ -77,7 +79,7 @@ def composited_all(stack, runs, t0, timeout=2.0):
         if len(got) < len(runs):
             return None, "weston's timeline shows %d of %d surfaces composited" % (
                 len(got), len(runs))
-        return got[:len(runs)], timeline.SOURCE["weston"]
+        return got[:len(runs)], stack.spec.composited_source
     out = []
     for r in runs:
         t, why = timeline.server_composited(stack, r.pid, "duet-launch", t0, timeout=timeout)
@@ -87,21 +89,11 @@ def composited_all(stack, runs, t0, timeout=2.0):
     return out, timeline.source_of(stack)
 
 
-def wait_first_frame(run):
-    ok = run.wait(lambda ev: any(e.get("name") == "first_frame" for e in ev),
-                  timeout=30, experiment="concurrent")
-    if not ok:
-        raise AppFailed("duet-launch %s without a first frame:\n%s"
-                        % (run.exit_status(), run.log_tail()))
-    return run.named("first_frame")[0]
-
-
 def ms(ns):
     return round(ns / 1e6, 3) if ns is not None else None
 
 
 def launch_many(ctx, stack, n):
-    from duet_bench.experiments import app_argv  # it imports this module
     argv = app_argv(ctx, stack, "launch", "--stay")
     witness = timeline.LaunchWitness(stack).start()
     pids = stack.pids()
@@ -113,9 +105,9 @@ def launch_many(ctx, stack, n):
             runs.append(AppRun(ctx, stack, argv, t0=True))
         t0 = runs[0].t0_ns
         spawned = time.monotonic_ns()
-        ffs = [wait_first_frame(r) for r in runs]
+        ffs = [wait_first_frame(r, "concurrent") for r in runs]
         comp, source = composited_all(stack, runs, t0)
-        first_seen = witness.composited(runs[0].pid, t0)[0] if stack.observed else None
+        first_seen = witness.composited(runs[0].pid, t0)[0] if stack.spec.observed else None
         cpu = {r: m.read() for r, m in meters.items()}
         apps_cpu = [procs.CpuMeter(r.pid, from_zero=True).read() for r in runs]
         after = switches.read(pids)
@@ -125,7 +117,7 @@ def launch_many(ctx, stack, n):
             r.stop()
         witness.close()
     # weston's timeline names surfaces, not pids: its times stay a sorted list.
-    by_pid = stack.name != "weston"
+    by_pid = stack.spec.composited != stack_kinds.WESTON_TIMELINE
     per_app = []
     for i, (r, ff) in enumerate(zip(runs, ffs)):
         tl = ff.get("timeline") or {}
@@ -162,7 +154,6 @@ def launch_many(ctx, stack, n):
 
 
 def timing(ctx, stack, rec):
-    from duet_bench.experiments import runs  # it imports this module
     rec["counts"] = COUNTS
     for i in runs(ctx, "concurrent", stack):
         for n in COUNTS:
@@ -174,8 +165,6 @@ def counts(ctx, stack):
     """The counting run: {"per_apps": {"N": {"processes": {role: ipc.py's
     summary}, "server_ipc_per_app": study-style calls / N,
     "window_system_ipc_per_app": all the stack's IPC calls / N}}}."""
-    from duet_bench import ipc
-    from duet_bench.experiments import app_argv
     c = ipc.Counting(ctx, stack)
     env = c.app_env()
     env.pop("WAYLAND_DEBUG", None)  # N apps logging every message: too slow, and not read
@@ -190,7 +179,7 @@ def counts(ctx, stack):
                 runs.append(AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"),
                                    extra_env=env))
             for r in runs:
-                wait_first_frame(r)
+                wait_first_frame(r, "concurrent")
             procs_ = c.measure(base, runs[0].pid, app_counted=False)
         finally:
             for r in runs:
@@ -203,3 +192,7 @@ def counts(ctx, stack):
                                                / n, 2)}
         time.sleep(0.2)
     return out
+
+
+EXPERIMENT = Experiment("concurrent", "concurrent_reps", (1, 5), timing=timing,
+                        counting=counted("concurrent", counts), slow_reps=3)

@@ -14,6 +14,8 @@ efreetd daemon Elementary starts, reaped after each stack's launches.
 """
 import os
 
+from duet_bench.efl import reap_strays
+
 APPS = {"duet-launch": "launch", "duet-launch-efl": "launch-efl"}
 
 
@@ -49,8 +51,7 @@ def done(ctx, stack):
     """After a stack's launches: efreetd, which Elementary starts and
     which outlives the app, goes."""
     if is_efl(ctx):
-        from duet_bench import thirdparty
-        thirdparty.reap_strays(stack)
+        reap_strays(stack)
 
 
 def missing(ctx):

@@ -12,7 +12,7 @@ time-stamps the press as it leaves for the server:
              XTest FakeInput on Xvfb: the X server sends KeyPress to the
              focus window itself; the window manager is not on the path
     weston, e-wayland
-             not measurable (WHY below)
+             not measurable (their no_keys in stack_kinds.py)
 
 The observer (duet-observe --keep, observer.py) watches the screen as a
 display device sees it, for colour b: Xvfb's -fbdir file on the X stacks,
@@ -38,8 +38,9 @@ import select
 import subprocess
 import time
 
-from duet_bench import observer, procs, stacks
-from duet_bench.apprun import AppFailed, AppRun, StackDied
+from duet_bench import observer, paths, procs, stack_kinds, stacks
+from duet_bench.apprun import AppFailed, AppRun, check_stack
+from duet_bench.experiment import Experiment, runs
 
 PRESSES, QUICK_PRESSES = 100, 20
 ENGINES = ["sw", "gl"]
@@ -53,19 +54,6 @@ FRAME_NS = 1e9 / 60
 # duet-input's colours (clients/input.c), 8-bit RGB: the observer watches b.
 RGB = {"a": (32, 96, 224), "b": (240, 128, 16)}
 
-MEANS = {"wayland": "duet_test.key on duet-compositor's test socket (the compositor routes "
-                    "the key through its seat to the focused window)",
-         "x11": "XTest FakeInput on Xvfb (the X server delivers KeyPress to the focus window; "
-                "duet-xwm is not on the path)",
-         "openbox": "XTest FakeInput on Xvfb (the X server delivers KeyPress to the focus "
-                    "window; openbox and xcompmgr are not on the path)",
-         "e-x11": "XTest FakeInput on Xvfb (the X server delivers KeyPress to the focus "
-                  "window; Enlightenment is not on the path)"}
-WHY = {"weston": "not measurable: weston's headless backend has no wl_seat, so no client "
-                 "can receive a key, and Debian's weston ships no test module to inject one",
-       "e-wayland": "not measurable: Enlightenment's Wayland compositor offers a wl_seat, "
-                    "but its buffer output has no input device behind it and E has no "
-                    "protocol to inject a key; its output cannot be observed either"}
 PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus window and "
              "sends KeyPress itself, the window manager is not involved; the new frame then "
              "goes app -> X server -> compositing manager -> X server (the screen). On "
@@ -75,16 +63,17 @@ PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus wind
 
 def missing(name, xserver=None):
     """Why stack name cannot be measured, or None."""
-    if name in WHY:
-        return WHY[name]
-    on_card = (stacks.KIND[name] == "x11" and stacks.x_server(xserver) == "xorg") or \
-        (stacks.KIND[name] == "wayland" and stacks.display() == "kms")
+    spec = stack_kinds.get(name)
+    if spec.no_keys:
+        return spec.no_keys
+    on_card = (spec.window_system == "x11" and stacks.x_server(xserver) == "xorg") or \
+        (spec.window_system == "wayland" and stacks.display() == "kms")
     if on_card and os.geteuid() != 0:
         return ("not measurable on a KMS card without root: the observer reads the card's "
                 "scanout (duet-observe --drm), whose buffers the kernel shows only to root")
-    if not stacks.find_own("duet-inject", "bench"):
+    if not paths.find_own("duet-inject", "bench"):
         return "duet-inject is not built (bench/ in the build)"
-    if not stacks.find_own("duet-input", "clients"):
+    if not paths.find_own("duet-input", "clients"):
         return "duet-input is not built (clients/ in the build)"
     return None
 
@@ -97,8 +86,9 @@ class InputStack(stacks.Stack):
     (fb_path "drm:CARD", as on Xorg)."""
 
     def spawn(self, role, argv, env, **kw):
-        if self.name == "wayland" and role == "server" and stacks.display() != "kms":
-            self.fbdir = stacks.memory_dir("duet-bench-vfb-")
+        if self.spec.framebuffer == stack_kinds.VFB_FILE and role == "server" and \
+                stacks.display() != "kms":
+            self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.fb_path = os.path.join(self.fbdir, "vfb")
             argv = list(argv) + ["--vfb", self.fb_path]
         return super().spawn(role, argv, env, **kw)
@@ -108,7 +98,7 @@ class Injector:
     """duet-inject, a line in (press/release), a time stamp out."""
 
     def __init__(self, stack):
-        exe = stacks.find_own("duet-inject", "bench")
+        exe = paths.find_own("duet-inject", "bench")
         env = dict(stack.env, **(stack.trusted_env if stack.kind == "wayland" else {}))
         self.proc = subprocess.Popen([exe, "--backend", stack.kind], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -179,13 +169,6 @@ def _transition(obs, name, after, timeout):
         return find()
 
 
-def _check_stack(stack):
-    dead = stack.dead()
-    if dead:
-        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                         dead.status()))
-
-
 def run_engine(ctx, stack, rec, run_no, engine, rng):
     """One duet-input with engine, its presses; appends the samples."""
     presses = QUICK_PRESSES if ctx.opts.quick else PRESSES
@@ -213,14 +196,14 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
             ctx.fault_hook(stack, "input", time.monotonic() - run.started)
             delay = (SETTLE_MS + rng.uniform(0, PHASE_SPREAD_MS)) / 1000.0
             time.sleep(delay)
-            _check_stack(stack)
+            check_stack(stack)
             if not run.child.alive():
                 raise AppFailed("duet-input --engine %s %s after %d presses:\n%s"
                                 % (engine, run.exit_status(), k, run.log_tail()))
             try:
                 t = inj.send("press")
             except AppFailed:
-                _check_stack(stack)
+                check_stack(stack)
                 raise
             colour = "b" if colour == "a" else "a"
             seen = _transition(obs, "seen" if colour == "b" else "gone", t, SHOW_TIMEOUT_S)
@@ -240,7 +223,7 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
             raise AppFailed("duet-inject exited %d: %s" % (
                 status, inj.proc.stderr.read().decode(errors="replace")[-1500:]))
     except AppFailed:
-        _check_stack(stack)
+        check_stack(stack)
         raise
     finally:
         if inj:
@@ -286,7 +269,6 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
 
 
 def timing(ctx, stack, rec):
-    from duet_bench.experiments import runs  # it imports this module
     rec["engines"] = list(ENGINES)
     rec["presses_per_run"] = QUICK_PRESSES if ctx.opts.quick else PRESSES
     rec["observer"] = "duet-observe --keep on %s, colour b %s" % (
@@ -299,3 +281,12 @@ def timing(ctx, stack, rec):
     for i in runs(ctx, "input", stack):
         for engine in ENGINES:
             run_engine(ctx, stack, rec, i + 1, engine, rng)
+
+
+def run_stacks(ctx, name, job):
+    """A stack instance of its own: duet-compositor with a framebuffer file."""
+    ctx.run_in_stack(name, 60, [job], stack_class=InputStack)
+
+
+EXPERIMENT = Experiment("input", "input_reps", (1, 3), timing=timing, run_stacks=run_stacks,
+                        skip=missing, apps=("input",), slow_reps=1)

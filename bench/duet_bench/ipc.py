@@ -26,10 +26,12 @@ import signal
 import subprocess
 import time
 
-from duet_bench import procs, stacks
+from duet_bench import procs, stack_kinds, stacks
+from duet_bench.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
 from duet_bench.apprun import AppFailed, AppRun
-
+from duet_bench.experiment import app_argv, transport, with_engine
 from duet_bench.stacks import DUMP_SIGNAL, counting_env
+
 IPC_CALLS = ["sendmsg", "recvmsg", "writev", "readv", "read", "write", "send", "recv",
              "sendto", "recvfrom"]
 WAIT_CALLS = ["poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait"]
@@ -191,12 +193,12 @@ def wayland_debug_counts(log_path):
 # the app's.
 def counting_server_env(name):
     """Extra environment for the stack processes of a counting run."""
-    return {"WAYLAND_DEBUG": "server"} if name == "weston" else {}
+    return {"WAYLAND_DEBUG": "server"} if stack_kinds.get(name).protocol == SERVER_DEBUG else {}
 
 
 def server_debug_mark(stack):
     """Where the server's debug output stands now (weston only), or None."""
-    if stack.name != "weston":
+    if stack.spec.protocol != SERVER_DEBUG:
         return None
     try:
         return os.path.getsize(stack.procs["server"].log_path)
@@ -249,7 +251,7 @@ def protocol_log(stack, app_pid):
 def xwm_protocol_log(stack):
     """duet-xwm's own X traffic from its DUET_PROTOCOL_LOG, asked for now
     (SIGUSR2 makes it rewrite the file), or None."""
-    if stack.name != "x11" or not stack.protocol_log:
+    if stack.spec.protocol != WM_LOG or not stack.protocol_log:
         return None
     wm = stack.procs.get("wm")
     try:
@@ -333,25 +335,20 @@ def first_frame(ev):
     return any(e.get("name") == "first_frame" for e in ev)
 
 
-def argv_for(ctx, stack, app, *args):
-    from duet_bench.experiments import app_argv
-    return app_argv(ctx, stack, app, *args)
-
-
 # ------------------------------------------------------------ scenarios
 def launch_counts(ctx, stack):
     c = Counting(ctx, stack)
     base = c.baseline()
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
-    run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
+    run = AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
     try:
         if not run.wait(first_frame, timeout=30, experiment="ipc-launch"):
             raise AppFailed("duet-launch %s:\n%s" % (run.exit_status(), run.log_tail()))
         res = {"processes": c.measure(base, run.pid)}
     finally:
         run.stop()
-    proto = wait_protocol_log(stack, run.pid) if stack.name == "wayland" else None
+    proto = wait_protocol_log(stack, run.pid) if stack.spec.protocol == SERVER_LOG else None
     srv = server_debug_counts(stack, srv_mark)
     wd = wayland_debug_counts(run.log) if stack.kind == "wayland" else None
     xp = with_wm(x_counts(run.named("first_frame")), xwm_protocol_log(stack), wm_before)
@@ -369,14 +366,13 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
     """One counted duet-render run of ms per scene: the counts of every
     process over the app's whole life, its frames and its protocol
     messages."""
-    from duet_bench.experiments import with_engine
     base = c.baseline()
     env = c.app_env()
     env.pop("WAYLAND_DEBUG", None)  # thousands of frames: too slow to log in the app
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
     args = ["--duration-ms", str(ms)] + (["--scenes", scenes] if scenes else [])
-    run = AppRun(ctx, stack, with_engine(argv_for(ctx, stack, "render", *args), engine),
+    run = AppRun(ctx, stack, with_engine(app_argv(ctx, stack, "render", *args), engine),
                  extra_env=env)
     try:
         run.wait(timeout=60 + 10 * ms / 1000.0, experiment="ipc-render")
@@ -390,13 +386,13 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
                "path": shown[0].get("path") if shown else None}
     finally:
         run.stop()
-    if stack.name == "wayland":
+    if stack.spec.protocol == SERVER_LOG:
         p = wait_protocol_log(stack, run.pid)
         if p is None:
             raise CountFailed("duet-compositor's protocol log has no entry for the app "
                               "(pid %d)" % run.pid)
         out["protocol"] = p
-    elif stack.name == "weston":
+    elif stack.spec.protocol == SERVER_DEBUG:
         out["protocol"] = server_debug_counts(stack, srv_mark)
     else:
         xp = x_counts(shown)
@@ -492,7 +488,6 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
                           "to divide by%s" % (long_ms, long["frames"], short_ms, short["frames"],
                                               " (lengthened from %d ms)" % asked_ms
                                               if lengthened else ""))
-    from duet_bench.experiments import transport
     res = {"engine": engine, "transport": transport(stack.kind, engine, long["path"]),
            "path": long["path"], "lengths_ms": [short_ms, long_ms], "repeat": repeat,
            "frames": long["frames"] - short["frames"],
@@ -552,7 +547,7 @@ def resize_counts(ctx, stack):
         c = Counting(ctx, stack)
         base = c.baseline()
         srv_mark = server_debug_mark(stack)
-        run = AppRun(ctx, stack, argv_for(ctx, stack, "resize", "--runs", str(runs)),
+        run = AppRun(ctx, stack, app_argv(ctx, stack, "resize", "--runs", str(runs)),
                      extra_env=dict(c.app_env(), WAYLAND_DEBUG=""))
         try:
             run.wait(timeout=90, experiment="ipc-resize")
@@ -562,9 +557,9 @@ def resize_counts(ctx, stack):
             xp = x_counts(run.named("resize"))
         finally:
             run.stop()
-        if stack.name == "wayland":
+        if stack.spec.protocol == SERVER_LOG:
             protos[runs] = wait_protocol_log(stack, run.pid)
-        elif stack.name == "weston":
+        elif stack.spec.protocol == SERVER_DEBUG:
             protos[runs] = server_debug_counts(stack, srv_mark)
     per = {}
     for role in totals[3]:
@@ -626,9 +621,9 @@ def strace_launch(ctx, stack, strace, counting=None):
         # strace at all (Xorg + duet-xwm, 2026-11-28), and openbox's 284 s.
         # The stack's processes are attached (-p), where strace cannot
         # filter; what either writes is the same.
-        app_argv = [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e",
+        strace_argv = [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e",
                     "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
-        run = AppRun(ctx, stack, app_argv + argv_for(ctx, stack, "launch", "--stay"))
+        run = AppRun(ctx, stack, strace_argv + app_argv(ctx, stack, "launch", "--stay"))
         try:
             if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
                 raise AppFailed("duet-launch under strace %s:\n%s\n%s"
@@ -688,7 +683,7 @@ def strace_launch(ctx, stack, strace, counting=None):
         p["study_style"] = sum(v["unix"] for c, v in p["per_call"].items() if c in STUDY_CALLS)
         p["waits"] = sum(v["all"] for c, v in p["per_call"].items() if c in WAIT_CALLS)
     out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
-           "command": " ".join(argv), "app_command": " ".join(app_argv),
+           "command": " ".join(argv), "app_command": " ".join(strace_argv),
            "seconds": round(t_end - t_start, 3)}
     if counting:
         out["counter"] = counted
@@ -854,9 +849,8 @@ class XtraceStack(stacks.Stack):
 def xtrace_render_once(ctx, stack, engine, ms):
     """One duet-render run through the proxies: its frames, duration and the
     proxies' counts during it."""
-    from duet_bench.experiments import with_engine
     m = stack.marks()
-    run = AppRun(ctx, stack, with_engine(argv_for(ctx, stack, "render", "--duration-ms",
+    run = AppRun(ctx, stack, with_engine(app_argv(ctx, stack, "render", "--duration-ms",
                                                   str(ms)), engine))
     try:
         run.wait(timeout=60 + 10 * ms / 1000.0, experiment="xtrace-render")
@@ -913,7 +907,7 @@ def xtrace_run(ctx, stack):
     res = {"source": "xtrace proxies between Xvfb and each of %s (separate run)"
                      % ", ".join(sorted(stack.xtrace_logs))}
     m = stack.marks()
-    run = AppRun(ctx, stack, argv_for(ctx, stack, "launch", "--stay"))
+    run = AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"))
     try:
         if not run.wait(first_frame, timeout=30, experiment="xtrace-launch"):
             raise AppFailed("duet-launch %s:\n%s" % (run.exit_status(), run.log_tail()))

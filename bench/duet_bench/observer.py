@@ -28,14 +28,13 @@ bench takes a resize's composited from it on openbox.
     obs.seen_lines()         # [{"name": "seen", "ns":, "width":, "height":, ...}]
 """
 import json
-import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 
-from duet_bench import procs, stacks
+from duet_bench import procs
+from duet_bench.paths import find_own
 
 # duet-launch's clear colour (0.93, 0.93, 0.95), as 8-bit RGB.
 LAUNCH_RGB = (237, 237, 242)
@@ -45,24 +44,13 @@ class ObserverError(Exception):
     pass
 
 
-def make_fb_dir(prefix="duet-fb-"):
-    """A new directory for framebuffer files (Xvfb -fbdir, duet-compositor
-    --vfb), in memory (/dev/shm) where there is one: a framebuffer file on
-    a disk makes the kernel write the screen back to it every few seconds,
-    I/O that the measured servers would pay for. The caller removes it."""
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK):
-        return tempfile.mkdtemp(prefix=prefix, dir=shm)
-    return tempfile.mkdtemp(prefix=prefix)
-
-
 def xvfb_fb_path(fbdir):
     """The file Xvfb writes screen 0 to with `-fbdir fbdir`."""
     return fbdir.rstrip("/") + "/Xvfb_screen0"
 
 
 def find_observe():
-    return stacks.find_own("duet-observe", "bench")
+    return find_own("duet-observe", "bench")
 
 
 class Observer:

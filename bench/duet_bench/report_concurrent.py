@@ -69,7 +69,7 @@ plot %s
     return plots.run(script, svg)
 
 
-def blocks(results, out):
+def blocks(results, out, table, order, pairs):
     per = series_of(results)
     if not per:
         return []

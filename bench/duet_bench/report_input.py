@@ -102,7 +102,7 @@ plot %s
     return plots.run(script, svg)
 
 
-def blocks(results, table, order, pairs, out):
+def blocks(results, out, table, order, pairs):
     """The section, or nothing for a run without the experiment."""
     if not any(metrics.exp(results, "input", st) for st in metrics.stacks_of(results)):
         return []

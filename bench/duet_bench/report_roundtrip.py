@@ -104,7 +104,7 @@ def rows_of(per):
     return rows
 
 
-def blocks(results, out):
+def blocks(results, out, table, order, pairs):
     per = samples_of(results)
     if not per:
         return []

@@ -2,19 +2,12 @@
 glmark2 and elementary_test on every stack, their figures per stack and
 the study-style ratios with their intervals."""
 from duet_bench import metrics, stats
+from duet_bench.report_figures import fmt
 from duet_bench.thirdparty import NOTE_ROUNDTRIP
 
 PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
               ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
               ("e-x11", "e-wayland"): "e-x11/e-wayland"}
-
-
-def _fmt(v):
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return "%.3g" % v if abs(v) < 100 else "%.1f" % v
-    return str(v)
 
 
 def _median_of(table, key, st):
@@ -47,7 +40,7 @@ def stack_rows(results, table):
         if rec.get("status") == "skipped":
             rows.append([st, "skipped: " + (rec.get("reason") or "")] + ["-"] * 13)
             continue
-        med = lambda k: _fmt(_median_of(table, k, st))  # noqa: E731
+        med = lambda k: fmt(_median_of(table, k, st))  # noqa: E731
         first = med("thirdparty_efl_first_frame_ms")
         if first == "-":
             first = "- (%s)" % (_first(rec, "efl", "first_frame_missing") or "not run")
@@ -92,7 +85,7 @@ def ratio_rows(order, pairs, table):
     return rows
 
 
-def blocks(results, table, order, pairs):
+def blocks(results, out, table, order, pairs):
     """The section, or nothing for a run without the experiment."""
     if not any(metrics.exp(results, "thirdparty", st)
                for st in metrics.stacks_of(results)):
@@ -114,9 +107,9 @@ def blocks(results, table, order, pairs):
             "(WAYLAND_DEBUG=client): the frame callbacks the server answered during the "
             "launch, and the server IPC per callback, which does not depend on how often a "
             "server answers them (weston's headless output: about 40 Hz; duet-compositor: "
-            "its refresh)." % (_fmt(opts.get("glmark2_duration_s")),
-                                         _fmt(opts.get("glmark2_duration_s")),
-                                         _fmt(opts.get("efl_idle_s")))),
+            "its refresh)." % (fmt(opts.get("glmark2_duration_s")),
+                                         fmt(opts.get("glmark2_duration_s")),
+                                         fmt(opts.get("efl_idle_s")))),
            ("p", "**" + NOTE_ROUNDTRIP + "**"),
            ("table", ["stack", "glmark2 score", "WS CPU ms/frame", "painted Hz",
                       "WS CPU ms/painted frame", "server IPC/frame",

@@ -207,7 +207,7 @@ def ratio_plot(out, results):
                          ("study (VM display)", plots.COLORS["study"], study, 9)])
 
 
-def blocks(results, out):
+def blocks(results, out, table, order, pairs):
     """The section, or nothing for a run without the experiment."""
     if not any(metrics.exp(results, "vfb", st) for st in metrics.stacks_of(results)):
         return []

@@ -18,12 +18,14 @@ of every window-system process (/proc/PID/task/*/status around the run),
 of duet-roundtrip (its rusage over the groups) and of the floor's peer, and
 their sum. The floor's switches say what one switch-bound trip costs here.
 """
-import os
-import subprocess
 import json
+import subprocess
+import time
 
 from duet_bench import procs
 from duet_bench import switches as sw
+from duet_bench.apprun import AppFailed, check_stack
+from duet_bench.experiment import Experiment, runs
 
 GROUPS, TRIPS = 10, 100
 FLOORS = [("unix", "1"), ("unix", "2"), ("pipe", "1"), ("pipe", "2")]
@@ -90,20 +92,7 @@ def run_kind(ctx, stack, kind, extra):
                                   "its groups (app, from its rusage)")}
 
 
-def check_stack(stack):
-    """A stack process that died makes the experiment's failure, not the
-    round trips that could no longer be answered."""
-    from duet_bench.apprun import StackDied
-    dead = stack.dead()
-    if dead:
-        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                         dead.status()))
-
-
 def timing(ctx, stack, rec):
-    import time
-    from duet_bench.apprun import AppFailed
-    from duet_bench.experiments import runs  # it imports this module
     rec.setdefault("groups", GROUPS)
     rec.setdefault("trips_per_group", TRIPS)
     failed = []
@@ -114,6 +103,7 @@ def timing(ctx, stack, rec):
             s["run"] = i + 1
             # Between kinds: a test's fault lands after the first kind ran.
             ctx.fault_hook(stack, "roundtrip", time.monotonic() - started)
+            # A dead stack process is the failure, not the trips it left unanswered.
             check_stack(stack)
             if s.pop("status") != "ok":
                 failed.append(s["reason"])
@@ -122,3 +112,7 @@ def timing(ctx, stack, rec):
     if failed:
         # The other kinds' samples stay; the job says what failed.
         raise AppFailed("; ".join(failed))
+
+
+EXPERIMENT = Experiment("roundtrip", "roundtrip_reps", (1, 5), timing=timing,
+                        apps=("roundtrip",), slow_reps=3)

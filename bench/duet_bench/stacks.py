@@ -9,7 +9,8 @@
     e-wayland  Enlightenment, headless Wayland compositor         server
 
 The first four are the default set; the two Enlightenment stacks (the
-study's own software, enlightenment.py) run when asked for.
+study's own software, enlightenment.py) run when asked for. What differs
+between them is in stack_kinds.py.
 
 The X stacks run on Xorg instead of Xvfb when $DUET_X_SERVER is "xorg" (or
 Stack(xserver="xorg")): the modesetting driver on the KMS card, configured
@@ -43,53 +44,18 @@ import subprocess
 import tempfile
 import time
 
-from duet_bench import enlightenment, procs, timeline, xorg
+from duet_bench import enlightenment, observer, procs, stack_kinds, timeline, xorg
+from duet_bench.paths import find_ipc_lib, find_own, memory_dir
 
 START_TIMEOUT = 20.0
 PROBE_SIZE = "96x96"  # duet-launch's clear colour under its 48-pixel bar: a 96-pixel run
 DUMP_SIGNAL = 40  # SIGRTMIN+6 with glibc; none of the measured programs uses it
-ORDER = ["wayland", "x11", "weston", "openbox"]
-E_STACKS = ["e-x11", "e-wayland"]
-ALL = ORDER + E_STACKS
-KIND = {"wayland": "wayland", "weston": "wayland", "x11": "x11", "openbox": "x11",
-        "e-x11": "x11", "e-wayland": "wayland"}
-# Stacks whose compositor tells no one when it composited: the bench's
-# observer watches Xvfb's framebuffer for them.
-OBSERVED = {"openbox", "e-x11"}
-
-
-def memory_dir(prefix):
-    """A new directory in memory (/dev/shm) where there is one, else in the
-    temporary directory. The stacks' traces, logs and Xvfb's framebuffer
-    file go there: on a disk the kernel writes such files back every few
-    seconds, I/O that the measured processes would pay for."""
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK):
-        return tempfile.mkdtemp(prefix=prefix, dir=shm)
-    return tempfile.mkdtemp(prefix=prefix)
 
 
 class StackError(Exception):
     def __init__(self, msg, logs=None):
         super().__init__(msg)
         self.logs = logs or {}
-
-
-def build_dirs():
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-    dirs = []
-    if os.environ.get("DUET_BUILD_DIR"):
-        dirs.append(os.environ["DUET_BUILD_DIR"])
-    dirs += [os.path.join(here, "build"), os.path.join(os.getcwd(), "build")]
-    return dirs
-
-
-def find_own(name, subdir):
-    for d in build_dirs():
-        p = os.path.join(d, subdir, name)
-        if os.path.isfile(p) and os.access(p, os.X_OK):
-            return os.path.abspath(p)
-    return shutil.which(name)
 
 
 def renderer():
@@ -105,11 +71,7 @@ def stack_renderer(name):
     """What draws a stack's frames, for results.json: duet's servers and
     weston take --renderer; xcompmgr composites with XRender, which Xvfb
     runs on pixman; Enlightenment with its software engine (enlightenment.py)."""
-    if name in ("wayland", "x11", "weston"):
-        return renderer()
-    if name == "openbox":
-        return "xrender"
-    return "evas-software"
+    return stack_kinds.get(name).renderer or renderer()
 
 
 def display():
@@ -118,15 +80,6 @@ def display():
     if d not in ("headless", "kms"):
         raise StackError("DUET_DISPLAY=%s: want headless or kms" % d)
     return d
-
-
-# Why a stack does not run on a KMS display (docs/board.md).
-KMS_NOT_RUNNABLE = {
-    "weston": "weston on KMS: Debian's weston 10 starts its DRM backend only through logind "
-              "(built without libseat), which the guest has not",
-    "e-x11": "the Enlightenment stacks run headless only",
-    "e-wayland": "the Enlightenment stacks run headless only",
-}
 
 
 def x_server(xserver=None):
@@ -142,43 +95,34 @@ def x_server(xserver=None):
 
 def needs(stack, xserver=None):
     """Programs a stack needs: name -> (path or None, where it comes from)."""
-    own = lambda n, d: (find_own(n, d), "duet build (%s/)" % d)
-    sysp = lambda n, pkg: (shutil.which(n), "Debian package " + pkg)
-    if stack == "wayland":
-        return {"duet-compositor": own("duet-compositor", "compositor")}
-    if stack == "x11" and x_server(xserver) == "xorg":
-        return {"Xorg": sysp("Xorg", xorg.PACKAGE), "duet-xwm": own("duet-xwm", "xwm"),
-                "xprop": sysp("xprop", "x11-utils")}
-    if stack == "x11":
-        return {"Xvfb": sysp("Xvfb", "xvfb"), "duet-xwm": own("duet-xwm", "xwm"),
-                "xprop": sysp("xprop", "x11-utils")}
-    if stack == "weston":
-        return {"weston": sysp("weston", "weston")}
-    if stack == "openbox":
-        server = ({"Xorg": sysp("Xorg", xorg.PACKAGE)} if x_server(xserver) == "xorg"
-                  else {"Xvfb": sysp("Xvfb", "xvfb")})
-        return dict(server, **{"openbox": sysp("openbox", "openbox"),
-                "xcompmgr": sysp("xcompmgr", "xcompmgr"), "xprop": sysp("xprop", "x11-utils"),
-                "duet-xctl": own("duet-xctl", "tools")})
-    if stack in E_STACKS:
-        progs = {n: (p, "Debian package " + pkg) for n, (p, pkg) in enlightenment.needs().items()}
-        if stack == "e-x11":
-            progs.update({"Xvfb": sysp("Xvfb", "xvfb"), "duet-xctl": own("duet-xctl", "tools")})
-        return progs
-    raise KeyError(stack)
+    progs = {}
+    for p in stack_kinds.get(stack).programs:
+        if p == stack_kinds.E_PROGRAMS:
+            progs.update({n: (path, "Debian package " + pkg)
+                          for n, (path, pkg) in enlightenment.needs().items()})
+            continue
+        if p == stack_kinds.X_SERVER:
+            p = ("Xorg", "deb", xorg.PACKAGE) if x_server(xserver) == "xorg" else \
+                ("Xvfb", "deb", "xvfb")
+        name, how, where = p
+        progs[name] = ((find_own(name, where), "duet build (%s/)" % where) if how == "own"
+                       else (shutil.which(name), "Debian package " + where))
+    return progs
 
 
 def missing(stack, xserver=None):
     """None, or why the stack cannot run here."""
-    if display() == "kms" and stack in KMS_NOT_RUNNABLE:
-        return KMS_NOT_RUNNABLE[stack]
-    if stack == "openbox" and x_server(xserver) == "xorg" and os.geteuid() != 0:
-        return ("openbox on Xorg needs root: its observer reads the card's scanout "
-                "(duet-observe --drm), whose buffers the kernel shows only to root")
+    spec = stack_kinds.get(stack)
+    if display() == "kms" and spec.kms_why_not:
+        return spec.kms_why_not
+    on_xorg = spec.on_xorg and x_server(xserver) == "xorg"
+    if on_xorg and spec.observed and os.geteuid() != 0:
+        return ("%s on Xorg needs root: its observer reads the card's scanout "
+                "(duet-observe --drm), whose buffers the kernel shows only to root" % stack)
     lack = ["%s (%s)" % (n, src) for n, (p, src) in needs(stack, xserver).items() if not p]
-    if not lack and stack in E_STACKS:
+    if not lack and spec.enlightenment:
         return enlightenment.missing()
-    if not lack and stack in ("x11", "openbox") and x_server(xserver) == "xorg":
+    if not lack and on_xorg:
         try:
             xorg.plan()
         except xorg.XorgError as e:
@@ -190,10 +134,10 @@ class Stack:
     def __init__(self, name, workdir, base_env, refresh=60, counting=None, size="1920x1080",
                  xserver=None):
         self.name = name
-        self.xserver = x_server(xserver) if KIND[name] == "x11" else None
+        self.spec = stack_kinds.get(name)
+        self.kind = self.spec.window_system
+        self.xserver = x_server(xserver) if self.kind == "x11" else None
         self.xorg = None            # xorg.Setup when the server is Xorg
-        self.kind = KIND[name]
-        self.observed = name in OBSERVED
         self.e_session = None       # enlightenment.Session of an E stack
         self.role_pids = {}         # role -> the measured process, where not the one spawned
         self.refresh = refresh
@@ -295,11 +239,10 @@ class Stack:
 
     def _probe_once(self, exe, attempt):
         """None, or why the probe failed; and fork -> composited in ms."""
-        from duet_bench import observer  # it imports this module
         obs = None
         trace = os.path.join(self.dir, "probe-%d.jsonl" % attempt)
         env = dict(self.env, DUET_TRACE=trace)
-        if self.observed:
+        if self.spec.observed:
             try:
                 obs = observer.Observer(self.fb_path, observer.LAUNCH_RGB, self.base_env).start()
                 obs.wait_ready(5)
@@ -330,7 +273,7 @@ class Stack:
                 t = obs.wait_seen(procs.patience(5))
                 why = None if t else "the observer never saw the probe's window"
             else:
-                if self.name == "e-wayland":
+                if self.spec.composited is None:
                     # E's Wayland server tells no one when it composited and
                     # its buffer output cannot be watched.
                     note = ("Enlightenment's Wayland output cannot be observed and it reports "
@@ -340,13 +283,13 @@ class Stack:
                     return None, None
                 t, why = timeline.server_composited(self, child.pid, "duet-launch", t0,
                                                     timeout=5)
-                if t is None and self.name in ("wayland", "x11") and not any(
+                if t is None and self.spec.composited == stack_kinds.TRACE and not any(
                         e.get("name") == "composited" for e in self.composited_log.read()):
                     # A server build without the "composited" trace events:
                     # presented is all there is, and the samples will say so.
                     note = ("%s wrote no \"composited\" trace events: ready = the probe's "
                             "first frame presented" % os.path.basename(
-                                self.commands["wm" if self.name == "x11" else "server"][0]))
+                                self.commands[self.spec.compositor_role][0]))
                     if note not in self.notes:
                         self.notes.append(note)
                     return None, None
@@ -605,7 +548,7 @@ class Stack:
         self.notes.append("Enlightenment %s, profile %s, compositor engine software, "
                           "first_draw_delay %g s (E's default)"
                           % (desc["version"], desc["profile"], desc["first_draw_delay_s"]))
-        role = "wm" if self.kind == "x11" else "server"
+        role = self.spec.compositor_role
         child = self.spawn(role, enlightenment.argv(self.programs["enlightenment_start"]), env)
         self.wait(ready_what, ready)
         # enlightenment_start only starts (and restarts) E: E is its child,
@@ -651,10 +594,26 @@ class Stack:
             logs["server"] = (logs["server"] + "\n".join(plain))[-4000:]
         if self.e_session:
             # E logs to its HOME, not to the output enlightenment_start shows.
-            role = "wm" if self.kind == "x11" else "server"
+            role = self.spec.compositor_role
             e_log = procs.read_tail(os.path.join(self.e_session.home, ".e-log.log"), 4000)
             logs[role] = (logs.get(role, "") + "\n.e-log.log:\n" + e_log)[-6000:]
         return logs
+
+    def content_path(self):
+        """How window contents reach the compositor of this stack."""
+        if self.spec.content_path:
+            return self.spec.content_path
+        # duet-xwm logs its paths once compositing is set up, which can be a
+        # moment after it holds the WM selection (what "started" waits for).
+        deadline = time.monotonic() + 5
+        while True:
+            log = self.procs["wm"].log_tail(20000)
+            m = re.search(r"content path: (\S+).*?output path: ([\w-]+)", log)
+            if m:
+                return "duet-xwm: content %s, output %s" % (m.group(1), m.group(2))
+            if time.monotonic() > deadline or not self.procs["wm"].alive():
+                return None
+            time.sleep(0.05)
 
     def command_lines(self):
         return {role: " ".join(argv) for role, argv in self.commands.items()}
@@ -690,10 +649,3 @@ def counting_env(dump_dir):
         env["ASAN_OPTIONS"] = "verify_asan_link_order=0" + (":" + asan if asan else "")
     return env
 
-
-def find_ipc_lib():
-    for d in build_dirs():
-        p = os.path.join(d, "bench", "libduet-ipc-count.so")
-        if os.path.isfile(p):
-            return os.path.abspath(p)
-    return None

@@ -20,11 +20,12 @@ and X11 figures are therefore not the same client's: the report says so.
 import os
 import re
 import shutil
-import signal
 import time
 
-from duet_bench import ipc, procs, timeline
-from duet_bench.apprun import AppFailed, AppRun, StackDied
+from duet_bench import ipc, observer, procs, stack_kinds, timeline
+from duet_bench.apprun import AppFailed, AppRun, check_stack
+from duet_bench.efl import reap_strays
+from duet_bench.experiment import Experiment, counted
 
 GLMARK2 = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2"}
 GLMARK2_PACKAGE = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2-x11"}
@@ -88,41 +89,6 @@ def evas_engines(pid):
             return sorted(set(re.findall(r"/evas/modules/engines/([^/]+)/", f.read())))
     except OSError:
         return []
-
-
-def reap_strays(stack):
-    """EFL starts efreetd, a daemon that outlives the app and, orphaned,
-    comes back to the bench (a child subreaper). Kills such orphans of
-    this stack instance (its XDG_RUNTIME_DIR), so none piles up between
-    stacks; a stack process's own helpers (weston's shell client) have
-    their parent still and are left alone. So are the E session's own
-    daemons (its session bus forks away from the bench too): killing E's
-    bus made E start its shutdown a few seconds later, in the middle of
-    the next experiment."""
-    mine = {c.pid for c in procs._registry}
-    needle = ("XDG_RUNTIME_DIR=" + stack.runtime).encode()
-    session = getattr(stack, "e_session", None)
-    keep = ("HOME=" + session.home).encode() if session else None
-    for pid in procs.descendants(os.getpid()):
-        st = procs.read_stat(pid)
-        if pid in mine or not st or st[1] != os.getpid():
-            continue
-        try:
-            with open("/proc/%d/environ" % pid, "rb") as f:
-                env = f.read().split(b"\0")
-            if needle not in env or (keep and keep in env):
-                continue
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)  # ours since it was orphaned: reap it
-        except OSError:
-            pass
-
-
-def check_stack(stack):
-    dead = stack.dead()
-    if dead:
-        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                         dead.status()))
 
 
 def ws_pids(stack):
@@ -268,11 +234,11 @@ class EflWitness(timeline.LaunchWitness):
     names elementary_test), and on openbox the observer looking for the
     window's background colour."""
 
-    def _observer(self, observer):
+    def _observer(self):
         return observer.Observer(self.stack.fb_path, EFL_RGB, self.stack.base_env)
 
     def composited(self, pid, t0, timeout=10.0):
-        if self.stack.observed:
+        if self.stack.spec.observed:
             if self.obs is None:
                 return None, None, self.why
             t = self.obs.wait_seen(timeout)
@@ -541,3 +507,13 @@ def frame_callbacks(log, log_at):
         elif _COMMIT.search(line):
             phase["commits"] += 1
     return out
+
+
+def skip(name):
+    """Skipped on a stack where neither client (glmark2, efl) can run."""
+    gone = missing(stack_kinds.get(name).window_system)
+    return "; ".join(gone.values()) if len(gone) == 2 else None
+
+
+EXPERIMENT = Experiment("thirdparty", "thirdparty_reps", (1, 5), timing=timing,
+                        counting=counted("thirdparty", counts), skip=skip, slow_reps=3)

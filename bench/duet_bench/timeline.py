@@ -16,20 +16,17 @@ Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 import json
 import time
 
-from duet_bench import procs
+from duet_bench import observer, procs, stack_kinds
 
-SOURCE = {"wayland": "duet-compositor trace", "x11": "duet-xwm trace",
-          "weston": "weston timeline scope", "openbox": "observer (Xvfb -fbdir)",
-          "e-x11": "observer (Xvfb -fbdir)", "e-wayland": "none (not observable)"}
 # The observer's source on Xorg: the card's scanout (stacks.py, fb_path "drm:CARD").
 SCANOUT = "observer (card scanout: duet-observe --drm)"
 
 
 def source_of(stack):
-    """Who tells the stack's composited point (SOURCE, or SCANOUT on Xorg)."""
-    if stack.observed and (stack.fb_path or "").startswith("drm:"):
+    """Who tells the stack's composited point (its kind's, or SCANOUT on Xorg)."""
+    if stack.spec.observed and (stack.fb_path or "").startswith("drm:"):
         return SCANOUT
-    return SOURCE[stack.name]
+    return stack.spec.composited_source
 
 
 class JsonLines:
@@ -137,7 +134,7 @@ def output_frames(stack, t0_ns, t1_ns):
         return None, "%s's compositor reports no painted frames" % stack.name
     n = 0
     for e in reader.read():
-        if stack.name == "weston":
+        if stack.spec.composited == stack_kinds.WESTON_TIMELINE:
             t = e.get("T")
             if e.get("N") != "core_repaint_finished" or not isinstance(t, list) or len(t) != 2:
                 continue
@@ -193,7 +190,7 @@ def server_composited(stack, pid, app_id, since_ns, first=True, width=None, heig
     deadline = time.monotonic() + procs.patience(timeout)
     while True:
         items = reader.read()
-        if stack.name == "weston":
+        if stack.spec.composited == stack_kinds.WESTON_TIMELINE:
             t, why = weston_composited(items, app_id, since_ns, named_only)
         else:
             t = duet_composited(items, pid, since_ns, first, width, height)
@@ -224,18 +221,17 @@ class _ObserverWitness:
         self.why = None
         self.done = None
 
-    def _observer(self, observer):
+    def _observer(self):
         raise NotImplementedError
 
     def start(self):
-        if not self.stack.observed:
+        if not self.stack.spec.observed:
             return self
-        from duet_bench import observer  # it imports stacks, which imports us
         if not self.stack.fb_path:
             self.why = "Xvfb has no framebuffer file (-fbdir) to observe"
             return self
         try:
-            self.obs = self._observer(observer).start()
+            self.obs = self._observer().start()
             self.obs.wait_ready(5)
         except observer.ObserverError as e:
             self.why = "the observer failed: %s" % e
@@ -248,7 +244,6 @@ class _ObserverWitness:
     def close(self):
         """Stops the observer; returns its done line, or None."""
         if self.obs is not None:
-            from duet_bench import observer
             self._before_stop()
             try:
                 self.done = self.obs.stop()
@@ -274,12 +269,12 @@ class LaunchWitness(_ObserverWitness):
         self.app_id = app_id
         self.named_only = named_only
 
-    def _observer(self, observer):
+    def _observer(self):
         return observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB, self.stack.base_env)
 
     def composited(self, pid, t0):
         """(ns, source, None) or (None, None, why)."""
-        if self.stack.observed:
+        if self.stack.spec.observed:
             if self.obs is None:
                 return None, None, self.why
             # Stretched under emulation like every other wait: in the KMS
@@ -347,7 +342,7 @@ class ResizeWitness(_ObserverWitness):
         super().__init__(stack)
         self.seen = []
 
-    def _observer(self, observer):
+    def _observer(self):
         return observer.Observer(self.stack.fb_path, None, self.stack.base_env, sizes="any")
 
     def _before_stop(self):
@@ -403,7 +398,7 @@ def resize_points(stack, step, pid, app_id="duet-resize", witness=None, until=No
             source[p] = step.get("presentation") if p == "presented" else "duet-resize"
         else:
             missing[p] = "duet-resize reported no %s point" % p
-    if stack.observed:
+    if stack.spec.observed:
         if witness is None:
             missing["composited"] = "the compositor reports nothing, and no observer watched"
             return tl, missing, source

@@ -29,6 +29,7 @@ workload, layout and method; each run starts a stack per layout, the
 layouts' order alternating between runs, so a run's linear and tiled
 samples are close in time and pair up for the tiled/linear ratio.
 """
+import functools
 import json
 import os
 import re
@@ -36,11 +37,17 @@ import select
 import subprocess
 import time
 
-from duet_bench import procs, stacks, vfb_move
-from duet_bench.apprun import AppFailed, AppRun, StackDied
+from duet_bench import paths, procs, stack_kinds, stacks, vfb_move
+from duet_bench.stack_kinds import VFB_FILE, XVFB_SHMEM
+from duet_bench.apprun import AppFailed, AppRun, check_stack
+from duet_bench.experiment import Experiment
 
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
-LAYOUTS = {"wayland": ["linear", "tiled"], "x11": ["linear"]}
+# The layouts of each framebuffer (stack_kinds.StackKind.framebuffer), and so
+# of each stack the experiment runs on.
+FRAMEBUFFER_LAYOUTS = {VFB_FILE: ["linear", "tiled"], XVFB_SHMEM: ["linear"]}
+LAYOUTS = {k.name: FRAMEBUFFER_LAYOUTS[k.framebuffer] for k in stack_kinds.TABLE
+           if k.framebuffer}
 # name -> (app arguments, what it is): duet-render scenes, and for move a
 # still duet-launch window that vfb_move.Mover moves.
 WORKLOADS = {
@@ -68,11 +75,11 @@ def missing(name):
     if name not in LAYOUTS:
         return ("not measurable: only duet-compositor (--vfb) and Xvfb (-shmem) expose "
                 "their framebuffer to another process here")
-    if stacks.KIND[name] == "x11" and stacks.x_server(None) == "xorg":
+    if stack_kinds.get(name).framebuffer == XVFB_SHMEM and stacks.x_server(None) == "xorg":
         return "not measurable on Xorg: the reader attaches to Xvfb's -shmem framebuffer"
-    if not stacks.find_own("duet-vfb-reader", "bench"):
+    if not paths.find_own("duet-vfb-reader", "bench"):
         return "duet-vfb-reader is not built (bench/ in the build)"
-    if not stacks.find_own("duet-render", "clients"):
+    if not paths.find_own("duet-render", "clients"):
         return "duet-render is not built (clients/ in the build)"
     return None
 
@@ -89,11 +96,11 @@ class VfbStack(stacks.Stack):
 
     def spawn(self, role, argv, env, **kw):
         argv = list(argv)
-        if role == "server" and self.name == "wayland":
-            self.fbdir = stacks.memory_dir("duet-bench-vfb-")
+        if role == "server" and self.spec.framebuffer == VFB_FILE:
+            self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.vfb_path = os.path.join(self.fbdir, "vfb")
             argv += ["--vfb", self.vfb_path, "--vfb-layout", self.layout]
-        elif role == "server" and self.kind == "x11" and "-fbdir" in argv:
+        elif role == "server" and self.spec.framebuffer == XVFB_SHMEM and "-fbdir" in argv:
             i = argv.index("-fbdir")
             del argv[i:i + 2]
             argv.append("-shmem")
@@ -103,20 +110,13 @@ class VfbStack(stacks.Stack):
     def source(self):
         """duet-vfb-reader's arguments for this framebuffer and its writer."""
         server = self.procs["server"]
-        if self.name == "wayland":
+        if self.spec.framebuffer == VFB_FILE:
             return ["--vfb", self.vfb_path, "--pid", str(server.pid)]
         # Xvfb -shmem says "screen 0 shmid N" on stderr when it makes it.
         m = re.search(r"screen 0 shmid (\d+)", server.log_tail(20000))
         if not m:
             raise AppFailed("Xvfb -shmem printed no shmid:\n%s" % server.log_tail(2000))
         return ["--shmid", m.group(1), "--pid", str(server.pid), "--display", self.display]
-
-
-def _check_stack(stack):
-    dead = stack.dead()
-    if dead:
-        raise StackDied("%s (%s) %s" % (dead.role, os.path.basename(dead.argv[0]),
-                                         dead.status()))
 
 
 def read(ctx, stack, argv, timeout, experiment="vfb"):
@@ -136,7 +136,7 @@ def read(ctx, stack, argv, timeout, experiment="vfb"):
                     break
                 out += chunk
             ctx.fault_hook(stack, experiment, time.monotonic() - ctx.vfb_started)
-            _check_stack(stack)
+            check_stack(stack)
             if time.monotonic() > deadline:
                 raise AppFailed("duet-vfb-reader gave no result within %.0f s" % timeout)
         proc.wait(5)
@@ -182,7 +182,8 @@ def sample_of(lines, run_no, workload, layout, method, stack):
     if not done:
         raise AppFailed("duet-vfb-reader %s ended without vfb_done" % method)
     # On Xvfb every poll is a frame; only those that found a change count.
-    timed = frames if stack.name == "wayland" else [e for e in frames if e.get("detected")]
+    timed = frames if stack.spec.framebuffer == VFB_FILE else \
+        [e for e in frames if e.get("detected")]
     det = [e["detect_ns"] / 1e6 for e in timed]
     med, mean, p95 = _pcts(det)
     n = max(1, done["frames"])
@@ -202,7 +203,7 @@ def sample_of(lines, run_no, workload, layout, method, stack):
     s["truth"] = ready.get("truth", "none")
     if ready.get("no_truth"):
         s["truth"] += ": " + ready["no_truth"]
-    if stack.name != "wayland":
+    if stack.spec.framebuffer != VFB_FILE:
         s.setdefault("precision", None)
         s.setdefault("recall", None)
     return s
@@ -211,14 +212,15 @@ def sample_of(lines, run_no, workload, layout, method, stack):
 def run_layout(ctx, stack, rec, run_no):
     """One run on one stack instance (one layout): every workload, every
     method available; appends the samples."""
-    reader = stacks.find_own("duet-vfb-reader", "bench")
+    reader = paths.find_own("duet-vfb-reader", "bench")
     layout = getattr(stack, "layout", "linear")
     ctx.vfb_started = time.monotonic()
     unavailable = probe(ctx, stack, reader)
     rec.setdefault("unavailable", {}).update(unavailable)
     methods = [m for m in METHODS if m not in unavailable]
     read_ms = QUICK_READ_MS if ctx.opts.quick else READ_MS
-    poll = ["--interval-us", str(VFB_POLL_US if stack.name == "wayland" else X_POLL_US)]
+    poll = ["--interval-us", str(VFB_POLL_US if stack.spec.framebuffer == VFB_FILE
+                                 else X_POLL_US)]
     for workload, (args, what) in WORKLOADS.items():
         if workload == "move" and not vfb_move.tool(stack):
             rec.setdefault("workloads_not_run", {})[workload] = (
@@ -242,11 +244,11 @@ def run_layout(ctx, stack, rec, run_no):
                 try:
                     mover = vfb_move.Mover(stack, vfb_move.window_of(stack, app.pid))
                 except (RuntimeError, subprocess.SubprocessError) as e:
-                    _check_stack(stack)
+                    check_stack(stack)
                     raise AppFailed("the moving window: %s" % e)
                 mover.start()
             for method in methods:
-                _check_stack(stack)
+                check_stack(stack)
                 if not app.child.alive():
                     raise AppFailed("duet-render %s ended before %s:\n%s"
                                     % (app.exit_status(), method, app.log_tail()))
@@ -262,7 +264,7 @@ def run_layout(ctx, stack, rec, run_no):
                     raise AppFailed("duet-vfb-reader --method %s exited %s: %s"
                                     % (method, rc, err))
                 if mover and mover.error:
-                    _check_stack(stack)
+                    check_stack(stack)
                     raise AppFailed("the moving window: " + mover.error)
                 rec["samples"].append(dict(sample_of(lines, run_no, workload, layout, method,
                                                      stack), command=" ".join(cmd)))
@@ -284,6 +286,26 @@ def describe(rec, name):
     rec["study"] = {"tiled_over_linear": STUDY_TILED_OVER_LINEAR, "note": STUDY_NOTE}
     rec["grid"] = "precision and recall in strips of 32x1 pixels (128 bytes)"
     rec["writer"] = ("duet-compositor --vfb (header page, then the pixels; its own damage "
-                     "of the last 8 frames in the header)" if name == "wayland" else
+                     "of the last 8 frames in the header)"
+                     if stack_kinds.get(name).framebuffer == VFB_FILE else
                      "Xvfb -shmem (XWD in a SysV segment, linear, no frame counter: the "
                      "reader looks every %d us)" % X_POLL_US)
+
+
+def run_stacks(ctx, name, job):
+    """This round's vfb runs: per run a stack instance per layout (the
+    order alternating), its framebuffer open to duet-vfb-reader."""
+    _, rec, _ = job
+    describe(rec, name)
+    total = ctx.opts.total("vfb")
+    for i in ctx.opts.runs("vfb", ctx.round):
+        ctx.progress.step("vfb", name, i + 1, total)
+        for layout in layouts_for(name, i):
+            ctx.run_in_stack(name, 60, [("vfb", rec, lambda st, r, i=i: run_layout(
+                ctx, st, r, i + 1))], stack_class=functools.partial(VfbStack, layout=layout))
+
+
+# A study of its own on two stacks: run when asked for, so the default
+# run's time (docs/methodology.md) stands.
+EXPERIMENT = Experiment("vfb", "vfb_reps", (3, 5), run_stacks=run_stacks, skip=missing,
+                        apps=("render",), default=False)

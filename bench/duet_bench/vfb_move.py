@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from duet_bench import procs, stacks
+from duet_bench import paths, procs
 
 STEP_PX = 24            # not a multiple of 32: the window straddles tiles
 INTERVAL_S = 0.05       # 20 moves a second
@@ -22,10 +22,10 @@ NOTE = ("the window is moved %d px every %d ms by one run of the control tool (d
 def tool(stack):
     """(argv prefix, env) of the stack's control tool, or None."""
     if stack.kind == "wayland":
-        exe = stacks.find_own("duet-testctl", "tools")
+        exe = paths.find_own("duet-testctl", "tools")
         # It finds the test socket itself: $WAYLAND_DISPLAY-test.
         return exe and ([exe], dict(stack.env))
-    exe = stacks.find_own("duet-xctl", "tools")
+    exe = paths.find_own("duet-xctl", "tools")
     return exe and ([exe, "--display", stack.display], dict(stack.env))
 
 

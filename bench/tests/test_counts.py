@@ -39,7 +39,7 @@ import types
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from duet_bench import ipc, procs, stacks  # noqa: E402
+from duet_bench import ipc, paths, procs, stacks  # noqa: E402
 from checks import check, fail  # noqa: E402
 
 SCENES = "image_blend_smooth_scaled,rect_blend,text_glyphs"
@@ -49,7 +49,7 @@ class Ctx:
     """What the bench's experiment functions need of the bench."""
 
     def __init__(self, workdir):
-        self.apps = {n: stacks.find_own("duet-" + n, "clients")
+        self.apps = {n: paths.find_own("duet-" + n, "clients")
                      for n in ("launch", "render", "resize")}
         self.opts = types.SimpleNamespace(engine="sw", render_engines=["sw"],
                                           render_count_ms=[100, 300], render_count_repeat=1)
@@ -75,7 +75,7 @@ def within(a, b, tol):
 def test_agree(ctx):
     strace = shutil.which("strace")
     check(strace is not None, "strace is installed")
-    check(stacks.find_ipc_lib() is not None, "libduet-ipc-count.so is built")
+    check(paths.find_ipc_lib() is not None, "libduet-ipc-count.so is built")
     for name in ("wayland", "weston", "x11"):
         if stacks.missing(name):
             print("info: %s skipped: %s" % (name, stacks.missing(name)))

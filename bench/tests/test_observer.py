@@ -50,7 +50,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from duet_bench import observer, procs, stacks  # noqa: E402
+from duet_bench import observer, paths, procs  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, on_fail  # noqa: E402
 
@@ -73,7 +73,7 @@ on_fail(cleanup)
 
 
 def own(name, subdir):
-    path = stacks.find_own(name, subdir)
+    path = paths.find_own(name, subdir)
     if not path:
         fail("%s is not built (DUET_BUILD_DIR=%s)" % (name, os.environ.get("DUET_BUILD_DIR")))
     return path
@@ -129,7 +129,7 @@ class Server:
         self.trace = os.path.join(self.dir, "server-trace.jsonl")
         self.children = []
         self.client_env = None
-        self.fbdir = observer.make_fb_dir()
+        self.fbdir = paths.memory_dir("duet-fb-")
         FB_DIRS.append(self.fbdir)
         if kind == "wayland":
             self.fb_path = os.path.join(self.fbdir, "vfb")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""thirdparty.reap_strays: after an EFL client, the daemons it left behind
+"""efl.reap_strays: after an EFL client, the daemons it left behind
 (efreetd, orphaned to the bench, a child subreaper) are killed, but an
 Enlightenment stack's own daemons, which fork away from the bench too (its
 session bus), are left alone: killing E's bus made E shut itself down in
@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 from checks import check  # noqa: E402
-from duet_bench import procs, thirdparty  # noqa: E402
+from duet_bench import efl, procs  # noqa: E402
 
 
 def daemon(env):
@@ -49,7 +49,7 @@ def main():
     time.sleep(0.2)
     check(all(procs.read_stat(p) and procs.read_stat(p)[1] == os.getpid()
               for p in (bus, efreetd, other)), "the three daemons were orphaned to the test")
-    thirdparty.reap_strays(Stack)
+    efl.reap_strays(Stack)
     check(procs.read_stat(efreetd) is None, "the EFL client's stray (pid %d) was killed"
           % efreetd)
     check(procs.read_stat(bus) is not None, "the E session's daemon (pid %d) was left alone"
@@ -57,7 +57,7 @@ def main():
     check(procs.read_stat(other) is not None, "another stack's daemon (pid %d) was left alone"
           % other)
     Stack.e_session = None
-    thirdparty.reap_strays(Stack)
+    efl.reap_strays(Stack)
     check(procs.read_stat(bus) is None, "without an E session the same daemon is a stray")
     os.kill(other, 9)
     os.waitpid(other, 0)

@@ -47,7 +47,7 @@ def test_patience():
         os.environ["DUET_BENCH_PATIENCE"] = "10"
         check(procs.patience(2.0) == 20.0, "DUET_BENCH_PATIENCE=10 waits ten times longer")
         from types import SimpleNamespace
-        from duet_bench.experiments import app_argv
+        from duet_bench.experiment import app_argv
         ctx = SimpleNamespace(apps={"launch": "duet-launch", "render": "duet-render"},
                               opts=SimpleNamespace(engine="sw"))
         stack = SimpleNamespace(kind="wayland")

@@ -1,0 +1,105 @@
+"""The kinds of display stack the bench compares, and everything that
+differs between them, as data. Code asks a stack's kind (Stack.spec) for
+what it can do instead of comparing stack names; how each kind starts is
+Stack._start_<name> (stacks.py). One stack launcher for tools/duet, the
+bench and the tests (issue 29, item 1) is to hold this table too.
+
+    wayland    duet-compositor                       server
+    x11        Xvfb (or Xorg) + duet-xwm              server, wm
+    weston     weston's headless backend              server
+    openbox    Xvfb (or Xorg) + openbox + xcompmgr    server, wm, compositor
+    e-x11      Xvfb + Enlightenment                   server, wm
+    e-wayland  Enlightenment's Wayland compositor     server
+"""
+import dataclasses
+from typing import Optional
+
+# Who tells when the compositor showed a frame (timeline.py).
+TRACE = "trace"                      # duet's servers: "composited" events in DUET_TRACE
+WESTON_TIMELINE = "weston-timeline"  # weston's "timeline" log scope
+OBSERVER = "observer"                # nobody: the bench's observer watches the framebuffer
+
+# Who counts the app's protocol messages besides the app itself (ipc.py).
+SERVER_LOG = "server-log"            # duet-compositor's protocol log, per client
+WM_LOG = "wm-log"                    # duet-xwm's log of its own X connection
+SERVER_DEBUG = "server-debug"        # weston under WAYLAND_DEBUG=server (every client)
+
+# A framebuffer another process reads (the vfb experiment).
+VFB_FILE = "vfb-file"                # duet-compositor --vfb, linear or tiled
+XVFB_SHMEM = "xvfb-shmem"            # Xvfb -shmem, linear
+
+# Entries of StackKind.programs that stand for several programs.
+X_SERVER = "X server"                # Xvfb, or Xorg (stacks.x_server)
+E_PROGRAMS = "Enlightenment"         # enlightenment.needs()
+
+BUFFERS = "client buffers imported by the server (wl_shm or EGL)"
+E_HEADLESS = "the Enlightenment stacks run headless only"
+
+
+@dataclasses.dataclass(frozen=True)
+class StackKind:
+    name: str
+    window_system: str          # "wayland" or "x11": the apps' --backend, results.json's "kind"
+    compositor_role: str        # the role of the process that composites
+    composited: Optional[str]   # who tells when it composited: TRACE, WESTON_TIMELINE, OBSERVER
+    composited_source: str      # that source as results.json names it
+    renderer: Optional[str]     # what draws its frames; None: duet bench --renderer's engine
+    content_path: Optional[str]  # how window contents reach it; None: duet-xwm's log says
+    # What it runs: (name, "own", build subdir) or (name, "deb", Debian package),
+    # X_SERVER or E_PROGRAMS, in that order in results.json.
+    programs: tuple = ()
+    quick: bool = False         # among --quick's default stacks
+    slow: bool = False          # full runs without --reps give it Experiment.slow_reps
+    on_xorg: bool = False       # its X server is Xorg where the X server is (stacks.x_server)
+    protocol: Optional[str] = None  # SERVER_LOG, WM_LOG, SERVER_DEBUG; None: the app's counts
+    xtrace: bool = False        # its WM and compositor count nothing: xtrace proxies count them
+    framebuffer: Optional[str] = None  # VFB_FILE, XVFB_SHMEM; None: the vfb experiment skips it
+    no_keys: Optional[str] = None  # why duet-inject cannot press a key on it
+    kms_why_not: Optional[str] = None  # why it does not run on a KMS display
+
+    @property
+    def observed(self):
+        """Nobody tells when it composited: the bench's observer watches."""
+        return self.composited == OBSERVER
+
+    @property
+    def enlightenment(self):
+        return E_PROGRAMS in self.programs
+
+
+TABLE = [
+    StackKind("wayland", "wayland", "server", TRACE, "duet-compositor trace", None, BUFFERS,
+              programs=(("duet-compositor", "own", "compositor"),), quick=True,
+              protocol=SERVER_LOG, framebuffer=VFB_FILE),
+    StackKind("x11", "x11", "wm", TRACE, "duet-xwm trace", None, None,
+              programs=(X_SERVER, ("duet-xwm", "own", "xwm"), ("xprop", "deb", "x11-utils")),
+              quick=True, on_xorg=True, protocol=WM_LOG, framebuffer=XVFB_SHMEM),
+    StackKind("weston", "wayland", "server", WESTON_TIMELINE, "weston timeline scope", None,
+              BUFFERS, programs=(("weston", "deb", "weston"),), quick=True,
+              protocol=SERVER_DEBUG,
+              no_keys="not measurable: weston's headless backend has no wl_seat, so no client "
+                      "can receive a key, and Debian's weston ships no test module to inject one",
+              kms_why_not="weston on KMS: Debian's weston 10 starts its DRM backend only "
+                          "through logind (built without libseat), which the guest has not"),
+    StackKind("openbox", "x11", "compositor", OBSERVER, "observer (Xvfb -fbdir)", "xrender",
+              "xcompmgr -c: XRender compositing inside the X server",
+              programs=(X_SERVER, ("openbox", "deb", "openbox"), ("xcompmgr", "deb", "xcompmgr"),
+                        ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
+              quick=True, on_xorg=True, xtrace=True),
+    StackKind("e-x11", "x11", "wm", OBSERVER, "observer (Xvfb -fbdir)", "evas-software", BUFFERS,
+              programs=(E_PROGRAMS, ("Xvfb", "deb", "xvfb"), ("duet-xctl", "own", "tools")),
+              slow=True, kms_why_not=E_HEADLESS),
+    StackKind("e-wayland", "wayland", "server", None, "none (not observable)", "evas-software",
+              BUFFERS, programs=(E_PROGRAMS,), slow=True,
+              no_keys="not measurable: Enlightenment's Wayland compositor offers a wl_seat, but "
+                      "its buffer output has no input device behind it and E has no protocol to "
+                      "inject a key; its output cannot be observed either",
+              kms_why_not=E_HEADLESS),
+]
+KINDS = {k.name: k for k in TABLE}
+NAMES = [k.name for k in TABLE]
+QUICK = [k.name for k in TABLE if k.quick]
+
+
+def get(name):
+    return KINDS[name]
