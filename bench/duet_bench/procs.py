@@ -14,6 +14,8 @@ import subprocess
 import threading
 import time
 
+from duet_bench import reaper
+
 
 def patience(seconds):
     """How long to wait for something that should come (a stack's start,
@@ -29,6 +31,22 @@ def patience(seconds):
 RUN_MARK = "DUET_BENCH_RUN"  # set in every child's environment: find strays by it
 _registry = []
 _cleaning = False
+_own_mark = None
+
+
+def marked_env(env):
+    """env with RUN_MARK: the caller's (whoever set it watches it: the
+    bench's cli, or a test around it), or else this process's own, watched
+    by reaper.py from its first use, so that a test or tool using Child
+    directly, killed, leaves nothing behind either."""
+    global _own_mark
+    env = dict(os.environ if env is None else env)
+    if RUN_MARK not in env:
+        if _own_mark is None:
+            _own_mark = "%d-%s" % (os.getpid(), os.urandom(4).hex())
+            reaper.watch(RUN_MARK, _own_mark)
+        env[RUN_MARK] = _own_mark
+    return env
 
 
 def become_subreaper():
@@ -40,7 +58,8 @@ def become_subreaper():
 
 
 class Child:
-    """One process in its own session, output to a log file."""
+    """One process in its own session, output to a log file, its
+    environment marked (marked_env)."""
 
     def __init__(self, role, argv, env, log_path=None, **kw):
         self.role = role
@@ -48,7 +67,7 @@ class Child:
         self.log_path = log_path
         out = open(log_path, "ab") if log_path else subprocess.DEVNULL
         try:
-            self.popen = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+            self.popen = subprocess.Popen(argv, env=marked_env(env), stdin=subprocess.DEVNULL,
                                           stdout=kw.pop("stdout", out),
                                           stderr=kw.pop("stderr", out),
                                           start_new_session=True, **kw)
