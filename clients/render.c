@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 		/* A server lost during this frame ends the app here, as in the
 		 * timed loop below: drawing on after the toolkit said "X
 		 * connection lost" is what hung apps-x11-server-dies-gl under
-		 * qemu-user (tk-egl.c, tk_egl_swap, says how). */
+		 * qemu-user (tk-engine-gl.c, gl_present, says how). */
 		if (tk_app_dispatch(app, 0) < 0)
 			goto out;
 		s.presented = s.discarded = 0;
