@@ -298,6 +298,11 @@ int tk_window_server_resize(struct tk_window *win, int width, int height)
 	return win->app->platform->server_resize(win, width, height);
 }
 
+bool tk_window_close_requested(const struct tk_window *win)
+{
+	return win->close_requested;
+}
+
 void tk_window_set_feedback(struct tk_window *win, bool on)
 {
 	win->feedback = on;
@@ -340,6 +345,7 @@ void tk_window_queue_presented(struct tk_window *win, const struct tk_frame_info
 
 void tk_window_emit_close(struct tk_window *win)
 {
+	win->close_requested = true;
 	if (win->listener && win->listener->close_requested)
 		win->listener->close_requested(win->data, win);
 }

@@ -44,6 +44,7 @@ struct tk_window {
 	void *engine_data;
 	int width, height;  /* size the next frame is drawn at */
 	bool ready;
+	bool close_requested;
 	bool feedback;
 	bool in_frame;
 	uint64_t seq;
