@@ -243,7 +243,6 @@ struct render_texture {
 	void (*access_end)(void *data);
 	void *access_data;
 };
-void render_texture_release_image(struct render_texture *tex);
 
 /* Called by render_texture_destroy so no node keeps a dangling pointer. */
 void render_scene_forget_texture(struct render_scene *s, struct render_texture *tex);
