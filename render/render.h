@@ -1,10 +1,13 @@
 /* duet's rendering backend, shared by duet-compositor and duet-xwm.
  *
- * It knows nothing of Wayland or X: it takes pixels (or, later, EGLImages),
- * places them as textured quads on an output target, and repaints only what
- * changed. Both display stacks draw through exactly this code, so any
- * difference the bench measures comes from the architecture, not from the
- * drawing.
+ * It knows nothing of Wayland or X: it takes pixels (or dmabufs), places
+ * them as textured quads on an output target, and repaints only what
+ * changed. An output on a window system's window is made from an EGL
+ * platform and the caller's native display and window, passed as EGL takes
+ * them (weston's gl-renderer is given its outputs so), so no X, Wayland or
+ * GBM type or header is used here. Both display stacks draw through exactly
+ * this code, so any difference the bench measures comes from the
+ * architecture, not from the drawing.
  *
  * GLES2 with GLSL ES 1.00 only (Mali-400 class hardware has nothing newer).
  * All coordinates are integers in output pixels, origin top-left.
@@ -25,8 +28,24 @@
 
 struct render_egl;
 
-/* EGL on Mesa's surfaceless platform with a current GLES2 context; used for
- * headless outputs and unit tests. NULL (with a log line) on failure. */
+/* The EGL platforms an output can be on. */
+enum render_egl_platform {
+	RENDER_EGL_SURFACELESS, /* Mesa's: headless outputs, tests */
+	RENDER_EGL_X11,         /* duet-xwm's overlay window */
+	RENDER_EGL_GBM,         /* duet-compositor's KMS outputs */
+};
+
+/* EGL on platform with a current GLES2 context. native_display is what
+ * eglGetPlatformDisplay takes for the platform (X11: an Xlib Display *,
+ * whose connection the caller may share; GBM: the caller's
+ * struct gbm_device *, which must outlive the display; surfaceless: NULL).
+ * native_visual is the EGL_NATIVE_VISUAL_ID the window targets will need
+ * (X11: the window's visual; GBM: the scanout fourcc, DRM_FORMAT_XRGB8888...;
+ * 0 = any; unused surfaceless): the context's config is chosen by it. Offscreen
+ * targets work on every platform. NULL (with a log line) on failure. */
+struct render_egl *render_egl_create(enum render_egl_platform platform, void *native_display,
+                                     uint32_t native_visual);
+/* render_egl_create(RENDER_EGL_SURFACELESS, NULL, 0). */
 struct render_egl *render_egl_create_surfaceless(void);
 void render_egl_destroy(struct render_egl *egl);
 /* "vendor / renderer / version" of the current GL context, for logs and the
@@ -36,9 +55,9 @@ bool render_egl_has_extension(const struct render_egl *egl, const char *name);
 
 /* -------------------------------------------------------------- targets */
 
-/* Where a frame goes: an offscreen framebuffer (headless, tests) or a
- * platform's window surface (X11 window, GBM surface; below, "platform
- * targets"), behind the same calls. */
+/* Where a frame goes: an offscreen framebuffer (headless, tests), memory
+ * (the pixman engine) or a platform's window surface, behind the same
+ * calls: each kind answers every render_target_* call in its own way. */
 struct render_target;
 
 struct render_target *render_target_create_offscreen(struct render_egl *egl,
@@ -56,16 +75,31 @@ struct render_target *render_target_create_memory(int width, int height);
  * render_begin and render_end. */
 struct render_target *render_target_create_memory_on(void *data, int width, int height,
                                                      int stride_bytes);
+/* A window surface of egl's platform: native_window is what
+ * eglCreatePlatformWindowSurface takes there (X11: the address of the
+ * window's XID as an Xlib Window, read during the call; GBM: the
+ * caller's struct gbm_surface *, which must outlive the target, created
+ * with egl's native visual as its format). Frames repaint only their
+ * damage, by one of the paths described in target-window.c
+ * ("preserved", "buffer-age", "fbo-copy"); present swaps, which on GBM
+ * makes the frame the surface's front buffer for the caller to lock and
+ * scan out. */
+struct render_target *render_target_create_window(struct render_egl *egl, void *native_window,
+                                                  int width, int height);
 void render_target_destroy(struct render_target *t);
 int render_target_width(const struct render_target *t);
 int render_target_height(const struct render_target *t);
+/* How a frame gets into the target, for logs and the bench: a window's
+ * repaint path (above), "fbo" (offscreen), "memory". */
+const char *render_target_repaint_path(const struct render_target *t);
 
-/* Makes the frame visible (eglSwapBuffers(WithDamage) on a window surface,
- * glFinish on an offscreen one so that the timestamp taken after it is the
- * time the pixels exist). damage is in output coordinates, may be NULL. */
+/* Makes the frame visible: a window surface swaps (eglSwapBuffers with
+ * the damage where EGL takes it), an offscreen one waits for glFinish so
+ * that the timestamp taken after it is the time the pixels exist, memory
+ * has nothing to do. damage is in output coordinates, may be NULL. */
 int render_target_present(struct render_target *t, const pixman_region32_t *damage);
 
-/* An offscreen target's frame without the wait of render_target_present:
+/* A GL target's frame without the wait of render_target_present:
  * flush submits the frame's GL work and fences it (EGL_KHR_fence_sync;
  * without it, it waits with glFinish); frame_done then says, without
  * blocking, whether the frame's pixels exist, so a caller can take its
@@ -426,51 +460,5 @@ void render_trace(const char *name, const char *fields, ...)
 	__attribute__((format(printf, 2, 3)));
 void render_tracev(const char *name, const char *fields, va_list args)
 	__attribute__((format(printf, 2, 0)));
-
-/* ------------------------------------------------- platform targets */
-
-/* One EGL display and one window-surface target per platform an output
- * can be on; the offscreen target above works on all of them. Window
- * targets repaint only their damage, by one of the paths described in
- * target-window.c ("preserved", "buffer-age", "fbo-copy";
- * render_target_window_path says which). All render_target_* calls work on
- * them, except that they are presented and destroyed with their own. */
-
-/* X11 (duet-xwm's overlay window). native_display is an Xlib Display *
- * (which may share its xcb connection with the caller); visual_id is the X
- * visual of the window the output will use (0 = any). The context is
- * current and offscreen targets work as with the surfaceless display. */
-struct render_egl *render_egl_create_x11(void *native_display, uint32_t visual_id);
-
-/* A target showing frames in an X window (native_window is its XID). */
-struct render_target *render_target_create_window(struct render_egl *egl,
-                                                  uintptr_t native_window,
-                                                  int width, int height);
-int render_target_window_present(struct render_target *t, const pixman_region32_t *damage);
-void render_target_window_destroy(struct render_target *t);
-const char *render_target_window_path(const struct render_target *t);
-
-/* GBM (duet-compositor's KMS output). The caller owns the DRM device and
- * its gbm_device; format is the scanout fourcc (DRM_FORMAT_XRGB8888...),
- * the native visual of the EGL config. Built where libgbm is
- * (DUET_HAVE_GBM). */
-struct gbm_device;
-struct gbm_bo;
-struct render_egl *render_egl_create_gbm(struct gbm_device *gbm, uint32_t format);
-/* modifiers: those the plane takes, or NULL for the driver's implicit
- * layout (the buffers then have DRM_FORMAT_MOD_INVALID). */
-struct render_target *render_target_create_gbm(struct render_egl *egl, struct gbm_device *gbm,
-                                               int width, int height, uint32_t format,
-                                               const uint64_t *modifiers,
-                                               unsigned int n_modifiers);
-/* Makes the painted frame the surface's front buffer (damage only, as
- * render_target_window_present) and returns that buffer locked for
- * scanout; NULL on failure. The caller gives it back with
- * render_target_gbm_release once a newer buffer is on screen, and gives
- * back every buffer before destroying the target. */
-struct gbm_bo *render_target_gbm_present(struct render_target *t,
-                                         const pixman_region32_t *damage);
-void render_target_gbm_release(struct render_target *t, struct gbm_bo *bo);
-void render_target_gbm_destroy(struct render_target *t);
 
 #endif

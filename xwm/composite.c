@@ -181,7 +181,10 @@ int xwm_composite_start(struct xwm *xwm)
 		xwm_log("rendering with pixman %s (no EGL)", pixman_version_string());
 		xwm->renderer = renderer_create_pixman();
 	} else {
-		xwm->egl = render_egl_create_x11(xwm->xlib_display, xwm->screen->root_visual);
+		/* The overlay window has the root's visual: EGL's config must
+		 * match it (output.c draws into the overlay on egl-swap). */
+		xwm->egl = render_egl_create(RENDER_EGL_X11, xwm->xlib_display,
+		                             xwm->screen->root_visual);
 		if (!xwm->egl)
 			return -1;
 		xwm->renderer = renderer_create(xwm->egl);
