@@ -356,6 +356,13 @@ bool render_scene_view_paint(struct render_scene_view *v, struct render_target *
 /* ------------------------------------------------------ frame scheduler */
 
 uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
+/* A timer on that clock the caller's event loop polls: a non-blocking
+ * timerfd (-1, logged, on failure), armed for an absolute time at_ns (one
+ * already passed fires at once; 0 disarms), and read once it fired (true
+ * when it had). */
+int render_timer_create(void);
+void render_timer_arm(int fd, uint64_t at_ns);
+bool render_timer_read(int fd);
 
 /* When duet-compositor's output and duet-xwm's overlay repaint
  * (frame-sched.c): a refresh grid standing in for vblank on outputs that
@@ -430,6 +437,115 @@ uint64_t render_frame_sched_tick_ns(const struct render_frame_sched *s, uint64_t
  * (now_ns: the current time). Returns t_ns. */
 uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_frame *frame,
                                     uint64_t t_ns, const uint64_t *msc, uint64_t now_ns);
+
+/* ---------------------------------------------------------- repaint loop */
+
+/* The repaint cycle both servers run on the frame scheduler
+ * (repaint-loop.c): a repaint is asked for (new damage, or only callbacks
+ * or answers due), the loop arms its timer for the scheduler's deadline or,
+ * when that has come, marks the repaint due now, to be run before the
+ * caller's event loop next sleeps (a timer set to fire at once would cost a
+ * wakeup per frame); the repaint starts a frame (paint), the caller ends it
+ * (render_repaint_loop_finish, at once or once its pixels are out), and
+ * what the frame owes clients goes out (deliver) on its tick or at once.
+ * Then the next repaint asked for meanwhile is armed. The caller polls
+ * timer_fd and calls render_repaint_loop_timer when it is readable. */
+enum render_repaint_flags {
+	/* What a frame owes is delivered on its tick, the presentation time
+	 * the grid gives it, as a display server sends it on a page flip's
+	 * completion (duet-compositor); without, as soon as the frame is
+	 * finished (duet-xwm: its pixels have reached the X server then). A
+	 * frame with nothing to paint, whose delivery waits for the tick
+	 * anyway, then needs no head start: it is started on its tick itself,
+	 * one wakeup instead of a repaint and then a flip. */
+	RENDER_REPAINT_DELIVER_ON_TICK = 1 << 0,
+	/* A display says when a painted frame was shown (a KMS page flip's
+	 * event): render_repaint_loop_finish then takes that time and the
+	 * display's vblank count (render_frame_sched_flipped). Without, it
+	 * takes when the frame's pixels exist and the grid presents the frame
+	 * on its next tick (render_frame_sched_finish). A frame that painted
+	 * nothing showed nothing new: the grid places it either way. */
+	RENDER_REPAINT_DISPLAY_FLIPS = 1 << 1,
+};
+
+struct render_repaint_ops {
+	/* Optional: whether a frame started now would paint or answer
+	 * anything. A repaint asked for that would not is withdrawn
+	 * (render_frame_sched_withdraw) before it starts and once the frame
+	 * before it is delivered. NULL: every request is worth a frame. */
+	bool (*has_work)(void *data);
+	/* The frame starts: paint it, or start painting it. The caller ends
+	 * it with render_repaint_loop_finish, from here or later. */
+	void (*paint)(void *data, const struct render_frame *frame);
+	/* Optional: the frame is finished and its presentation time is known
+	 * (frame->tick_ns; done_ns is when its pixels existed, on a display
+	 * the flip's time), before it is delivered: for its trace. */
+	void (*finished)(void *data, const struct render_frame *frame, uint64_t done_ns);
+	/* The frame is presented: send what it owes clients. */
+	void (*deliver)(void *data, const struct render_frame *frame, uint64_t done_ns);
+	/* Optional: a repaint has become due now; the caller arranges for
+	 * render_repaint_loop_run before its event loop next sleeps (an idle
+	 * source) and returns false if it cannot (the repaint is then dropped
+	 * until the next request). NULL: the caller asks
+	 * render_repaint_loop_due before every sleep instead. */
+	bool (*due)(void *data);
+};
+
+enum render_repaint_state {
+	RENDER_REPAINT_IDLE,       /* no frame on its way */
+	RENDER_REPAINT_PAINTING,   /* started, not yet finished */
+	RENDER_REPAINT_PRESENTING, /* finished, waiting for its tick */
+};
+
+struct render_repaint_loop {
+	struct render_frame_sched sched;
+	struct render_frame frame;     /* the frame on its way */
+	uint64_t done_ns;              /* when it was finished */
+	enum render_repaint_state state;
+	unsigned int flags;            /* enum render_repaint_flags */
+	int timer_fd;
+	uint64_t armed_ns;             /* what the timer is armed for, 0 = nothing */
+	bool on_tick;                  /* it waits for the tick: nothing to paint */
+	bool due_now;                  /* a repaint waits for render_repaint_loop_run */
+	bool stopped;                  /* render_repaint_loop_stop'ped */
+	const struct render_repaint_ops *ops;
+	void *data;
+	uint64_t (*now)(void);         /* render_now_ns; a test's fake clock */
+};
+
+/* refresh_mhz as render_frame_sched_init. 0, or -1 (logged) without a
+ * timer. */
+int render_repaint_loop_init(struct render_repaint_loop *l, int refresh_mhz,
+                             unsigned int flags, const struct render_repaint_ops *ops,
+                             void *data);
+void render_repaint_loop_fini(struct render_repaint_loop *l);
+/* Something changed on screen (damage true) or is due at the next frame
+ * (frame callbacks, sync answers): a repaint is scheduled. While a frame
+ * is painting the timer is armed as usual (if it fires meanwhile it is
+ * ignored: the frame's end arms it again); while one waits for its tick
+ * the timer is the tick's, and the delivery arms the repaint. */
+void render_repaint_loop_request(struct render_repaint_loop *l, bool damage);
+/* timer_fd is readable: a frame's tick, or a repaint's deadline. */
+void render_repaint_loop_timer(struct render_repaint_loop *l);
+/* Whether a repaint is due now (ops->due NULL: asked before each sleep). */
+bool render_repaint_loop_due(const struct render_repaint_loop *l);
+/* Runs the repaint that is due now, if one is. */
+void render_repaint_loop_run(struct render_repaint_loop *l);
+/* The frame being painted is finished: painted whether it changed pixels,
+ * t_ns as RENDER_REPAINT_DISPLAY_FLIPS says (when its pixels exist, or when
+ * a display showed it), msc the display's vblank count at that flip (NULL:
+ * none). It is delivered on its tick or at once. false (nothing done)
+ * when no frame is painting (stopped meanwhile). */
+bool render_repaint_loop_finish(struct render_repaint_loop *l, bool painted, uint64_t t_ns,
+                                const uint64_t *msc);
+/* The output is gone for now: nothing is repainted or delivered, the
+ * frame on its way is dropped and the timer disarmed; requests are
+ * ignored until resume. */
+void render_repaint_loop_stop(struct render_repaint_loop *l);
+/* Back at refresh_mhz: a new grid whose tick count goes on from where the
+ * old one's would be now (seq never goes back for clients), and repaints
+ * are asked for again. */
+void render_repaint_loop_resume(struct render_repaint_loop *l, int refresh_mhz);
 
 /* Keeps every shared object loaded now in the process until it exits
  * (RTLD_NODELETE), whoever dlcloses it later; returns how many, or -1 if
