@@ -9,7 +9,7 @@
  * drmModeSetCrtc / drmModePageFlip where the driver has no atomic
  * modesetting (DUET_DRM_LEGACY=1 forces that path, for tests). The flip's
  * event, read from the DRM fd by the event loop, completes the frame
- * (comp_output_frame_presented): its kernel timestamp is the presentation
+ * (comp_output_finish_frame): its kernel timestamp is the presentation
  * time and, where the device counts vblanks, its sequence is the frame's
  * seq; render/'s frame scheduler then follows the display's vblanks.
  *
@@ -626,7 +626,7 @@ static void idle_frame_done(void *data)
 {
 	struct drm_output *out = data;
 	out->idle_done = NULL;
-	comp_output_frame_presented(out->output, render_now_ns(), NULL, 0);
+	comp_output_finish_frame(out->output, render_now_ns(), NULL, 0);
 }
 
 /* The frame is complete without a flip event (a failed flip, or the legacy
@@ -638,7 +638,7 @@ static void complete_without_event(struct drm_output *out)
 		return;
 	out->idle_done = wl_event_loop_add_idle(out->drm->server->loop, idle_frame_done, out);
 	if (!out->idle_done)
-		comp_output_frame_presented(out->output, render_now_ns(), NULL, 0);
+		comp_output_finish_frame(out->output, render_now_ns(), NULL, 0);
 }
 
 static void crtc_off(struct drm_output *out);
@@ -685,7 +685,7 @@ static void page_flip_handler(int fd, unsigned int sequence, unsigned int tv_sec
 	uint32_t flags = WP_PRESENTATION_FEEDBACK_KIND_VSYNC |
 	                 WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION |
 	                 (drm->monotonic ? WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK : 0);
-	comp_output_frame_presented(out->output, t_ns, out->has_vblank ? &msc : NULL, flags);
+	comp_output_finish_frame(out->output, t_ns, out->has_vblank ? &msc : NULL, flags);
 }
 
 /* ------------------------------------------- the display goes and comes */
@@ -1248,8 +1248,7 @@ const struct comp_backend comp_backend_drm = {
 	.finish = drm_finish,
 	.create_target = drm_create_target,
 	.submit = drm_submit,
-	.frame_done = NULL, /* the page flip's event completes a frame */
-	.present = NULL,
 	.destroy = drm_destroy,
 	.encode_png = drm_encode_png,
+	.display_clock = true, /* the page flip's event finishes a frame */
 };
