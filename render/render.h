@@ -393,8 +393,9 @@ struct render_frame_sched {
 struct render_frame {
 	bool paint;           /* new damage was reported: paint and present it;
 	                       * false: nothing new, only callbacks/answers due.
-	                       * The server sets it false before finishing a
-	                       * frame that turned out to paint nothing. */
+	                       * Set false before finishing a frame that
+	                       * turned out to paint nothing (the repaint loop
+	                       * does, from render_repaint_loop_finish). */
 	uint64_t seq;         /* grid periods since the anchor (MSC); frames
 	                       * without a grid */
 	uint64_t tick_ns;     /* the tick the frame is for (after finish: the one
@@ -405,7 +406,7 @@ struct render_frame {
 void render_frame_sched_init(struct render_frame_sched *s, int refresh_mhz, uint64_t now_ns);
 /* New damage (damage true) or something due at the next frame (frame
  * callbacks, sync answers). Returns true when a repaint was not yet
- * scheduled: the caller arms its timer for s->deadline_ns (at once when
+ * scheduled: a timer is to be armed for s->deadline_ns (at once when
  * that is not after now_ns). */
 bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, bool damage);
 /* The timer fired: true, with *frame, when the scheduled repaint is due at
