@@ -134,7 +134,12 @@ void render_repaint_loop_request(struct render_repaint_loop *l, bool damage)
 
 void render_repaint_loop_timer(struct render_repaint_loop *l)
 {
-	render_timer_read(l->timer_fd);
+	/* Readable when the caller's poll returned, but re-armed since (a
+	 * frame finished by another source of the same wakeup now waits for
+	 * its tick: timerfd_settime cleared the expiry): not this timer's
+	 * time yet. */
+	if (!render_timer_read(l->timer_fd))
+		return;
 	l->armed_ns = 0;
 	if (l->stopped)
 		return;
