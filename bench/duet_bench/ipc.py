@@ -18,19 +18,18 @@ dump signal in time) fails the counting run: it is never read as zero.
 """
 import json
 import os
-import random
 import re
 import shutil
-import socket
 import signal
 import subprocess
 import time
 
-from duet_bench import procs, stack_kinds, stacks
-from duet_bench.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
+from duet_bench import procs, stacks
+from duet_launch import displays, proc, stack_kinds
+from duet_launch.stack import DUMP_SIGNAL, counting_env
+from duet_launch.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import app_argv, transport, with_engine
-from duet_bench.stacks import DUMP_SIGNAL, counting_env
 
 IPC_CALLS = ["sendmsg", "recvmsg", "writev", "readv", "read", "write", "send", "recv",
              "sendto", "recvfrom"]
@@ -128,7 +127,7 @@ class Counting:
         self.dir = stack.counting
 
     def app_env(self):
-        env = counting_env(self.stack.counting)
+        env = counting_env(self.stack.counting, self.stack.base_env)
         if self.stack.kind == "wayland":
             env["WAYLAND_DEBUG"] = "client"
         return env
@@ -602,7 +601,7 @@ def strace_launch(ctx, stack, strace, counting=None):
             prefix]
     for pid in pids.values():
         argv += ["-p", str(pid)]
-    tracer = procs.Child("strace", argv, dict(os.environ),
+    tracer = proc.Child("strace", argv, dict(os.environ),
                          log_path=os.path.join(stack.dir, "strace.log"))
     try:
         deadline = time.monotonic() + 10
@@ -702,7 +701,7 @@ def _strace_stuck(directory, pids):
     out.append("last calls strace wrote per thread:")
     for name in sorted(os.listdir(directory)):
         if name.startswith("strace.") or name.startswith("strace-app."):
-            tail = procs.read_tail(os.path.join(directory, name), 600).splitlines()[-3:]
+            tail = proc.read_tail(os.path.join(directory, name), 600).splitlines()[-3:]
             out += ["  %s: %s" % (name, line[:200]) for line in tail]
     return "\n".join(out)
 
@@ -752,28 +751,6 @@ def xtrace_counts(path, start=0, end=None):
     return out
 
 
-def free_socket(path):
-    """True when a display socket path can be taken: absent, or left
-    behind by a process that is gone (nobody accepts on it; xtrace never
-    removes its own), in which case it is removed."""
-    if not os.path.exists(path):
-        return True
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect(path)
-        return False  # somebody listens there
-    except ConnectionRefusedError:
-        try:
-            os.unlink(path)
-            return True
-        except OSError:
-            return False
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 class XtraceStack(stacks.Stack):
     """A stack whose WM and compositing manager reach the X server through
     an xtrace proxy each (the openbox stack: openbox and xcompmgr)."""
@@ -804,19 +781,11 @@ class XtraceStack(stacks.Stack):
             raise stacks.StackError("xtrace is not installed (Debian package xtrace)")
         log = os.path.join(self.dir, "xtrace-%s.txt" % role)
         env = {k: v for k, v in self.base_env.items() if k != "LD_PRELOAD"}
-        numbers = list(range(900, 1000))
-        random.shuffle(numbers)
-        tries = 0
-        for n in numbers:
-            sock = "/tmp/.X11-unix/X%d" % n
-            if os.path.exists("/tmp/.X%d-lock" % n) or not free_socket(sock):
-                continue
-            tries += 1
-            if tries > 5:
-                break
+        for n in displays.x_numbers(displays.X_PROXIES):
+            sock = displays.x_socket(n)
             # -n: Xvfb here has no authorisation to copy; -k: a client's
             # reconnection must find the proxy still there.
-            child = procs.Child("xtrace-" + role, [xtrace, "-d", self.display, "-D", ":%d" % n,
+            child = proc.Child("xtrace-" + role, [xtrace, "-d", self.display, "-D", ":%d" % n,
                                                    "-n", "-k", "-o", log], env,
                                 log_path=os.path.join(self.dir, "xtrace-%s.log" % role))
             self.procs["xtrace-" + role] = child

@@ -39,7 +39,8 @@ import types
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from duet_bench import ipc, paths, procs, stacks  # noqa: E402
+from duet_bench import ipc, procs, stacks  # noqa: E402
+from duet_launch import paths  # noqa: E402
 from checks import check, fail  # noqa: E402
 
 SCENES = "image_blend_smooth_scaled,rect_blend,text_glyphs"

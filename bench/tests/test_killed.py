@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A harness killed with SIGKILL leaves none of its servers behind
-(bench/duet_bench/reaper.py).
+(bench/duet_launch/reaper.py).
 
 bench: `duet bench` runs launches on duet-compositor and Xvfb + duet-xwm;
 once a server of the run is up, the bench alone gets SIGKILL (no handler,
@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 from checks import check, cmdlines  # noqa: E402
-from duet_bench import reaper  # noqa: E402
+from duet_launch import reaper  # noqa: E402
 
 INTEGRATION = os.path.join(HERE, "..", "..", "tests", "integration")
 
@@ -85,8 +85,7 @@ time.sleep(600)
 
 
 def test_harness():
-    env = dict(os.environ, DUET_REAPER=os.path.join(os.path.dirname(HERE), "duet_bench",
-                                                    "reaper.py"))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))  # duet.py imports duet_launch
     proc = subprocess.Popen([sys.executable, "-c", HARNESS, INTEGRATION], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)

@@ -50,7 +50,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from duet_bench import observer, paths, procs  # noqa: E402
+from duet_bench import observer, procs  # noqa: E402
+from duet_launch import paths, proc  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, on_fail  # noqa: E402
 
@@ -137,7 +138,7 @@ class Server:
             self.fb_path = observer.xvfb_fb_path(self.fbdir)
 
     def spawn(self, role, argv, env, **kw):
-        c = procs.Child(role, argv, env, log_path=os.path.join(self.dir, role + ".log"), **kw)
+        c = proc.Child(role, argv, env, log_path=os.path.join(self.dir, role + ".log"), **kw)
         self.children.append(c)
         return c
 

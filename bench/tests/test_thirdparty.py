@@ -32,7 +32,8 @@ def check_weston_timeline():
     """weston's timeline lines (libweston/timeline.c's format) are counted
     as painted frames by core_repaint_finished inside the interval only."""
     sys.path.insert(0, os.path.join(os.path.dirname(HERE)))
-    from duet_bench import stack_kinds, timeline
+    from duet_bench import timeline
+    from duet_launch import stack_kinds
     d = tempfile.mkdtemp(prefix="duet-weston-timeline-")
     path = os.path.join(d, "weston.log")
     with open(path, "w") as f:
