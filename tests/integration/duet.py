@@ -437,6 +437,24 @@ class Session:
         return bg
 
 
+class WestonSession(Session):
+    """weston's headless backend on its own socket (duet_launch's weston
+    stack: a minimal weston.ini, --use-gl, or --use-pixman with
+    renderer="pixman"); weston has no test protocol."""
+    kind = "weston"
+    names = {"server": "weston"}
+
+    def __init__(self, name, size="1024x768", renderer="gl"):
+        super().__init__(name, size=size, test_protocol=False)
+        self.renderer = renderer
+
+    def start(self):
+        third_party("weston")
+        st = self.start_stack(self.config(renderer=self.renderer), base_env(self.runtime_dir))
+        self.compositor = st.procs["server"]
+        log("weston pid %d up on %s" % (self.compositor.pid, self.display))
+
+
 # ----------------------------------------------------------------- X11 side
 class XSession(Session):
     """One Xvfb on a display of its own with a window manager on it; the
