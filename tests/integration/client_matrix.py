@@ -678,9 +678,10 @@ def client_env(st):
     return env
 
 
-def run_stack(stack, names, workdir, size):
+def run_stack(stack, names, workdir, size, env):
     """Starts the stack with duet_launch (as `duet run STACK --test-control`
-    does for duet's own), runs the clients in it, stops it."""
+    does for duet's own) on the base environment env, runs the clients in
+    it, stops it."""
     config = launch_stack.Config(
         stack, size=size, refresh=None, test_protocol=stack == "wayland",
         shot_dir=stack == "x11",
@@ -690,7 +691,7 @@ def run_stack(stack, names, workdir, size):
     if why:
         return {n: {c: {"status": "skip", "why": why} for c in CHECKS} for n in names}
     out = os.path.join(workdir, stack + ".json")
-    st = launch_stack.Stack(config, workdir, dict(os.environ))
+    st = launch_stack.Stack(config, workdir, env)
     try:
         try:
             st.start()
@@ -777,16 +778,17 @@ def main(argv):
         # client_matrix.py --inside STACK ...`.
         inside(a.inside, names, a.json, a.workdir, dict(os.environ))
         return 0
-    os.environ.setdefault("GALLIUM_DRIVER", "llvmpipe")
-    os.environ.setdefault("LIBGL_ALWAYS_SOFTWARE", "1")
-    os.environ.setdefault("EVAS_GL_NO_BLACKLIST", "1")
+    env = dict(os.environ)
+    env.setdefault("GALLIUM_DRIVER", "llvmpipe")
+    env.setdefault("LIBGL_ALWAYS_SOFTWARE", "1")
+    env.setdefault("EVAS_GL_NO_BLACKLIST", "1")
     workdir = tempfile.mkdtemp(prefix="duet-client-matrix-")
     results = {}
     try:
         for stack in stacks_:
             d = os.path.join(workdir, stack)
             os.mkdir(d)
-            results[stack] = run_stack(stack, names, d, a.size)
+            results[stack] = run_stack(stack, names, d, a.size, env)
     finally:
         if a.keep:
             log("screenshots and logs kept in %s" % workdir)
