@@ -196,6 +196,8 @@ class Stack:
         self.composited_path = None  # the file saying when it composited (trace / weston log)
         self.fb_path = None         # Xvfb's framebuffer file (-fbdir), or "drm:CARD" on Xorg
         self.fbdir = None
+        if config.framebuffer and self.xserver == "xvfb":
+            self._fbdir()  # known before the start: an observer may watch it appear
         self.weston_log = None
         self.paths = None           # what duet-xwm reported it takes (its "xwm_paths" event)
         self.before_stop = []       # run before the top process stops (screenshots)
@@ -421,7 +423,7 @@ class Stack:
         argv = [self.program("Xvfb"), ":%d" % n, "-displayfd"]
         tail = ["-screen", "0", size + "x24", "-nolisten", "tcp", "-noreset"]
         if self.config.framebuffer and role == "server":
-            tail += ["-fbdir", self.fbdir or self._fbdir()]
+            tail += ["-fbdir", self.fbdir]
         return self._spawn_x(role, "Xvfb", lambda w: argv + [str(w)] + tail +
                       list(self.config.xserver_args), env)
 
