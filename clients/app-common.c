@@ -1,5 +1,4 @@
 /* Shared app helpers; see app-common.h. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,18 +23,46 @@ void app_install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-bool app_wait_flag(struct tk_app *app, const bool *flag, int timeout_ms)
+int app_parse_options(const char *prog, const char *usage, int *argc, char **argv,
+                      struct tk_options *tk_opts, const struct app_opt *opts)
 {
-	uint64_t deadline = tk_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	while (!*flag && !app_quit) {
-		uint64_t now = tk_now_ns();
-		if (now >= deadline)
-			return false;
-		uint64_t left = (deadline - now) / 1000000ull + 1;
-		if (tk_app_dispatch(app, left > 100 ? 100 : (int)left) < 0)
-			return false;
+	if (tk_parse_options(argc, argv, tk_opts) < 0) {
+		fputs(usage, stderr);
+		return 2;
 	}
-	return *flag;
+	return app_parse_args(prog, usage, *argc, argv, opts);
+}
+
+struct tk_app *app_open(const struct tk_options *opts, const char *prog, struct app_size size,
+                        const struct tk_window_listener *listener, void *data,
+                        struct tk_window **win)
+{
+	struct tk_app *app = tk_app_create(opts, prog);
+	if (!app)
+		return NULL;
+	*win = tk_window_create(app, size.width, size.height, listener, data);
+	if (!*win) {
+		tk_app_destroy(app);
+		return NULL;
+	}
+	tk_window_set_title(*win, prog);
+	return app;
+}
+
+bool app_should_quit(const struct tk_window *win)
+{
+	return tk_window_close_requested(win) || app_quit;
+}
+
+int app_wait_ready(struct tk_app *app, struct tk_window *win, uint64_t deadline, int poll_ms)
+{
+	while (!tk_window_ready(win)) {
+		if (app_should_quit(win) || tk_now_ns() >= deadline)
+			return 0;
+		if (tk_app_dispatch(app, poll_ms) < 0)
+			return -1;
+	}
+	return 1;
 }
 
 static uint32_t pack(float a, float r, float g, float b)

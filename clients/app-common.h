@@ -1,6 +1,6 @@
-/* Helpers shared by duet's instrumented apps: argument parsing, waiting
- * on the toolkit, and procedurally made "assets" (photos, icons, glyph
- * atlases) so the apps need no data files. */
+/* Helpers shared by duet's own apps: options, opening and waiting on the
+ * toolkit, and procedurally made "assets" (photos, icons, glyph atlases)
+ * so the apps need no data files. */
 #ifndef DUET_APP_COMMON_H
 #define DUET_APP_COMMON_H
 
@@ -15,10 +15,26 @@
 extern volatile sig_atomic_t app_quit; /* set by SIGINT/SIGTERM */
 void app_install_signals(void);
 
+/* The toolkit's options (tk_parse_options; on a bad one, usage goes to
+ * stderr and the exit status is 2), then the app's, as app_parse_args:
+ * APP_ARGS_RUN to go on, else the exit status. */
+int app_parse_options(const char *prog, const char *usage, int *argc, char **argv,
+                      struct tk_options *tk_opts, const struct app_opt *opts);
 
-/* Dispatches until *flag is true, the window closes, a signal arrives or
- * timeout_ms passes. Returns true if *flag became true. */
-bool app_wait_flag(struct tk_app *app, const bool *flag, int timeout_ms);
+/* Connects as prog (the Wayland app_id, the X11 WM_CLASS) and creates the
+ * app's window, size.width x size.height and titled prog, into *win.
+ * NULL, with nothing left open, when either fails (the toolkit says why). */
+struct tk_app *app_open(const struct tk_options *opts, const char *prog, struct app_size size,
+                        const struct tk_window_listener *listener, void *data,
+                        struct tk_window **win);
+
+/* True once win was asked to close or SIGINT/SIGTERM arrived. */
+bool app_should_quit(const struct tk_window *win);
+
+/* Dispatches, poll_ms at a time, until win may be drawn: 1. 0 when
+ * app_should_quit or the deadline (CLOCK_MONOTONIC ns) came first; -1
+ * when the connection was lost (the toolkit said so on stderr). */
+int app_wait_ready(struct tk_app *app, struct tk_window *win, uint64_t deadline, int poll_ms);
 
 /* Premultiplied ARGB32 pixels (free() them). A "photo": smooth colour
  * fields with an alpha vignette; an icon: a rounded badge; a glyph atlas:

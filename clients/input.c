@@ -40,7 +40,7 @@ struct press {
 
 struct input_app {
 	struct tk_window *win;
-	bool closed, redraw;
+	bool redraw;
 	int colour;           /* index into patch_rgb shown by the last frame */
 	uint64_t presses;
 	uint64_t ready_seq;   /* the first frame's */
@@ -126,71 +126,43 @@ static void on_resized(void *data, struct tk_window *win, int w, int h)
 	((struct input_app *)data)->redraw = true;
 }
 
-static void on_close(void *data, struct tk_window *win)
-{
-	((struct input_app *)data)->closed = true;
-}
-
 static const struct tk_window_listener listener = {
 	.resized = on_resized,
 	.presented = on_presented,
-	.close_requested = on_close,
 	.key = on_key,
 };
 
 int main(int argc, char **argv)
 {
 	struct tk_options opts;
-	int width = 400, height = 300;
+	struct app_size size = { 400, 300 };
 	long timeout_ms = 0;
-
-	if (tk_parse_options(&argc, argv, &opts) < 0) {
-		fputs(usage, stderr);
+	const struct app_opt options[] = {
+		APP_SIZE("--size", &size),
+		APP_LONG("--timeout-ms", &timeout_ms, 1, 86400000),
+		APP_OPT_END,
+	};
+	int parsed = app_parse_options("duet-input", usage, &argc, argv, &opts, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
+	if (size.width < PATCH_W || size.height < PATCH_H) {
+		fprintf(stderr, "duet-input: bad size %dx%d (want at least %dx%d)\n", size.width,
+		        size.height, PATCH_W, PATCH_H);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--size") == 0 && v) {
-			if (!app_parse_size(v, &width, &height) || width < PATCH_W || height < PATCH_H) {
-				fprintf(stderr, "duet-input: bad size '%s' (want WxH, at least %dx%d)\n", v,
-				        PATCH_W, PATCH_H);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--timeout-ms") == 0 && v) {
-			if (!app_parse_long(v, 1, 86400000, &timeout_ms)) {
-				fprintf(stderr, "duet-input: bad --timeout-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "duet-input: unknown option or missing value: '%s'\n%s", a, usage);
-			return 2;
-		}
-	}
 	app_install_signals();
-	struct tk_app *app = tk_app_create(&opts, "duet-input");
+	struct input_app a = { 0 };
+	struct tk_app *app = app_open(&opts, "duet-input", size, &listener, &a, &a.win);
 	if (!app)
 		return 1;
-	struct input_app a = { 0 };
-	a.win = tk_window_create(app, width, height, &listener, &a);
-	if (!a.win) {
-		tk_app_destroy(app);
-		return 1;
-	}
-	tk_window_set_title(a.win, "duet-input");
 	int status = 1;
 	uint64_t deadline = timeout_ms ? tk_now_ns() + (uint64_t)timeout_ms * 1000000ull : UINT64_MAX;
 	if (tk_window_show(a.win) < 0)
 		goto out;
-	while (!tk_window_ready(a.win) && !a.closed && !app_quit && tk_now_ns() < deadline)
-		if (tk_app_dispatch(app, 100) < 0)
-			goto out;
+	if (app_wait_ready(app, a.win, deadline, 100) < 0)
+		goto out;
 	a.redraw = true;
-	while (!a.closed && !app_quit && tk_now_ns() < deadline) {
+	while (!app_should_quit(a.win) && tk_now_ns() < deadline) {
 		if (a.redraw && tk_window_ready(a.win)) {
 			a.redraw = false;
 			uint64_t seq = draw_frame(&a);
@@ -211,7 +183,7 @@ int main(int argc, char **argv)
 			         patch_rgb[0][1], patch_rgb[0][2], patch_rgb[1][0], patch_rgb[1][1],
 			         patch_rgb[1][2]);
 	}
-	status = a.closed || app_quit || timeout_ms ? 0 : 1;
+	status = app_should_quit(a.win) || timeout_ms ? 0 : 1;
 out:
 	tk_app_destroy(app);
 	return status;

@@ -254,56 +254,23 @@ static const char *engine_label(const char *evas_engine, bool *wayland)
 int main(int argc, char **argv)
 {
 	struct launch l = { .exec_ns = tk_now_ns(), .status = 1 };
-	const char *want_engine = NULL;
+	const char *backend = NULL, *want_engine = NULL;
 	long timeout_ms = 20000;
-	int width = 800, height = 600;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--stay") == 0) {
-			l.stay = true;
-		} else if (strcmp(a, "--backend") == 0 && v &&
-		           (strcmp(v, "wayland") == 0 || strcmp(v, "x11") == 0)) {
-			setenv("ELM_DISPLAY", strcmp(v, "wayland") == 0 ? "wl" : "x11", 1);
-			i++;
-		} else if (strcmp(a, "--engine") == 0 && v &&
-		           (strcmp(v, "gl") == 0 || strcmp(v, "sw") == 0)) {
-			setenv("ELM_ACCEL", strcmp(v, "gl") == 0 ? "gl" : "none", 1);
-			want_engine = v;
-			i++;
-		} else if (strcmp(a, "--size") == 0 && v) {
-			if (!app_parse_size(v, &width, &height)) {
-				fprintf(stderr, "duet-launch-efl: impossible size '%s' (want WxH, 1..16384)\n",
-				        v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--timeout-ms") == 0 && v) {
-			if (!app_parse_long(v, 1, 3600000, &timeout_ms)) {
-				fprintf(stderr, "duet-launch-efl: bad --timeout-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "duet-launch-efl: unknown option or missing value: '%s'\n%s", a,
-			        usage);
-			return 2;
-		}
-	}
-	const char *t0_env = getenv("DUET_T0_NS");
-	if (t0_env && *t0_env) {
-		char *end;
-		unsigned long long v = strtoull(t0_env, &end, 10);
-		if (*end || end == t0_env || v == 0 || v > l.exec_ns) {
-			fprintf(stderr, "duet-launch-efl: DUET_T0_NS='%s' is not a CLOCK_MONOTONIC time "
-			        "in ns before this process started\n", t0_env);
-			return 2;
-		}
-		l.t0 = v;
-	}
+	struct app_size size = { 800, 600 };
+	const struct app_opt options[] = {
+		APP_FLAG("--stay", &l.stay),
+		APP_CHOICE("--backend", &backend, app_backend_names),
+		APP_CHOICE("--engine", &want_engine, app_engine_names),
+		APP_SIZE("--size", &size),
+		APP_LONG("--timeout-ms", &timeout_ms, 1, 3600000),
+		APP_OPT_END,
+	};
+	int parsed = app_parse_args("duet-launch-efl", usage, argc, argv, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
+	if (!app_t0_from_env("duet-launch-efl", l.exec_ns, &l.t0))
+		return 2;
+	app_elm_env(backend, want_engine);
 
 	char *elm_argv[] = { argv[0], NULL };
 	if (elm_init(1, elm_argv) <= 0) {
@@ -340,7 +307,7 @@ int main(int argc, char **argv)
 		        want_engine, l.evas_engine);
 		goto out;
 	}
-	build_window(&l, width, height);
+	build_window(&l, size.width, size.height);
 	if (l.wayland) {
 		Ecore_Wl2_Window *ww = elm_win_wl_window_get(l.win);
 		if (ww)

@@ -7,7 +7,6 @@
  * Then exits, or stays with --stay. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "app-common.h"
 
@@ -27,7 +26,6 @@ static const char usage[] =
 
 struct launch {
 	struct tk_window *win;
-	bool closed;
 	bool presented, discarded;
 	uint64_t want_seq;
 	struct tk_frame_info first;
@@ -52,15 +50,9 @@ static void on_presented(void *data, struct tk_window *win, const struct tk_fram
 	l->presented = true;
 }
 
-static void on_close(void *data, struct tk_window *win)
-{
-	((struct launch *)data)->closed = true;
-}
-
 static const struct tk_window_listener listener = {
 	.resized = on_resized,
 	.presented = on_presented,
-	.close_requested = on_close,
 };
 
 static uint32_t *images[MAX_ASSETS], *atlases[MAX_ASSETS];
@@ -102,61 +94,22 @@ int main(int argc, char **argv)
 	uint64_t start_ns = tk_now_ns();
 	struct tk_options opts;
 	long n_images = 0, n_fonts = 0, timeout_ms = 20000;
-	int width = 800, height = 600;
+	struct app_size size = { 800, 600 };
 	bool stay = false;
-	uint64_t t0 = 0;
-
-	if (tk_parse_options(&argc, argv, &opts) < 0) {
-		fputs(usage, stderr);
+	uint64_t t0;
+	const struct app_opt options[] = {
+		APP_FLAG("--stay", &stay),
+		APP_LONG("--load-images", &n_images, 0, MAX_ASSETS),
+		APP_LONG("--load-fonts", &n_fonts, 0, MAX_ASSETS),
+		APP_SIZE("--size", &size),
+		APP_LONG("--timeout-ms", &timeout_ms, 1, 3600000),
+		APP_OPT_END,
+	};
+	int parsed = app_parse_options("duet-launch", usage, &argc, argv, &opts, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
+	if (!app_t0_from_env("duet-launch", start_ns, &t0))
 		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--stay") == 0) {
-			stay = true;
-		} else if (strcmp(a, "--load-images") == 0 && v) {
-			if (!app_parse_long(v, 0, MAX_ASSETS, &n_images)) {
-				fprintf(stderr, "duet-launch: --load-images wants 0..%d, got '%s'\n", MAX_ASSETS, v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--load-fonts") == 0 && v) {
-			if (!app_parse_long(v, 0, MAX_ASSETS, &n_fonts)) {
-				fprintf(stderr, "duet-launch: --load-fonts wants 0..%d, got '%s'\n", MAX_ASSETS, v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--size") == 0 && v) {
-			if (!app_parse_size(v, &width, &height)) {
-				fprintf(stderr, "duet-launch: impossible size '%s' (want WxH, 1..16384)\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--timeout-ms") == 0 && v) {
-			if (!app_parse_long(v, 1, 3600000, &timeout_ms)) {
-				fprintf(stderr, "duet-launch: bad --timeout-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "duet-launch: unknown option or missing value: '%s'\n%s", a, usage);
-			return 2;
-		}
-	}
-	const char *t0_env = getenv("DUET_T0_NS");
-	if (t0_env && *t0_env) {
-		char *end;
-		unsigned long long v = strtoull(t0_env, &end, 10);
-		if (*end || end == t0_env || v == 0 || v > start_ns) {
-			fprintf(stderr, "duet-launch: DUET_T0_NS='%s' is not a CLOCK_MONOTONIC time in ns "
-			        "before this process started\n", t0_env);
-			return 2;
-		}
-		t0 = v;
-	}
 	app_install_signals();
 
 	/* Start-up work, before talking to the display, like an app reading
@@ -167,16 +120,10 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n_fonts; i++)
 		atlases[i] = app_glyph_atlas_pixels(&aw, &ah, (unsigned)i);
 
-	struct tk_app *app = tk_app_create(&opts, "duet-launch");
+	struct launch l = { 0 };
+	struct tk_app *app = app_open(&opts, "duet-launch", size, &listener, &l, &l.win);
 	if (!app)
 		return 1;
-	struct launch l = { 0 };
-	l.win = tk_window_create(app, width, height, &listener, &l);
-	if (!l.win) {
-		tk_app_destroy(app);
-		return 1;
-	}
-	tk_window_set_title(l.win, "duet-launch");
 	for (long i = 0; i < n_images; i++)
 		if (images[i])
 			textures[i] = tk_image_create(l.win, 256, 256, images[i], 256 * 4);
@@ -186,13 +133,12 @@ int main(int argc, char **argv)
 	int status = 1;
 	if (tk_window_show(l.win) < 0)
 		goto out;
-	bool ready = false;
 	uint64_t deadline = tk_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	while (!(ready = tk_window_ready(l.win)) && !l.closed && !app_quit && tk_now_ns() < deadline)
-		if (tk_app_dispatch(app, 100) < 0)
-			goto out;
-	if (!ready) {
-		fprintf(stderr, "duet-launch: the window was not mapped within %ld ms\n", timeout_ms);
+	int ready = app_wait_ready(app, l.win, deadline, 100);
+	if (ready <= 0) {
+		if (ready == 0)
+			fprintf(stderr, "duet-launch: the window was not mapped within %ld ms\n",
+			        timeout_ms);
 		goto out;
 	}
 	/* Redraw until a frame is presented (a compositor may discard one). */
@@ -215,11 +161,11 @@ int main(int argc, char **argv)
 			        "frame\n");
 			goto out;
 		}
-		while (!l.presented && !l.discarded && !l.closed && !app_quit &&
+		while (!l.presented && !l.discarded && !app_should_quit(l.win) &&
 		       tk_now_ns() < deadline)
 			if (tk_app_dispatch(app, 100) < 0)
 				goto out;
-		if (l.closed || app_quit || tk_now_ns() >= deadline)
+		if (app_should_quit(l.win) || tk_now_ns() >= deadline)
 			break;
 	}
 	if (!l.presented) {
@@ -247,7 +193,7 @@ int main(int argc, char **argv)
 	status = 0;
 	if (stay) {
 		tk_window_set_feedback(l.win, false);
-		while (!l.closed && !app_quit) {
+		while (!app_should_quit(l.win)) {
 			if (tk_app_dispatch(app, 100) < 0) {
 				status = 1;
 				break;

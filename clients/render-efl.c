@@ -317,51 +317,38 @@ static bool parse_scenes(struct app *a, const char *list)
 
 int main(int argc, char **argv)
 {
-	struct app a = { .w = 800, .h = 600, .duration_ns = 2000000000ull, .status = 1 };
-	const char *want_engine = NULL;
+	struct app a = { .status = 1 };
+	const char *backend = NULL, *want_engine = NULL, *scene_list = NULL;
+	long duration_ms = 2000;
+	struct app_size size = { 800, 600 };
+	bool list = false;
+	const struct app_opt options[] = {
+		APP_FLAG("--list", &list),
+		APP_CHOICE("--backend", &backend, app_backend_names),
+		APP_CHOICE("--engine", &want_engine, app_engine_names),
+		APP_LONG("--duration-ms", &duration_ms, 1, 3600000),
+		APP_SIZE("--size", &size),
+		APP_STRING("--scenes", &scene_list),
+		APP_OPT_END,
+	};
+	int parsed = app_parse_args("duet-render-efl", usage, argc, argv, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
+	if (list) {
+		for (int k = 0; k < N_SCENES; k++)
+			puts(all_scenes[k].name);
+		return 0;
+	}
 	for (int k = 0; k < N_SCENES; k++)
 		a.scenes[a.n_scenes++] = &all_scenes[k];
-
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		long n;
-		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(o, "--list") == 0) {
-			for (int k = 0; k < N_SCENES; k++)
-				puts(all_scenes[k].name);
-			return 0;
-		} else if (strcmp(o, "--backend") == 0 && v &&
-		           (strcmp(v, "wayland") == 0 || strcmp(v, "x11") == 0)) {
-			setenv("ELM_DISPLAY", strcmp(v, "wayland") == 0 ? "wl" : "x11", 1);
-			i++;
-		} else if (strcmp(o, "--engine") == 0 && v &&
-		           (strcmp(v, "gl") == 0 || strcmp(v, "sw") == 0)) {
-			setenv("ELM_ACCEL", strcmp(v, "gl") == 0 ? "gl" : "none", 1);
-			want_engine = v;
-			i++;
-		} else if (strcmp(o, "--duration-ms") == 0 && v && app_parse_long(v, 1, 3600000, &n)) {
-			a.duration_ns = (uint64_t)n * 1000000ull;
-			i++;
-		} else if (strcmp(o, "--size") == 0 && v) {
-			if (!app_parse_size(v, &a.w, &a.h)) {
-				fprintf(stderr, "duet-render-efl: impossible size '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(o, "--scenes") == 0 && v) {
-			if (!parse_scenes(&a, v)) {
-				fprintf(stderr, "duet-render-efl: unknown scene in '%s' (--list)\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "duet-render-efl: unknown option or missing value: '%s'\n%s", o,
-			        usage);
-			return 2;
-		}
+	if (scene_list && !parse_scenes(&a, scene_list)) {
+		fprintf(stderr, "duet-render-efl: unknown scene in '%s' (--list)\n", scene_list);
+		return 2;
 	}
+	a.w = size.width;
+	a.h = size.height;
+	a.duration_ns = (uint64_t)duration_ms * 1000000ull;
+	app_elm_env(backend, want_engine);
 	char *elm_argv[] = { argv[0], NULL };
 	if (elm_init(1, elm_argv) <= 0) {
 		fprintf(stderr, "duet-render-efl: elm_init failed (no display?)\n");

@@ -140,14 +140,11 @@ static const char usage[] =
 	"Output goes to $DUET_TRACE if set, else stdout.\n";
 
 struct state {
-	bool closed;
 	/* Feedback counts for the frames of the current scene only: late
 	 * feedback of the previous scene's frames is not this scene's. */
 	uint64_t first_seq;
 	uint64_t presented, discarded;
 };
-
-static void on_resized(void *data, struct tk_window *win, int w, int h) {}
 
 static void on_presented(void *data, struct tk_window *win, const struct tk_frame_info *info)
 {
@@ -160,15 +157,8 @@ static void on_presented(void *data, struct tk_window *win, const struct tk_fram
 		s->presented++;
 }
 
-static void on_close(void *data, struct tk_window *win)
-{
-	((struct state *)data)->closed = true;
-}
-
 static const struct tk_window_listener listener = {
-	.resized = on_resized,
 	.presented = on_presented,
-	.close_requested = on_close,
 };
 
 static struct tk_image *image_from(struct tk_window *win, uint32_t *px, int w, int h)
@@ -202,75 +192,63 @@ static int find_scene(const char *name, size_t len)
 	return -1;
 }
 
+/* Marks the scenes named in list (A,B,...); false after printing why. */
+static bool select_scenes(const char *list, bool selected[N_SCENES])
+{
+	for (int k = 0; k < N_SCENES; k++)
+		selected[k] = false;
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		int k = find_scene(p, len);
+		if (k < 0) {
+			fprintf(stderr, "duet-render: unknown scene '%.*s' (see --list)\n", (int)len, p);
+			return false;
+		}
+		selected[k] = true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct tk_options opts;
 	long duration_ms = 2000;
-	int width = 800, height = 600;
-	bool feedback = true;
+	struct app_size size = { 800, 600 };
+	bool list = false, no_feedback = false;
+	const char *scene_list = NULL;
 	bool selected[N_SCENES];
 	for (int i = 0; i < N_SCENES; i++)
 		selected[i] = true;
-
-	if (tk_parse_options(&argc, argv, &opts) < 0) {
-		fputs(usage, stderr);
+	const struct app_opt options[] = {
+		APP_FLAG("--list", &list),
+		APP_FLAG("--no-feedback", &no_feedback),
+		APP_LONG("--duration-ms", &duration_ms, 1, 600000),
+		APP_SIZE("--size", &size),
+		APP_STRING("--scenes", &scene_list),
+		APP_OPT_END,
+	};
+	int parsed = app_parse_options("duet-render", usage, &argc, argv, &opts, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
+	if (list) {
+		for (int k = 0; k < N_SCENES; k++)
+			puts(scenes[k].name);
+		return 0;
+	}
+	if (scene_list && !select_scenes(scene_list, selected))
 		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--list") == 0) {
-			for (int k = 0; k < N_SCENES; k++)
-				puts(scenes[k].name);
-			return 0;
-		} else if (strcmp(a, "--no-feedback") == 0) {
-			feedback = false;
-		} else if (strcmp(a, "--duration-ms") == 0 && v) {
-			if (!app_parse_long(v, 1, 600000, &duration_ms)) {
-				fprintf(stderr, "duet-render: --duration-ms wants 1..600000, got '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--size") == 0 && v) {
-			if (!app_parse_size(v, &width, &height)) {
-				fprintf(stderr, "duet-render: impossible size '%s' (want WxH, 1..16384)\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--scenes") == 0 && v) {
-			for (int k = 0; k < N_SCENES; k++)
-				selected[k] = false;
-			for (const char *p = v; *p;) {
-				size_t len = strcspn(p, ",");
-				int k = find_scene(p, len);
-				if (k < 0) {
-					fprintf(stderr, "duet-render: unknown scene '%.*s' (see --list)\n", (int)len, p);
-					return 2;
-				}
-				selected[k] = true;
-				p += len;
-				if (*p == ',')
-					p++;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "duet-render: unknown option or missing value: '%s'\n%s", a, usage);
-			return 2;
-		}
-	}
+	bool feedback = !no_feedback;
 	app_install_signals();
-	struct tk_app *app = tk_app_create(&opts, "duet-render");
+	struct state s = { 0 };
+	struct tk_window *win;
+	struct tk_app *app = app_open(&opts, "duet-render", size, &listener, &s, &win);
 	if (!app)
 		return 1;
-	struct state s = { 0 };
 	struct assets assets = { 0 };
 	int status = 1;
-	struct tk_window *win = tk_window_create(app, width, height, &listener, &s);
-	if (!win)
-		goto out;
-	tk_window_set_title(win, "duet-render");
 	tk_window_set_feedback(win, feedback);
 	if (!make_assets(win, &assets)) {
 		fprintf(stderr, "duet-render: out of memory making the scene images\n");
@@ -278,12 +256,9 @@ int main(int argc, char **argv)
 	}
 	if (tk_window_show(win) < 0)
 		goto out;
-	uint64_t deadline = tk_now_ns() + 20000000000ull;
-	while (!tk_window_ready(win)) {
-		if (s.closed || app_quit || tk_now_ns() >= deadline || tk_app_dispatch(app, 50) < 0) {
-			fprintf(stderr, "duet-render: the window was not mapped\n");
-			goto out;
-		}
+	if (app_wait_ready(app, win, tk_now_ns() + 20000000000ull, 50) <= 0) {
+		fprintf(stderr, "duet-render: the window was not mapped\n");
+		goto out;
 	}
 	double fps_sum = 0;
 	int n_run = 0;
@@ -302,7 +277,7 @@ int main(int argc, char **argv)
 		/* A server lost during this frame ends the app here, as in the
 		 * timed loop below: drawing on after the toolkit said "X
 		 * connection lost" is what hung apps-x11-server-dies-gl under
-		 * qemu-user (tk-egl.c, tk_egl_swap, says how). */
+		 * qemu-user (tk-engine-gl.c, gl_present, says how). */
 		if (tk_app_dispatch(app, 0) < 0)
 			goto out;
 		s.presented = s.discarded = 0;
@@ -312,7 +287,7 @@ int main(int argc, char **argv)
 		app_proto_delta(app, &mark, proto, sizeof(proto));
 		uint64_t frames = 0, flush_total = 0, flush_max = 0;
 		uint64_t t0 = tk_now_ns(), end = t0 + (uint64_t)duration_ms * 1000000ull, now = t0;
-		while (now < end && !s.closed && !app_quit) {
+		while (now < end && !app_should_quit(win)) {
 			d = tk_window_begin_frame(win);
 			if (!d)
 				goto draw_failed;
@@ -333,7 +308,7 @@ int main(int argc, char **argv)
 				goto out;
 			now = tk_now_ns();
 		}
-		if (s.closed || app_quit)
+		if (app_should_quit(win))
 			goto out;
 		app_proto_delta(app, &mark, proto, sizeof(proto)); /* this scene's */
 		double secs = (double)(now - t0) / 1e9;

@@ -35,7 +35,6 @@ static const char usage[] =
 
 struct state {
 	struct tk_window *win;
-	bool closed;
 	bool resized;
 	/* The frame waited for: the first presented at (want_w, want_h). */
 	int want_w, want_h;
@@ -67,15 +66,9 @@ static void on_presented(void *data, struct tk_window *win, const struct tk_fram
 	s->got = true;
 }
 
-static void on_close(void *data, struct tk_window *win)
-{
-	((struct state *)data)->closed = true;
-}
-
 static const struct tk_window_listener listener = {
 	.resized = on_resized,
 	.presented = on_presented,
-	.close_requested = on_close,
 };
 
 /* Size tags, for the bench's framebuffer observer (bench/observe.c,
@@ -145,7 +138,7 @@ static bool present_at(struct tk_app *app, struct state *s, int step, uint64_t d
 		if (!s->received_ns)
 			return false;
 		while (!s->got && !s->discarded) {
-			if (s->closed || app_quit || tk_now_ns() >= deadline)
+			if (app_should_quit(s->win) || tk_now_ns() >= deadline)
 				return false;
 			if (tk_app_dispatch(app, 50) < 0)
 				return false;
@@ -160,7 +153,7 @@ static bool settle(struct tk_app *app, struct state *s, long ms)
 {
 	uint64_t end = tk_now_ns() + (uint64_t)ms * 1000000ull;
 	for (uint64_t now = tk_now_ns(); now < end; now = tk_now_ns()) {
-		if (s->closed || app_quit)
+		if (app_should_quit(s->win))
 			return false;
 		if (tk_app_dispatch(app, (int)((end - now + 999999) / 1000000)) < 0)
 			return false;
@@ -170,82 +163,43 @@ static bool settle(struct tk_app *app, struct state *s, long ms)
 
 int main(int argc, char **argv)
 {
+	static const char *const modes[] = { "client", "server", NULL };
 	struct tk_options opts;
 	long runs = 10, timeout_ms = 10000, settle_ms = 0;
-	int width = 640, height = 480;
-	bool server_mode = false, stay = false;
-
-	if (tk_parse_options(&argc, argv, &opts) < 0) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--stay") == 0) {
-			stay = true;
-		} else if (strcmp(a, "--runs") == 0 && v) {
-			if (!app_parse_long(v, 1, 1000, &runs)) {
-				fprintf(stderr, "duet-resize: --runs wants 1..1000, got '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--mode") == 0 && v) {
-			if (strcmp(v, "client") && strcmp(v, "server")) {
-				fprintf(stderr, "duet-resize: --mode wants client or server, got '%s'\n", v);
-				return 2;
-			}
-			server_mode = strcmp(v, "server") == 0;
-			i++;
-		} else if (strcmp(a, "--size") == 0 && v) {
-			if (!app_parse_size(v, &width, &height)) {
-				fprintf(stderr, "duet-resize: impossible size '%s' (want WxH, 1..16384)\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--settle-ms") == 0 && v) {
-			if (!app_parse_long(v, 0, 10000, &settle_ms)) {
-				fprintf(stderr, "duet-resize: --settle-ms wants 0..10000, got '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (strcmp(a, "--timeout-ms") == 0 && v) {
-			if (!app_parse_long(v, 1, 3600000, &timeout_ms)) {
-				fprintf(stderr, "duet-resize: bad --timeout-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "duet-resize: unknown option or missing value: '%s'\n%s", a, usage);
-			return 2;
-		}
-	}
+	struct app_size size = { 640, 480 };
+	const char *requested = "client";
+	bool stay = false;
+	const struct app_opt options[] = {
+		APP_FLAG("--stay", &stay),
+		APP_LONG("--runs", &runs, 1, 1000),
+		APP_CHOICE("--mode", &requested, modes),
+		APP_SIZE("--size", &size),
+		APP_LONG("--settle-ms", &settle_ms, 0, 10000),
+		APP_LONG("--timeout-ms", &timeout_ms, 1, 3600000),
+		APP_OPT_END,
+	};
+	int parsed = app_parse_options("duet-resize", usage, &argc, argv, &opts, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
+	bool server_mode = strcmp(requested, "server") == 0;
 	app_install_signals();
-	struct tk_app *app = tk_app_create(&opts, "duet-resize");
+	struct state s = { 0 };
+	struct tk_app *app = app_open(&opts, "duet-resize", size, &listener, &s, &s.win);
 	if (!app)
 		return 1;
-	struct state s = { 0 };
 	int status = 1;
-	s.win = tk_window_create(app, width, height, &listener, &s);
-	if (!s.win)
-		goto out;
-	tk_window_set_title(s.win, "duet-resize");
 	if (tk_window_show(s.win) < 0)
 		goto out;
 	uint64_t deadline = tk_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	while (!tk_window_ready(s.win)) {
-		if (s.closed || app_quit || tk_now_ns() >= deadline || tk_app_dispatch(app, 50) < 0) {
-			fprintf(stderr, "duet-resize: the window was not mapped\n");
-			goto out;
-		}
+	if (app_wait_ready(app, s.win, deadline, 50) <= 0) {
+		fprintf(stderr, "duet-resize: the window was not mapped\n");
+		goto out;
 	}
 	if (!present_at(app, &s, 0, deadline)) {
 		fprintf(stderr, "duet-resize: the first frame was not presented\n");
 		goto out;
 	}
-	const char *mode = server_mode ? "server" : "client";
+	const char *mode = requested;
 	const char *why = NULL;
 	if (server_mode && !tk_app_can_server_resize(app, &why)) {
 		fprintf(stderr, "duet-resize: server-initiated resize is unsupported here (%s); "
@@ -282,7 +236,7 @@ int main(int argc, char **argv)
 			 * may constrain it: the step then reports the size it got. */
 			if (cw != tw || ch != th) {
 				while (!s.resized) {
-					if (s.closed || app_quit || tk_now_ns() >= deadline ||
+					if (app_should_quit(s.win) || tk_now_ns() >= deadline ||
 					    tk_app_dispatch(app, 50) < 0) {
 						fprintf(stderr, "duet-resize: no resize to %dx%d within %ld ms "
 						        "(run %ld step %d)\n", tw, th, timeout_ms, run, step + 1);
@@ -314,11 +268,11 @@ int main(int argc, char **argv)
 	if (!settle(app, &s, settle_ms)) /* the last step's frame, too, is composited */
 		goto out;
 	tk_trace("resize_done", "\"runs\":%ld,\"steps\":%ld,\"mode\":\"%s\",\"requested_mode\":\"%s\"",
-	         runs, runs * N_SIZES, mode, why ? "server" : mode);
+	         runs, runs * N_SIZES, mode, requested);
 	status = 0;
 	if (stay) {
 		tk_window_set_feedback(s.win, false);
-		while (!s.closed && !app_quit) {
+		while (!app_should_quit(s.win)) {
 			if (tk_app_dispatch(app, 100) < 0)
 				break;
 			if (s.resized) {

@@ -278,44 +278,29 @@ static int floor_self(const struct opts *o)
 	return r;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: duet-roundtrip server|wm|pipe|unix|pipe-self [--groups N] [--trips N] "
-	           "[--cpus 1|2] [--backend wayland|x11]\n");
-}
+static const char usage[] =
+	"usage: duet-roundtrip server|wm|pipe|unix|pipe-self [--groups N] [--trips N] "
+	"[--cpus 1|2] [--backend wayland|x11]\n";
 
 int main(int argc, char **argv)
 {
 	struct opts o = { .groups = 10, .trips = 100 };
 	if (argc < 2) {
-		usage(stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
 	o.kind = argv[1];
-	for (int i = 2; i < argc; i++) {
-		bool has = i + 1 < argc;
-		if (strcmp(argv[i], "--groups") == 0 && has) {
-			if (!app_parse_long(argv[++i], 1, 100000, &o.groups))
-				goto bad;
-		} else if (strcmp(argv[i], "--trips") == 0 && has) {
-			if (!app_parse_long(argv[++i], 1, 1000000, &o.trips))
-				goto bad;
-		} else if (strcmp(argv[i], "--cpus") == 0 && has) {
-			if (!app_parse_long(argv[++i], 1, 2, &o.cpus))
-				goto bad;
-		} else if (strcmp(argv[i], "--backend") == 0 && has) {
-			o.backend = argv[++i];
-		} else if (strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else {
-			goto bad;
-		}
-		continue;
-bad:
-		usage(stderr);
-		return 2;
-	}
+	const struct app_opt options[] = {
+		APP_LONG("--groups", &o.groups, 1, 100000),
+		APP_LONG("--trips", &o.trips, 1, 1000000),
+		APP_LONG("--cpus", &o.cpus, 1, 2),
+		APP_CHOICE("--backend", &o.backend, app_backend_names),
+		APP_OPT_END,
+	};
+	/* The options follow the kind. */
+	int parsed = app_parse_args("duet-roundtrip", usage, argc - 1, argv + 1, options);
+	if (parsed != APP_ARGS_RUN)
+		return parsed;
 	app_install_signals();
 	if (strcmp(o.kind, "pipe-self") == 0)
 		return floor_self(&o);
@@ -332,6 +317,6 @@ bad:
 		}
 		return x11(&o, true);
 	}
-	usage(stderr);
+	fputs(usage, stderr);
 	return 2;
 }

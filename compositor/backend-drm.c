@@ -3,13 +3,13 @@
  * Outputs: every connected connector of the card (in the card's order,
  * placed left to right), each with its preferred mode (or --mode), a CRTC
  * of its own that its encoders can drive and that CRTC's primary plane; a
- * connector without a usable mode or a free CRTC is left out (logged). Frames are drawn by render/ into a GBM surface (target-gbm.c);
+ * connector without a usable mode or a free CRTC is left out (logged). Frames are drawn by render/ into a GBM surface (drm-gbm.c);
  * each frame's buffer becomes a framebuffer and is page-flipped with an
  * atomic commit (the first one sets the mode), or with the legacy
  * drmModeSetCrtc / drmModePageFlip where the driver has no atomic
  * modesetting (DUET_DRM_LEGACY=1 forces that path, for tests). The flip's
  * event, read from the DRM fd by the event loop, completes the frame
- * (comp_output_frame_presented): its kernel timestamp is the presentation
+ * (comp_output_finish_frame): its kernel timestamp is the presentation
  * time and, where the device counts vblanks, its sequence is the frame's
  * seq; render/'s frame scheduler then follows the display's vblanks.
  *
@@ -52,6 +52,7 @@
 #include <xf86drmMode.h>
 
 #include "comp.h"
+#include "drm-gbm.h"
 #include "drm-session.h"
 #include "drm-uevent.h"
 #ifdef DUET_HAVE_LIBINPUT
@@ -89,6 +90,7 @@ struct drm_output {
 			crtc_h;
 	} prop;
 
+	struct gbm_surface *gbm_surface; /* the render target's native window */
 	struct gbm_bo *current; /* on screen */
 	struct gbm_bo *pending; /* flip queued */
 	struct wl_event_source *idle_done; /* a frame completed without an event */
@@ -616,7 +618,7 @@ static struct drm_fb *fb_for_bo(struct drm_backend *drm, struct gbm_bo *bo)
 static void set_current(struct drm_output *out, struct gbm_bo *bo)
 {
 	if (out->current && out->current != bo)
-		render_target_gbm_release(out->output->target, out->current);
+		drm_gbm_release(out->gbm_surface, out->current);
 	out->current = bo;
 }
 
@@ -624,7 +626,7 @@ static void idle_frame_done(void *data)
 {
 	struct drm_output *out = data;
 	out->idle_done = NULL;
-	comp_output_frame_presented(out->output, render_now_ns(), NULL, 0);
+	comp_output_finish_frame(out->output, render_now_ns(), NULL, 0);
 }
 
 /* The frame is complete without a flip event (a failed flip, or the legacy
@@ -636,7 +638,7 @@ static void complete_without_event(struct drm_output *out)
 		return;
 	out->idle_done = wl_event_loop_add_idle(out->drm->server->loop, idle_frame_done, out);
 	if (!out->idle_done)
-		comp_output_frame_presented(out->output, render_now_ns(), NULL, 0);
+		comp_output_finish_frame(out->output, render_now_ns(), NULL, 0);
 }
 
 static void crtc_off(struct drm_output *out);
@@ -683,7 +685,7 @@ static void page_flip_handler(int fd, unsigned int sequence, unsigned int tv_sec
 	uint32_t flags = WP_PRESENTATION_FEEDBACK_KIND_VSYNC |
 	                 WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION |
 	                 (drm->monotonic ? WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK : 0);
-	comp_output_frame_presented(out->output, t_ns, out->has_vblank ? &msc : NULL, flags);
+	comp_output_finish_frame(out->output, t_ns, out->has_vblank ? &msc : NULL, flags);
 }
 
 /* ------------------------------------------- the display goes and comes */
@@ -1039,7 +1041,7 @@ static void drm_submit(struct comp_output *output, const pixman_region32_t *dama
 		if (!output->enabled)
 			return;
 	}
-	struct gbm_bo *bo = render_target_gbm_present(output->target, damage);
+	struct gbm_bo *bo = drm_gbm_present(out->gbm_surface, output->target, damage);
 	if (!bo) {
 		complete_without_event(out);
 		return;
@@ -1054,7 +1056,7 @@ static void drm_submit(struct comp_output *output, const pixman_region32_t *dama
 			comp_log("drm: %s: cannot show the frame: %s%s", drm->path, strerror(-ret),
 			         -ret == EACCES || -ret == EPERM ? " (no longer DRM master)" : "");
 		out->last_commit_errno = -ret;
-		render_target_gbm_release(output->target, bo);
+		drm_gbm_release(out->gbm_surface, bo);
 		complete_without_event(out);
 		return;
 	}
@@ -1150,7 +1152,7 @@ static int drm_init(struct comp_server *server)
 		comp_log("drm: gbm_create_device(%s) failed", drm->path);
 		return -1;
 	}
-	server->egl = render_egl_create_gbm(drm->gbm, drm->format);
+	server->egl = render_egl_create(RENDER_EGL_GBM, drm->gbm, drm->format);
 	if (!server->egl) {
 		comp_log("drm: no EGL on %s's GBM device", drm->path);
 		return -1;
@@ -1205,8 +1207,8 @@ static struct render_target *drm_create_target(struct comp_output *output)
 	if (opt->refresh_mhz != output->refresh_mhz)
 		comp_log("drm: %s: frames are paced by the mode's refresh, %.3f Hz (--refresh is "
 		         "for headless outputs)", output->name, output->refresh_mhz / 1000.0);
-	return render_target_create_gbm(output->server->egl, drm->gbm, output->width,
-	                                 output->height, drm->format, NULL, 0);
+	return drm_gbm_target_create(output->server->egl, drm->gbm, output->width, output->height,
+	                             drm->format, NULL, 0, &out->gbm_surface);
 }
 
 static void drm_destroy(struct comp_output *output)
@@ -1222,10 +1224,11 @@ static void drm_destroy(struct comp_output *output)
 		drmModeDestroyPropertyBlob(out->drm->fd, out->mode_blob);
 	out->mode_blob = 0;
 	if (output->target) {
-		render_target_gbm_release(output->target, out->pending);
-		render_target_gbm_release(output->target, out->current);
-		render_target_gbm_destroy(output->target);
+		drm_gbm_release(out->gbm_surface, out->pending);
+		drm_gbm_release(out->gbm_surface, out->current);
+		drm_gbm_target_destroy(output->target, out->gbm_surface);
 	}
+	out->gbm_surface = NULL;
 	out->pending = out->current = NULL;
 	output->target = NULL;
 	out->output = NULL;
@@ -1245,8 +1248,7 @@ const struct comp_backend comp_backend_drm = {
 	.finish = drm_finish,
 	.create_target = drm_create_target,
 	.submit = drm_submit,
-	.frame_done = NULL, /* the page flip's event completes a frame */
-	.present = NULL,
 	.destroy = drm_destroy,
 	.encode_png = drm_encode_png,
+	.display_clock = true, /* the page flip's event finishes a frame */
 };

@@ -1,8 +1,9 @@
 /* The headless backend: frames go to an offscreen framebuffer that nobody
  * scans out. A painted frame is flushed and fenced (render_target_flush),
- * not waited for; output.c asks the fence on a later loop pass and only
- * then "presents" it, so the timestamp reported to clients is taken once
- * the pixels really exist, as it would be after a page flip.
+ * not waited for; the fence is asked on a later loop pass, and only once
+ * it says the pixels exist is the frame finished (comp_output_finish_frame)
+ * with that time, which the output's refresh grid then puts on its tick,
+ * as a page flip would show it.
  *
  * With --vfb PATH the output also has a readable framebuffer: after each
  * painted frame the damaged rectangles (and only those) are read back into
@@ -33,6 +34,9 @@ struct headless {
 	struct vfb_rect *rects; /* this frame's damage, for the header */
 	int rects_cap;
 	uint64_t frames;
+	struct wl_event_source *check_idle;  /* asks the fence on the next pass */
+	struct wl_event_source *check_timer; /* and again, while the GPU draws */
+	pixman_region32_t damage;            /* the frame's, for the vfb */
 };
 
 static void vfb_close(struct headless *h)
@@ -168,6 +172,7 @@ static struct render_target *headless_create_target(struct comp_output *output)
 	struct headless *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
+	pixman_region32_init(&h->damage);
 	output->backend_data = h;
 	const struct comp_options *opt = &output->server->options;
 	if (output->index < opt->n_outputs) {
@@ -185,30 +190,67 @@ static struct render_target *headless_create_target(struct comp_output *output)
 	return render_target_create_offscreen(output->server->egl, output->width, output->height);
 }
 
-static void headless_submit(struct comp_output *output, const pixman_region32_t *damage)
-{
-	render_target_flush(output->target);
-}
-
-static bool headless_frame_done(struct comp_output *output)
-{
-	return render_target_frame_done(output->target);
-}
-
-static uint64_t headless_present(struct comp_output *output, const pixman_region32_t *damage)
+/* The frame is out: with a virtual framebuffer once it is in the mapping,
+ * as on a display that scans out of memory, so the time reported to
+ * clients (and traced) is taken after the copy. */
+static uint64_t headless_present(struct comp_output *output)
 {
 	struct headless *h = output->backend_data;
-	if (!h || !h->map)
+	if (!h->map)
 		return render_now_ns();
-	/* With a virtual framebuffer the frame is shown once it is in the
-	 * mapping, as on a display that scans out of memory: the time reported
-	 * to clients (and traced) is taken after the copy. */
-	vfb_write_frame(output, damage, ++h->frames);
+	vfb_write_frame(output, &h->damage, ++h->frames);
 	uint64_t t_ns = render_now_ns();
 	struct vfb_header *hdr = (struct vfb_header *)(void *)h->map;
 	hdr->ns = t_ns;
 	__atomic_store_n(&hdr->frame, h->frames, __ATOMIC_RELEASE);
 	return t_ns;
+}
+
+static int check_again(void *data);
+
+/* Is the submitted frame finished? Without an answer, asked again a
+ * millisecond later: a GPU still drawing, or, on a busy machine, llvmpipe's
+ * rasteriser threads (at load 9 here nearly every frame took one poll). */
+static void check_frame(struct comp_output *output)
+{
+	struct headless *h = output->backend_data;
+	if (!render_target_frame_done(output->target)) {
+		if (!h->check_timer)
+			h->check_timer = wl_event_loop_add_timer(output->server->loop, check_again,
+			                                         output);
+		if (h->check_timer && wl_event_source_timer_update(h->check_timer, 1) == 0)
+			return;
+		comp_log("headless: cannot poll the frame's fence: waiting for it");
+		render_target_present(output->target, NULL);
+	}
+	comp_output_finish_frame(output, headless_present(output), NULL, 0);
+}
+
+static int check_again(void *data)
+{
+	check_frame(data);
+	return 0;
+}
+
+static void check_idle(void *data)
+{
+	struct comp_output *output = data;
+	struct headless *h = output->backend_data;
+	h->check_idle = NULL; /* idle sources remove themselves */
+	check_frame(output);
+}
+
+static void headless_submit(struct comp_output *output, const pixman_region32_t *damage)
+{
+	struct headless *h = output->backend_data;
+	render_target_flush(output->target);
+	if (h->map)
+		pixman_region32_copy(&h->damage, damage);
+	/* Asked on the loop pass after this one, so that the clients'
+	 * requests already waiting are read first. */
+	h->check_idle = wl_event_loop_add_idle(output->server->loop, check_idle, output);
+	if (!h->check_idle)
+		check_frame(output);
 }
 
 static void headless_destroy(struct comp_output *output)
@@ -218,6 +260,11 @@ static void headless_destroy(struct comp_output *output)
 		render_target_destroy(output->target);
 	output->target = NULL;
 	if (h) {
+		if (h->check_idle)
+			wl_event_source_remove(h->check_idle);
+		if (h->check_timer)
+			wl_event_source_remove(h->check_timer);
+		pixman_region32_fini(&h->damage);
 		vfb_close(h);
 		free(h);
 	}
@@ -229,7 +276,5 @@ const struct comp_backend comp_backend_headless = {
 	.output_count = headless_output_count,
 	.create_target = headless_create_target,
 	.submit = headless_submit,
-	.frame_done = headless_frame_done,
-	.present = headless_present,
 	.destroy = headless_destroy,
 };

@@ -139,7 +139,9 @@ struct comp_frame_info {
 };
 
 /* A backend presents frames: headless reads nothing and just finishes GL
- * work; DRM page-flips (backend-drm.c). Kept to a handful of functions. */
+ * work; DRM page-flips (backend-drm.c). Kept to a handful of functions.
+ * Every backend finishes a frame the same way: comp_output_finish_frame,
+ * once the frame it was given by submit is out. */
 struct comp_backend {
 	const char *name;
 	/* Optional: opens the device and creates server->egl (and
@@ -154,18 +156,19 @@ struct comp_backend {
 	 * output. It sets the output's width, height, refresh_mhz and name
 	 * (a KMS mode, a headless --output). */
 	struct render_target *(*create_target)(struct comp_output *output);
-	/* Start the just-painted frame on its way without waiting for it. */
+	/* Start the just-painted frame on its way without waiting for it;
+	 * the backend calls comp_output_finish_frame once it is out. */
 	void (*submit)(struct comp_output *output, const pixman_region32_t *damage);
-	/* Whether the submitted frame is finished; never blocks. NULL: the
-	 * backend says so itself, with comp_output_frame_presented (a page
-	 * flip's event), and present is not used. */
-	bool (*frame_done)(struct comp_output *output);
-	/* The finished frame: make it visible; returns the presentation time. */
-	uint64_t (*present)(struct comp_output *output, const pixman_region32_t *damage);
 	void (*destroy)(struct comp_output *output);
 	/* Optional: a PNG of what the display shows, read from the scanned
 	 * out buffer; without it, the render target is read. */
 	int (*encode_png)(struct comp_output *output, uint8_t **data, size_t *len);
+	/* What the time a backend finishes a frame with is: false, when the
+	 * frame's pixels exist, and the refresh grid standing in for a vblank
+	 * presents it on its next tick (headless); true, when a display showed
+	 * it (a page flip's event), whose vblanks then pace the output (drm;
+	 * RENDER_REPAINT_DISPLAY_FLIPS). */
+	bool display_clock;
 };
 
 struct comp_output {
@@ -186,25 +189,21 @@ struct comp_output {
 	const struct comp_backend *backend;
 	void *backend_data;
 	struct render_target *target;
-	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
-
-	struct wl_event_source *repaint_timer;
+	/* When to repaint, and the frame on its way (render/repaint-loop.c):
+	 * painted, then submitted until the backend finishes it, then held
+	 * until its tick. */
+	struct render_repaint_loop loop;
+	struct wl_event_source *repaint_timer; /* the loop's timer */
+	struct wl_event_source *idle_repaint;  /* a repaint due now, before the loop sleeps */
 
 	struct wl_signal frame_presented; /* data: struct comp_frame_info * */
 
 	struct wl_list resources;         /* wl_output resources (wl_resource links) */
-	struct wl_event_source *idle_repaint; /* unthrottled repaint, while scheduled */
-	int timer_fd;                     /* repaint timer (ns precision), -1 if none */
-	bool repaint_on_tick;             /* the timer waits for the tick: nothing to paint */
-	/* The frame being made (output.c): painted, then submitted and in
-	 * flight until the backend says it is finished. */
-	struct render_frame flight;
-	bool flight_painted, in_flight;
+	/* The frame on its way: its damage, and its presentation flags
+	 * (comp_output_finish_frame). On its tick, what it shows clients, and
+	 * the frame callbacks and feedback it owes. */
 	pixman_region32_t flight_damage;
-	struct wl_event_source *idle_check; /* asks whether it is finished */
-	/* A painted frame waiting for its tick (output.c): what it shows
-	 * clients once there, and the frame callbacks and feedback it owes. */
-	bool presenting;
+	uint32_t flight_flags;
 	uint64_t repaints;                /* frames started (painted or not) */
 	struct comp_frame_info presenting_info;
 	struct wl_list presenting_feedbacks; /* wl_resource links */
@@ -223,11 +222,13 @@ void comp_output_schedule_repaint(struct comp_output *output);
 /* Sends wl_surface.enter (or leave) for the output to the surface's client. */
 void comp_output_surface_enter(struct comp_output *output, struct comp_surface *surface,
                                bool enter);
-/* The submitted frame is on screen (backends without frame_done): t_ns
- * from the display's event, msc its vblank counter (NULL if it counts
- * none), flags the wp_presentation kinds that are true of t_ns. */
-void comp_output_frame_presented(struct comp_output *output, uint64_t t_ns,
-                                 const uint64_t *msc, uint32_t flags);
+/* The submitted frame is out, every backend's one way to say so (weston's
+ * weston_output_finish_frame): t_ns as the backend's display_clock says
+ * (when its pixels exist, or when a display showed it), msc the display's
+ * vblank counter at that flip (NULL if it counts none), flags the
+ * wp_presentation kinds that are true of t_ns. */
+void comp_output_finish_frame(struct comp_output *output, uint64_t t_ns, const uint64_t *msc,
+                              uint32_t flags);
 /* The display is gone (unplugged: the wl_output global is removed too)
  * or not ours for now (a paused session): repaints stop, the frame in
  * flight is dropped, every presentation feedback waiting is discarded,

@@ -1,41 +1,35 @@
 /* An output: its view of the server's scene (its part of the layout,
- * output-layout.c), one render target, one frame scheduler, the wl_output
- * global, and the repaint cycle. Each output repaints on its own clock. A
- * frame answers the frame callbacks and presentation feedback of the
- * surfaces whose frame output it is.
+ * output-layout.c), one render target, one repaint loop, the wl_output
+ * global, and what a frame shows clients. Each output repaints on its own
+ * clock. A frame answers the frame callbacks and presentation feedback of
+ * the surfaces whose frame output it is.
  *
- * render/'s frame scheduler decides when to repaint (frame-sched.c): only
- * when asked (comp_output_schedule_repaint: new damage, or frame callbacks
- * and presentation feedback waiting), a repaint window before the next
- * tick of a refresh grid anchored when the output starts (a timerfd, so
- * 60 Hz is 16.67 ms and not a rounded 16 or 17), or, unthrottled, from an
- * idle source as soon as the event loop has handled what is queued. An
- * idle desktop therefore has no timer armed at all. A repaint with no
- * damage paints nothing and only tells clients that a frame went by.
+ * render/'s repaint loop decides when to repaint (repaint-loop.c, on the
+ * frame scheduler): only when asked (comp_output_schedule_repaint: new
+ * damage, or frame callbacks and presentation feedback waiting), a repaint
+ * window before the next tick of a refresh grid, or, when that has come
+ * (always unthrottled), from an idle source as soon as the event loop has
+ * handled what is queued. An idle desktop therefore has no timer armed at
+ * all. A repaint with no damage paints nothing and only tells clients that
+ * a frame went by.
  *
- * A painted frame is "flipped" on its tick: the frame callbacks and
- * presentation feedback of what it shows are held until then (the timer
- * again) and sent with the tick's time, as a display server sends them on
- * a page flip's completion; unthrottled they go at once. On KMS the page
- * flip's own event completes the frame (comp_output_frame_presented) with
- * the display's time and vblank count, and they go then.
+ * A painted frame is submitted to the backend, which finishes it
+ * (comp_output_finish_frame) once it is out, and "flipped" on its tick: the
+ * frame callbacks and presentation feedback of what it shows are held
+ * until then (the loop's timer) and sent with the tick's time, as a
+ * display server sends them on a page flip's completion; unthrottled they
+ * go at once. On KMS the page flip's own event finishes the frame with the
+ * display's time and vblank count, and they go then.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
 
 #include <wayland-server-protocol.h>
 
 #include "comp.h"
 
 #define OUTPUT_VERSION 4
-/* How often an unfinished frame's fence is asked again. */
-#define FRAME_POLL_NS 1000000ull
 
 /* --------------------------------------------------------------- repaint */
 
@@ -70,51 +64,6 @@ static void trace_composited(struct comp_output *output, uint64_t seq, uint64_t 
 	}
 }
 
-static void arm_timer(struct comp_output *output, uint64_t at)
-{
-	struct itimerspec its = {
-		.it_value = { .tv_sec = (time_t)(at / 1000000000u), .tv_nsec = (long)(at % 1000000000u) },
-	};
-	if (timerfd_settime(output->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		comp_log("repaint timer: timerfd_settime: %s", strerror(errno));
-}
-
-static void idle_repaint(void *data);
-
-/* The scheduled repaint: on the timer, or from an idle source when its
- * deadline has come (or there is no timer: unthrottled). A frame with
- * nothing to paint (only frame callbacks due, e.g. a client that idles
- * with an animator running) needs no head start: it is run on its tick
- * itself, so it costs one wakeup instead of a repaint and then a flip. */
-static void arm_repaint(struct comp_output *output)
-{
-	const struct render_frame_sched *s = &output->sched;
-	uint64_t next = s->deadline_ns;
-	bool was_on_tick = output->repaint_on_tick;
-	output->repaint_on_tick = false;
-	if (!s->damage && s->period_ns) {
-		uint64_t tick = render_frame_sched_tick_ns(s, s->target_seq);
-		if (tick > next) {
-			next = tick;
-			output->repaint_on_tick = true;
-		}
-	}
-	if (next > render_now_ns() && output->timer_fd >= 0) {
-		arm_timer(output, next);
-		return;
-	}
-	if (was_on_tick)
-		arm_timer(output, 0); /* disarmed: the repaint runs now instead */
-	if (output->idle_repaint)
-		return;
-	output->idle_repaint = wl_event_loop_add_idle(output->server->loop, idle_repaint, output);
-	if (!output->idle_repaint) {
-		comp_log("cannot schedule a repaint");
-		/* Asked again by the next change. */
-		output->sched.scheduled = false;
-	}
-}
-
 static void deliver_callbacks(struct wl_list *callbacks, uint64_t t_ns)
 {
 	uint32_t time_ms = (uint32_t)(t_ns / 1000000);
@@ -126,33 +75,33 @@ static void deliver_callbacks(struct wl_list *callbacks, uint64_t t_ns)
 }
 
 /* The frame is on screen: its frame callbacks and presentation feedback. */
-static void output_deliver(struct comp_output *output)
+static void output_deliver(void *data, const struct render_frame *frame, uint64_t done_ns)
 {
+	struct comp_output *output = data;
 	struct comp_frame_info info = output->presenting_info;
-	output->presenting = false;
+	(void)frame;
+	(void)done_ns;
 	comp_presentation_send_presented(output, &output->presenting_feedbacks, &info);
 	deliver_callbacks(&output->presenting_callbacks, info.t_ns);
 	wl_signal_emit_mutable(&output->frame_presented, &info);
-	/* A repaint asked for meanwhile waited for this flip. */
-	if (output->sched.scheduled)
-		arm_repaint(output);
 }
 
-/* The frame is shown at t_ns (its pixels existed at done_ns): its trace,
- * and its callbacks and feedback at t_ns. */
-static void output_frame_shown(struct comp_output *output, uint64_t t_ns, uint64_t done_ns,
-                               uint32_t flags)
+/* The frame is finished and shown at frame->tick_ns (its pixels existed at
+ * done_ns): its trace, and what it tells clients on its tick. */
+static void output_frame_finished(void *data, const struct render_frame *frame,
+                                  uint64_t done_ns)
 {
+	struct comp_output *output = data;
 	struct comp_server *server = output->server;
-	struct render_frame *frame = &output->flight;
-	bool painted = output->flight_painted;
+	bool painted = frame->paint;
+	uint64_t t_ns = frame->tick_ns;
 
 	output->presenting_info = (struct comp_frame_info){
 		.t_ns = t_ns,
 		.seq = frame->seq,
 		.refresh_ns = (uint32_t)frame->refresh_ns,
 		.painted = painted,
-		.flags = flags,
+		.flags = output->flight_flags,
 		.repaint = output->repaints,
 	};
 	if (render_trace_enabled()) {
@@ -174,67 +123,23 @@ static void output_frame_shown(struct comp_output *output, uint64_t t_ns, uint64
 			trace_composited(output, frame->seq, done_ns);
 	}
 	pixman_region32_clear(&output->flight_damage);
-
-	if (t_ns > render_now_ns() && output->timer_fd >= 0)
-		arm_timer(output, t_ns);
-	else
-		output_deliver(output);
 }
 
-/* The frame's pixels exist (or nothing was painted): its presentation
- * time on the grid, and the flip on its tick. */
-static void output_frame_complete(struct comp_output *output, uint64_t done_ns)
+void comp_output_finish_frame(struct comp_output *output, uint64_t t_ns, const uint64_t *msc,
+                              uint32_t flags)
 {
-	if (output->flight_painted)
-		done_ns = output->backend->present(output, &output->flight_damage);
-	output->flight.paint = output->flight_painted;
-	/* Clients are told the tick the frame is shown on; the trace also
-	 * has when its pixels really existed. The tick is a timer's, so no
-	 * presentation flag is true of it. */
-	uint64_t t_ns = render_frame_sched_finish(&output->sched, &output->flight, done_ns);
-	output_frame_shown(output, t_ns, done_ns, 0);
-}
-
-void comp_output_frame_presented(struct comp_output *output, uint64_t t_ns,
-                                 const uint64_t *msc, uint32_t flags)
-{
-	if (!output->in_flight) {
+	/* Only painted frames are submitted: an empty one is finished by
+	 * output_paint itself. */
+	output->flight_flags = flags;
+	if (!render_repaint_loop_finish(&output->loop, true, t_ns, msc))
 		comp_log("output %s: a frame completion with no frame in flight", output->name);
-		return;
-	}
-	output->in_flight = false;
-	render_frame_sched_flipped(&output->sched, &output->flight, t_ns, msc, render_now_ns());
-	output_frame_shown(output, t_ns, t_ns, flags);
 }
 
-/* Is the submitted frame finished? Asked on the loop pass after the one
- * that submitted it, so the clients' requests already waiting are read
- * first; without an answer, asked again a millisecond later (a GPU still
- * drawing: llvmpipe never is, its flush rasterises before returning). */
-static void output_check_frame(struct comp_output *output)
-{
-	if (!output->backend->frame_done(output)) {
-		arm_timer(output, render_now_ns() + FRAME_POLL_NS);
-		return;
-	}
-	output->in_flight = false;
-	output_frame_complete(output, 0);
-}
-
-static void idle_check_frame(void *data)
+static void output_paint(void *data, const struct render_frame *frame)
 {
 	struct comp_output *output = data;
-	output->idle_check = NULL; /* idle sources remove themselves */
-	output_check_frame(output);
-}
-
-static void output_repaint(struct comp_output *output)
-{
 	struct comp_server *server = output->server;
-	struct render_frame frame;
 
-	if (output->presenting || !render_frame_sched_start(&output->sched, render_now_ns(), &frame))
-		return;
 	/* Latch: what the frame shows is copied now, once, whatever number of
 	 * commits came since the last frame. A release can ride along with
 	 * the frame's own callbacks when there are some: the client waits
@@ -249,11 +154,10 @@ static void output_repaint(struct comp_output *output)
 	}
 	/* The view's own damage decides (render_scene_view_paint does no GL
 	 * work without it), so nothing changed by a path that forgot to say
-	 * so is lost; frame.paint is false exactly when nothing was. */
+	 * so is lost; the frame paints nothing exactly when nothing was. */
 	output->repaints++;
-	output->flight = frame;
-	output->flight_painted = render_scene_view_paint(output->view, output->target,
-	                                                 &output->flight_damage);
+	bool painted = render_scene_view_paint(output->view, output->target,
+	                                       &output->flight_damage);
 
 	/* Everything mapped whose frame output this is is on screen in this
 	 * frame (or unchanged on it): what its clients asked to hear about
@@ -267,50 +171,55 @@ static void output_repaint(struct comp_output *output)
 		                    &surface->current.frame_callbacks);
 		wl_list_init(&surface->current.frame_callbacks);
 	}
-	output->presenting = true;
 
-	if (!output->flight_painted) {
+	if (!painted) {
 		/* Unpainted, the frame shows pixels that already existed: it
-		 * is complete by its tick even when run just after it. */
+		 * is complete by its tick even when run just after it. The
+		 * tick is a timer's, so no presentation flag is true of it. */
 		uint64_t now = render_now_ns();
-		output_frame_complete(output, now < frame.tick_ns ? now : frame.tick_ns);
+		output->flight_flags = 0;
+		render_repaint_loop_finish(&output->loop, false,
+		                           now < frame->tick_ns ? now : frame->tick_ns, NULL);
 		return;
 	}
 	/* Submitted, not waited for: the loop goes on reading clients while
-	 * the GPU draws, and the frame is finished on a later pass (or, on
-	 * KMS, when its page flip's event comes). */
-	output->in_flight = true;
+	 * the GPU draws, and the backend finishes the frame on a later pass
+	 * (or, on KMS, when its page flip's event comes). */
+	output->flight_flags = 0;
 	output->backend->submit(output, &output->flight_damage);
-	if (!output->backend->frame_done)
-		return;
-	output->idle_check = wl_event_loop_add_idle(server->loop, idle_check_frame, output);
-	if (!output->idle_check)
-		output_check_frame(output);
 }
 
 static void idle_repaint(void *data)
 {
 	struct comp_output *output = data;
 	output->idle_repaint = NULL; /* idle sources remove themselves */
-	output_repaint(output);
+	render_repaint_loop_run(&output->loop);
 }
+
+static bool output_repaint_due(void *data)
+{
+	struct comp_output *output = data;
+	if (output->idle_repaint)
+		return true;
+	output->idle_repaint = wl_event_loop_add_idle(output->server->loop, idle_repaint, output);
+	if (!output->idle_repaint)
+		comp_log("cannot schedule a repaint");
+	return output->idle_repaint != NULL;
+}
+
+static const struct render_repaint_ops output_repaint_ops = {
+	.paint = output_paint,
+	.finished = output_frame_finished,
+	.deliver = output_deliver,
+	.due = output_repaint_due,
+};
 
 static int timer_repaint(int fd, uint32_t mask, void *data)
 {
 	struct comp_output *output = data;
-	uint64_t expirations;
-	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-		comp_log("repaint timer: read: %s", strerror(errno));
-	if (!output->enabled)
-		return 0;
-	if (output->in_flight) {
-		/* A flip's event completes its frame, not the timer. */
-		if (output->backend->frame_done && !output->idle_check)
-			output_check_frame(output);
-	} else if (output->presenting)
-		output_deliver(output);
-	else if (!output->idle_repaint)
-		output_repaint(output);
+	(void)fd;
+	(void)mask;
+	render_repaint_loop_timer(&output->loop);
 	return 0;
 }
 
@@ -319,17 +228,7 @@ void comp_output_schedule_repaint(struct comp_output *output)
 	/* Disabled, nothing is remembered: enabling repaints everything. */
 	if (!output || !output->enabled)
 		return;
-	/* While a frame waits for its flip the timer is the flip's; the
-	 * flip arms the repaint. */
-	bool damage = render_scene_view_has_damage(output->view);
-	if (render_frame_sched_request(&output->sched, render_now_ns(), damage)) {
-		if (!output->presenting)
-			arm_repaint(output);
-	} else if (damage && output->repaint_on_tick && !output->presenting) {
-		/* Damage came for a frame that was to paint nothing: it needs
-		 * its head start again. */
-		arm_repaint(output);
-	}
+	render_repaint_loop_request(&output->loop, render_scene_view_has_damage(output->view));
 }
 
 /* ------------------------------------------------------- display gone */
@@ -342,18 +241,12 @@ void comp_output_disable(struct comp_output *output, bool unplugged)
 		if (output->idle_repaint)
 			wl_event_source_remove(output->idle_repaint);
 		output->idle_repaint = NULL;
-		if (output->idle_check)
-			wl_event_source_remove(output->idle_check);
-		output->idle_check = NULL;
-		arm_timer(output, 0);
-		output->repaint_on_tick = false;
-		output->in_flight = false;
+		render_repaint_loop_stop(&output->loop);
 		pixman_region32_clear(&output->flight_damage);
 		/* The frame on its way is never shown: its feedback is
 		 * discarded; its frame callbacks go with the first frame
 		 * after the display is back (a client waits, as it would
 		 * for a hidden window). */
-		output->presenting = false;
 		comp_presentation_discard(&output->presenting_feedbacks);
 		struct comp_surface *surface;
 		wl_list_for_each(surface, &server->surfaces, link)
@@ -398,17 +291,7 @@ void comp_output_enable(struct comp_output *output, int refresh_mhz)
 		return;
 	output->enabled = true;
 	output->refresh_mhz = refresh_mhz;
-	/* A new grid at the new refresh, its count going on from where the
-	 * old grid's would be now: seq never goes back for clients. */
-	struct render_frame_sched old = output->sched;
-	uint64_t now = render_now_ns();
-	uint64_t seq = old.next_seq;
-	if (old.period_ns && now > old.anchor_ns &&
-	    old.anchor_seq + (now - old.anchor_ns) / old.period_ns > seq)
-		seq = old.anchor_seq + (now - old.anchor_ns) / old.period_ns;
-	render_frame_sched_init(&output->sched, refresh_mhz, now);
-	output->sched.anchor_seq = output->sched.next_seq = output->sched.paint_seq = seq;
-	output->sched.frames = old.frames;
+	render_repaint_loop_resume(&output->loop, refresh_mhz);
 	render_scene_view_damage_all(output->view);
 	comp_output_schedule_repaint(output);
 }
@@ -504,7 +387,7 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	output->height = server->options.height;
 	output->refresh_mhz = server->options.refresh_mhz;
 	snprintf(output->name, sizeof(output->name), "HEADLESS-%d", index + 1);
-	output->timer_fd = -1;
+	output->loop.timer_fd = -1;
 	output->enabled = true;
 	pixman_region32_init(&output->flight_damage);
 	wl_list_init(&output->resources);
@@ -519,7 +402,11 @@ struct comp_output *comp_output_create(struct comp_server *server,
 		         output->width, output->height);
 		goto fail;
 	}
-	render_frame_sched_init(&output->sched, output->refresh_mhz, render_now_ns());
+	unsigned int flags = RENDER_REPAINT_DELIVER_ON_TICK |
+	                     (backend->display_clock ? RENDER_REPAINT_DISPLAY_FLIPS : 0);
+	if (render_repaint_loop_init(&output->loop, output->refresh_mhz, flags,
+	                             &output_repaint_ops, output) < 0)
+		goto fail;
 	/* Left to right: right of the last output. */
 	struct comp_output *last;
 	wl_list_for_each(last, &server->outputs, link)
@@ -529,13 +416,7 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	if (!output->view)
 		goto fail;
 
-	/* Also unthrottled: it polls a frame the GPU has not finished. */
-	output->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (output->timer_fd < 0) {
-		comp_log("timerfd_create: %s", strerror(errno));
-		goto fail;
-	}
-	output->repaint_timer = wl_event_loop_add_fd(server->loop, output->timer_fd,
+	output->repaint_timer = wl_event_loop_add_fd(server->loop, output->loop.timer_fd,
 	                                             WL_EVENT_READABLE, timer_repaint, output);
 	if (!output->repaint_timer)
 		goto fail;
@@ -579,13 +460,10 @@ void comp_output_destroy(struct comp_output *output)
 		wl_global_destroy(output->removed_global);
 	if (output->idle_repaint)
 		wl_event_source_remove(output->idle_repaint);
-	if (output->idle_check)
-		wl_event_source_remove(output->idle_check);
 	pixman_region32_fini(&output->flight_damage);
 	if (output->repaint_timer)
 		wl_event_source_remove(output->repaint_timer);
-	if (output->timer_fd >= 0)
-		close(output->timer_fd);
+	render_repaint_loop_fini(&output->loop);
 	render_scene_view_destroy(output->view);
 	wl_list_remove(&output->link);
 	output->backend->destroy(output);

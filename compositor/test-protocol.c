@@ -122,13 +122,13 @@ static void sync_idle(void *data)
 	bool busy = false;
 	struct comp_output *output;
 	wl_list_for_each(output, &state->server->outputs, link) {
-		if (!(output->sched.scheduled || output->presenting))
+		if (!output->loop.sched.scheduled && output->loop.state == RENDER_REPAINT_IDLE)
 			continue;
 		busy = true;
 		struct test_output_wait *wait = &state->waits[output->index];
 		/* A repaint asked for starts after the frame in progress (if
 		 * any), which was painted before the request: wait for that one. */
-		uint64_t until = output->repaints + (output->sched.scheduled ? 1 : 0);
+		uint64_t until = output->repaints + (output->loop.sched.scheduled ? 1 : 0);
 		if (!wait->listening || until > wait->until_repaint)
 			wait->until_repaint = until;
 		if (!wait->listening) {

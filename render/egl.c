@@ -1,6 +1,15 @@
-/* EGL setup: Mesa's surfaceless platform and a GLES2 context that is made
- * current without any surface (EGL_KHR_surfaceless_context). Offscreen
- * targets are framebuffer objects, so no pbuffer or window is needed. */
+/* EGL on the platform an output is on, with a GLES2 context that is made
+ * current without any surface (EGL_KHR_surfaceless_context): Mesa's
+ * surfaceless platform for headless outputs and tests, X11 for duet-xwm's
+ * overlay window, GBM for duet-compositor's KMS output. The caller owns the
+ * platform's native display (an Xlib Display, a gbm_device) and passes it
+ * as EGL takes it, so render/ includes no header of X or GBM. Offscreen
+ * targets are framebuffer objects, so no pbuffer or window is needed; a
+ * window target binds its surface when it draws (target-window.c).
+ *
+ * On X11 and GBM the config is the window config whose native visual the
+ * caller names (an X visual, a GBM fourcc such as XRGB8888): the context is
+ * tied to it, and GBM buffers can go on a plane as they are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +18,12 @@
 
 #ifndef EGL_PLATFORM_SURFACELESS_MESA
 #define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
+#endif
+#ifndef EGL_PLATFORM_X11_KHR
+#define EGL_PLATFORM_X11_KHR 0x31D5
+#endif
+#ifndef EGL_PLATFORM_GBM_KHR
+#define EGL_PLATFORM_GBM_KHR 0x31D7
 #endif
 #ifndef EGL_NO_CONFIG_KHR
 #define EGL_NO_CONFIG_KHR ((EGLConfig)0)
@@ -38,6 +53,7 @@ static void log_egl_failure(const char *what)
 	render_log("%s failed: %s (0x%x)", what, egl_error_string(err), (unsigned)err);
 }
 
+/* The config of a context that only renders into framebuffer objects. */
 static bool choose_config(struct render_egl *egl)
 {
 	static const EGLint attribs[] = {
@@ -77,7 +93,7 @@ static bool config_matches(EGLDisplay dpy, EGLConfig config, uint32_t visual_id,
  * a GBM format): no alpha (outputs are opaque), with
  * EGL_SWAP_BEHAVIOR_PRESERVED_BIT when one has it, because that lets a
  * frame repaint only its damage (see target-window.c). */
-bool render_egl_choose_window_config(struct render_egl *egl, uint32_t visual_id)
+static bool choose_window_config(struct render_egl *egl, uint32_t visual_id)
 {
 	static const EGLint attribs[] = {
 		EGL_SURFACE_TYPE, EGL_WINDOW_BIT,
@@ -113,10 +129,40 @@ bool render_egl_choose_window_config(struct render_egl *egl, uint32_t visual_id)
 	return true;
 }
 
-struct render_egl *render_egl_open(EGLenum platform, void *native_display,
-                                   const char *label,
-                                   bool (*choose)(struct render_egl *egl, void *data),
-                                   void *choose_data)
+/* What each platform is to EGL. The KHR and EXT/MESA platform enums are
+ * the same values; either client extension provides them. */
+static const struct platform {
+	EGLenum platform;
+	const char *label;
+	const char *extension[2];
+	bool window_config; /* tied to the caller's native visual */
+	/* A GBM display holds the caller's gbm_device, which the caller
+	 * destroys after us (render_egl_destroy). */
+	bool terminate;
+} platforms[] = {
+	[RENDER_EGL_SURFACELESS] = { EGL_PLATFORM_SURFACELESS_MESA, "surfaceless",
+	                             { "EGL_MESA_platform_surfaceless", NULL }, false, false },
+	[RENDER_EGL_X11] = { EGL_PLATFORM_X11_KHR, "on X11",
+	                     { "EGL_KHR_platform_x11", "EGL_EXT_platform_x11" }, true, false },
+	[RENDER_EGL_GBM] = { EGL_PLATFORM_GBM_KHR, "on GBM",
+	                     { "EGL_KHR_platform_gbm", "EGL_MESA_platform_gbm" }, true, true },
+};
+
+static bool platform_supported(const struct platform *p)
+{
+	const char *client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+
+	if (render_extension_in_list(client_exts, "EGL_EXT_platform_base"))
+		for (int i = 0; i < 2; i++)
+			if (p->extension[i] && render_extension_in_list(client_exts, p->extension[i]))
+				return true;
+	render_log("EGL lacks EGL_EXT_platform_base or the %s platform (client extensions: %s)",
+	           p->label, client_exts ? client_exts : "none");
+	return false;
+}
+
+struct render_egl *render_egl_create(enum render_egl_platform platform, void *native_display,
+                                     uint32_t native_visual)
 {
 	PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display;
 	EGLint major, minor;
@@ -126,6 +172,13 @@ struct render_egl *render_egl_open(EGLenum platform, void *native_display,
 		EGL_NONE,
 	};
 
+	if ((unsigned)platform >= sizeof(platforms) / sizeof(platforms[0])) {
+		render_log("render_egl_create: no EGL platform %d", (int)platform);
+		return NULL;
+	}
+	const struct platform *p = &platforms[platform];
+	if (!platform_supported(p))
+		return NULL;
 	get_platform_display = (PFNEGLGETPLATFORMDISPLAYEXTPROC)
 		eglGetProcAddress("eglGetPlatformDisplayEXT");
 	if (!get_platform_display) {
@@ -136,7 +189,10 @@ struct render_egl *render_egl_open(EGLenum platform, void *native_display,
 	if (!egl)
 		return NULL;
 	egl->context = EGL_NO_CONTEXT;
-	egl->display = get_platform_display(platform, native_display, NULL);
+	egl->label = p->label;
+	egl->display = get_platform_display(p->platform, native_display ? native_display
+	                                                                : EGL_DEFAULT_DISPLAY,
+	                                    NULL);
 	if (egl->display == EGL_NO_DISPLAY) {
 		log_egl_failure("eglGetPlatformDisplayEXT");
 		free(egl);
@@ -147,18 +203,19 @@ struct render_egl *render_egl_open(EGLenum platform, void *native_display,
 		free(egl);
 		return NULL;
 	}
+	egl->terminate = p->terminate;
 	/* render/ keeps its context current between frames and binds FBOs for
 	 * offscreen work, which needs surfaceless contexts on every platform. */
 	if (!render_extension_in_list(eglQueryString(egl->display, EGL_EXTENSIONS),
 	                              "EGL_KHR_surfaceless_context")) {
-		render_log("EGL_KHR_surfaceless_context missing (%s)", label);
+		render_log("EGL_KHR_surfaceless_context missing (%s)", p->label);
 		goto fail;
 	}
 	if (!eglBindAPI(EGL_OPENGL_ES_API)) {
 		log_egl_failure("eglBindAPI(GLES)");
 		goto fail;
 	}
-	if (!choose(egl, choose_data))
+	if (!(p->window_config ? choose_window_config(egl, native_visual) : choose_config(egl)))
 		goto fail;
 	egl->context = eglCreateContext(egl->display, egl->config, EGL_NO_CONTEXT,
 	                                context_attribs);
@@ -184,7 +241,7 @@ struct render_egl *render_egl_open(EGLenum platform, void *native_display,
 	snprintf(egl->description, sizeof(egl->description), "%s / %s / %s",
 	         (const char *)glGetString(GL_VENDOR), (const char *)glGetString(GL_RENDERER),
 	         (const char *)glGetString(GL_VERSION));
-	render_log("EGL %d.%d %s: %s", major, minor, label, egl->description);
+	render_log("EGL %d.%d %s: %s", major, minor, p->label, egl->description);
 	return egl;
 
 fail:
@@ -192,22 +249,9 @@ fail:
 	return NULL;
 }
 
-static bool choose_surfaceless_config(struct render_egl *egl, void *data)
-{
-	return choose_config(egl);
-}
-
 struct render_egl *render_egl_create_surfaceless(void)
 {
-	const char *client_exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-	if (!render_extension_in_list(client_exts, "EGL_EXT_platform_base") ||
-	    !render_extension_in_list(client_exts, "EGL_MESA_platform_surfaceless")) {
-		render_log("EGL lacks EGL_EXT_platform_base or EGL_MESA_platform_surfaceless "
-		           "(client extensions: %s)", client_exts ? client_exts : "none");
-		return NULL;
-	}
-	return render_egl_open(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, "surfaceless",
-	                       choose_surfaceless_config, NULL);
+	return render_egl_create(RENDER_EGL_SURFACELESS, NULL, 0);
 }
 
 void render_egl_destroy(struct render_egl *egl)

@@ -34,7 +34,8 @@
  * the grid at every flip, so the ticks become the display's vblanks.
  *
  * The servers say what they need (new damage, or only frame callbacks /
- * sync answers that are due) and arm a timer for the deadline asked;
+ * sync answers that are due) and their repaint loop (repaint-loop.c) arms
+ * a timer for the deadline asked;
  * a repaint without damage paints nothing: it only tells clients that a
  * frame went by. Such a frame does not use up its tick for damage that
  * comes before the tick: nothing was flipped, so a frame painted now can

@@ -93,12 +93,8 @@ static void gl_destroy(struct renderer *r)
 			glDeleteProgram(r->programs[i].program);
 }
 
-static bool gl_begin(struct renderer *r, struct render_target *t)
+static void gl_begin(struct renderer *r, struct render_target *t)
 {
-	if (t->memory) {
-		render_log("render_begin: a memory target needs the pixman engine");
-		return false;
-	}
 	render_target_bind(t);
 	glEnable(GL_SCISSOR_TEST);
 	glDisable(GL_BLEND);
@@ -108,7 +104,6 @@ static bool gl_begin(struct renderer *r, struct render_target *t)
 	glActiveTexture(GL_TEXTURE0);
 	glEnableVertexAttribArray(RENDER_ATTR_POS);
 	glEnableVertexAttribArray(RENDER_ATTR_TEXCOORD);
-	return true;
 }
 
 static void gl_end(struct renderer *r)

@@ -13,6 +13,8 @@
 /* The same bound as GL's renderbuffers on llvmpipe. */
 #define MAX_TARGET_SIZE 16384
 
+static const struct render_target_impl memory_impl;
+
 static struct render_target *create(int width, int height, void *data, int stride_bytes)
 {
 	struct render_target *t;
@@ -25,8 +27,10 @@ static struct render_target *create(int width, int height, void *data, int strid
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	t->impl = &memory_impl;
 	t->width = width;
 	t->height = height;
+	t->repaint_path = "memory";
 	/* a8r8g8b8 like GL's RGBA framebuffer: an opaque quad drawn without
 	 * blending keeps its alpha, and read-back shows it. With data, pixman
 	 * draws into the caller's memory and never frees it. */
@@ -57,14 +61,34 @@ struct render_target *render_target_create_memory_on(void *data, int width, int 
 	return create(width, height, data, stride_bytes);
 }
 
-void render_memory_target_destroy(struct render_target *t)
+static void memory_destroy(struct render_target *t)
 {
 	pixman_image_unref(t->memory);
 	free(t);
 }
 
-int render_memory_target_read_pixels(struct render_target *t, int x, int y, int w, int h,
-                                     uint32_t *first, int dst_stride_bytes)
+/* Drawn by the CPU before render_end returned: the pixels exist already,
+ * there is nothing to wait for. */
+static int memory_nothing_to_wait_for(struct render_target *t)
+{
+	(void)t;
+	return 0;
+}
+
+static int memory_present(struct render_target *t, const pixman_region32_t *damage)
+{
+	(void)damage;
+	return memory_nothing_to_wait_for(t);
+}
+
+static bool memory_frame_done(struct render_target *t)
+{
+	(void)t;
+	return true;
+}
+
+static int memory_read_pixels(struct render_target *t, int x, int y, int w, int h,
+                              uint32_t *first, int dst_stride_bytes)
 {
 	int stride = pixman_image_get_stride(t->memory);
 	const char *src = (const char *)pixman_image_get_data(t->memory) + (size_t)y * stride +
@@ -75,3 +99,12 @@ int render_memory_target_read_pixels(struct render_target *t, int x, int y, int 
 		       (size_t)w * 4);
 	return 0;
 }
+
+static const struct render_target_impl memory_impl = {
+	.engine = "pixman",
+	.present = memory_present,
+	.flush = memory_nothing_to_wait_for,
+	.frame_done = memory_frame_done,
+	.read_pixels = memory_read_pixels,
+	.destroy = memory_destroy,
+};

@@ -13,8 +13,6 @@
 
 #include "render.h"
 
-struct gbm_surface;
-
 /* Positions and sizes beyond +-2^29 are not drawn, so that a position
  * plus a size never overflows an int (or what pixman regions hold). */
 #define RENDER_COORD_LIMIT (1 << 29)
@@ -51,6 +49,7 @@ struct render_egl {
 	EGLDisplay display;
 	EGLConfig config;   /* EGL_NO_CONFIG_KHR when the context needs none */
 	EGLContext context;
+	const char *label;  /* the platform, for logs: "surfaceless", "on X11" */
 	char description[256];
 	/* EGL_KHR_fence_sync, or NULL: frames are then finished with glFinish. */
 	PFNEGLCREATESYNCKHRPROC create_sync;
@@ -61,11 +60,31 @@ struct render_egl {
 	bool terminate;
 };
 
+/* A kind of target: what each render_target_* call does on it. target.c
+ * only dispatches through it, so a call can never run another kind's code
+ * (the memory kind's present on a window, a window's destroy on an
+ * offscreen framebuffer). */
+struct render_target_impl {
+	const char *engine; /* renderer_engine_name of the engine drawing into it */
+	int (*present)(struct render_target *t, const pixman_region32_t *damage);
+	int (*flush)(struct render_target *t);
+	bool (*frame_done)(struct render_target *t);
+	/* w x h pixels at x, y, inside the target, as ARGB8888 rows top-down
+	 * into first, dst_stride_bytes apart. */
+	int (*read_pixels)(struct render_target *t, int x, int y, int w, int h, uint32_t *first,
+	                   int dst_stride_bytes);
+	void (*destroy)(struct render_target *t);
+};
+
 struct render_target {
-	struct render_egl *egl;
+	const struct render_target_impl *impl;
 	int width, height;
-	/* Offscreen: a framebuffer object, surface EGL_NO_SURFACE. Window
-	 * targets (later backends) use fbo 0 and their EGLSurface. */
+	const char *repaint_path; /* render_target_repaint_path */
+	/* The GL kinds (target-gl.c, target-window.c); egl is NULL on the
+	 * memory kind. Offscreen: a framebuffer object, surface
+	 * EGL_NO_SURFACE. A window: its EGLSurface, and fbo 0 or the
+	 * framebuffer its copy paths paint into. */
+	struct render_egl *egl;
 	GLuint fbo;
 	GLuint texture;
 	EGLSurface surface;
@@ -81,35 +100,19 @@ struct render_target {
 	/* The last flushed frame's fence (render_target_flush), or
 	 * EGL_NO_SYNC_KHR once it is known complete. */
 	EGLSyncKHR fence;
-	/* A GBM target's surface (target-gbm.c), NULL on other targets. */
-	struct gbm_surface *gbm_surface;
-	/* A memory target's pixels (pixman-target.c), drawn by the pixman
-	 * engine; NULL on GL targets, which have egl set instead. */
+	/* The memory kind's pixels (pixman-target.c), which the pixman
+	 * engine draws into. */
 	pixman_image_t *memory;
 };
 
-/* The memory target's side of the render_target_* calls (pixman-target.c);
- * target.c hands a target with t->memory to these. */
-void render_memory_target_destroy(struct render_target *t);
-int render_memory_target_read_pixels(struct render_target *t, int x, int y, int w, int h,
-                                     uint32_t *first, int dst_stride_bytes);
-
-/* The EGL bring-up every platform shares: display, GLES2 context made
- * current without a surface. choose sets egl->config. label goes in logs. */
-struct render_egl *render_egl_open(EGLenum platform, void *native_display,
-                                   const char *label,
-                                   bool (*choose)(struct render_egl *egl, void *data),
-                                   void *choose_data);
-
-/* Chooses egl->config for window surfaces of a native visual (egl.c). */
-bool render_egl_choose_window_config(struct render_egl *egl, uint32_t visual_id);
-
-/* An EGL window surface target on any platform (target-window.c): native
- * is the platform's window (passed as is, or by address when
- * native_by_address: X11 wants a Window *); label names it in logs. */
-struct render_target *render_window_target_create(struct render_egl *egl, uintptr_t native,
-                                                  bool native_by_address, int width,
-                                                  int height, const char *label);
+/* What the GL kinds share (target-gl.c): a window target is presented by
+ * a swap of its own and otherwise works as an offscreen one. */
+int render_gl_target_flush(struct render_target *t);
+bool render_gl_target_frame_done(struct render_target *t);
+int render_gl_target_read_pixels(struct render_target *t, int x, int y, int w, int h,
+                                 uint32_t *first, int dst_stride_bytes);
+/* Deletes the fence, framebuffer and texture (not the target itself). */
+void render_gl_target_release(struct render_target *t);
 
 /* Makes the target current and its framebuffer bound, sets the viewport. */
 void render_target_bind(struct render_target *t);
@@ -160,8 +163,8 @@ struct render_draw {
 struct render_engine {
 	const char *name;
 	void (*destroy)(struct renderer *r);
-	/* false (logged) when t is not a target of this engine. */
-	bool (*begin)(struct renderer *r, struct render_target *t);
+	/* t is a target of this engine (render_begin checked). */
+	void (*begin)(struct renderer *r, struct render_target *t);
 	void (*end)(struct renderer *r);
 	void (*fill)(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend);
 	void (*draw_texture)(struct renderer *r, struct render_texture *tex,
@@ -243,7 +246,6 @@ struct render_texture {
 	void (*access_end)(void *data);
 	void *access_data;
 };
-void render_texture_release_image(struct render_texture *tex);
 
 /* Called by render_texture_destroy so no node keeps a dangling pointer. */
 void render_scene_forget_texture(struct render_scene *s, struct render_texture *tex);

@@ -1,10 +1,13 @@
 /* duet's rendering backend, shared by duet-compositor and duet-xwm.
  *
- * It knows nothing of Wayland or X: it takes pixels (or, later, EGLImages),
- * places them as textured quads on an output target, and repaints only what
- * changed. Both display stacks draw through exactly this code, so any
- * difference the bench measures comes from the architecture, not from the
- * drawing.
+ * It knows nothing of Wayland or X: it takes pixels (or dmabufs), places
+ * them as textured quads on an output target, and repaints only what
+ * changed. An output on a window system's window is made from an EGL
+ * platform and the caller's native display and window, passed as EGL takes
+ * them (weston's gl-renderer is given its outputs so), so no X, Wayland or
+ * GBM type or header is used here. Both display stacks draw through exactly
+ * this code, so any difference the bench measures comes from the
+ * architecture, not from the drawing.
  *
  * GLES2 with GLSL ES 1.00 only (Mali-400 class hardware has nothing newer).
  * All coordinates are integers in output pixels, origin top-left.
@@ -25,8 +28,24 @@
 
 struct render_egl;
 
-/* EGL on Mesa's surfaceless platform with a current GLES2 context; used for
- * headless outputs and unit tests. NULL (with a log line) on failure. */
+/* The EGL platforms an output can be on. */
+enum render_egl_platform {
+	RENDER_EGL_SURFACELESS, /* Mesa's: headless outputs, tests */
+	RENDER_EGL_X11,         /* duet-xwm's overlay window */
+	RENDER_EGL_GBM,         /* duet-compositor's KMS outputs */
+};
+
+/* EGL on platform with a current GLES2 context. native_display is what
+ * eglGetPlatformDisplay takes for the platform (X11: an Xlib Display *,
+ * whose connection the caller may share; GBM: the caller's
+ * struct gbm_device *, which must outlive the display; surfaceless: NULL).
+ * native_visual is the EGL_NATIVE_VISUAL_ID the window targets will need
+ * (X11: the window's visual; GBM: the scanout fourcc, DRM_FORMAT_XRGB8888...;
+ * 0 = any; unused surfaceless): the context's config is chosen by it. Offscreen
+ * targets work on every platform. NULL (with a log line) on failure. */
+struct render_egl *render_egl_create(enum render_egl_platform platform, void *native_display,
+                                     uint32_t native_visual);
+/* render_egl_create(RENDER_EGL_SURFACELESS, NULL, 0). */
 struct render_egl *render_egl_create_surfaceless(void);
 void render_egl_destroy(struct render_egl *egl);
 /* "vendor / renderer / version" of the current GL context, for logs and the
@@ -36,9 +55,9 @@ bool render_egl_has_extension(const struct render_egl *egl, const char *name);
 
 /* -------------------------------------------------------------- targets */
 
-/* Where a frame goes: an offscreen framebuffer (headless, tests) or a
- * platform's window surface (X11 window, GBM surface; below, "platform
- * targets"), behind the same calls. */
+/* Where a frame goes: an offscreen framebuffer (headless, tests), memory
+ * (the pixman engine) or a platform's window surface, behind the same
+ * calls: each kind answers every render_target_* call in its own way. */
 struct render_target;
 
 struct render_target *render_target_create_offscreen(struct render_egl *egl,
@@ -56,16 +75,31 @@ struct render_target *render_target_create_memory(int width, int height);
  * render_begin and render_end. */
 struct render_target *render_target_create_memory_on(void *data, int width, int height,
                                                      int stride_bytes);
+/* A window surface of egl's platform: native_window is what
+ * eglCreatePlatformWindowSurface takes there (X11: the address of the
+ * window's XID as an Xlib Window, read during the call; GBM: the
+ * caller's struct gbm_surface *, which must outlive the target, created
+ * with egl's native visual as its format). Frames repaint only their
+ * damage, by one of the paths described in target-window.c
+ * ("preserved", "buffer-age", "fbo-copy"); present swaps, which on GBM
+ * makes the frame the surface's front buffer for the caller to lock and
+ * scan out. */
+struct render_target *render_target_create_window(struct render_egl *egl, void *native_window,
+                                                  int width, int height);
 void render_target_destroy(struct render_target *t);
 int render_target_width(const struct render_target *t);
 int render_target_height(const struct render_target *t);
+/* How a frame gets into the target, for logs and the bench: a window's
+ * repaint path (above), "fbo" (offscreen), "memory". */
+const char *render_target_repaint_path(const struct render_target *t);
 
-/* Makes the frame visible (eglSwapBuffers(WithDamage) on a window surface,
- * glFinish on an offscreen one so that the timestamp taken after it is the
- * time the pixels exist). damage is in output coordinates, may be NULL. */
+/* Makes the frame visible: a window surface swaps (eglSwapBuffers with
+ * the damage where EGL takes it), an offscreen one waits for glFinish so
+ * that the timestamp taken after it is the time the pixels exist, memory
+ * has nothing to do. damage is in output coordinates, may be NULL. */
 int render_target_present(struct render_target *t, const pixman_region32_t *damage);
 
-/* An offscreen target's frame without the wait of render_target_present:
+/* A GL target's frame without the wait of render_target_present:
  * flush submits the frame's GL work and fences it (EGL_KHR_fence_sync;
  * without it, it waits with glFinish); frame_done then says, without
  * blocking, whether the frame's pixels exist, so a caller can take its
@@ -322,6 +356,13 @@ bool render_scene_view_paint(struct render_scene_view *v, struct render_target *
 /* ------------------------------------------------------ frame scheduler */
 
 uint64_t render_now_ns(void); /* CLOCK_MONOTONIC in ns */
+/* A timer on that clock the caller's event loop polls: a non-blocking
+ * timerfd (-1, logged, on failure), armed for an absolute time at_ns (one
+ * already passed fires at once; 0 disarms), and read once it fired (true
+ * when it had). */
+int render_timer_create(void);
+void render_timer_arm(int fd, uint64_t at_ns);
+bool render_timer_read(int fd);
 
 /* When duet-compositor's output and duet-xwm's overlay repaint
  * (frame-sched.c): a refresh grid standing in for vblank on outputs that
@@ -352,8 +393,9 @@ struct render_frame_sched {
 struct render_frame {
 	bool paint;           /* new damage was reported: paint and present it;
 	                       * false: nothing new, only callbacks/answers due.
-	                       * The server sets it false before finishing a
-	                       * frame that turned out to paint nothing. */
+	                       * Set false before finishing a frame that
+	                       * turned out to paint nothing (the repaint loop
+	                       * does, from render_repaint_loop_finish). */
 	uint64_t seq;         /* grid periods since the anchor (MSC); frames
 	                       * without a grid */
 	uint64_t tick_ns;     /* the tick the frame is for (after finish: the one
@@ -364,7 +406,7 @@ struct render_frame {
 void render_frame_sched_init(struct render_frame_sched *s, int refresh_mhz, uint64_t now_ns);
 /* New damage (damage true) or something due at the next frame (frame
  * callbacks, sync answers). Returns true when a repaint was not yet
- * scheduled: the caller arms its timer for s->deadline_ns (at once when
+ * scheduled: a timer is to be armed for s->deadline_ns (at once when
  * that is not after now_ns). */
 bool render_frame_sched_request(struct render_frame_sched *s, uint64_t now_ns, bool damage);
 /* The timer fired: true, with *frame, when the scheduled repaint is due at
@@ -397,6 +439,115 @@ uint64_t render_frame_sched_tick_ns(const struct render_frame_sched *s, uint64_t
 uint64_t render_frame_sched_flipped(struct render_frame_sched *s, struct render_frame *frame,
                                     uint64_t t_ns, const uint64_t *msc, uint64_t now_ns);
 
+/* ---------------------------------------------------------- repaint loop */
+
+/* The repaint cycle both servers run on the frame scheduler
+ * (repaint-loop.c): a repaint is asked for (new damage, or only callbacks
+ * or answers due), the loop arms its timer for the scheduler's deadline or,
+ * when that has come, marks the repaint due now, to be run before the
+ * caller's event loop next sleeps (a timer set to fire at once would cost a
+ * wakeup per frame); the repaint starts a frame (paint), the caller ends it
+ * (render_repaint_loop_finish, at once or once its pixels are out), and
+ * what the frame owes clients goes out (deliver) on its tick or at once.
+ * Then the next repaint asked for meanwhile is armed. The caller polls
+ * timer_fd and calls render_repaint_loop_timer when it is readable. */
+enum render_repaint_flags {
+	/* What a frame owes is delivered on its tick, the presentation time
+	 * the grid gives it, as a display server sends it on a page flip's
+	 * completion (duet-compositor); without, as soon as the frame is
+	 * finished (duet-xwm: its pixels have reached the X server then). A
+	 * frame with nothing to paint, whose delivery waits for the tick
+	 * anyway, then needs no head start: it is started on its tick itself,
+	 * one wakeup instead of a repaint and then a flip. */
+	RENDER_REPAINT_DELIVER_ON_TICK = 1 << 0,
+	/* A display says when a painted frame was shown (a KMS page flip's
+	 * event): render_repaint_loop_finish then takes that time and the
+	 * display's vblank count (render_frame_sched_flipped). Without, it
+	 * takes when the frame's pixels exist and the grid presents the frame
+	 * on its next tick (render_frame_sched_finish). A frame that painted
+	 * nothing showed nothing new: the grid places it either way. */
+	RENDER_REPAINT_DISPLAY_FLIPS = 1 << 1,
+};
+
+struct render_repaint_ops {
+	/* Optional: whether a frame started now would paint or answer
+	 * anything. A repaint asked for that would not is withdrawn
+	 * (render_frame_sched_withdraw) before it starts and once the frame
+	 * before it is delivered. NULL: every request is worth a frame. */
+	bool (*has_work)(void *data);
+	/* The frame starts: paint it, or start painting it. The caller ends
+	 * it with render_repaint_loop_finish, from here or later. */
+	void (*paint)(void *data, const struct render_frame *frame);
+	/* Optional: the frame is finished and its presentation time is known
+	 * (frame->tick_ns; done_ns is when its pixels existed, on a display
+	 * the flip's time), before it is delivered: for its trace. */
+	void (*finished)(void *data, const struct render_frame *frame, uint64_t done_ns);
+	/* The frame is presented: send what it owes clients. */
+	void (*deliver)(void *data, const struct render_frame *frame, uint64_t done_ns);
+	/* Optional: a repaint has become due now; the caller arranges for
+	 * render_repaint_loop_run before its event loop next sleeps (an idle
+	 * source) and returns false if it cannot (the repaint is then dropped
+	 * until the next request). NULL: the caller asks
+	 * render_repaint_loop_due before every sleep instead. */
+	bool (*due)(void *data);
+};
+
+enum render_repaint_state {
+	RENDER_REPAINT_IDLE,       /* no frame on its way */
+	RENDER_REPAINT_PAINTING,   /* started, not yet finished */
+	RENDER_REPAINT_PRESENTING, /* finished, waiting for its tick */
+};
+
+struct render_repaint_loop {
+	struct render_frame_sched sched;
+	struct render_frame frame;     /* the frame on its way */
+	uint64_t done_ns;              /* when it was finished */
+	enum render_repaint_state state;
+	unsigned int flags;            /* enum render_repaint_flags */
+	int timer_fd;
+	uint64_t armed_ns;             /* what the timer is armed for, 0 = nothing */
+	bool on_tick;                  /* it waits for the tick: nothing to paint */
+	bool due_now;                  /* a repaint waits for render_repaint_loop_run */
+	bool stopped;                  /* render_repaint_loop_stop'ped */
+	const struct render_repaint_ops *ops;
+	void *data;
+	uint64_t (*now)(void);         /* render_now_ns; a test's fake clock */
+};
+
+/* refresh_mhz as render_frame_sched_init. 0, or -1 (logged) without a
+ * timer. */
+int render_repaint_loop_init(struct render_repaint_loop *l, int refresh_mhz,
+                             unsigned int flags, const struct render_repaint_ops *ops,
+                             void *data);
+void render_repaint_loop_fini(struct render_repaint_loop *l);
+/* Something changed on screen (damage true) or is due at the next frame
+ * (frame callbacks, sync answers): a repaint is scheduled. While a frame
+ * is painting the timer is armed as usual (if it fires meanwhile it is
+ * ignored: the frame's end arms it again); while one waits for its tick
+ * the timer is the tick's, and the delivery arms the repaint. */
+void render_repaint_loop_request(struct render_repaint_loop *l, bool damage);
+/* timer_fd is readable: a frame's tick, or a repaint's deadline. */
+void render_repaint_loop_timer(struct render_repaint_loop *l);
+/* Whether a repaint is due now (ops->due NULL: asked before each sleep). */
+bool render_repaint_loop_due(const struct render_repaint_loop *l);
+/* Runs the repaint that is due now, if one is. */
+void render_repaint_loop_run(struct render_repaint_loop *l);
+/* The frame being painted is finished: painted whether it changed pixels,
+ * t_ns as RENDER_REPAINT_DISPLAY_FLIPS says (when its pixels exist, or when
+ * a display showed it), msc the display's vblank count at that flip (NULL:
+ * none). It is delivered on its tick or at once. false (nothing done)
+ * when no frame is painting (stopped meanwhile). */
+bool render_repaint_loop_finish(struct render_repaint_loop *l, bool painted, uint64_t t_ns,
+                                const uint64_t *msc);
+/* The output is gone for now: nothing is repainted or delivered, the
+ * frame on its way is dropped and the timer disarmed; requests are
+ * ignored until resume. */
+void render_repaint_loop_stop(struct render_repaint_loop *l);
+/* Back at refresh_mhz: a new grid whose tick count goes on from where the
+ * old one's would be now (seq never goes back for clients), and repaints
+ * are asked for again. */
+void render_repaint_loop_resume(struct render_repaint_loop *l, int refresh_mhz);
+
 /* Keeps every shared object loaded now in the process until it exits
  * (RTLD_NODELETE), whoever dlcloses it later; returns how many, or -1 if
  * it ran out of memory. Called before a GL stack is torn down:
@@ -426,51 +577,5 @@ void render_trace(const char *name, const char *fields, ...)
 	__attribute__((format(printf, 2, 3)));
 void render_tracev(const char *name, const char *fields, va_list args)
 	__attribute__((format(printf, 2, 0)));
-
-/* ------------------------------------------------- platform targets */
-
-/* One EGL display and one window-surface target per platform an output
- * can be on; the offscreen target above works on all of them. Window
- * targets repaint only their damage, by one of the paths described in
- * target-window.c ("preserved", "buffer-age", "fbo-copy";
- * render_target_window_path says which). All render_target_* calls work on
- * them, except that they are presented and destroyed with their own. */
-
-/* X11 (duet-xwm's overlay window). native_display is an Xlib Display *
- * (which may share its xcb connection with the caller); visual_id is the X
- * visual of the window the output will use (0 = any). The context is
- * current and offscreen targets work as with the surfaceless display. */
-struct render_egl *render_egl_create_x11(void *native_display, uint32_t visual_id);
-
-/* A target showing frames in an X window (native_window is its XID). */
-struct render_target *render_target_create_window(struct render_egl *egl,
-                                                  uintptr_t native_window,
-                                                  int width, int height);
-int render_target_window_present(struct render_target *t, const pixman_region32_t *damage);
-void render_target_window_destroy(struct render_target *t);
-const char *render_target_window_path(const struct render_target *t);
-
-/* GBM (duet-compositor's KMS output). The caller owns the DRM device and
- * its gbm_device; format is the scanout fourcc (DRM_FORMAT_XRGB8888...),
- * the native visual of the EGL config. Built where libgbm is
- * (DUET_HAVE_GBM). */
-struct gbm_device;
-struct gbm_bo;
-struct render_egl *render_egl_create_gbm(struct gbm_device *gbm, uint32_t format);
-/* modifiers: those the plane takes, or NULL for the driver's implicit
- * layout (the buffers then have DRM_FORMAT_MOD_INVALID). */
-struct render_target *render_target_create_gbm(struct render_egl *egl, struct gbm_device *gbm,
-                                               int width, int height, uint32_t format,
-                                               const uint64_t *modifiers,
-                                               unsigned int n_modifiers);
-/* Makes the painted frame the surface's front buffer (damage only, as
- * render_target_window_present) and returns that buffer locked for
- * scanout; NULL on failure. The caller gives it back with
- * render_target_gbm_release once a newer buffer is on screen, and gives
- * back every buffer before destroying the target. */
-struct gbm_bo *render_target_gbm_present(struct render_target *t,
-                                         const pixman_region32_t *damage);
-void render_target_gbm_release(struct render_target *t, struct gbm_bo *bo);
-void render_target_gbm_destroy(struct render_target *t);
 
 #endif

@@ -56,7 +56,17 @@ void render_set_clip(struct renderer *r, const pixman_region32_t *clip)
 void render_begin(struct renderer *r, struct render_target *t,
                   const pixman_region32_t *clip)
 {
-	r->target = r->engine->begin(r, t) ? t : NULL;
+	/* A GL target bound by the pixman engine, or memory drawn by GL, would
+	 * draw nowhere or somewhere else: refused, and each draw until
+	 * render_end does nothing. */
+	r->target = NULL;
+	if (strcmp(t->impl->engine, r->engine->name) != 0) {
+		render_log("render_begin: a target of the %s engine cannot be drawn by the %s "
+		           "engine", t->impl->engine, r->engine->name);
+		return;
+	}
+	r->engine->begin(r, t);
+	r->target = t;
 	render_set_clip(r, clip);
 }
 

@@ -1,8 +1,10 @@
 /* Window targets: an EGL window surface that shows each frame while
- * repainting only its damage. One platform each: duet-xwm's composite
- * overlay window (X11, render_target_create_window) and duet-compositor's
- * KMS output (a gbm_surface, target-gbm.c); both are made by
- * render_window_target_create and presented by the code below.
+ * repainting only its damage, on whatever platform the EGL display is
+ * (egl.c). The caller makes the platform's window and passes it as
+ * eglCreatePlatformWindowSurface takes it, as weston's gl-renderer is
+ * given its output's window: duet-xwm the address of its composite
+ * overlay window's XID, duet-compositor's KMS output a gbm_surface whose
+ * front buffers it scans out itself (compositor/drm-gbm.c).
  *
  * After eglSwapBuffers the back buffer is normally undefined, which would
  * force a full repaint every frame. Three ways around it, best first:
@@ -19,9 +21,9 @@
  * $DUET_RENDER_DISABLE may name EGL_SWAP_BEHAVIOR_PRESERVED or
  * EGL_EXT_buffer_age to force the later paths for testing.
  *
- * The window target is a struct render_target (base first), so every
- * render_target_* call works on it; only creating, presenting and
- * destroying need the render_target_window_* calls.
+ * The window target is a struct render_target (base first) of its own
+ * kind: present is its swap, and every other render_target_* call works
+ * on it as on an offscreen target (target-gl.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +42,15 @@ enum window_path { PATH_PRESERVED, PATH_BUFFER_AGE, PATH_FBO_COPY };
 struct window_target {
 	struct render_target base;
 	enum window_path path;
-	uintptr_t native; /* kept alive: EGL's X11 platform takes &native */
 	PFNEGLSWAPBUFFERSWITHDAMAGEEXTPROC swap_with_damage;
 	GLuint blit_program;
 	GLint blit_u_tex;
 	pixman_region32_t history[HISTORY]; /* [0] = last frame's damage */
 	int history_len;
 };
+
+static const struct render_target_impl window_impl;
+static void window_destroy(struct render_target *t);
 
 static struct window_target *window_target(struct render_target *t)
 {
@@ -147,7 +151,9 @@ static bool adopt_offscreen(struct window_target *w)
 	w->base.fbo = off->fbo;
 	w->base.texture = off->texture;
 	w->base.y_up = false;
-	free(off); /* the GL objects now belong to the window target */
+	off->fbo = 0;
+	off->texture = 0; /* the GL objects now belong to the window target */
+	render_target_destroy(off);
 	return true;
 }
 
@@ -161,9 +167,8 @@ static const char *path_name(enum window_path path)
 	return "?";
 }
 
-struct render_target *render_window_target_create(struct render_egl *egl, uintptr_t native,
-                                                  bool native_by_address, int width,
-                                                  int height, const char *label)
+struct render_target *render_target_create_window(struct render_egl *egl, void *native_window,
+                                                  int width, int height)
 {
 	struct window_target *w;
 	EGLint surface_type = 0;
@@ -176,11 +181,12 @@ struct render_target *render_window_target_create(struct render_egl *egl, uintpt
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
+	w->base.impl = &window_impl;
 	w->base.egl = egl;
 	w->base.width = width;
 	w->base.height = height;
 	w->base.y_up = true;
-	w->native = native;
+	w->base.fence = EGL_NO_SYNC_KHR;
 	for (int i = 0; i < HISTORY; i++)
 		pixman_region32_init(&w->history[i]);
 
@@ -191,11 +197,9 @@ struct render_target *render_window_target_create(struct render_egl *egl, uintpt
 		render_log("eglCreatePlatformWindowSurfaceEXT not found");
 		goto fail;
 	}
-	w->base.surface = create_surface(egl->display, egl->config,
-	                                 native_by_address ? (void *)&w->native : (void *)native,
-	                                 NULL);
+	w->base.surface = create_surface(egl->display, egl->config, native_window, NULL);
 	if (w->base.surface == EGL_NO_SURFACE) {
-		render_log("eglCreatePlatformWindowSurfaceEXT(%s) failed: 0x%x", label,
+		render_log("eglCreatePlatformWindowSurfaceEXT (%s) failed: 0x%x", egl->label,
 		           (unsigned)eglGetError());
 		goto fail;
 	}
@@ -236,31 +240,15 @@ struct render_target *render_window_target_create(struct render_egl *egl, uintpt
 	glClearColor(0, 0, 0, 1);
 	glClear(GL_COLOR_BUFFER_BIT);
 
-	render_log("window target %s %dx%d: repaint path %s, swap %s", label, width,
-	           height, path_name(w->path),
+	w->base.repaint_path = path_name(w->path);
+	render_log("window target %s %dx%d: repaint path %s, swap %s", egl->label, width,
+	           height, w->base.repaint_path,
 	           w->swap_with_damage ? "with damage" : "whole buffer");
 	return &w->base;
 
 fail:
-	render_target_window_destroy(&w->base);
+	window_destroy(&w->base);
 	return NULL;
-}
-
-struct render_target *render_target_create_window(struct render_egl *egl,
-                                                  uintptr_t native_window,
-                                                  int width, int height)
-{
-	char label[32];
-
-	snprintf(label, sizeof(label), "0x%lx", (unsigned long)native_window);
-	return render_window_target_create(egl, native_window, true, width, height, label);
-}
-
-const char *render_target_window_path(const struct render_target *t)
-{
-	const struct window_target *w =
-		render_container_of(t, const struct window_target, base);
-	return path_name(w->path);
 }
 
 /* Copies region (output coordinates) of the framebuffer to the back
@@ -323,7 +311,7 @@ done:
 	return 0;
 }
 
-int render_target_window_present(struct render_target *t, const pixman_region32_t *damage)
+static int window_present(struct render_target *t, const pixman_region32_t *damage)
 {
 	struct window_target *w = window_target(t);
 	pixman_region32_t copy;
@@ -372,21 +360,14 @@ int render_target_window_present(struct render_target *t, const pixman_region32_
 	return ret;
 }
 
-void render_target_window_destroy(struct render_target *t)
+static void window_destroy(struct render_target *t)
 {
-	struct window_target *w;
-	EGLDisplay dpy;
+	struct window_target *w = window_target(t);
+	EGLDisplay dpy = t->egl->display;
 
-	if (!t)
-		return;
-	w = window_target(t);
-	dpy = t->egl->display;
 	if (w->blit_program)
 		glDeleteProgram(w->blit_program);
-	if (t->fbo)
-		glDeleteFramebuffers(1, &t->fbo);
-	if (t->texture)
-		glDeleteTextures(1, &t->texture);
+	render_gl_target_release(t);
 	if (t->surface != EGL_NO_SURFACE) {
 		/* Keep the context current without the surface we drop. */
 		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, t->egl->context);
@@ -396,3 +377,12 @@ void render_target_window_destroy(struct render_target *t)
 		pixman_region32_fini(&w->history[i]);
 	free(w);
 }
+
+static const struct render_target_impl window_impl = {
+	.engine = "gl",
+	.present = window_present,
+	.flush = render_gl_target_flush,
+	.frame_done = render_gl_target_frame_done,
+	.read_pixels = render_gl_target_read_pixels,
+	.destroy = window_destroy,
+};

@@ -198,15 +198,3 @@ bool render_texture_is_imported(const struct render_texture *tex)
 {
 	return tex->image != NULL;
 }
-
-void render_texture_release_image(struct render_texture *tex)
-{
-	PFNEGLDESTROYIMAGEKHRPROC destroy_image;
-
-	if (!tex->image)
-		return;
-	destroy_image = (PFNEGLDESTROYIMAGEKHRPROC)eglGetProcAddress("eglDestroyImageKHR");
-	if (destroy_image)
-		destroy_image(tex->renderer->egl->display, tex->image);
-	tex->image = NULL;
-}

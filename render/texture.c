@@ -158,10 +158,25 @@ bool render_gl_texture_init(struct render_texture *tex)
 	return true;
 }
 
+/* An imported dmabuf's EGLImage (texture-dmabuf.c) goes with its texture:
+ * the image is released here, where every GL texture ends, so the import
+ * needs nothing back from this file but render_texture_destroy. */
+static void release_image(struct render_texture *tex)
+{
+	PFNEGLDESTROYIMAGEKHRPROC destroy_image;
+
+	if (!tex->image)
+		return;
+	destroy_image = (PFNEGLDESTROYIMAGEKHRPROC)eglGetProcAddress("eglDestroyImageKHR");
+	if (destroy_image)
+		destroy_image(tex->renderer->egl->display, tex->image);
+	tex->image = NULL;
+}
+
 void render_gl_texture_fini(struct render_texture *tex)
 {
 	glDeleteTextures(1, &tex->id);
-	render_texture_release_image(tex);
+	release_image(tex);
 }
 
 void render_texture_destroy(struct render_texture *tex)

@@ -181,7 +181,10 @@ int xwm_composite_start(struct xwm *xwm)
 		xwm_log("rendering with pixman %s (no EGL)", pixman_version_string());
 		xwm->renderer = renderer_create_pixman();
 	} else {
-		xwm->egl = render_egl_create_x11(xwm->xlib_display, xwm->screen->root_visual);
+		/* The overlay window has the root's visual: EGL's config must
+		 * match it (output.c draws into the overlay on egl-swap). */
+		xwm->egl = render_egl_create(RENDER_EGL_X11, xwm->xlib_display,
+		                             xwm->screen->root_visual);
 		if (!xwm->egl)
 			return -1;
 		xwm->renderer = renderer_create(xwm->egl);
@@ -193,7 +196,8 @@ int xwm_composite_start(struct xwm *xwm)
 		return -1;
 	if (xwm_output_start(xwm, sw, sh) < 0)
 		return -1;
-	render_frame_sched_init(&xwm->sched, xwm->options.refresh_mhz, render_now_ns());
+	if (xwm_repaint_start(xwm) < 0)
+		return -1;
 	xwm->texture_budget = (uint64_t)(xwm->options.texture_budget_mib ?
 	                                 xwm->options.texture_budget_mib :
 	                                 DEFAULT_TOTAL_BUDGET_MIB) << 20;
@@ -229,6 +233,7 @@ void xwm_composite_finish(struct xwm *xwm)
 		render_scene_destroy(xwm->scene);
 	xwm->scene = NULL;
 	xwm_output_finish(xwm);
+	render_repaint_loop_fini(&xwm->repaint);
 	if (xwm->renderer)
 		renderer_destroy(xwm->renderer);
 	xwm->renderer = NULL;

@@ -1,8 +1,8 @@
 /* duet-xwm's command line, signals, event loop and repaint cycle.
  *
- * The loop drains X events, repaints when render/'s frame scheduler says a
- * repaint is due (its next tick, a timerfd, as duet-compositor's output
- * does; an idle screen arms no timer), then sleeps in poll on the X
+ * The loop drains X events, repaints when render/'s repaint loop says a
+ * repaint is due (its next tick, a timerfd, as on duet-compositor's
+ * outputs; an idle screen arms no timer), then sleeps in poll on the X
  * connection, the repaint timer, the sync-timeout timer and a signalfd
  * (SIGINT/SIGTERM: exit cleanly, SIGUSR1: screenshot). A repaint sends the
  * requests that fetch the frame's window contents and returns to the
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <X11/Xlib.h>
@@ -174,8 +173,6 @@ static bool paint(struct xwm *xwm)
 	return painted;
 }
 
-static void arm_repaint(struct xwm *xwm);
-
 /* Whether a frame started now would paint or answer anything: the scene
  * has damage, a window has contents to fetch, or a client's finished
  * frame can be answered (_NET_WM_FRAME_DRAWN). A repaint asked for by a
@@ -184,8 +181,9 @@ static void arm_repaint(struct xwm *xwm);
  * sync counter's frame the frame in flight answered) is withdrawn: it
  * would paint nothing and answer nothing, and cost a round trip where the
  * output is still busy with the last frame's pixels. */
-static bool frame_has_work(struct xwm *xwm)
+static bool frame_has_work(void *data)
 {
+	struct xwm *xwm = data;
 	return render_scene_has_damage(xwm->scene) || xwm_contents_pending(xwm) ||
 	       xwm_sync_frames_drawn(xwm) > 0;
 }
@@ -209,21 +207,13 @@ static void trace_puts(const struct xwm *xwm, bool painted, char *buf, size_t si
 		snprintf(buf + len, size - len, "]");
 }
 
-/* The second half of a frame, once its contents are in: upload, paint
- * and send them (nothing when only frame-timing messages were due), then
- * those messages. */
-static void repaint_finish(struct xwm *xwm)
+/* The frame is finished (drawn_ns: its pixels have left for the X
+ * server): its trace, and the frame-timing messages it answers. */
+static void frame_drawn(void *data, const struct render_frame *frame, uint64_t drawn_ns)
 {
-	struct render_frame *frame = &xwm->frame;
+	struct xwm *xwm = data;
+	bool painted = frame->paint;
 
-	xwm_contents_upload(xwm);
-	bool painted = paint(xwm);
-	/* "Drawn" is when the pixels have left for the X server, not when
-	 * they were read back: the flush is part of the frame's cost. */
-	xcb_flush(xwm->conn);
-	uint64_t done_ns = render_now_ns();
-	frame->paint = painted;
-	uint64_t tick_ns = render_frame_sched_finish(&xwm->sched, frame, done_ns);
 	if (render_trace_enabled()) {
 		char puts[XWM_MAX_RECTS * 56 + 4];
 		trace_puts(xwm, painted, puts, sizeof(puts));
@@ -233,46 +223,49 @@ static void repaint_finish(struct xwm *xwm)
 		             ",\"fetch_in_place\":%" PRIu64 ",\"fetch_copied\":%" PRIu64
 		             ",\"frames_drawn\":%u",
 		             frame->seq, painted ? "true" : "false",
-		             painted ? xwm->last_paint_area : 0, tick_ns, done_ns,
+		             painted ? xwm->last_paint_area : 0, frame->tick_ns, drawn_ns,
 		             painted ? xwm->out_frame_puts : 0, puts,
 		             painted ? xwm->out_frame_readback : 0, xwm->out_waits,
 		             xwm->fetch_in_place, xwm->fetch_copied, xwm_sync_frames_drawn(xwm));
-		xwm_composite_trace_shown(xwm, frame->seq, done_ns);
+		xwm_composite_trace_shown(xwm, frame->seq, drawn_ns);
 	}
-	xwm_sync_frame_presented(xwm, done_ns);
-	/* What asked for a frame while this one was in flight may have been
-	 * done by it: a client that finished a frame this one showed asked
-	 * for a frame to answer it, and this one did. */
-	if (xwm->sched.scheduled && !frame_has_work(xwm))
-		render_frame_sched_withdraw(&xwm->sched);
-	xcb_flush(xwm->conn);
-	xwm->frame_in_flight = false;
-	/* Damage that came while the frame waited asked for a repaint whose
-	 * timer may have fired meanwhile (and was ignored): arm it again. */
-	if (xwm->sched.scheduled)
-		arm_repaint(xwm);
+	xwm_sync_frame_presented(xwm, drawn_ns);
 }
 
-/* The first half of a frame of the scheduler: take the damage and send
- * the requests that fetch it; the frame goes on in repaint_finish once
- * their replies are in (run() checks without blocking), or at once when
- * there was nothing to fetch. */
-static void repaint(struct xwm *xwm)
+/* The second half of a frame, once its contents are in: upload, paint
+ * and send them (nothing when only frame-timing messages were due), then
+ * those messages. "Drawn" is when the pixels have left for the X server,
+ * not when they were read back: the flush is part of the frame's cost.
+ * The repaint loop then withdraws a repaint asked for meanwhile that this
+ * frame did (a client that finished a frame this one showed asked for a
+ * frame to answer it, and this one did), or arms it. */
+static void repaint_finish(struct xwm *xwm)
 {
-	if (!xwm->scene || xwm->frame_in_flight)
-		return;
-	if (xwm->sched.scheduled && !frame_has_work(xwm)) {
-		render_frame_sched_withdraw(&xwm->sched);
-		return;
-	}
-	if (!render_frame_sched_start(&xwm->sched, render_now_ns(), &xwm->frame))
-		return;
-	xwm->frame_in_flight = true;
+	xwm_contents_upload(xwm);
+	bool painted = paint(xwm);
+	xcb_flush(xwm->conn);
+	render_repaint_loop_finish(&xwm->repaint, painted, render_now_ns(), NULL);
+	xcb_flush(xwm->conn);
+}
+
+/* The first half of a frame: take the damage and send the requests that
+ * fetch it; the frame goes on in repaint_finish once their replies are in
+ * (run() checks without blocking), or at once when there was nothing to
+ * fetch. */
+static void repaint_start(void *data, const struct render_frame *frame)
+{
+	struct xwm *xwm = data;
+	(void)frame;
 	if (xwm_contents_fetch(xwm)) {
 		xcb_flush(xwm->conn);
 		return;
 	}
 	repaint_finish(xwm);
+}
+
+static bool frame_in_flight(const struct xwm *xwm)
+{
+	return xwm->repaint.state == RENDER_REPAINT_PAINTING;
 }
 
 /* Applies the replies that are in, oldest request first, across all that
@@ -314,7 +307,7 @@ static bool poll_replies(struct xwm *xwm)
 /* The frame in flight, if its contents have arrived (never blocks). */
 static bool repaint_if_ready(struct xwm *xwm)
 {
-	if (!xwm->frame_in_flight || !xwm_contents_ready(xwm))
+	if (!frame_in_flight(xwm) || !xwm_contents_ready(xwm))
 		return false;
 	repaint_finish(xwm);
 	return true;
@@ -328,7 +321,7 @@ void xwm_repaint_now(struct xwm *xwm)
 	 * a frame in flight is finished first, then whatever is still
 	 * pending is fetched and painted. The frame bookkeeping (timing
 	 * messages, trace) stays with the scheduled repaint. */
-	if (xwm->frame_in_flight) {
+	if (frame_in_flight(xwm)) {
 		xwm_contents_wait(xwm);
 		repaint_finish(xwm);
 	}
@@ -341,40 +334,24 @@ void xwm_repaint_now(struct xwm *xwm)
 		xcb_flush(xwm->conn);
 }
 
-static void arm_timer(struct xwm *xwm, int fd, uint64_t at)
-{
-	uint64_t now = render_now_ns();
-	struct itimerspec its = {
-		.it_value = { .tv_sec = (time_t)(at / 1000000000u),
-		              .tv_nsec = (long)(at % 1000000000u) },
-	};
-	/* A time already passed (or "now") fires at once. */
-	if (at <= now)
-		its.it_value = (struct timespec){ .tv_sec = 0, .tv_nsec = 1 };
-	if (timerfd_settime(fd, at <= now ? 0 : TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		xwm_log("timer: %s", strerror(errno));
-}
+/* A repaint whose deadline has come is not a timer: run() runs it before
+ * it sleeps (render_repaint_loop_due), once every event read so far is in. */
+static const struct render_repaint_ops repaint_ops = {
+	.has_work = frame_has_work,
+	.paint = repaint_start,
+	.deliver = frame_drawn,
+};
 
-/* A deadline still ahead arms the timer; one that has come (always at
- * refresh 0, and on damage that ends an idle spell) is run by the loop
- * before it sleeps, as duet-compositor runs it from an idle source: a
- * timer set to fire at once would cost a timerfd_settime, a wakeup and a
- * read per frame. A timer left armed for an earlier deadline may still
- * fire: repaint() then finds nothing due and returns. */
-static void arm_repaint(struct xwm *xwm)
+int xwm_repaint_start(struct xwm *xwm)
 {
-	if (xwm->sched.deadline_ns > render_now_ns())
-		arm_timer(xwm, xwm->timer_fd, xwm->sched.deadline_ns);
-	else
-		xwm->repaint_due = true;
+	return render_repaint_loop_init(&xwm->repaint, xwm->options.refresh_mhz, 0, &repaint_ops,
+	                                xwm);
 }
 
 static void request_repaint(struct xwm *xwm, bool damage)
 {
-	if (!xwm->scene)
-		return;
-	if (render_frame_sched_request(&xwm->sched, render_now_ns(), damage))
-		arm_repaint(xwm);
+	if (xwm->scene)
+		render_repaint_loop_request(&xwm->repaint, damage);
 }
 
 void xwm_schedule_repaint(struct xwm *xwm)
@@ -389,10 +366,7 @@ void xwm_schedule_frame_due(struct xwm *xwm)
 
 void xwm_arm_sync_timer(struct xwm *xwm, uint64_t at)
 {
-	if (at)
-		arm_timer(xwm, xwm->sync_timer_fd, at);
-	else
-		timerfd_settime(xwm->sync_timer_fd, 0, &(struct itimerspec){ 0 }, NULL);
+	render_timer_arm(xwm->sync_timer_fd, at);
 }
 
 /* ---------------------------------------------------------- event loop */
@@ -451,16 +425,15 @@ static int run(struct xwm *xwm, int signal_fd)
 			handle_event(xwm, ev);
 			continue;
 		}
-		if (xwm->repaint_due) {
+		if (render_repaint_loop_due(&xwm->repaint)) {
 			/* Every event read so far is in: the frame takes them. */
-			xwm->repaint_due = false;
-			repaint(xwm);
+			render_repaint_loop_run(&xwm->repaint);
 			continue;
 		}
 
 		struct pollfd fds[4] = {
 			{ .fd = xcb_get_file_descriptor(xwm->conn), .events = POLLIN },
-			{ .fd = xwm->timer_fd, .events = POLLIN },
+			{ .fd = xwm->repaint.timer_fd, .events = POLLIN },
 			{ .fd = signal_fd, .events = POLLIN },
 			{ .fd = xwm->sync_timer_fd, .events = POLLIN },
 		};
@@ -473,22 +446,15 @@ static int run(struct xwm *xwm, int signal_fd)
 		if (fds[2].revents & POLLIN)
 			handle_signal(xwm, signal_fd);
 		if (fds[3].revents & POLLIN) {
-			uint64_t expirations;
-			if (read(xwm->sync_timer_fd, &expirations, sizeof(expirations)) < 0 &&
-			    errno != EAGAIN)
-				xwm_log("sync timer: read: %s", strerror(errno));
+			render_timer_read(xwm->sync_timer_fd);
 			xwm_sync_timeout(xwm);
 		}
 		if (fds[1].revents & POLLIN) {
-			uint64_t expirations;
-			if (read(xwm->timer_fd, &expirations, sizeof(expirations)) < 0 &&
-			    errno != EAGAIN)
-				xwm_log("repaint timer: read: %s", strerror(errno));
 			/* Events that came meanwhile go into this frame. */
 			while ((ev = xcb_poll_for_event(xwm->conn)))
 				handle_event(xwm, ev);
 			xwm_wm_flush_configures(xwm);
-			repaint(xwm);
+			render_repaint_loop_timer(&xwm->repaint);
 		}
 	}
 	return 0;
@@ -545,7 +511,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	xwm_list_init(&xwm.stack);
-	xwm.timer_fd = xwm.sync_timer_fd = xwm.screenshot_dir_fd = -1;
+	xwm.repaint.timer_fd = xwm.sync_timer_fd = xwm.screenshot_dir_fd = -1;
 	const char *env_debug = getenv("DUET_XWM_DEBUG");
 	xwm.debug = env_debug && env_debug[0] && strcmp(env_debug, "0") != 0;
 	ret = parse_options(argc, argv, &xwm);
@@ -556,9 +522,8 @@ int main(int argc, char **argv)
 		return 1;
 	render_trace_open(NULL);
 	int signal_fd = setup_signals();
-	xwm.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	xwm.sync_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (signal_fd < 0 || xwm.timer_fd < 0 || xwm.sync_timer_fd < 0) {
+	xwm.sync_timer_fd = render_timer_create();
+	if (signal_fd < 0 || xwm.sync_timer_fd < 0) {
 		xwm_log("signalfd/timerfd: %s", strerror(errno));
 		return 1;
 	}
@@ -592,7 +557,6 @@ out:
 		xwm_protolog_write();
 		XCloseDisplay(xwm.xlib_display);
 	}
-	close(xwm.timer_fd);
 	close(xwm.sync_timer_fd);
 	close(signal_fd);
 	xwm_screenshot_dir_close(&xwm);

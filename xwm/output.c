@@ -51,6 +51,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <X11/Xlib.h>
 #include <xcb/shm.h>
 
 #include "xwm.h"
@@ -153,11 +154,13 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 	}
 
 	if (!shm) {
-		xwm->target = render_target_create_window(xwm->egl, xwm->overlay, width, height);
+		/* EGL's X11 platform takes the address of an Xlib Window. */
+		Window overlay = xwm->overlay;
+		xwm->target = render_target_create_window(xwm->egl, &overlay, width, height);
 		if (!xwm->target)
 			return -1;
 		xwm->output_path = "egl-swap";
-		xwm->output_repaint = render_target_window_path(xwm->target);
+		xwm->output_repaint = render_target_repaint_path(xwm->target);
 	} else {
 		bool seg = xwm->has_shm_fd && shm_setup(xwm, (size_t)width * (size_t)height * 4);
 		if (!seg)
@@ -175,7 +178,8 @@ int xwm_output_start(struct xwm *xwm, int width, int height)
 		if (!xwm->target)
 			return -1;
 		xwm->output_path = "shm-put";
-		xwm->output_repaint = xwm->egl ? "fbo" : xwm->out_direct ? "memory-shm" : "memory";
+		xwm->output_repaint = xwm->out_direct ? "memory-shm"
+		                                      : render_target_repaint_path(xwm->target);
 		xwm->out_width = width;
 		xwm->out_height = height;
 		xwm->out_gc = xcb_generate_id(xwm->conn);
@@ -196,17 +200,14 @@ void xwm_output_finish(struct xwm *xwm)
 {
 	if (!xwm->target)
 		return;
-	if (xwm->output_path && strcmp(xwm->output_path, "egl-swap") == 0) {
-		render_target_window_destroy(xwm->target);
-	} else {
-		render_target_destroy(xwm->target);
-		if (xwm->out_shm_data) {
-			xcb_shm_detach(xwm->conn, xwm->out_shm_seg);
-			munmap(xwm->out_shm_data, xwm->out_shm_size);
-		}
-		if (xwm->out_gc)
-			xcb_free_gc(xwm->conn, xwm->out_gc);
+	render_target_destroy(xwm->target);
+	/* shm-put's segment and GC (egl-swap has neither). */
+	if (xwm->out_shm_data) {
+		xcb_shm_detach(xwm->conn, xwm->out_shm_seg);
+		munmap(xwm->out_shm_data, xwm->out_shm_size);
 	}
+	if (xwm->out_gc)
+		xcb_free_gc(xwm->conn, xwm->out_gc);
 	free(xwm->out_buf);
 	xwm->out_buf = NULL;
 	xwm->out_shm_data = NULL;
@@ -353,7 +354,7 @@ static void present_shm(struct xwm *xwm, const pixman_region32_t *damage)
 void xwm_output_present(struct xwm *xwm, const pixman_region32_t *damage)
 {
 	if (strcmp(xwm->output_path, "egl-swap") == 0) {
-		render_target_window_present(xwm->target, damage);
+		render_target_present(xwm->target, damage);
 		return;
 	}
 	present_shm(xwm, damage);

@@ -266,7 +266,7 @@ unsigned int xwm_sync_frames_drawn(const struct xwm *xwm)
 void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
 {
 	uint64_t t_us = drawn_ns / 1000;
-	uint32_t refresh_us = (uint32_t)(xwm->sched.period_ns / 1000);
+	uint32_t refresh_us = (uint32_t)(xwm->repaint.sched.period_ns / 1000);
 
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);

@@ -230,7 +230,9 @@ struct xwm {
 	struct render_scene *scene;
 	/* Texture memory of all windows, and the budgets (composite.c). */
 	uint64_t texture_bytes, texture_budget, window_texture_budget;
-	struct render_frame_sched sched; /* when to repaint (render/frame-sched.c) */
+	/* When to repaint, and the frame on its way from its start to its
+	 * paint, waiting for its contents (render/repaint-loop.c, main.c). */
+	struct render_repaint_loop repaint;
 	const char *content_path;    /* "shm-copy" or "zero-copy" (where DRI3 imports) */
 	/* DRI3 (dri3.c): the minor version the server speaks, -1 none; why
 	 * windows cannot go zero-copy (NULL: they can); the X Sync fence
@@ -274,13 +276,6 @@ struct xwm {
 	void *shm_data;
 	size_t shm_size;
 
-	/* The frame between its start and its paint, waiting for its
-	 * contents (main.c). */
-	bool frame_in_flight;
-	struct render_frame frame;
-	int timer_fd;                /* the scheduler's repaint deadline */
-	bool repaint_due;            /* its deadline has come: the loop repaints
-	                              * before it sleeps, without the timer */
 	int sync_timer_fd;           /* the earliest _NET_WM_SYNC_REQUEST timeout */
 	uint64_t last_paint_area;    /* pixels repainted by the last paint, for the trace */
 	bool quit;
@@ -405,13 +400,16 @@ void xwm_composite_window_restacked(struct xwm_window *w);
 void xwm_composite_window_destroyed(struct xwm_window *w);
 void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev);
 /* main.c: a repaint on the frame scheduler's next tick, for new damage or
- * (frame_due) only for frame-timing messages that are due. */
+ * (frame_due) only for frame-timing messages that are due. Nothing before
+ * the compositing output is up (xwm_repaint_start). */
 void xwm_schedule_repaint(struct xwm *xwm);
 void xwm_schedule_frame_due(struct xwm *xwm);
 /* Paints pending contents at once, off the grid (screenshots). */
 void xwm_repaint_now(struct xwm *xwm);
 /* Arms xwm->sync_timer_fd for at (0 disarms it). */
 void xwm_arm_sync_timer(struct xwm *xwm, uint64_t at);
+/* The repaint loop on the overlay, at --refresh (main.c); 0 or -1. */
+int xwm_repaint_start(struct xwm *xwm);
 /* Emits the "composited" trace event for windows whose first content or
  * new size this frame (finished at done_ns) showed. */
 void xwm_composite_trace_shown(struct xwm *xwm, uint64_t seq, uint64_t done_ns);

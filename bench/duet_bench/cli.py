@@ -40,7 +40,7 @@ import tempfile
 from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
                         stats, switches)
 from duet_launch import enlightenment, paths, reaper, stack_kinds
-from duet_bench.apprun import AppFailed, StackDied
+from duet_bench.apprun import AppFailed, StackDied, check_stack
 from duet_bench.progress import Progress
 
 EXIT_USAGE = 2
@@ -379,6 +379,12 @@ class Bench:
                     self.record_failure(rec, "%sthe stack died: %s" % (self.round_label(), e),
                                         st)
                 except AppFailed as e:
+                    # An app that failed may have lost a server that is
+                    # still dying: the stack's death is then the cause.
+                    try:
+                        check_stack(st, grace=procs.patience(2.0))
+                    except StackDied as died:
+                        e = "the stack died: %s (%s)" % (died, e)
                     self.record_failure(rec, self.round_label() + str(e), st)
                 finally:
                     # The samples this job added share its load and steal:

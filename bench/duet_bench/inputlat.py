@@ -211,11 +211,14 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
             seen = _transition(obs, "seen" if colour == "b" else "gone", t, SHOW_TIMEOUT_S)
             inj.send("release")
             injected.append((k + 1, t, colour, seen, round(delay * 1000, 3)))
-        # The app reports a press once its frame was presented: give the
-        # last ones a moment (a press without its line just lacks points).
+        # The app reports a press once its frame was presented, which can
+        # come well after the observer saw it: with the GL engine under
+        # ASan beside a CPU hog, a 2 s wait here lost the last presses'
+        # lines. A hang guard only: the wait ends with the last line (a
+        # press without its line still just lacks points).
         try:
             run.wait(lambda ev: sum(1 for e in ev if e.get("name") == "input_key") >= presses,
-                     timeout=2, experiment="input")
+                     timeout=procs.patience(30), experiment="input")
         except AppFailed:
             pass
         # Its whole run was clean, exit included (in a sanitizer build, no

@@ -27,7 +27,7 @@ def patience(seconds):
         factor = 1.0
     return seconds * max(factor, 1.0)
 
-RUN_MARK = "DUET_BENCH_RUN"  # set in every child's environment: find strays by it
+RUN_MARK = proc.RUN_MARK  # in every child's environment: find strays by it
 _cleaning = False
 
 

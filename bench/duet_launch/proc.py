@@ -17,7 +17,26 @@ import subprocess
 import threading
 import time
 
+from duet_launch import reaper
+
+RUN_MARK = "DUET_BENCH_RUN"  # in every child's environment: find strays by it
 _live = []
+_own_mark = None
+
+
+def marked_env(env):
+    """env with RUN_MARK: the caller's (whoever set it watches it: the
+    bench's cli, or a test around it), or else this process's own, watched
+    by reaper.py from its first use, so that a test or tool using Child
+    directly, killed, leaves nothing behind either."""
+    global _own_mark
+    env = dict(os.environ if env is None else env)
+    if RUN_MARK not in env:
+        if _own_mark is None:
+            _own_mark = "%d-%s" % (os.getpid(), os.urandom(4).hex())
+            reaper.watch(RUN_MARK, _own_mark)
+        env[RUN_MARK] = _own_mark
+    return env
 
 
 def live():
@@ -43,7 +62,8 @@ class LineTimeout(Exception):
 
 
 class Child:
-    """One process in its own session.
+    """One process in its own session, its environment marked
+    (marked_env).
 
     log_path: stderr goes there, and stdout too unless stdout= or lines=
     say otherwise (None: both to /dev/null unless given). lines=True:
@@ -64,7 +84,7 @@ class Child:
         if lines:
             stdout = subprocess.PIPE
         try:
-            self.popen = subprocess.Popen(argv, env=env, stdin=stdin,
+            self.popen = subprocess.Popen(argv, env=marked_env(env), stdin=stdin,
                                           stdout=out if stdout is None else stdout,
                                           stderr=out if stderr is None else stderr,
                                           start_new_session=True, **kw)

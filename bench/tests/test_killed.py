@@ -10,6 +10,11 @@ Every process carrying the run's mark must be gone soon after.
 harness: the integration tests' duet.py starts an X session (Xvfb +
 duet-xwm) in a child Python process, which then gets SIGKILL in the same
 way; nothing marked with that process's test mark may be left.
+
+child: a program that starts a process with duet_launch.proc.Child itself,
+with no mark of its own (as bench/tests/test_observer.py does), gets
+SIGKILL: that process must go too (the observer test's duet-compositor and
+duet-launch outlived a stopped meson test under qemu-user).
 """
 import os
 import signal
@@ -21,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from checks import check, cmdlines  # noqa: E402
+from checks import check, cmdlines, on_fail  # noqa: E402
 from duet_launch import reaper  # noqa: E402
 
 INTEGRATION = os.path.join(HERE, "..", "..", "tests", "integration")
@@ -98,6 +103,43 @@ def test_harness():
     gone_after_kill(proc, "DUET_TEST_RUN", value, ("Xvfb", "duet-xwm"))
 
 
+CHILD = r"""
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from duet_launch import proc
+c = proc.Child("sleeper", ["sleep", "600"], dict(os.environ))
+print("pid", c.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_child():
+    env = dict(os.environ)
+    env.pop("DUET_BENCH_RUN", None)
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, os.path.dirname(HERE)], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    on_fail(proc.kill)
+    line = proc.stdout.readline()
+    check(line.startswith("pid "), "the program started its child (%r)" % line)
+    pid = int(line.split()[1])
+    on_fail(lambda: os.kill(pid, signal.SIGKILL))
+    with open("/proc/%d/environ" % pid, "rb") as f:
+        mark = [v for v in f.read().split(b"\0") if v.startswith(b"DUET_BENCH_RUN=")]
+    check(mark, "the child carries a run mark")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    try:
+        wait_for(lambda: not os.path.exists("/proc/%d" % pid) or
+                 open("/proc/%d/stat" % pid).read().split(") ")[1].startswith("Z"),
+                 30, "the killed program's child gone")
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)  # never leave it to the next test
+        except ProcessLookupError:
+            pass
+    print("killed the program; its child %d went with it" % pid)
+
+
 if __name__ == "__main__":
-    {"bench": test_bench, "harness": test_harness}[sys.argv[1]]()
+    {"bench": test_bench, "harness": test_harness, "child": test_child}[sys.argv[1]]()
     print("PASS")

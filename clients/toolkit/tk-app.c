@@ -1,5 +1,6 @@
-/* The toolkit's window-system independent half: options, app and window
- * life cycle, the frame sequence, and the draw calls' dispatch. */
+/* The toolkit's window-system and engine independent half: options, the
+ * app (one platform and one engine) and window life cycle, the frame
+ * sequence, and the draw calls' dispatch. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 #include <time.h>
 
 #include "tk-private.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static int take_value(int *argc, char **argv, int i, const char *name, const char **value)
 {
@@ -26,35 +29,39 @@ static int take_value(int *argc, char **argv, int i, const char *name, const cha
 	return 2;
 }
 
+/* The index of value in names (NULL slots never match); -1 after printing
+ * why. */
+static int pick(const char *what, const char *value, const char *const *names, size_t n,
+                const char *want)
+{
+	for (size_t k = 0; k < n; k++)
+		if (names[k] && strcmp(value, names[k]) == 0)
+			return (int)k;
+	fprintf(stderr, "unknown %s '%s' (want %s)\n", what, value, want);
+	return -1;
+}
+
 int tk_parse_options(int *argc, char **argv, struct tk_options *opts)
 {
+	static const char *const backends[] = {
+		[TK_BACKEND_WAYLAND] = "wayland", [TK_BACKEND_X11] = "x11",
+	};
+	static const char *const engines[] = { [TK_ENGINE_GL] = "gl", [TK_ENGINE_SW] = "sw" };
 	opts->backend = TK_BACKEND_AUTO;
 	opts->engine = TK_ENGINE_GL;
 	int i = 1;
 	while (i < *argc) {
 		const char *v = NULL;
+		int k;
 		int used = take_value(argc, argv, i, "--backend", &v);
-		if (used == 0) {
-			used = take_value(argc, argv, i, "--engine", &v);
-			if (used > 0) {
-				if (strcmp(v, "gl") == 0) {
-					opts->engine = TK_ENGINE_GL;
-				} else if (strcmp(v, "sw") == 0) {
-					opts->engine = TK_ENGINE_SW;
-				} else {
-					fprintf(stderr, "unknown engine '%s' (want gl or sw)\n", v);
-					return -1;
-				}
-			}
-		} else if (used > 0) {
-			if (strcmp(v, "wayland") == 0) {
-				opts->backend = TK_BACKEND_WAYLAND;
-			} else if (strcmp(v, "x11") == 0) {
-				opts->backend = TK_BACKEND_X11;
-			} else {
-				fprintf(stderr, "unknown backend '%s' (want wayland or x11)\n", v);
+		if (used > 0) {
+			if ((k = pick("backend", v, backends, N_OF(backends), "wayland or x11")) < 0)
 				return -1;
-			}
+			opts->backend = (enum tk_backend_kind)k;
+		} else if (used == 0 && (used = take_value(argc, argv, i, "--engine", &v)) > 0) {
+			if ((k = pick("engine", v, engines, N_OF(engines), "gl or sw")) < 0)
+				return -1;
+			opts->engine = (enum tk_engine_kind)k;
 		}
 		if (used < 0)
 			return -1;
@@ -68,45 +75,45 @@ int tk_parse_options(int *argc, char **argv, struct tk_options *opts)
 	return 0;
 }
 
+static const struct tk_platform *platform_from_env(void)
+{
+	const char *wl = getenv("WAYLAND_DISPLAY");
+	const char *x = getenv("DISPLAY");
+	if (wl && *wl)
+		return &tk_platform_wayland;
+	if (x && *x)
+		return &tk_platform_x11;
+	fprintf(stderr, "no display: set WAYLAND_DISPLAY or DISPLAY, or pass --backend\n");
+	return NULL;
+}
+
 struct tk_app *tk_app_create(const struct tk_options *opts, const char *app_id)
 {
-	const struct tk_backend *backend = NULL;
-	switch (opts->backend) {
-	case TK_BACKEND_WAYLAND:
-		backend = &tk_backend_wayland;
-		break;
-	case TK_BACKEND_X11:
-		backend = &tk_backend_x11;
-		break;
-	case TK_BACKEND_AUTO: {
-		const char *wl = getenv("WAYLAND_DISPLAY");
-		const char *x = getenv("DISPLAY");
-		if (wl && *wl)
-			backend = &tk_backend_wayland;
-		else if (x && *x)
-			backend = &tk_backend_x11;
-		else {
-			fprintf(stderr, "no display: set WAYLAND_DISPLAY or DISPLAY, or pass --backend\n");
-			return NULL;
-		}
-		break;
-	}
-	}
+	static const struct tk_platform *const platforms[] = {
+		[TK_BACKEND_WAYLAND] = &tk_platform_wayland, [TK_BACKEND_X11] = &tk_platform_x11,
+	};
+	static const struct tk_engine *const engines[] = {
+		[TK_ENGINE_GL] = &tk_engine_gl, [TK_ENGINE_SW] = &tk_engine_sw,
+	};
+	const struct tk_platform *platform =
+		opts->backend == TK_BACKEND_AUTO ? platform_from_env() : platforms[opts->backend];
+	if (!platform)
+		return NULL;
 	struct tk_app *app = calloc(1, sizeof(*app));
 	if (!app)
 		return NULL;
-	app->backend = backend;
-	app->engine = opts->engine;
+	app->platform = platform;
+	app->engine = engines[opts->engine];
 	app->app_id = strdup(app_id);
 	app->presentation = "none";
-	app->path_detail = opts->engine == TK_ENGINE_GL ? "egl" : "shm";
-	if (!app->app_id || backend->connect(app) < 0) {
+	app->path_detail = app->engine->path;
+	if (!app->app_id || platform->connect(app) < 0) {
 		free(app->app_id);
 		free(app);
 		return NULL;
 	}
-	if (app->engine == TK_ENGINE_GL && tk_egl_init(app) < 0) {
-		backend->disconnect(app);
+	if (app->engine->init(app) < 0) {
+		platform->disconnect(app);
 		free(app->app_id);
 		free(app);
 		return NULL;
@@ -121,20 +128,21 @@ void tk_app_destroy(struct tk_app *app)
 	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++)
 		if (app->windows[i])
 			tk_window_destroy(app->windows[i]);
-	tk_egl_fini(app);
-	app->backend->disconnect(app);
+	if (app->engine->fini)
+		app->engine->fini(app);
+	app->platform->disconnect(app);
 	free(app->app_id);
 	free(app);
 }
 
 const char *tk_app_backend_name(const struct tk_app *app)
 {
-	return app->backend->name;
+	return app->platform->name;
 }
 
 const char *tk_app_engine_name(const struct tk_app *app)
 {
-	return app->engine == TK_ENGINE_GL ? "gl" : "sw";
+	return app->engine->name;
 }
 
 const char *tk_app_presentation_name(const struct tk_app *app)
@@ -178,7 +186,7 @@ int tk_app_dispatch(struct tk_app *app, int timeout_ms)
 		deliver_pending(app);
 		timeout_ms = 0;
 	}
-	return app->backend->dispatch(app, timeout_ms);
+	return app->platform->dispatch(app, timeout_ms);
 }
 
 uint64_t tk_app_connected_ns(const struct tk_app *app)
@@ -188,21 +196,21 @@ uint64_t tk_app_connected_ns(const struct tk_app *app)
 
 uint64_t tk_app_roundtrip(struct tk_app *app)
 {
-	if (app->backend->roundtrip(app) < 0)
+	if (app->platform->roundtrip(app) < 0)
 		return 0;
 	return tk_now_ns();
 }
 
 bool tk_app_protocol_counts(struct tk_app *app, uint64_t *requests, uint64_t *events)
 {
-	if (!app->backend->protocol_counts)
+	if (!app->platform->protocol_counts)
 		return false;
-	return app->backend->protocol_counts(app, requests, events);
+	return app->platform->protocol_counts(app, requests, events);
 }
 
 bool tk_app_can_server_resize(struct tk_app *app, const char **why)
 {
-	return app->backend->can_server_resize(app, why);
+	return app->platform->can_server_resize(app, why);
 }
 
 /* ------------------------------------------------------------ windows */
@@ -228,8 +236,7 @@ struct tk_window *tk_window_create(struct tk_app *app, int width, int height,
 	win->width = width;
 	win->height = height;
 	win->feedback = true;
-	win->egl_surface = EGL_NO_SURFACE;
-	if (app->backend->window_create(win) < 0) {
+	if (app->platform->window_create(win) < 0) {
 		free(win);
 		return NULL;
 	}
@@ -242,17 +249,8 @@ void tk_window_destroy(struct tk_window *win)
 	if (!win)
 		return;
 	struct tk_app *app = win->app;
-	/* GL: images and draw state live in the context, freed with it current. */
-	if (app->engine == TK_ENGINE_GL)
-		tk_egl_window_fini(win);
-	while (win->images)
-		tk_image_destroy(win->images);
-	if (win->draw)
-		win->draw->ops->destroy(win->draw);
-	win->draw = NULL;
-	if (app->engine == TK_ENGINE_SW && app->backend->sw_destroy)
-		app->backend->sw_destroy(win);
-	app->backend->window_destroy(win);
+	app->engine->window_fini(win);
+	app->platform->window_destroy(win);
 	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++)
 		if (app->windows[i] == win)
 			app->windows[i] = NULL;
@@ -267,12 +265,12 @@ void tk_window_destroy(struct tk_window *win)
 
 void tk_window_set_title(struct tk_window *win, const char *title)
 {
-	win->app->backend->set_title(win, title);
+	win->app->platform->set_title(win, title);
 }
 
 int tk_window_show(struct tk_window *win)
 {
-	return win->app->backend->show(win);
+	return win->app->platform->show(win);
 }
 
 bool tk_window_ready(const struct tk_window *win)
@@ -290,14 +288,19 @@ void tk_window_resize(struct tk_window *win, int width, int height)
 {
 	if (width < 1 || height < 1 || width > 16384 || height > 16384)
 		return;
-	win->app->backend->request_resize(win, width, height);
+	win->app->platform->request_resize(win, width, height);
 }
 
 int tk_window_server_resize(struct tk_window *win, int width, int height)
 {
 	if (width < 1 || height < 1 || width > 16384 || height > 16384)
 		return -1;
-	return win->app->backend->server_resize(win, width, height);
+	return win->app->platform->server_resize(win, width, height);
+}
+
+bool tk_window_close_requested(const struct tk_window *win)
+{
+	return win->close_requested;
 }
 
 void tk_window_set_feedback(struct tk_window *win, bool on)
@@ -313,6 +316,15 @@ void tk_window_set_size(struct tk_window *win, int width, int height)
 	win->height = height;
 	if (win->listener && win->listener->resized)
 		win->listener->resized(win->data, win, width, height);
+}
+
+void tk_window_free_drawing(struct tk_window *win)
+{
+	while (win->images)
+		tk_image_destroy(win->images);
+	if (win->draw)
+		win->draw->ops->destroy(win->draw);
+	win->draw = NULL;
 }
 
 void tk_window_emit_presented(struct tk_window *win, const struct tk_frame_info *info)
@@ -333,6 +345,7 @@ void tk_window_queue_presented(struct tk_window *win, const struct tk_frame_info
 
 void tk_window_emit_close(struct tk_window *win)
 {
+	win->close_requested = true;
 	if (win->listener && win->listener->close_requested)
 		win->listener->close_requested(win->data, win);
 }
@@ -350,24 +363,13 @@ struct tk_draw *tk_window_begin_frame(struct tk_window *win)
 		return NULL;
 	win->frame_width = win->width;
 	win->frame_height = win->height;
-	if (app->backend->frame_begin)
-		app->backend->frame_begin(win);
-	if (app->engine == TK_ENGINE_GL) {
-		if (!tk_egl_begin(win))
-			return NULL;
-	} else {
-		void *pixels;
-		int stride;
-		if (app->backend->sw_acquire(win, win->width, win->height, &pixels, &stride) < 0)
-			return NULL;
-		if (!win->draw)
-			win->draw = tk_draw_sw_create();
-		if (!win->draw)
-			return NULL;
-		tk_draw_sw_begin(win->draw, pixels, stride, win->width, win->height);
-	}
+	if (app->platform->frame_begin)
+		app->platform->frame_begin(win);
+	struct tk_draw *d = app->engine->begin_frame(win);
+	if (!d)
+		return NULL;
 	win->in_frame = true;
-	return win->draw;
+	return d;
 }
 
 uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns)
@@ -378,19 +380,20 @@ uint64_t tk_window_end_frame(struct tk_window *win, uint64_t *flush_ns)
 	win->in_frame = false;
 	uint64_t seq = ++win->seq;
 	win->draw->ops->flush(win->draw);
-	app->backend->frame_pre_commit(win, seq);
+	if (app->platform->frame_pre_commit)
+		app->platform->frame_pre_commit(win, seq);
 	uint64_t t0 = tk_now_ns();
-	int r = app->engine == TK_ENGINE_GL ? tk_egl_swap(win) : app->backend->sw_present(win);
+	int r = app->engine->present(win);
 	uint64_t t1 = tk_now_ns();
 	if (flush_ns)
 		*flush_ns = t1 - t0;
 	if (r < 0)
 		return 0;
-	/* A backend whose post_commit sends the frame stamps this again as
+	/* A platform whose post_commit sends the frame stamps this again as
 	 * the frame leaves (before its write). */
 	win->submitted_ns = t1;
-	if (app->backend->frame_post_commit)
-		app->backend->frame_post_commit(win, seq);
+	if (app->platform->frame_post_commit)
+		app->platform->frame_post_commit(win, seq);
 	return seq;
 }
 
@@ -403,7 +406,7 @@ uint64_t tk_window_wait_received(struct tk_window *win)
 {
 	if (!win->mark_sent)
 		return 0;
-	int r = win->mark_ns ? 0 : win->app->backend->wait_mark(win);
+	int r = win->mark_ns ? 0 : win->app->platform->wait_mark(win);
 	uint64_t t = win->mark_ns;
 	win->mark_sent = false;
 	win->mark_ns = 0;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tk-private.h"
+#include "tk-draw.h"
 
 #define BATCH_QUADS 2048
 #define FLOATS_PER_VERTEX 8 /* x y u v r g b a */

@@ -5,7 +5,7 @@
 #include <pixman.h>
 #include <stdlib.h>
 
-#include "tk-private.h"
+#include "tk-draw.h"
 
 struct sw_draw {
 	struct tk_draw base;

@@ -1,8 +1,9 @@
-/* The toolkit on Wayland: binds what a toolkit binds (wl_compositor,
+/* The Wayland platform: binds what a toolkit binds (wl_compositor,
  * wl_subcompositor, wl_shm, xdg_wm_base, wl_seat with its pointer, keyboard
  * and data device, wl_data_device_manager, wl_output, wp_presentation), one
- * xdg_toplevel per window with title and app_id, and a wp_presentation
- * feedback per frame. */
+ * xdg_toplevel per window with title and app_id, a wp_presentation
+ * feedback per frame, and a wayland-egl window as the native window. Its
+ * shared-memory buffers are in tk-wayland-shm.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,46 +15,8 @@
 
 #include "duet-test-client-protocol.h"
 #include "presentation-time-client-protocol.h"
-#include "tk-private.h"
+#include "tk-wayland.h"
 #include "xdg-shell-client-protocol.h"
-
-struct wl_app {
-	struct wl_display *display;
-	struct wl_registry *registry;
-	struct wl_compositor *compositor;
-	struct wl_shm *shm;
-	struct xdg_wm_base *wm_base;
-	struct wl_subcompositor *subcompositor;
-	struct wl_data_device_manager *ddm;
-	struct wl_data_device *data_device;
-	struct wl_data_offer *selection;
-	struct wl_seat *seat;
-	struct wl_pointer *pointer;
-	struct wl_keyboard *keyboard;
-	struct wl_surface *key_focus; /* the surface keyboard.enter named, NULL after leave */
-	struct tk_app *app;
-	struct wl_output *output;
-	struct wp_presentation *presentation;
-	uint32_t presentation_clock;
-	uint32_t duet_test_name, duet_test_version;
-	struct duet_test *duet_test;
-};
-
-struct wl_win {
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
-	struct wl_egl_window *egl_window;
-	void *shm; /* tk-shm.c's buffers */
-	int pending_w, pending_h;
-	uint32_t ack_serial;
-	bool need_ack;
-	int geometry_w, geometry_h; /* last set_window_geometry */
-	uint32_t server_id;         /* duet_test window id, 0 unknown */
-	bool listing;
-	struct feedback *feedbacks; /* outstanding, freed with the window */
-	struct wl_callback *mark;   /* tk_window_mark_received's sync, until done */
-};
 
 /* One frame's presentation: wp_presentation feedback, or where the server
  * has none (Enlightenment's) the frame callback requested with it. */
@@ -67,7 +30,7 @@ struct feedback {
 
 static void feedback_free(struct feedback *fb)
 {
-	struct wl_win *ww = fb->win->backend_data;
+	struct wayland_win *ww = fb->win->platform_data;
 	for (struct feedback **p = &ww->feedbacks; *p; p = &(*p)->next)
 		if (*p == fb) {
 			*p = fb->next;
@@ -78,36 +41,6 @@ static void feedback_free(struct feedback *fb)
 	if (fb->cb)
 		wl_callback_destroy(fb->cb);
 	free(fb);
-}
-
-static struct wl_app *app_data(struct tk_app *app)
-{
-	return app->backend_data;
-}
-
-static struct wl_win *win_data(struct tk_window *win)
-{
-	return win->backend_data;
-}
-
-struct wl_shm *tk_wayland_shm(struct tk_app *app)
-{
-	return app_data(app)->shm;
-}
-
-struct wl_display *tk_wayland_display(struct tk_app *app)
-{
-	return app_data(app)->display;
-}
-
-struct wl_surface *tk_wayland_surface(struct tk_window *win)
-{
-	return win_data(win)->surface;
-}
-
-void **tk_wayland_shm_slot(struct tk_window *win)
-{
-	return &win_data(win)->shm;
 }
 
 /* ------------------------------------------------------------ seat */
@@ -137,24 +70,24 @@ static void keyboard_keymap(void *d, struct wl_keyboard *k, uint32_t format, int
 static void keyboard_enter(void *d, struct wl_keyboard *k, uint32_t serial, struct wl_surface *s,
                            struct wl_array *keys)
 {
-	((struct wl_app *)d)->key_focus = s;
+	((struct wayland_app *)d)->key_focus = s;
 }
 
 static void keyboard_leave(void *d, struct wl_keyboard *k, uint32_t serial, struct wl_surface *s)
 {
-	((struct wl_app *)d)->key_focus = NULL;
+	((struct wayland_app *)d)->key_focus = NULL;
 }
 
 static void keyboard_key(void *d, struct wl_keyboard *k, uint32_t serial, uint32_t t, uint32_t key,
                          uint32_t state)
 {
-	struct wl_app *wa = d;
+	struct wayland_app *wa = d;
 	struct tk_app *app = wa->app;
 	if (!wa->key_focus)
 		return;
 	for (size_t i = 0; i < sizeof(app->windows) / sizeof(app->windows[0]); i++) {
 		struct tk_window *win = app->windows[i];
-		if (win && win->backend_data && win_data(win)->surface == wa->key_focus) {
+		if (win && win->platform_data && win_data(win)->surface == wa->key_focus) {
 			tk_window_emit_key(win, key, state == WL_KEYBOARD_KEY_STATE_PRESSED);
 			return;
 		}
@@ -176,7 +109,7 @@ static const struct wl_keyboard_listener keyboard_listener = {
 
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
-	struct wl_app *wa = data;
+	struct wayland_app *wa = data;
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !wa->pointer) {
 		wa->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(wa->pointer, &pointer_listener, wa);
@@ -224,7 +157,7 @@ static void dd_motion(void *data, struct wl_data_device *dd, uint32_t t, wl_fixe
 static void dd_drop(void *data, struct wl_data_device *dd) {}
 static void dd_selection(void *data, struct wl_data_device *dd, struct wl_data_offer *offer)
 {
-	struct wl_app *wa = data;
+	struct wayland_app *wa = data;
 	if (wa->selection)
 		wl_data_offer_destroy(wa->selection);
 	wa->selection = offer;
@@ -250,7 +183,7 @@ static const struct xdg_wm_base_listener wm_base_listener = { .ping = wm_base_pi
 
 static void presentation_clock_id(void *data, struct wp_presentation *p, uint32_t clk_id)
 {
-	struct wl_app *wa = data;
+	struct wayland_app *wa = data;
 	wa->presentation_clock = clk_id;
 }
 
@@ -266,7 +199,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 static void registry_global(void *data, struct wl_registry *reg, uint32_t name,
                             const char *iface, uint32_t version)
 {
-	struct wl_app *wa = data;
+	struct wayland_app *wa = data;
 	if (strcmp(iface, wl_compositor_interface.name) == 0 && !wa->compositor) {
 		wa->compositor = wl_registry_bind(reg, name, &wl_compositor_interface,
 		                                  min_u32(version, 4));
@@ -307,10 +240,10 @@ static void wl_disconnect(struct tk_app *app);
 
 static int wl_connect(struct tk_app *app)
 {
-	struct wl_app *wa = calloc(1, sizeof(*wa));
+	struct wayland_app *wa = calloc(1, sizeof(*wa));
 	if (!wa)
 		return -1;
-	app->backend_data = wa;
+	app->platform_data = wa;
 	wa->app = app;
 	wa->presentation_clock = (uint32_t)-1;
 	wa->display = wl_display_connect(NULL);
@@ -319,7 +252,7 @@ static int wl_connect(struct tk_app *app)
 		fprintf(stderr, "cannot connect to Wayland display '%s'%s\n", name ? name : "wayland-0",
 		        getenv("XDG_RUNTIME_DIR") ? "" : " (XDG_RUNTIME_DIR is not set)");
 		free(wa);
-		app->backend_data = NULL;
+		app->platform_data = NULL;
 		return -1;
 	}
 	app->connected_ns = tk_now_ns();
@@ -338,9 +271,10 @@ static int wl_connect(struct tk_app *app)
 		wa->data_device = wl_data_device_manager_get_data_device(wa->ddm, wa->seat);
 		wl_data_device_add_listener(wa->data_device, &data_device_listener, wa);
 	}
-	if (!wa->compositor || !wa->wm_base || (app->engine == TK_ENGINE_SW && !wa->shm)) {
+	/* wl_shm is the sw engine's to ask for (tk_wayland_shm_init). */
+	if (!wa->compositor || !wa->wm_base) {
 		fprintf(stderr, "the Wayland server lacks %s\n",
-		        !wa->compositor ? "wl_compositor" : !wa->wm_base ? "xdg_wm_base" : "wl_shm");
+		        !wa->compositor ? "wl_compositor" : "xdg_wm_base");
 		goto fail;
 	}
 	/* Another clock (weston: CLOCK_MONOTONIC_RAW) is mapped onto
@@ -354,7 +288,7 @@ fail:
 
 static void wl_disconnect(struct tk_app *app)
 {
-	struct wl_app *wa = app_data(app);
+	struct wayland_app *wa = app_data(app);
 	if (!wa)
 		return;
 	if (wa->duet_test)
@@ -387,7 +321,7 @@ static void wl_disconnect(struct tk_app *app)
 	wl_display_flush(wa->display);
 	wl_display_disconnect(wa->display);
 	free(wa);
-	app->backend_data = NULL;
+	app->platform_data = NULL;
 }
 
 static int wl_dispatch(struct tk_app *app, int timeout_ms)
@@ -422,7 +356,7 @@ error:
 static void xdg_surface_configure(void *data, struct xdg_surface *xs, uint32_t serial)
 {
 	struct tk_window *win = data;
-	struct wl_win *ww = win_data(win);
+	struct wayland_win *ww = win_data(win);
 	ww->ack_serial = serial;
 	ww->need_ack = true;
 	win->ready = true;
@@ -456,11 +390,11 @@ static const struct xdg_toplevel_listener toplevel_listener = {
 
 static int wl_window_create(struct tk_window *win)
 {
-	struct wl_app *wa = app_data(win->app);
-	struct wl_win *ww = calloc(1, sizeof(*ww));
+	struct wayland_app *wa = app_data(win->app);
+	struct wayland_win *ww = calloc(1, sizeof(*ww));
 	if (!ww)
 		return -1;
-	win->backend_data = ww;
+	win->platform_data = ww;
 	ww->surface = wl_compositor_create_surface(wa->compositor);
 	ww->xdg_surface = xdg_wm_base_get_xdg_surface(wa->wm_base, ww->surface);
 	xdg_surface_add_listener(ww->xdg_surface, &xdg_surface_listener, win);
@@ -472,7 +406,7 @@ static int wl_window_create(struct tk_window *win)
 
 static void wl_window_destroy(struct tk_window *win)
 {
-	struct wl_win *ww = win_data(win);
+	struct wayland_win *ww = win_data(win);
 	if (!ww)
 		return;
 	while (ww->feedbacks)
@@ -484,7 +418,7 @@ static void wl_window_destroy(struct tk_window *win)
 	wl_surface_destroy(ww->surface);
 	wl_display_flush(app_data(win->app)->display);
 	free(ww);
-	win->backend_data = NULL;
+	win->platform_data = NULL;
 }
 
 static void wl_set_title(struct tk_window *win, const char *title)
@@ -513,7 +447,7 @@ static void test_window(void *data, struct duet_test *t, uint32_t id, int32_t pi
                         const char *title)
 {
 	struct tk_window *win = data;
-	struct wl_win *ww = win_data(win);
+	struct wayland_win *ww = win_data(win);
 	if (ww->listing && !ww->server_id && pid == (int32_t)getpid() && app_id &&
 	    strcmp(app_id, win->app->app_id) == 0)
 		ww->server_id = id;
@@ -543,8 +477,8 @@ static bool wl_can_server_resize(struct tk_app *app, const char **why)
 
 static int wl_server_resize(struct tk_window *win, int width, int height)
 {
-	struct wl_app *wa = app_data(win->app);
-	struct wl_win *ww = win_data(win);
+	struct wayland_app *wa = app_data(win->app);
+	struct wayland_win *ww = win_data(win);
 	if (!wa->duet_test_name)
 		return -1;
 	if (!wa->duet_test) {
@@ -634,8 +568,8 @@ static const struct wl_callback_listener frame_callback_listener = {
 
 static void wl_frame_pre_commit(struct tk_window *win, uint64_t seq)
 {
-	struct wl_app *wa = app_data(win->app);
-	struct wl_win *ww = win_data(win);
+	struct wayland_app *wa = app_data(win->app);
+	struct wayland_win *ww = win_data(win);
 	if (ww->need_ack) {
 		xdg_surface_ack_configure(ww->xdg_surface, ww->ack_serial);
 		ww->need_ack = false;
@@ -679,8 +613,8 @@ static const struct wl_callback_listener mark_listener = { .done = mark_done };
 
 static void wl_frame_post_commit(struct tk_window *win, uint64_t seq)
 {
-	struct wl_app *wa = app_data(win->app);
-	struct wl_win *ww = win_data(win);
+	struct wayland_app *wa = app_data(win->app);
+	struct wayland_win *ww = win_data(win);
 	/* One write for the commit and, when asked for, the mark behind it
 	 * (the sw engine's commit is not flushed before this; EGL flushes its
 	 * own). */
@@ -693,7 +627,7 @@ static void wl_frame_post_commit(struct tk_window *win, uint64_t seq)
 	/* sw: the commit leaves in this write, so "submitted" is stamped as
 	 * it leaves (tk-x11.c's flush_frame says why); EGL's swap sent its
 	 * commit itself, and tk-app stamped the swap's return. */
-	if (win->app->engine != TK_ENGINE_GL)
+	if (!win->app->engine->present_sends)
 		win->submitted_ns = tk_now_ns();
 	if (wl_display_flush(wa->display) < 0 && errno != EAGAIN)
 		fprintf(stderr, "Wayland connection lost while sending a frame\n");
@@ -713,29 +647,30 @@ static int wl_roundtrip(struct tk_app *app)
 	return wl_display_roundtrip(app_data(app)->display) < 0 ? -1 : 0;
 }
 
-/* ------------------------------------------------------------ EGL glue */
+/* ------------------------------------------------------------ native display and window */
 
-static void *wl_egl_native_display(struct tk_app *app)
+static void *wl_native_display(struct tk_app *app, const EGLint **attribs)
 {
+	*attribs = NULL;
 	return app_data(app)->display;
 }
 
-static void *wl_egl_native_window(struct tk_window *win, int width, int height)
+static void *wl_native_window(struct tk_window *win, int width, int height)
 {
-	struct wl_win *ww = win_data(win);
+	struct wayland_win *ww = win_data(win);
 	if (!ww->egl_window)
 		ww->egl_window = wl_egl_window_create(ww->surface, width, height);
 	return ww->egl_window;
 }
 
-static void wl_egl_resize(struct tk_window *win, int width, int height)
+static void wl_native_window_resize(struct tk_window *win, int width, int height)
 {
 	wl_egl_window_resize(win_data(win)->egl_window, width, height, 0, 0);
 }
 
-static void wl_egl_destroy(struct tk_window *win)
+static void wl_native_window_destroy(struct tk_window *win)
 {
-	struct wl_win *ww = win_data(win);
+	struct wayland_win *ww = win_data(win);
 	if (ww->egl_window)
 		wl_egl_window_destroy(ww->egl_window);
 	ww->egl_window = NULL;
@@ -745,7 +680,7 @@ static void wl_egl_destroy(struct tk_window *win)
 #define EGL_PLATFORM_WAYLAND_KHR 0x31D8
 #endif
 
-const struct tk_backend tk_backend_wayland = {
+const struct tk_platform tk_platform_wayland = {
 	.name = "wayland",
 	.connect = wl_connect,
 	.disconnect = wl_disconnect,
@@ -762,11 +697,12 @@ const struct tk_backend tk_backend_wayland = {
 	.frame_pre_commit = wl_frame_pre_commit,
 	.frame_post_commit = wl_frame_post_commit,
 	.egl_platform = EGL_PLATFORM_WAYLAND_KHR,
-	.egl_native_display = wl_egl_native_display,
-	.egl_native_window = wl_egl_native_window,
-	.egl_window_resize = wl_egl_resize,
-	.egl_window_destroy = wl_egl_destroy,
-	.sw_acquire = tk_shm_wl_acquire,
-	.sw_present = tk_shm_wl_present,
-	.sw_destroy = tk_shm_wl_destroy,
+	.native_display = wl_native_display,
+	.native_window = wl_native_window,
+	.native_window_resize = wl_native_window_resize,
+	.native_window_destroy = wl_native_window_destroy,
+	.shm_init = tk_wayland_shm_init,
+	.shm_acquire = tk_wayland_shm_acquire,
+	.shm_present = tk_wayland_shm_present,
+	.shm_destroy = tk_wayland_shm_destroy,
 };

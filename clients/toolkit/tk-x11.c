@@ -1,4 +1,4 @@
-/* The toolkit on X11 (xcb): sets what a toolkit sets on its toplevel
+/* The X11 platform (xcb): sets what a toolkit sets on its toplevel
  * (WM_NAME, _NET_WM_NAME, WM_CLASS, WM_CLIENT_MACHINE, _NET_WM_PID,
  * WM_PROTOCOLS with WM_DELETE_WINDOW, _NET_WM_PING and _NET_WM_SYNC_REQUEST,
  * WM_NORMAL_HINTS, WM_HINTS, and two XSync counters in
@@ -24,16 +24,9 @@
 #include <xcb/xcb.h>
 #include <xcb/xcb_icccm.h>
 
-#include "tk-private.h"
+#include "tk-x11.h"
 
 #include <EGL/eglext.h>
-
-enum atom_id {
-	WM_PROTOCOLS, WM_DELETE_WINDOW, NET_WM_PING, NET_WM_SYNC_REQUEST,
-	NET_WM_SYNC_REQUEST_COUNTER, NET_WM_NAME, UTF8_STRING, NET_WM_PID, NET_SUPPORTED,
-	NET_SUPPORTING_WM_CHECK, NET_WM_FRAME_DRAWN, NET_WM_FRAME_TIMINGS, DUET_RESIZE,
-	ATOM_COUNT
-};
 
 static const char *const atom_names[ATOM_COUNT] = {
 	"WM_PROTOCOLS", "WM_DELETE_WINDOW", "_NET_WM_PING", "_NET_WM_SYNC_REQUEST",
@@ -41,70 +34,6 @@ static const char *const atom_names[ATOM_COUNT] = {
 	"_NET_SUPPORTED", "_NET_SUPPORTING_WM_CHECK", "_NET_WM_FRAME_DRAWN",
 	"_NET_WM_FRAME_TIMINGS", "_DUET_RESIZE",
 };
-
-#define FRAMES_IN_FLIGHT 16
-
-struct x11_app {
-	xcb_connection_t *conn;
-	xcb_screen_t *screen;
-	xcb_atom_t atoms[ATOM_COUNT];
-	bool have_sync;
-	bool wm_checked, frame_drawn, duet_resize;
-	xcb_window_t wm_window;  /* the WM's check window, watched; 0 none */
-	bool wm_gone;            /* it was destroyed: the WM is gone */
-	uint64_t events;       /* received */
-	uint64_t probes;       /* NoOperation requests sent to read the sequence */
-	uint64_t seq_high;     /* wraps of the 32-bit cookie sequence */
-	uint32_t last_seq;
-	char wm_name[64];
-};
-
-struct x11_frame {
-	uint64_t counter; /* extended counter value that marks it done; 0 free */
-	struct tk_frame_info info;
-};
-
-struct x11_win {
-	xcb_window_t window;
-	xcb_gcontext_t gc;
-	xcb_sync_counter_t basic, extended;
-	uint64_t counter;          /* extended counter's current value */
-	uint64_t pending_basic;    /* from a basic _NET_WM_SYNC_REQUEST, 0 none */
-	uint64_t pending_extended; /* from an extended one, 0 none */
-	bool frame_sync;           /* WM does _NET_WM_FRAME_DRAWN */
-	struct x11_frame frames[FRAMES_IN_FLIGHT];
-	void *shm;
-};
-
-static struct x11_app *app_data(struct tk_app *app)
-{
-	return app->backend_data;
-}
-
-static struct x11_win *win_data(struct tk_window *win)
-{
-	return win->backend_data;
-}
-
-xcb_connection_t *tk_x11_connection(struct tk_app *app)
-{
-	return app_data(app)->conn;
-}
-
-uint32_t tk_x11_window_id(struct tk_window *win)
-{
-	return win_data(win)->window;
-}
-
-uint32_t tk_x11_gc(struct tk_window *win)
-{
-	return win_data(win)->gc;
-}
-
-void **tk_x11_shm_slot(struct tk_window *win)
-{
-	return &win_data(win)->shm;
-}
 
 /* Only a default disposition is changed: an app's own handler stays. */
 static void ignore_sigpipe(void)
@@ -135,8 +64,10 @@ static int x11_connect(struct tk_app *app)
 		return -1;
 	}
 	app->connected_ns = tk_now_ns();
-	app->backend_data = xa;
-	app->egl_screen = screen_num;
+	app->platform_data = xa;
+	xa->egl_attribs[0] = EGL_PLATFORM_XCB_SCREEN_EXT;
+	xa->egl_attribs[1] = screen_num;
+	xa->egl_attribs[2] = EGL_NONE;
 	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(xa->conn));
 	for (int i = 0; i < screen_num && it.rem; i++)
 		xcb_screen_next(&it);
@@ -166,7 +97,7 @@ static void x11_disconnect(struct tk_app *app)
 		return;
 	xcb_disconnect(xa->conn);
 	free(xa);
-	app->backend_data = NULL;
+	app->platform_data = NULL;
 }
 
 /* What the running WM offers: read at show time, as the WM may have
@@ -260,7 +191,7 @@ static int x11_window_create(struct tk_window *win)
 	struct x11_win *xw = calloc(1, sizeof(*xw));
 	if (!xw)
 		return -1;
-	win->backend_data = xw;
+	win->platform_data = xw;
 	xcb_connection_t *c = xa->conn;
 	xw->window = xcb_generate_id(c);
 	/* No background: the server never clears what we draw (as GTK). */
@@ -340,7 +271,7 @@ static void x11_window_destroy(struct tk_window *win)
 	xcb_destroy_window(xa->conn, xw->window);
 	xcb_flush(xa->conn);
 	free(xw);
-	win->backend_data = NULL;
+	win->platform_data = NULL;
 }
 
 static void x11_set_title(struct tk_window *win, const char *title)
@@ -408,10 +339,6 @@ static void x11_frame_begin(struct tk_window *win)
 	}
 }
 
-static void x11_frame_pre_commit(struct tk_window *win, uint64_t seq)
-{
-}
-
 /* The frame's requests (the image, the counters) leave in one write, with
  * the "received" mark behind them when one was asked for. "Submitted" is
  * taken as they leave, before the write: a compositing manager that
@@ -422,7 +349,7 @@ static void flush_frame(struct tk_window *win)
 {
 	xcb_connection_t *c = app_data(win->app)->conn;
 	if (win->want_mark) {
-		win->mark_cookie = xcb_get_input_focus(c).sequence;
+		win_data(win)->mark_cookie = xcb_get_input_focus(c).sequence;
 		win->want_mark = false;
 		win->mark_sent = true;
 	}
@@ -433,7 +360,7 @@ static void flush_frame(struct tk_window *win)
 static int x11_wait_mark(struct tk_window *win)
 {
 	xcb_connection_t *c = app_data(win->app)->conn;
-	xcb_get_input_focus_cookie_t cookie = { win->mark_cookie };
+	xcb_get_input_focus_cookie_t cookie = { win_data(win)->mark_cookie };
 	xcb_get_input_focus_reply_t *r = xcb_get_input_focus_reply(c, cookie, NULL);
 	free(r);
 	if (!r)
@@ -627,7 +554,7 @@ static void handle_event(struct tk_app *app, xcb_generic_event_t *ev)
 		break;
 	}
 	default:
-		tk_x11_handle_shm_event(app, ev);
+		tk_x11_shm_handle_event(app, ev);
 		break;
 	}
 }
@@ -664,25 +591,26 @@ lost:
 	return -1;
 }
 
-/* ------------------------------------------------------------ EGL glue */
+/* ------------------------------------------------------------ native display and window */
 
-static void *x11_egl_native_display(struct tk_app *app)
+static void *x11_native_display(struct tk_app *app, const EGLint **attribs)
 {
+	*attribs = app_data(app)->egl_attribs;
 	return app_data(app)->conn;
 }
 
-static void *x11_egl_native_window(struct tk_window *win, int width, int height)
+static void *x11_native_window(struct tk_window *win, int width, int height)
 {
 	/* EGL_EXT_platform_xcb takes a pointer to the xcb_window_t. */
 	return &win_data(win)->window;
 }
 
-static bool x11_egl_connection_broken(struct tk_app *app)
+static bool x11_connection_broken(struct tk_app *app)
 {
 	return xcb_connection_has_error(app_data(app)->conn) != 0;
 }
 
-const struct tk_backend tk_backend_x11 = {
+const struct tk_platform tk_platform_x11 = {
 	.name = "x11",
 	.connect = x11_connect,
 	.disconnect = x11_disconnect,
@@ -691,6 +619,7 @@ const struct tk_backend tk_backend_x11 = {
 	.protocol_counts = x11_protocol_counts,
 	.roundtrip = x11_roundtrip,
 	.wait_mark = x11_wait_mark,
+	.connection_broken = x11_connection_broken,
 	.window_create = x11_window_create,
 	.window_destroy = x11_window_destroy,
 	.set_title = x11_set_title,
@@ -698,13 +627,11 @@ const struct tk_backend tk_backend_x11 = {
 	.request_resize = x11_request_resize,
 	.server_resize = x11_server_resize,
 	.frame_begin = x11_frame_begin,
-	.frame_pre_commit = x11_frame_pre_commit,
 	.frame_post_commit = x11_frame_post_commit,
 	.egl_platform = EGL_PLATFORM_XCB_EXT,
-	.egl_native_display = x11_egl_native_display,
-	.egl_native_window = x11_egl_native_window,
-	.egl_connection_broken = x11_egl_connection_broken,
-	.sw_acquire = tk_shm_x11_acquire,
-	.sw_present = tk_shm_x11_present,
-	.sw_destroy = tk_shm_x11_destroy,
+	.native_display = x11_native_display,
+	.native_window = x11_native_window,
+	.shm_acquire = tk_x11_shm_acquire,
+	.shm_present = tk_x11_shm_present,
+	.shm_destroy = tk_x11_shm_destroy,
 };

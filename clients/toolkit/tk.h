@@ -110,6 +110,9 @@ void tk_window_get_size(const struct tk_window *win, int *width, int *height);
 void tk_window_resize(struct tk_window *win, int width, int height);
 /* Server-initiated resize (see tk_app_can_server_resize); -1 if unsupported. */
 int tk_window_server_resize(struct tk_window *win, int width, int height);
+/* Whether the window was asked to close (close_requested was emitted);
+ * once true it stays true. */
+bool tk_window_close_requested(const struct tk_window *win);
 /* Ask for (default) or stop asking for presentation feedback per frame. */
 void tk_window_set_feedback(struct tk_window *win, bool on);
 

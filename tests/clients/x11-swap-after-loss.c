@@ -6,8 +6,9 @@
  *
  * That frame must be refused (tk_window_end_frame returns 0) promptly:
  * eglSwapBuffers on a broken xcb connection spins for 2^32 no-op requests
- * in Mesa's software X11 path (tk-egl.c says why). Exit 0: refused; 1: the frame went
- * through or setup failed; a hang is the bug (the test's timeout). */
+ * in Mesa's software X11 path (tk-engine-gl.c says why). Exit 0: refused;
+ * 1: the frame went through or setup failed; a hang is the bug (the
+ * test's timeout). */
 #include <stdio.h>
 #include <string.h>
 

@@ -13,7 +13,7 @@ usage: test_apps_x11_loss.py server-dies|wm-dies|swap-after-loss ENGINE
                ignored the loss; tests/clients/x11-swap-after-loss.c):
                the frame is refused within seconds. With the GL engine the
                swap on the broken connection used to never return
-               (clients/toolkit/tk-egl.c), which under qemu-user hung
+               (clients/toolkit/tk-engine-gl.c), which under qemu-user hung
                duet-render when Xvfb died between its dispatch and its swap
 """
 

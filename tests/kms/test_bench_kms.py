@@ -92,7 +92,7 @@ def test():
 
 def test_counts_after_concurrent():
     r, out = run_bench(["--experiments", "concurrent", "--stacks", "openbox", "--reps", "1"],
-                       "duet-bench-kms-counts-", 1500)
+                       "duet-bench-kms-counts-", 2400)
     with open(os.path.join(out, "results.json")) as f:
         res = json.load(f)
     outcome = res["outcome"]

@@ -1,12 +1,25 @@
-/* The GL engine's EGL side: one display and GLES2 context per app, one
- * window surface per window (wayland-egl window or X11 window), and
- * eglSwapInterval(0) so drawing is never throttled to a refresh rate. */
+/* The gl engine: one EGL display and GLES2 context per app on the
+ * platform's native display, one window surface per window on its native
+ * window (a wayland-egl window, an X11 window), eglSwapInterval(0) so
+ * drawing is never throttled to a refresh rate; tk-draw-gl.c draws. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "render.h"
 #include "tk-private.h"
 
 #include <EGL/eglext.h>
+
+struct gl_app {
+	EGLDisplay display;
+	EGLConfig config;
+	EGLContext context;
+};
+
+struct gl_window {
+	EGLSurface surface;
+	int width, height; /* the size EGL was last told */
+};
 
 static const char *egl_error(void)
 {
@@ -15,21 +28,24 @@ static const char *egl_error(void)
 	return buf;
 }
 
-int tk_egl_init(struct tk_app *app)
+static int gl_init(struct tk_app *app)
 {
-	struct tk_egl *e = &app->egl;
+	const struct tk_platform *platform = app->platform;
 	PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
 		(PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-	const EGLint xcb_attribs[] = { EGL_PLATFORM_XCB_SCREEN_EXT, app->egl_screen, EGL_NONE };
-	const EGLint *attribs = app->backend->egl_platform == EGL_PLATFORM_XCB_EXT ? xcb_attribs : NULL;
 	if (!get_platform_display) {
 		fprintf(stderr, "EGL lacks eglGetPlatformDisplayEXT\n");
 		return -1;
 	}
-	e->display = get_platform_display(app->backend->egl_platform,
-	                                  app->backend->egl_native_display(app), attribs);
+	struct gl_app *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -1;
+	const EGLint *attribs = NULL;
+	void *native = platform->native_display(app, &attribs);
+	e->display = get_platform_display(platform->egl_platform, native, attribs);
 	if (e->display == EGL_NO_DISPLAY || !eglInitialize(e->display, NULL, NULL)) {
-		fprintf(stderr, "cannot initialise EGL on %s: %s\n", app->backend->name, egl_error());
+		fprintf(stderr, "cannot initialise EGL on %s: %s\n", platform->name, egl_error());
+		free(e);
 		return -1;
 	}
 	if (!eglBindAPI(EGL_OPENGL_ES_API)) {
@@ -66,19 +82,19 @@ int tk_egl_init(struct tk_app *app)
 		fprintf(stderr, "cannot create a GLES2 context: %s\n", egl_error());
 		goto fail;
 	}
-	app->egl_ready = true;
+	app->engine_data = e;
 	return 0;
 fail:
 	render_keep_loaded(); /* the driver's static state stays reachable (render.h) */
 	eglTerminate(e->display);
-	e->display = EGL_NO_DISPLAY;
+	free(e);
 	return -1;
 }
 
-void tk_egl_fini(struct tk_app *app)
+static void gl_fini(struct tk_app *app)
 {
-	struct tk_egl *e = &app->egl;
-	if (!app->egl_ready)
+	struct gl_app *e = app->engine_data;
+	if (!e)
 		return;
 	eglMakeCurrent(e->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	eglDestroyContext(e->display, e->context);
@@ -88,25 +104,32 @@ void tk_egl_fini(struct tk_app *app)
 	render_keep_loaded();
 	eglTerminate(e->display);
 	eglReleaseThread();
-	app->egl_ready = false;
+	free(e);
+	app->engine_data = NULL;
 }
 
-struct tk_draw *tk_egl_begin(struct tk_window *win)
+static struct tk_draw *gl_begin_frame(struct tk_window *win)
 {
-	struct tk_app *app = win->app;
-	struct tk_egl *e = &app->egl;
-	if (win->egl_surface == EGL_NO_SURFACE) {
-		void *native = app->backend->egl_native_window(win, win->width, win->height);
+	const struct tk_platform *platform = win->app->platform;
+	struct gl_app *e = win->app->engine_data;
+	struct gl_window *gw = win->engine_data;
+	if (!gw) {
+		gw = win->engine_data = calloc(1, sizeof(*gw));
+		if (!gw)
+			return NULL;
+	}
+	if (gw->surface == EGL_NO_SURFACE) {
+		void *native = platform->native_window(win, win->width, win->height);
 		if (!native)
 			return NULL;
-		win->egl_surface = eglCreatePlatformWindowSurface(e->display, e->config, native, NULL);
-		if (win->egl_surface == EGL_NO_SURFACE) {
+		gw->surface = eglCreatePlatformWindowSurface(e->display, e->config, native, NULL);
+		if (gw->surface == EGL_NO_SURFACE) {
 			fprintf(stderr, "cannot create an EGL window surface: %s\n", egl_error());
 			return NULL;
 		}
-		win->egl_width = win->width;
-		win->egl_height = win->height;
-		if (!eglMakeCurrent(e->display, win->egl_surface, win->egl_surface, e->context)) {
+		gw->width = win->width;
+		gw->height = win->height;
+		if (!eglMakeCurrent(e->display, gw->surface, gw->surface, e->context)) {
 			fprintf(stderr, "eglMakeCurrent failed: %s\n", egl_error());
 			return NULL;
 		}
@@ -115,24 +138,25 @@ struct tk_draw *tk_egl_begin(struct tk_window *win)
 		win->draw = tk_draw_gl_create();
 		if (!win->draw)
 			return NULL;
-	} else if (eglGetCurrentSurface(EGL_DRAW) != win->egl_surface) {
-		eglMakeCurrent(e->display, win->egl_surface, win->egl_surface, e->context);
+	} else if (eglGetCurrentSurface(EGL_DRAW) != gw->surface) {
+		eglMakeCurrent(e->display, gw->surface, gw->surface, e->context);
 	}
-	if (win->egl_width != win->width || win->egl_height != win->height) {
+	if (gw->width != win->width || gw->height != win->height) {
 		/* Wayland: the next buffer gets the new size; X11: the window
 		 * already has it and EGL follows. */
-		if (app->backend->egl_window_resize)
-			app->backend->egl_window_resize(win, win->width, win->height);
-		win->egl_width = win->width;
-		win->egl_height = win->height;
+		if (platform->native_window_resize)
+			platform->native_window_resize(win, win->width, win->height);
+		gw->width = win->width;
+		gw->height = win->height;
 	}
 	tk_draw_gl_begin(win->draw, win->width, win->height);
 	return win->draw;
 }
 
-int tk_egl_swap(struct tk_window *win)
+static int gl_present(struct tk_window *win)
 {
 	struct tk_app *app = win->app;
+	struct gl_window *gw = win->engine_data;
 	/* Never swap on a broken connection. With Mesa 22.3's software X11
 	 * path (llvmpipe without DRI3, as under Xvfb) such a swap does not
 	 * return for 2^32 no-op requests: once the connection is broken,
@@ -150,36 +174,45 @@ int tk_egl_swap(struct tk_window *win)
 	 * on purpose. Only the app's thread uses the connection and nothing
 	 * in the swap talks to the server before that PutImage, so the
 	 * connection cannot break between this check and the loop's bound. */
-	if (app->backend->egl_connection_broken && app->backend->egl_connection_broken(app)) {
-		fprintf(stderr, "not swapping: the %s connection is broken\n", app->backend->name);
+	if (app->platform->connection_broken && app->platform->connection_broken(app)) {
+		fprintf(stderr, "not swapping: the %s connection is broken\n", app->platform->name);
 		return -1;
 	}
-	if (!eglSwapBuffers(win->app->egl.display, win->egl_surface)) {
+	if (!eglSwapBuffers(((struct gl_app *)app->engine_data)->display, gw->surface)) {
 		fprintf(stderr, "eglSwapBuffers failed: %s\n", egl_error());
 		return -1;
 	}
 	return 0;
 }
 
-void tk_egl_window_fini(struct tk_window *win)
+static void gl_window_fini(struct tk_window *win)
 {
-	struct tk_app *app = win->app;
-	if (!app->egl_ready)
-		return;
-	if (win->egl_surface != EGL_NO_SURFACE) {
+	const struct tk_platform *platform = win->app->platform;
+	struct gl_app *e = win->app->engine_data;
+	struct gl_window *gw = win->engine_data;
+	if (gw && gw->surface != EGL_NO_SURFACE) {
 		/* Images and the draw state live in the context: make it current
 		 * with this surface one last time so they can be freed. */
-		eglMakeCurrent(app->egl.display, win->egl_surface, win->egl_surface, app->egl.context);
-		while (win->images)
-			tk_image_destroy(win->images);
-		if (win->draw) {
-			win->draw->ops->destroy(win->draw);
-			win->draw = NULL;
-		}
-		eglMakeCurrent(app->egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-		eglDestroySurface(app->egl.display, win->egl_surface);
-		win->egl_surface = EGL_NO_SURFACE;
+		eglMakeCurrent(e->display, gw->surface, gw->surface, e->context);
+		tk_window_free_drawing(win);
+		eglMakeCurrent(e->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+		eglDestroySurface(e->display, gw->surface);
 	}
-	if (app->backend->egl_window_destroy)
-		app->backend->egl_window_destroy(win);
+	if (platform->native_window_destroy)
+		platform->native_window_destroy(win);
+	/* Never drawn: its images made no texture yet. */
+	tk_window_free_drawing(win);
+	free(gw);
+	win->engine_data = NULL;
 }
+
+const struct tk_engine tk_engine_gl = {
+	.name = "gl",
+	.path = "egl",
+	.present_sends = true,
+	.init = gl_init,
+	.fini = gl_fini,
+	.begin_frame = gl_begin_frame,
+	.present = gl_present,
+	.window_fini = gl_window_fini,
+};
