@@ -86,9 +86,9 @@ class AppRun:
                     # An app usually fails because its server went away:
                     # blame the stack when it did. The server's exit may
                     # reach us a moment after the app's.
-                    self._raise_if_stack_died(grace=0.5)
+                    check_stack(self.stack, grace=0.5)
                 return done
-            self._raise_if_stack_died()
+            check_stack(self.stack)
             self.ctx.fault_hook(self.stack, experiment, time.monotonic() - self.started)
             if sampler:
                 sampler.poll()
@@ -96,9 +96,6 @@ class AppRun:
                 raise AppFailed("%s gave no result within %.0f s"
                                 % (os.path.basename(self.argv[0]), timeout))
             time.sleep(0.005 if sampler is None else 0.01)
-
-    def _raise_if_stack_died(self, grace=0.0):
-        check_stack(self.stack, grace)
 
     def stop(self):
         if self.child.alive():

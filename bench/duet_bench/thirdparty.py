@@ -154,7 +154,7 @@ def run_glmark2(ctx, stack, on_mark, experiment):
                     on_mark("end", i, run)
             if not alive:
                 break
-            run._raise_if_stack_died()
+            check_stack(stack)
             ctx.fault_hook(stack, experiment, time.monotonic() - run.started)
             if time.monotonic() - run.started > timeout:
                 raise AppFailed("%s gave no result within %.0f s" % (argv[0], timeout))
@@ -166,7 +166,7 @@ def run_glmark2(ctx, stack, on_mark, experiment):
     seen = log.scenes()
     if status != "exited with status 0" or len(seen) != len(GLMARK2_SCENES) or \
             any(f is None for _, f in seen):
-        run._raise_if_stack_died(grace=0.5)
+        check_stack(stack, grace=0.5)
         raise AppFailed("%s %s after %d of %d scenes:\n%s" % (
             os.path.basename(argv[0]), status, len(seen), len(GLMARK2_SCENES),
             run.log_tail()))

@@ -78,9 +78,11 @@ def test_quick():
                 # hog, the mover did not move the window within one x11
                 # read): such a sample says it found nothing to time, and
                 # every workload still has timed ones.
-                check(all(s["frames"] > 0 and (s["detect_ms"] > 0 if s.get("frames_changed")
-                                               else s["detect_ms"] is None) for s in ss),
-                      "%s %s %s: frames read; the changed ones timed, none timed without one"
+                # (Beside heavier load a wayland read found no frame at all.)
+                check(all(s["frames"] >= s.get("frames_changed", 0) and
+                          (s["detect_ms"] > 0 if s.get("frames_changed")
+                           else s["detect_ms"] is None) for s in ss),
+                      "%s %s %s: the changed frames timed, none timed without one"
                       % (st, layout, m))
                 timed = sorted({s["workload"] for s in ss if s.get("frames_changed")})
                 check(timed == works, "%s %s %s: changes found and timed in every workload "

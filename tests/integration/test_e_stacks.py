@@ -79,9 +79,16 @@ def scenario_run(stack):
     with tempfile.TemporaryDirectory(prefix="duet-e-test-") as tmp:
         shot = os.path.join(tmp, "shot.png")
         # The app stays up after sh exits, so the screenshot (taken as the
-        # stack stops) shows it rather than its window closing.
-        script = "%s --engine sw --size 400x300 --stay >/dev/null & sleep 3" % duet.program(
-            "DUET_LAUNCH")
+        # stack stops) shows it rather than its window closing. sh waits
+        # for the app's first_frame (60 s: a hang guard), then 3 s for
+        # Enlightenment to composite it: nothing says when E did, and the
+        # app's presented comes first. 3 s from the app's start was too
+        # short under ASan on a loaded host.
+        out_path = os.path.join(tmp, "launch.out")
+        script = ("%s --engine sw --size 400x300 --stay >%s & i=0; "
+                  "until grep -q first_frame %s; do sleep 0.1; i=$((i + 1)); "
+                  "[ $i -lt 600 ] || exit 1; done; sleep 3"
+                  % (duet.program("DUET_LAUNCH"), out_path, out_path))
         rc, out, err = duet_run([stack, "--size", "1024x768", "--screenshot", shot, "--",
                                  "sh", "-c", script], tmp)
         check(rc == 0, "duet run %s exited %d:\n%s" % (stack, rc, err[-3000:]))
