@@ -6,7 +6,8 @@ import signal
 import time
 
 from duet_bench import procs
-from duet_bench.timeline import JsonLines
+from duet_launch import proc
+from duet_launch.traces import JsonLines
 
 
 class AppFailed(Exception):
@@ -52,7 +53,7 @@ class AppRun:
             # CLOCK_MONOTONIC just before the fork (Popen forks at once).
             self.t0_ns = time.monotonic_ns()
             env["DUET_T0_NS"] = str(self.t0_ns)
-        self.child = procs.Child(role, self.argv, env, log_path=self.log)
+        self.child = proc.Child(role, self.argv, env, log_path=self.log)
         self.started = time.monotonic()
         self._lines = JsonLines(self.trace)
 
@@ -109,4 +110,4 @@ class AppRun:
         return self.child.status()
 
     def log_tail(self):
-        return procs.read_tail(self.log)
+        return proc.read_tail(self.log)

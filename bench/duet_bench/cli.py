@@ -37,8 +37,9 @@ import subprocess
 import sys
 import tempfile
 
-from duet_bench import (efl_launch, enlightenment, experiments, ipc, machine, outcome, paths,
-                        procs, reaper, report, stack_kinds, stacks, stats, switches)
+from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
+                        stats, switches)
+from duet_launch import enlightenment, paths, reaper, stack_kinds
 from duet_bench.apprun import AppFailed, StackDied, check_stack
 from duet_bench.progress import Progress
 
@@ -59,7 +60,7 @@ class Options:
         q = args.quick
         self.quick = q
         self.engine = args.engine
-        self.renderer = args.renderer  # duet's servers' and weston's engine (stacks.renderer())
+        self.renderer = args.renderer  # duet's servers' and weston's engine (Bench.config)
         self.launch_app = args.launch_app
         reps = args.reps
         self.explicit_reps = reps is not None
@@ -211,9 +212,14 @@ def add_arguments(p):
 
 
 class Bench:
-    def __init__(self, args, argv):
+    def __init__(self, args, argv, x_server="xvfb"):
         self.args = args
         self.opts = Options(args)
+        # What every stack of the run is started with (duet_launch's Config):
+        # --display, --renderer, the X server.
+        self.config = stacks.settings(output=getattr(args, "display", "headless"),
+                                      renderer=getattr(args, "renderer", "gl"),
+                                      x_server=x_server)
         self.out = os.path.abspath(args.out or os.path.join(
             "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
         os.makedirs(self.out, exist_ok=True)
@@ -246,7 +252,7 @@ class Bench:
             "machine": machine.machine(), "governor": machine.governor(),
             "versions": machine.versions(),
             "render_env": {k: self.base_env.get(k) for k in machine.render_env()},
-            "display": stacks.display(), "renderer": stacks.renderer(),
+            "display": self.config.output, "renderer": self.config.renderer,
             "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
             "ipc": {}}
         self.progress = Progress(self.plan_units())
@@ -306,7 +312,7 @@ class Bench:
             cdir = tempfile.mkdtemp(prefix="count-", dir=self.workdir)
         env = dict(self.base_env, **ipc.counting_server_env(name)) if counting else self.base_env
         st = (stack_class or stacks.Stack)(name, self.workdir, env, refresh=refresh,
-                                           counting=cdir)
+                                           counting=cdir, config=self.config)
         return st.start()
 
     def record_failure(self, rec, why, stack=None, app_log=None):
@@ -412,8 +418,9 @@ class Bench:
         live = []
         for name in self.args.stacks:
             srec = self.results["stacks"][name] = {"kind": stack_kinds.get(name).window_system,
-                                                   "renderer": stacks.stack_renderer(name)}
-            why = stacks.missing(name)
+                                                   "renderer": stacks.stack_renderer(
+                                                       name, self.config)}
+            why = stacks.missing(name, template=self.config)
             if why:
                 srec["status"] = "skipped"
                 srec["reason"] = why
@@ -424,7 +431,8 @@ class Bench:
                 self.save()
                 continue
             srec["status"] = "ok"
-            srec["programs"] = {n: p for n, (p, _) in stacks.needs(name).items()}
+            srec["programs"] = {n: p for n, (p, _) in stacks.needs(
+                name, template=self.config).items()}
             live.append(name)
         # A fixed order would give the same stack the same neighbour and
         # the same moment of every round; a drawn one spreads both.
@@ -459,7 +467,7 @@ class Bench:
         for e in exps:
             if not self.opts.runs(e.name, self.round):
                 continue
-            why = e.skip(name) if e.skip else None
+            why = e.skip(name, self.config) if e.skip else None
             if why:
                 self.results["experiments"][e.name][name] = {"status": "skipped", "reason": why,
                                                              "samples": []}
@@ -487,7 +495,7 @@ class Bench:
             # then does not depend on which experiments ran before it (in
             # the KMS guest, Xorg + openbox + xcompmgr right after the
             # concurrent experiment never mapped the straced app's window).
-            self.run_in_stack(name, 60, [strace_job])
+            self.run_in_stack(name, 60, [strace_job], stack_class=ipc.StraceStack)
         for e in now:
             if e.run_stacks:
                 e.run_stacks(self, name, self.timing_job(e, name))
@@ -501,7 +509,7 @@ class Bench:
             return
         shared, own = [], []
         for e in self.counted(exps):
-            why = e.skip(name) if e.skip else None
+            why = e.skip(name, self.config) if e.skip else None
             if why:
                 ipc_rec[e.name] = {"status": "skipped", "reason": why}
                 continue
@@ -566,7 +574,7 @@ def run_in_guest(args, argv):
     # duet's own programs from the build this launcher belongs to.
     build = os.environ.get("DUET_BUILD_DIR") or os.path.join(here, "build")
     # Waits stretch under emulation (procs.patience); nothing measured does.
-    cmd = ("DUET_DISPLAY=kms DUET_EMULATION='qemu TCG guest (scripts/test-kms)' "
+    cmd = ("DUET_EMULATION='qemu TCG guest (scripts/test-kms)' "
            "DUET_BENCH_PATIENCE=%s DUET_BUILD_DIR=%s %s bench %s --out %s" % (
                shlex.quote(os.environ.get("DUET_BENCH_PATIENCE", "10")),
                shlex.quote(os.path.abspath(build)),
@@ -601,12 +609,10 @@ def run(args, argv):
             return EXIT_USAGE
         if os.environ.get("DUET_KMS_GUEST") != "1":
             return run_in_guest(args, argv)
-        os.environ["DUET_DISPLAY"] = "kms"
-    # The stacks read it as they read DUET_DISPLAY (stacks.renderer()).
-    os.environ["DUET_RENDERER"] = getattr(args, "renderer", "gl")
     default_stacks(args)
     procs.become_subreaper()
-    bench = Bench(args, argv)
+    # DUET_X_SERVER=xorg: the X stacks on Xorg on the KMS card (duet_launch/xorg.py).
+    bench = Bench(args, argv, x_server=os.environ.get("DUET_X_SERVER") or "xvfb")
     # duet-launch always (the readiness probe); the others where an
     # experiment runs them.
     exps = [experiments.BY_NAME[e] for e in args.experiments]

@@ -29,7 +29,8 @@ app (/ N): ipc.STACK.concurrent.per_apps.N.
 """
 import time
 
-from duet_bench import ipc, procs, stack_kinds, switches, timeline
+from duet_bench import ipc, procs, switches, timeline
+from duet_launch import stack_kinds
 from duet_bench.apprun import AppRun
 from duet_bench.experiment import Experiment, app_argv, counted, runs
 from duet_bench.launch import wait_first_frame

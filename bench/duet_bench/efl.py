@@ -5,6 +5,7 @@ import os
 import signal
 
 from duet_bench import procs
+from duet_launch import proc
 
 
 def reap_strays(stack):
@@ -16,7 +17,7 @@ def reap_strays(stack):
     daemons (its session bus forks away from the bench too): killing E's
     bus made E start its shutdown a few seconds later, in the middle of
     the next experiment."""
-    mine = {c.pid for c in procs._registry}
+    mine = {c.pid for c in proc.live()}
     needle = ("XDG_RUNTIME_DIR=" + stack.runtime).encode()
     session = getattr(stack, "e_session", None)
     keep = ("HOME=" + session.home).encode() if session else None

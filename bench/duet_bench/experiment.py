@@ -34,7 +34,7 @@ class Experiment:
     # to themselves; None: the shared counting instance at 60 Hz.
     counting_refresh: Optional[Callable] = None
     always_counted: bool = False  # counted even when not asked for (the launch: the headline)
-    skip: Optional[Callable] = None  # skip(stack name) -> why it cannot run there, or None
+    skip: Optional[Callable] = None  # skip(stack name, Bench.config) -> why not there, or None
     apps: tuple = ()        # duet's apps it runs (cli.Bench.apps keys), to be built
     unavailable: Optional[Callable] = None  # unavailable(ctx) -> why it cannot run at all, or None
     report: Optional[Callable] = None  # report(results, out, table, order, pairs) -> blocks

@@ -38,7 +38,8 @@ import select
 import subprocess
 import time
 
-from duet_bench import observer, paths, procs, stack_kinds, stacks
+from duet_bench import observer, procs, stacks
+from duet_launch import paths, stack_kinds
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.experiment import Experiment, runs
 
@@ -61,13 +62,14 @@ PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus wind
              "client and composites the client's next buffer itself.")
 
 
-def missing(name, xserver=None):
-    """Why stack name cannot be measured, or None."""
+def missing(name, config):
+    """Why stack name cannot be measured in a run of config (Bench.config), or None."""
     spec = stack_kinds.get(name)
     if spec.no_keys:
         return spec.no_keys
-    on_card = (spec.window_system == "x11" and stacks.x_server(xserver) == "xorg") or \
-        (spec.window_system == "wayland" and stacks.display() == "kms")
+    config = stacks.config_for(name, config)
+    on_card = config.xserver() == "xorg" or \
+        (spec.window_system == "wayland" and config.output == "kms")
     if on_card and os.geteuid() != 0:
         return ("not measurable on a KMS card without root: the observer reads the card's "
                 "scanout (duet-observe --drm), whose buffers the kernel shows only to root")
@@ -87,7 +89,7 @@ class InputStack(stacks.Stack):
 
     def spawn(self, role, argv, env, **kw):
         if self.spec.framebuffer == stack_kinds.VFB_FILE and role == "server" and \
-                stacks.display() != "kms":
+                self.config.output != "kms":
             self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.fb_path = os.path.join(self.fbdir, "vfb")
             argv = list(argv) + ["--vfb", self.fb_path]

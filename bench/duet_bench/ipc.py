@@ -5,7 +5,7 @@ Three counters, each in its own run of the same scenario:
   - the in-process counter (bench/ipc-count.c, LD_PRELOAD) in every
     process of the stack and in the app, dumped on a signal at the start
     and the end of the measured interval;
-  - strace attached to the stack's processes and running the app, per
+  - strace running the stack's processes and the app, per
     syscall, per thread, with each Unix socket's peer found from
     /proc/PID/fd and strace's -yy inode pairs;
   - protocol messages: duet-compositor's protocol log, duet-xwm's, weston's
@@ -18,19 +18,17 @@ dump signal in time) fails the counting run: it is never read as zero.
 """
 import json
 import os
-import random
 import re
 import shutil
-import socket
 import signal
-import subprocess
 import time
 
-from duet_bench import procs, stack_kinds, stacks
-from duet_bench.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
+from duet_bench import procs, stacks
+from duet_launch import displays, proc, stack_kinds
+from duet_launch.stack import DUMP_SIGNAL, counting_env
+from duet_launch.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import app_argv, transport, with_engine
-from duet_bench.stacks import DUMP_SIGNAL, counting_env
 
 IPC_CALLS = ["sendmsg", "recvmsg", "writev", "readv", "read", "write", "send", "recv",
              "sendto", "recvfrom"]
@@ -128,7 +126,7 @@ class Counting:
         self.dir = stack.counting
 
     def app_env(self):
-        env = counting_env(self.stack.counting)
+        env = counting_env(self.stack.counting, self.stack.base_env)
         if self.stack.kind == "wayland":
             env["WAYLAND_DEBUG"] = "client"
         return env
@@ -591,67 +589,74 @@ STRACE_LINE = re.compile(r"^(\d+\.\d+) (\w+)\((?:(\d+)(?:<([^\[>:]*)(?::\[(\d+)(
 RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
 
 
+def strace_argv(strace, prefix):
+    """strace on a command it starts, one file per thread (PREFIX.TID).
+    --seccomp-bpf: the traced process stops only at the calls counted.
+    Without it every call of every thread stops it, llvmpipe's futexes
+    included: in the emulated KMS guest a straced launch of Xorg + duet-xwm
+    took 17 s with the stack attached (-p, where strace cannot filter) and
+    the app unfiltered, 5 s with the app filtered, 6 s with no strace."""
+    return [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e", "trace=" + STRACE_CALLS,
+            "-ff", "-o", prefix]
+
+
+class StraceStack(stacks.Stack):
+    """A stack whose every process runs under strace from its start
+    (strace_launch's): filtered by --seccomp-bpf, which an attach cannot
+    have. -DD: the tracer is a grandchild in a group of its own, so the
+    process spawned is the server itself (its pid, its group's signals)
+    and the tracer outlives it. A tracee whose tracer has gone gets ENOSYS
+    from every filtered call, so the tracer must never be stopped first:
+    it leaves when its tracees have."""
+
+    def spawn(self, role, argv, env, **kw):
+        strace = shutil.which("strace")
+        if not strace:
+            raise stacks.StackError("strace is not installed (Debian package strace)")
+        child = super().spawn(role, strace_argv(strace, os.path.join(self.dir, "strace")) +
+                              ["-DD", "--"] + list(argv), env, **kw)
+        self.commands[role] = list(argv)
+        return child
+
+
 def strace_launch(ctx, stack, strace, counting=None):
-    """One launch with strace on every stack process and on the app. With
-    counting (a Counting of a stack started with the counter), the
-    in-process counter counts the stack's processes over the same
-    interval, so the two can be compared call for call."""
+    """One launch with strace on every stack process (a StraceStack) and
+    on the app. With counting (a Counting of a stack started with the
+    counter), the in-process counter counts the stack's processes over
+    the same interval, so the two can be compared call for call."""
+    if not isinstance(stack, StraceStack):
+        raise TypeError("strace_launch needs a StraceStack")
     pids = stack.pids()
-    prefix = os.path.join(stack.dir, "strace")
-    argv = [strace, "-f", "-qq", "-yy", "-ttt", "-e", "trace=" + STRACE_CALLS, "-ff", "-o",
-            prefix]
-    for pid in pids.values():
-        argv += ["-p", str(pid)]
-    tracer = procs.Child("strace", argv, dict(os.environ),
-                         log_path=os.path.join(stack.dir, "strace.log"))
+    app_prefix = os.path.join(stack.dir, "strace-app")
+    base = counting.baseline() if counting else None
+    t_start = time.time()
+    app_strace = strace_argv(strace, app_prefix) + ["--"]
+    run = AppRun(ctx, stack, app_strace + app_argv(ctx, stack, "launch", "--stay"))
     try:
-        deadline = time.monotonic() + 10
-        while not all(procs.traced(p) for p in pids.values()):
-            if time.monotonic() > deadline or not tracer.alive():
-                raise AppFailed("strace could not attach (%s):\n%s"
-                                % (tracer.status(), tracer.log_tail()))
-            time.sleep(0.02)
-        app_prefix = os.path.join(stack.dir, "strace-app")
-        base = counting.baseline() if counting else None
-        t_start = time.time()
-        # --seccomp-bpf: the app, started under strace, stops only at the
-        # calls counted. Without it every call of every thread stops it,
-        # llvmpipe's futexes included: in the emulated KMS guest that made
-        # a straced launch 17 s where it takes 5 s with it and 6 s with no
-        # strace at all (Xorg + duet-xwm, 2026-11-28), and openbox's 284 s.
-        # The stack's processes are attached (-p), where strace cannot
-        # filter; what either writes is the same.
-        strace_argv = [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e",
-                    "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
-        run = AppRun(ctx, stack, strace_argv + app_argv(ctx, stack, "launch", "--stay"))
-        try:
-            if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
-                raise AppFailed("duet-launch under strace %s:\n%s\n%s"
-                                % (run.exit_status(), run.log_tail(),
-                                   _strace_stuck(stack.dir, dict(pids, app=run.pid))))
-            t_end = time.time()
-            kids = procs.descendants(run.pid)
-            app_pid = kids[0] if kids else None
-            counted = counting.measure(base, app_pid, app_counted=False) if counting else None
-            all_pids = dict(pids, app=app_pid)
-            tid_owner = {}
-            inode_owner = {}
-            for role, pid in all_pids.items():
-                if pid is None:
-                    continue
-                for tid in procs.thread_ids(pid):
-                    tid_owner[tid] = role
-                for ino in procs.socket_inodes(pid):
-                    inode_owner[ino] = role
-        finally:
-            run.stop()
+        if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
+            raise AppFailed("duet-launch under strace %s:\n%s\n%s"
+                            % (run.exit_status(), run.log_tail(),
+                               _strace_stuck(stack.dir, dict(pids, app=run.pid))))
+        t_end = time.time()
+        kids = procs.descendants(run.pid)
+        app_pid = kids[0] if kids else None
+        counted = counting.measure(base, app_pid, app_counted=False) if counting else None
+        all_pids = dict(pids, app=app_pid)
+        tid_owner = {}
+        inode_owner = {}
+        for role, pid in all_pids.items():
+            if pid is None:
+                continue
+            for tid in procs.thread_ids(pid):
+                tid_owner[tid] = role
+            for ino in procs.socket_inodes(pid):
+                inode_owner[ino] = role
     finally:
-        tracer.signal(signal.SIGINT)  # detach
-        try:
-            tracer.popen.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-        tracer.stop()
+        run.stop()
+        # The tracers write a call when it returns: a thread blocked in poll
+        # at first_frame is written once the stack stops. This stack is the
+        # launch's own.
+        stack.stop()
     per = {}
     for name in os.listdir(stack.dir):
         if not (name.startswith("strace.") or name.startswith("strace-app.")):
@@ -683,7 +688,9 @@ def strace_launch(ctx, stack, strace, counting=None):
         p["study_style"] = sum(v["unix"] for c, v in p["per_call"].items() if c in STUDY_CALLS)
         p["waits"] = sum(v["all"] for c, v in p["per_call"].items() if c in WAIT_CALLS)
     out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
-           "command": " ".join(argv), "app_command": " ".join(strace_argv),
+           "command": " ".join(strace_argv(strace, os.path.join(stack.dir, "strace")) +
+                               ["-DD", "--", "STACK-PROCESS"]),
+           "app_command": " ".join(app_strace),
            "seconds": round(t_end - t_start, 3)}
     if counting:
         out["counter"] = counted
@@ -702,7 +709,7 @@ def _strace_stuck(directory, pids):
     out.append("last calls strace wrote per thread:")
     for name in sorted(os.listdir(directory)):
         if name.startswith("strace.") or name.startswith("strace-app."):
-            tail = procs.read_tail(os.path.join(directory, name), 600).splitlines()[-3:]
+            tail = proc.read_tail(os.path.join(directory, name), 600).splitlines()[-3:]
             out += ["  %s: %s" % (name, line[:200]) for line in tail]
     return "\n".join(out)
 
@@ -752,28 +759,6 @@ def xtrace_counts(path, start=0, end=None):
     return out
 
 
-def free_socket(path):
-    """True when a display socket path can be taken: absent, or left
-    behind by a process that is gone (nobody accepts on it; xtrace never
-    removes its own), in which case it is removed."""
-    if not os.path.exists(path):
-        return True
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect(path)
-        return False  # somebody listens there
-    except ConnectionRefusedError:
-        try:
-            os.unlink(path)
-            return True
-        except OSError:
-            return False
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 class XtraceStack(stacks.Stack):
     """A stack whose WM and compositing manager reach the X server through
     an xtrace proxy each (the openbox stack: openbox and xcompmgr)."""
@@ -804,19 +789,11 @@ class XtraceStack(stacks.Stack):
             raise stacks.StackError("xtrace is not installed (Debian package xtrace)")
         log = os.path.join(self.dir, "xtrace-%s.txt" % role)
         env = {k: v for k, v in self.base_env.items() if k != "LD_PRELOAD"}
-        numbers = list(range(900, 1000))
-        random.shuffle(numbers)
-        tries = 0
-        for n in numbers:
-            sock = "/tmp/.X11-unix/X%d" % n
-            if os.path.exists("/tmp/.X%d-lock" % n) or not free_socket(sock):
-                continue
-            tries += 1
-            if tries > 5:
-                break
+        for n in displays.x_numbers(displays.X_PROXIES):
+            sock = displays.x_socket(n)
             # -n: Xvfb here has no authorisation to copy; -k: a client's
             # reconnection must find the proxy still there.
-            child = procs.Child("xtrace-" + role, [xtrace, "-d", self.display, "-D", ":%d" % n,
+            child = proc.Child("xtrace-" + role, [xtrace, "-d", self.display, "-D", ":%d" % n,
                                                    "-n", "-k", "-o", log], env,
                                 log_path=os.path.join(self.dir, "xtrace-%s.log" % role))
             self.procs["xtrace-" + role] = child

@@ -34,7 +34,8 @@ import threading
 import time
 
 from duet_bench import procs
-from duet_bench.paths import find_own
+from duet_launch import proc
+from duet_launch.paths import find_own
 
 # duet-launch's clear colour (0.93, 0.93, 0.95), as 8-bit RGB.
 LAUNCH_RGB = (237, 237, 242)
@@ -83,7 +84,7 @@ class Observer:
 
     # ------------------------------------------------------------ process
     def start(self):
-        self.child = procs.Child("observer", self.argv, self.env,
+        self.child = proc.Child("observer", self.argv, self.env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()

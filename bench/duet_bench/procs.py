@@ -1,20 +1,19 @@
-"""Processes the bench starts, and what /proc tells about them.
+"""The processes the bench started, and what /proc tells about them.
 
-Every process runs in a session of its own, so stopping it stops what it
-started. All of them are kept in one registry; cleanup() stops them all and
-runs from atexit and from the signal handlers, so no Xvfb, compositor or
-strace outlives the bench. The bench also makes itself a child subreaper:
+Every process is a duet_launch.proc.Child, in a session of its own, so
+stopping it stops what it started. cleanup() stops every one still live
+and runs from atexit and from the signal handlers, so no Xvfb, compositor
+or strace outlives the bench. The bench also makes itself a child subreaper:
 a grandchild whose parent died (an X server's xkbcomp, a WM's helper) comes
 back to it and is found and killed too.
 """
 import ctypes
 import os
 import signal
-import subprocess
 import threading
 import time
 
-from duet_bench import reaper
+from duet_launch import proc
 
 
 def patience(seconds):
@@ -28,25 +27,8 @@ def patience(seconds):
         factor = 1.0
     return seconds * max(factor, 1.0)
 
-RUN_MARK = "DUET_BENCH_RUN"  # set in every child's environment: find strays by it
-_registry = []
+RUN_MARK = proc.RUN_MARK  # in every child's environment: find strays by it
 _cleaning = False
-_own_mark = None
-
-
-def marked_env(env):
-    """env with RUN_MARK: the caller's (whoever set it watches it: the
-    bench's cli, or a test around it), or else this process's own, watched
-    by reaper.py from its first use, so that a test or tool using Child
-    directly, killed, leaves nothing behind either."""
-    global _own_mark
-    env = dict(os.environ if env is None else env)
-    if RUN_MARK not in env:
-        if _own_mark is None:
-            _own_mark = "%d-%s" % (os.getpid(), os.urandom(4).hex())
-            reaper.watch(RUN_MARK, _own_mark)
-        env[RUN_MARK] = _own_mark
-    return env
 
 
 def become_subreaper():
@@ -55,83 +37,6 @@ def become_subreaper():
         libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         pass
-
-
-class Child:
-    """One process in its own session, output to a log file, its
-    environment marked (marked_env)."""
-
-    def __init__(self, role, argv, env, log_path=None, **kw):
-        self.role = role
-        self.argv = list(argv)
-        self.log_path = log_path
-        out = open(log_path, "ab") if log_path else subprocess.DEVNULL
-        try:
-            self.popen = subprocess.Popen(argv, env=marked_env(env), stdin=subprocess.DEVNULL,
-                                          stdout=kw.pop("stdout", out),
-                                          stderr=kw.pop("stderr", out),
-                                          start_new_session=True, **kw)
-        finally:
-            if log_path:
-                out.close()
-        _registry.append(self)
-
-    @property
-    def pid(self):
-        return self.popen.pid
-
-    def alive(self):
-        return self.popen.poll() is None
-
-    def status(self):
-        rc = self.popen.poll()
-        if rc is None:
-            return "running"
-        return "killed by signal %d" % -rc if rc < 0 else "exited with status %d" % rc
-
-    def signal_group(self, sig):
-        try:
-            os.killpg(self.popen.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def signal(self, sig):
-        if self.alive():
-            try:
-                os.kill(self.popen.pid, sig)
-            except ProcessLookupError:
-                pass
-
-    def stop(self, grace=3.0):
-        if self.alive():
-            self.signal_group(signal.SIGTERM)
-            try:
-                self.popen.wait(grace)
-            except subprocess.TimeoutExpired:
-                pass
-        self.signal_group(signal.SIGKILL)
-        try:
-            self.popen.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-        if self in _registry:
-            _registry.remove(self)
-
-    def log_tail(self, n=4000):
-        return read_tail(self.log_path, n)
-
-
-def read_tail(path, n=4000):
-    if not path:
-        return ""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - n))
-            return f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def descendants(root):
@@ -161,7 +66,7 @@ def cleanup():
         return
     _cleaning = True
     try:
-        for child in reversed(list(_registry)):
+        for child in reversed(proc.live()):
             child.stop(grace=2.0)
         for pid in descendants(os.getpid()):
             try:
@@ -228,22 +133,6 @@ def thread_ids(pid):
         return [int(t) for t in os.listdir("/proc/%d/task" % pid)]
     except OSError:
         return []
-
-
-def traced(pid):
-    """Whether every thread of pid has a tracer (strace attached)."""
-    tids = thread_ids(pid)
-    if not tids:
-        return False
-    for tid in tids:
-        try:
-            with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
-                for line in f:
-                    if line.startswith("TracerPid:") and line.split()[1] == "0":
-                        return False
-        except OSError:
-            pass
-    return True
 
 
 def where(pid):

@@ -22,7 +22,8 @@ import re
 import shutil
 import time
 
-from duet_bench import ipc, observer, procs, stack_kinds, timeline
+from duet_bench import ipc, observer, procs, timeline
+from duet_launch import stack_kinds
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.efl import reap_strays
 from duet_bench.experiment import Experiment, counted
@@ -509,7 +510,7 @@ def frame_callbacks(log, log_at):
     return out
 
 
-def skip(name):
+def skip(name, config):
     """Skipped on a stack where neither client (glmark2, efl) can run."""
     gone = missing(stack_kinds.get(name).window_system)
     return "; ".join(gone.values()) if len(gone) == 2 else None

@@ -13,10 +13,10 @@ on each stack (docs/methodology.md, "Timeline"):
 
 Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 """
-import json
 import time
 
-from duet_bench import observer, procs, stack_kinds
+from duet_bench import observer, procs
+from duet_launch import stack_kinds
 
 # The observer's source on Xorg: the card's scanout (stacks.py, fb_path "drm:CARD").
 SCANOUT = "observer (card scanout: duet-observe --drm)"
@@ -27,37 +27,6 @@ def source_of(stack):
     if stack.spec.observed and (stack.fb_path or "").startswith("drm:"):
         return SCANOUT
     return stack.spec.composited_source
-
-
-class JsonLines:
-    """A file another process appends JSON lines to, read incrementally.
-    Lines that are not JSON objects (weston's plain log lines share the
-    file with its timeline) are skipped."""
-
-    def __init__(self, path):
-        self.path = path
-        self.items = []
-        self._offset = 0
-        self._partial = b""
-
-    def read(self):
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self._offset)
-                data = f.read()
-        except OSError:
-            return self.items
-        self._offset += len(data)
-        lines = (self._partial + data).split(b"\n")
-        self._partial = lines.pop()
-        for line in lines:
-            if not line.startswith(b"{"):
-                continue
-            try:
-                self.items.append(json.loads(line))
-            except ValueError:
-                pass
-        return self.items
 
 
 def duet_composited(events, pid, since_ns, first, width=None, height=None):

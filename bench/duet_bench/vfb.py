@@ -37,8 +37,9 @@ import select
 import subprocess
 import time
 
-from duet_bench import paths, procs, stack_kinds, stacks, vfb_move
-from duet_bench.stack_kinds import VFB_FILE, XVFB_SHMEM
+from duet_bench import procs, stacks, vfb_move
+from duet_launch import paths, stack_kinds
+from duet_launch.stack_kinds import VFB_FILE, XVFB_SHMEM
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.experiment import Experiment
 
@@ -70,12 +71,13 @@ STUDY_NOTE = ("a study of VM display devices: 32x32-pixel tiles of one page each
               "(dirty bits, write-protection faults) did not differ in frame rate or CPU")
 
 
-def missing(name):
-    """Why stack name cannot run the experiment, or None."""
+def missing(name, config):
+    """Why stack name cannot run the experiment in a run of config, or None."""
     if name not in LAYOUTS:
         return ("not measurable: only duet-compositor (--vfb) and Xvfb (-shmem) expose "
                 "their framebuffer to another process here")
-    if stack_kinds.get(name).framebuffer == XVFB_SHMEM and stacks.x_server(None) == "xorg":
+    if stack_kinds.get(name).framebuffer == XVFB_SHMEM and \
+            stacks.config_for(name, config).xserver() == "xorg":
         return "not measurable on Xorg: the reader attaches to Xvfb's -shmem framebuffer"
     if not paths.find_own("duet-vfb-reader", "bench"):
         return "duet-vfb-reader is not built (bench/ in the build)"

@@ -8,7 +8,8 @@ import subprocess
 import threading
 import time
 
-from duet_bench import paths, procs
+from duet_bench import procs
+from duet_launch import paths
 
 STEP_PX = 24            # not a multiple of 32: the window straddles tiles
 INTERVAL_S = 0.05       # 20 moves a second

@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from duet_bench import reaper  # noqa: E402
+from duet_launch import reaper  # noqa: E402
 
 _on_fail = []
 
@@ -42,5 +42,5 @@ def cmdlines(pids):
 
 def marked_processes(mark, name="DUET_BENCH_RUN"):
     """The processes (but this one) that carry the run's mark, as
-    "PID COMMAND LINE"; the bench marks every child (duet_bench.reaper)."""
+    "PID COMMAND LINE"; the bench marks every child (duet_launch.reaper)."""
     return cmdlines(reaper.marked(name, mark, exclude={os.getpid()}))

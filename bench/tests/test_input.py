@@ -37,25 +37,20 @@ def test_kms_missing():
     see the buffers (it did wait, and failed, when it looked for a --vfb
     file only the headless output writes)."""
     sys.path.insert(0, os.path.dirname(HERE))
-    from duet_bench import inputlat
-    old, geteuid = os.environ.get("DUET_DISPLAY"), inputlat.os.geteuid
-    os.environ["DUET_DISPLAY"] = "kms"
+    from duet_bench import inputlat, stacks
+    kms, geteuid = stacks.settings(output="kms"), inputlat.os.geteuid
     try:
         inputlat.os.geteuid = lambda: 0
-        as_root = inputlat.missing("wayland")
+        as_root = inputlat.missing("wayland", kms)
         inputlat.os.geteuid = lambda: 1000
-        as_user = inputlat.missing("wayland")
+        as_user = inputlat.missing("wayland", kms)
     finally:
         inputlat.os.geteuid = geteuid
-        if old is None:
-            del os.environ["DUET_DISPLAY"]
-        else:
-            os.environ["DUET_DISPLAY"] = old
     check(as_root is None, "input on wayland on a KMS display is measurable as root (%r)"
           % as_root)
     check(as_user and "root" in as_user and "scanout" in as_user,
           "without root it is not, with the reason (%r)" % as_user)
-    check(inputlat.missing("wayland") is None, "headless it is measurable")
+    check(inputlat.missing("wayland", stacks.settings()) is None, "headless it is measurable")
 
 
 def test_quick():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A harness killed with SIGKILL leaves none of its servers behind
-(bench/duet_bench/reaper.py).
+(bench/duet_launch/reaper.py).
 
 bench: `duet bench` runs launches on duet-compositor and Xvfb + duet-xwm;
 once a server of the run is up, the bench alone gets SIGKILL (no handler,
@@ -11,7 +11,7 @@ harness: the integration tests' duet.py starts an X session (Xvfb +
 duet-xwm) in a child Python process, which then gets SIGKILL in the same
 way; nothing marked with that process's test mark may be left.
 
-child: a program that starts a process with duet_bench.procs.Child itself,
+child: a program that starts a process with duet_launch.proc.Child itself,
 with no mark of its own (as bench/tests/test_observer.py does), gets
 SIGKILL: that process must go too (the observer test's duet-compositor and
 duet-launch outlived a stopped meson test under qemu-user).
@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 from checks import check, cmdlines, on_fail  # noqa: E402
-from duet_bench import reaper  # noqa: E402
+from duet_launch import reaper  # noqa: E402
 
 INTEGRATION = os.path.join(HERE, "..", "..", "tests", "integration")
 
@@ -90,8 +90,7 @@ time.sleep(600)
 
 
 def test_harness():
-    env = dict(os.environ, DUET_REAPER=os.path.join(os.path.dirname(HERE), "duet_bench",
-                                                    "reaper.py"))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))  # duet.py imports duet_launch
     proc = subprocess.Popen([sys.executable, "-c", HARNESS, INTEGRATION], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
@@ -107,8 +106,8 @@ def test_harness():
 CHILD = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
-from duet_bench import procs
-c = procs.Child("sleeper", ["sleep", "600"], dict(os.environ))
+from duet_launch import proc
+c = proc.Child("sleeper", ["sleep", "600"], dict(os.environ))
 print("pid", c.pid, flush=True)
 time.sleep(600)
 """

@@ -38,8 +38,6 @@ Environment: DUET_BUILD_DIR (the build).
 """
 import json
 import os
-import random
-import select
 import shutil
 import statistics
 import struct
@@ -50,7 +48,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from duet_bench import observer, paths, procs  # noqa: E402
+from duet_bench import observer, procs  # noqa: E402
+from duet_launch import paths, proc, stack  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, on_fail  # noqa: E402
 
@@ -120,89 +119,43 @@ def wait_for(what, pred, timeout, procs_alive=()):
 
 # ------------------------------------------------------------------ stacks
 class Server:
-    """duet-compositor --vfb, or Xvfb -fbdir + duet-xwm, each with a trace."""
+    """duet-compositor --vfb, or Xvfb -fbdir + duet-xwm, each with a trace:
+    duet_launch's wayland and x11 stacks, at 60 Hz."""
 
     def __init__(self, kind, workdir):
         self.kind = kind
-        self.dir = tempfile.mkdtemp(prefix=kind + "-", dir=workdir)
-        self.env = base_env(self.dir)
-        self.trace = os.path.join(self.dir, "server-trace.jsonl")
-        self.children = []
-        self.client_env = None
-        self.fbdir = paths.memory_dir("duet-fb-")
-        FB_DIRS.append(self.fbdir)
+        args = ()
         if kind == "wayland":
-            self.fb_path = os.path.join(self.fbdir, "vfb")
+            self.fbdir = paths.memory_dir("duet-fb-")
+            FB_DIRS.append(self.fbdir)
+            args = ("--vfb", os.path.join(self.fbdir, "vfb"))
+        config = stack.Config(kind, refresh=60, trace=True, framebuffer=kind == "x11",
+                              server_args=args)
+        self.stack = stack.Stack(config, workdir, base_env(workdir))
+        self.dir = self.stack.dir
+        self.env = self.stack.base_env
+        if kind == "wayland":
+            self.fb_path = args[1]
         else:
+            self.fbdir = self.stack.fbdir
+            FB_DIRS.append(self.fbdir)
             self.fb_path = observer.xvfb_fb_path(self.fbdir)
+        self.trace = self.client_env = None
+        self.children = []  # the apps
 
     def spawn(self, role, argv, env, **kw):
-        c = procs.Child(role, argv, env, log_path=os.path.join(self.dir, role + ".log"), **kw)
+        c = proc.Child(role, argv, env, log_path=os.path.join(self.dir, role + ".log"), **kw)
         self.children.append(c)
         return c
 
     def start(self):
-        if self.kind == "wayland":
-            sock = "duet-observe-test"
-            c = self.spawn("duet-compositor", [own("duet-compositor", "compositor"), "--socket",
-                                               sock, "--size", "1920x1080", "--refresh", "60",
-                                               "--vfb", self.fb_path],
-                           dict(self.env, DUET_TRACE=self.trace))
-            wait_for("duet-compositor's socket",
-                     lambda: os.path.exists(os.path.join(self.env["XDG_RUNTIME_DIR"], sock)),
-                     20, [c])
-            self.client_env = dict(self.env, WAYLAND_DISPLAY=sock)
-        else:
-            self.start_xvfb()
-            xenv = dict(self.env, DISPLAY=self.display)
-            c = self.spawn("duet-xwm", [own("duet-xwm", "xwm"), "--display", self.display,
-                                        "--refresh", "60"], dict(xenv, DUET_TRACE=self.trace))
-            xprop = shutil.which("xprop")
-            if not xprop:
-                fail("xprop is missing (Debian package x11-utils)")
-
-            def managed():
-                r = subprocess.run([xprop, "-display", self.display, "-root",
-                                    "_NET_SUPPORTING_WM_CHECK"], env=xenv,
-                                   stdin=subprocess.DEVNULL, capture_output=True, text=True)
-                return r.returncode == 0 and "window id #" in r.stdout
-            wait_for("duet-xwm to manage " + self.display, managed, 20, [c])
-            self.client_env = xenv
+        try:
+            self.stack.start()
+        except stack.StackError as e:
+            fail("the %s stack did not start: %s\n%s" % (self.kind, e, e.logs))
+        self.trace = self.stack.traces["server" if self.kind == "wayland" else "wm"]
+        self.client_env = self.stack.env
         return self
-
-    def start_xvfb(self):
-        xvfb = shutil.which("Xvfb")
-        if not xvfb:
-            fail("Xvfb is missing (Debian package xvfb)")
-        # As the bench starts it (stacks.py), plus -fbdir: a random display
-        # from 200 up, -displayfd to know when it is ready, -noreset.
-        for _ in range(5):
-            n = random.randint(200, 899)
-            if os.path.exists("/tmp/.X%d-lock" % n) or os.path.exists("/tmp/.X11-unix/X%d" % n):
-                continue
-            r, w = os.pipe()
-            try:
-                c = self.spawn("Xvfb", [xvfb, ":%d" % n, "-displayfd", str(w), "-screen", "0",
-                                        "1920x1080x24", "-nolisten", "tcp", "-noreset",
-                                        "-fbdir", self.fbdir], self.env, pass_fds=(w,))
-            finally:
-                os.close(w)
-            data = b""
-            deadline = time.monotonic() + 20
-            while not data.endswith(b"\n") and time.monotonic() < deadline:
-                ready, _, _ = select.select([r], [], [], 0.2)
-                if ready:
-                    chunk = os.read(r, 64)
-                    if not chunk:
-                        break
-                    data += chunk
-            os.close(r)
-            if data.endswith(b"\n"):
-                self.display = ":" + data.decode().strip()
-                return
-            c.stop()
-            self.children.remove(c)
-        fail("Xvfb did not start on 5 display numbers")
 
     def backend(self):
         return "wayland" if self.kind == "wayland" else "x11"
@@ -210,6 +163,8 @@ class Server:
     def stop(self):
         for c in reversed(self.children):
             c.stop()
+        self.stack.stop()
+        self.stack.cleanup()
         shutil.rmtree(self.fbdir, ignore_errors=True)
 
 

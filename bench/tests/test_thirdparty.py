@@ -32,7 +32,9 @@ def check_weston_timeline():
     """weston's timeline lines (libweston/timeline.c's format) are counted
     as painted frames by core_repaint_finished inside the interval only."""
     sys.path.insert(0, os.path.join(os.path.dirname(HERE)))
-    from duet_bench import stack_kinds, timeline
+    from duet_bench import timeline
+    from duet_launch import stack_kinds
+    from duet_launch.traces import JsonLines
     d = tempfile.mkdtemp(prefix="duet-weston-timeline-")
     path = os.path.join(d, "weston.log")
     with open(path, "w") as f:
@@ -45,7 +47,7 @@ def check_weston_timeline():
     class Stack:
         name = "weston"
         spec = stack_kinds.get("weston")
-        composited_log = timeline.JsonLines(path)
+        composited_log = JsonLines(path)
     n, why = timeline.output_frames(Stack, 5 * 10**9 + 150000000, 5 * 10**9 + 550000000)
     check(n == 3 and why is None, "weston timeline: 3 repaints finished in the interval (%s)"
           % n)

@@ -12,7 +12,6 @@ Programs come from the environment: DUET_LAUNCH, DUET_RESIZE, DUET_RENDER
 
 import json
 import os
-import secrets
 import time
 
 import duet
@@ -36,26 +35,8 @@ PRESENTATION_OF = {
 SERVER_RESIZE = {"wayland", "x11"}
 
 
-class WestonSession(duet.Session):
+class WestonSession(duet.WestonSession):
     """weston --backend=headless-backend.so --use-gl, on its own socket."""
-
-    def start(self):
-        weston = duet.third_party("weston")
-        socket = "duet-weston-" + secrets.token_hex(4)
-        env = duet.base_env(self.runtime_dir)
-        w, h = self.size.split("x")
-        self.compositor = self.spawn("weston", [
-            weston, "--backend=headless-backend.so", "--use-gl", "--idle-time=0",
-            "--socket=" + socket, "--width=" + w, "--height=" + h], env)
-        path = os.path.join(self.runtime_dir, socket)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(path):
-            self.check_alive()
-            check(time.monotonic() < deadline, "weston did not create its socket in 30 s")
-            time.sleep(0.05)
-        self.display = socket
-        self.env = dict(env, WAYLAND_DISPLAY=socket)
-        duet.log("weston pid %d up on %s" % (self.compositor.pid, socket))
 
     def screenshot(self, label="shot"):
         raise duet.Failure("no screenshots under weston (its screenshooter needs --debug)")

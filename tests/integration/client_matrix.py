@@ -6,12 +6,13 @@ duet's four stacks, each checked the same way.
                      [--json FILE] [--markdown FILE | --update-doc FILE.md]
                      [--size WxH] [--keep]
     client_matrix.py --smoke       (the CI subset: meson test client-matrix-smoke)
-    client_matrix.py --inside STACK --clients a,b --json FILE   (internal)
+    client_matrix.py --inside STACK --clients a,b --json FILE   (in a stack of
+                     `duet run STACK --test-control -- client_matrix.py ...`)
 
-duet's own stacks are started by the one stack launcher, `duet run wayland|x11
---test-control -- client_matrix.py --inside ...`; weston and openbox +
-xcompmgr by the bench's stacks module, in this process. Inside a stack each
-client runs once or twice and gets one cell per check:
+Every stack is started in this process by duet's one stack launcher
+(bench/duet_launch), as `duet run STACK --test-control` starts it; weston
+with --debug (its screenshooter). Inside a stack each client runs once or
+twice and gets one cell per check:
 
   start    the process is still running when its window appears
   map      a new window appears (on weston, which lists no windows: the
@@ -45,8 +46,10 @@ import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(ROOT, "bench")]
 import pngread  # noqa: E402
+from duet_launch import paths  # noqa: E402
+from duet_launch import stack as launch_stack  # noqa: E402
 
 STACKS = ["wayland", "x11", "weston", "openbox"]
 STACK_TITLES = {"wayland": "duet-compositor", "x11": "duet-xwm (Xvfb)", "weston": "weston",
@@ -160,11 +163,7 @@ class Fail(Exception):
 def own_program(subdir, name, env_name):
     if os.environ.get(env_name):
         return os.environ[env_name]
-    for d in filter(None, [os.environ.get("DUET_BUILD_DIR"), os.path.join(ROOT, "build")]):
-        p = os.path.join(d, subdir, name)
-        if os.access(p, os.X_OK):
-            return p
-    p = shutil.which(name)
+    p = paths.find_own(name, subdir)
     if not p:
         raise SystemExit("client-matrix: cannot find %s (build duet, or set DUET_BUILD_DIR)"
                          % name)
@@ -640,9 +639,8 @@ class Runner:
         self.survives(cell)
 
 
-def inside(stack, names, out, workdir):
-    """Runs the clients in the stack this process was started in."""
-    env = dict(os.environ)
+def inside(stack, names, out, workdir, env):
+    """Runs the clients in the stack whose clients' environment is env."""
     if stack == "wayland":
         env_ctl = dict(env, WAYLAND_DISPLAY=env["DUET_TEST_DISPLAY"])
         ctl = DuetWayland(env_ctl, workdir)
@@ -671,52 +669,42 @@ def inside(stack, names, out, workdir):
 
 
 # ------------------------------------------------------------ the stacks
-def run_duet_stack(stack, names, workdir, size):
-    out = os.path.join(workdir, stack + ".json")
-    argv = [sys.executable, os.path.join(ROOT, "tools", "duet"), "run", stack,
-            "--test-control", "--size", size, "--", sys.executable, os.path.realpath(__file__),
-            "--inside", stack, "--clients", ",".join(names), "--json", out,
-            "--workdir", workdir]
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL)
-    if not os.path.exists(out):
-        return {n: {"survives": {"status": "fail",
-                                 "why": "duet run %s exited %d" % (stack, r.returncode)}}
-                for n in names}
-    with open(out) as f:
-        return json.load(f)
+def client_env(st):
+    """The clients' environment in stack st; duet-compositor's test socket
+    in DUET_TEST_DISPLAY, as `duet run wayland --test-control` gives it."""
+    env = dict(st.env)
+    if st.trusted_env:
+        env["DUET_TEST_DISPLAY"] = st.trusted_env["WAYLAND_DISPLAY"]
+    return env
 
 
-def run_bench_stack(stack, names, workdir, size):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    from duet_bench import stacks
-    why = stacks.missing(stack)
+def run_stack(stack, names, workdir, size, env):
+    """Starts the stack with duet_launch (as `duet run STACK --test-control`
+    does for duet's own) on the base environment env, runs the clients in
+    it, stops it."""
+    config = launch_stack.Config(
+        stack, size=size, refresh=None, test_protocol=stack == "wayland",
+        shot_dir=stack == "x11",
+        # weston offers its screenshooter only with --debug.
+        server_args=("--debug",) if stack == "weston" else ())
+    why = launch_stack.missing(config)
     if why:
         return {n: {c: {"status": "skip", "why": why} for c in CHECKS} for n in names}
-    s = stacks.Stack(stack, workdir, os.environ, size=size)
-    if stack == "weston":
-        # weston offers its screenshooter only with --debug.
-        wrapper = os.path.join(s.dir, "weston-debug")
-        with open(wrapper, "w") as f:
-            f.write('#!/bin/sh\nexec %s --debug "$@"\n' % s.programs["weston"])
-        os.chmod(wrapper, 0o755)
-        s.programs["weston"] = wrapper
     out = os.path.join(workdir, stack + ".json")
+    st = launch_stack.Stack(config, workdir, env)
     try:
-        s.start()
-        saved = dict(os.environ)
-        os.environ.clear()
-        os.environ.update(s.env)
         try:
-            inside(stack, names, out, workdir)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-        dead = s.dead()
+            st.start()
+        except launch_stack.StackError as e:
+            return {n: {"survives": {"status": "fail", "why": "the %s stack did not start: %s"
+                                     % (stack, e)}} for n in names}
+        inside(stack, names, out, workdir, client_env(st))
+        dead = st.dead()
         if dead:
             log("%s: %s died" % (stack, dead.role))
     finally:
-        s.stop()
-        s.cleanup()
+        st.stop()
+        st.cleanup()
     with open(out) as f:
         return json.load(f)
 
@@ -786,19 +774,21 @@ def main(argv):
     if bad:
         p.error("unknown: %s (clients: %s)" % (", ".join(bad), ", ".join(BY_NAME)))
     if a.inside:
-        inside(a.inside, names, a.json, a.workdir)
+        # In a stack started for this process: `duet run STACK --test-control --
+        # client_matrix.py --inside STACK ...`.
+        inside(a.inside, names, a.json, a.workdir, dict(os.environ))
         return 0
-    os.environ.setdefault("GALLIUM_DRIVER", "llvmpipe")
-    os.environ.setdefault("LIBGL_ALWAYS_SOFTWARE", "1")
-    os.environ.setdefault("EVAS_GL_NO_BLACKLIST", "1")
+    env = dict(os.environ)
+    env.setdefault("GALLIUM_DRIVER", "llvmpipe")
+    env.setdefault("LIBGL_ALWAYS_SOFTWARE", "1")
+    env.setdefault("EVAS_GL_NO_BLACKLIST", "1")
     workdir = tempfile.mkdtemp(prefix="duet-client-matrix-")
     results = {}
     try:
         for stack in stacks_:
             d = os.path.join(workdir, stack)
             os.mkdir(d)
-            run = run_duet_stack if stack in ("wayland", "x11") else run_bench_stack
-            results[stack] = run(stack, names, d, a.size)
+            results[stack] = run_stack(stack, names, d, a.size, env)
     finally:
         if a.keep:
             log("screenshots and logs kept in %s" % workdir)

@@ -5,13 +5,18 @@ starts clients against it, drives it with duet-testctl, and kills everything
 it started when the test ends, whether it passed or not. On failure the
 session's screenshots and logs are copied next to meson's test log.
 
+Stacks (the compositor; Xvfb with duet-xwm or openbox + xcompmgr) are
+started by duet_launch, duet's one stack launcher (bench/duet_launch; meson
+puts bench/ on PYTHONPATH), with the programs the build made.
+
 Programs come from the environment (set by tests/integration/meson.build):
-DUET_COMPOSITOR, DUET_TESTCTL, DUET_TEST_PATTERN, DUET_BAD_CLIENT, and
-DUET_TEST_OUTDIR for failure artifacts.
+DUET_COMPOSITOR, DUET_XWM, DUET_XCTL, DUET_TESTCTL, DUET_TEST_PATTERN,
+DUET_BAD_CLIENT, and DUET_TEST_OUTDIR for failure artifacts;
+DUET_TEST_RENDERER runs duet's servers on another engine and
+DUET_KMS_GUEST=1 (the emulated KMS guest) makes every wait longer.
 """
 
 import collections
-import importlib.util
 import json
 import os
 import re
@@ -21,11 +26,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import traceback
 
 import pngread
+from duet_launch import proc as launch_proc
+from duet_launch import reaper
+from duet_launch import stack as launch_stack
 
 SKIP_STATUS = 77  # meson's "skipped"
 
@@ -48,6 +55,14 @@ def log(msg):
 
 
 _T0 = time.monotonic()
+
+# Read once: the emulated KMS guest is slow to start and stop everything.
+# Stopped processes get GRACE seconds to check themselves for leaks as they
+# exit: in the guest that took more than the 2 s that serve natively (3
+# compositors of 10 were cut short).
+KMS_GUEST = os.environ.get("DUET_KMS_GUEST") == "1"
+GRACE = 15.0 if KMS_GUEST else 2.0
+RENDERER = os.environ.get("DUET_TEST_RENDERER")  # meson.build: some scenarios on pixman
 
 
 def program(env_name):
@@ -104,70 +119,26 @@ def parse_windows(text):
     return windows
 
 
-class Proc:
-    """A child process in its own process group, its stdout collected
-    line by line (so tests can wait for lines) and stderr sent to a file."""
+class Proc(launch_proc.Child):
+    """A child process in its own process group (duet_launch's one child
+    type), its stdout collected line by line (so tests can wait for lines)
+    and stderr sent to a file."""
 
-    def __init__(self, name, argv, env, workdir, stdin=subprocess.DEVNULL):
-        self.name = name
-        self.argv = argv
+    def __init__(self, name, argv, env, workdir, stdin=subprocess.DEVNULL, **kw):
         self.stderr_path = os.path.join(workdir, name + ".stderr.log")
-        self.stdout_path = os.path.join(workdir, name + ".stdout.log")
-        self._stderr = open(self.stderr_path, "wb")
-        self._stdout_log = open(self.stdout_path, "w")
-        self.lines = []
-        self._cond = threading.Condition()
-        self._eof = False
-        self.popen = subprocess.Popen(argv, env=env, stdin=stdin, stdout=subprocess.PIPE,
-                                      stderr=self._stderr, start_new_session=True)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self):
-        for raw in self.popen.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            self._stdout_log.write(line + "\n")
-            self._stdout_log.flush()
-            with self._cond:
-                self.lines.append(line)
-                self._cond.notify_all()
-        with self._cond:
-            self._eof = True
-            self._cond.notify_all()
-
-    @property
-    def pid(self):
-        return self.popen.pid
-
-    def alive(self):
-        return self.popen.poll() is None
+        super().__init__(name, argv, env, log_path=self.stderr_path, stdin=stdin, lines=True,
+                         stdout_path=os.path.join(workdir, name + ".stdout.log"), **kw)
 
     def wait_line(self, pattern, timeout=20.0, start=0, pred=None):
         """First stdout line (from index start on) matching the regex (and
         pred(match), if given); returns (index, match). Fails on timeout or
         if the process ends first."""
-        rx = re.compile(pattern)
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            i = start
-            while True:
-                while i < len(self.lines):
-                    m = rx.search(self.lines[i])
-                    if m and (pred is None or pred(m)):
-                        return i, m
-                    i += 1
-                if self._eof:
-                    raise Failure("%s exited (status %s) before printing /%s/; stderr:\n%s"
-                                  % (self.name, self.popen.wait(), pattern, self.stderr_tail()))
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise Failure("%s did not print /%s/ within %.0f s" % (self.name, pattern, timeout))
-                self._cond.wait(left)
-
-    def count_lines(self, pattern):
-        rx = re.compile(pattern)
-        with self._cond:
-            return sum(1 for line in self.lines if rx.search(line))
+        try:
+            return super().wait_line(pattern, timeout, start, pred)
+        except launch_proc.LineTimeout as e:
+            if self.alive():
+                raise Failure(str(e))
+            raise Failure("%s; stderr:\n%s" % (e, self.stderr_tail()))
 
     def wait(self, timeout=20.0):
         try:
@@ -176,68 +147,30 @@ class Proc:
             raise Failure("%s did not exit within %.0f s" % (self.name, timeout))
 
     def stderr_tail(self, n=4000):
-        try:
-            with open(self.stderr_path, "rb") as f:
-                data = f.read()
-        except OSError:
-            return ""
-        return data[-n:].decode("utf-8", "replace")
+        return self.log_tail(n)
 
     def sanitizer_report(self):
         """Its sanitizer error report (a leak found at exit, say), or None."""
-        try:
-            with open(self.stderr_path, "rb") as f:
-                return sanitizer_report(f.read().decode("utf-8", "replace"))
-        except OSError:
-            return None
+        return sanitizer_report(self.log_tail(1 << 30))
 
     def kill(self, sig=signal.SIGKILL):
-        try:
-            os.killpg(self.popen.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self.signal_group(sig)
 
     def stop(self, grace=None):
         """SIGTERM the whole group, SIGKILL what is left after grace (s).
         The default leaves a sanitized process time to check itself for
-        leaks as it exits: in the emulated KMS guest that took more than
-        the 2 s that serve natively (3 compositors of 10 were cut short)."""
-        if grace is None:
-            grace = 15.0 if os.environ.get("DUET_KMS_GUEST") == "1" else 2.0
-        if self.alive():
-            self.kill(signal.SIGTERM)
-            try:
-                self.popen.wait(grace)
-            except subprocess.TimeoutExpired:
-                pass
-        # Children of the process (foot's shell, `-- CMD`) may outlive it.
-        self.kill(signal.SIGKILL)
-        try:
-            self.popen.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-        self._reader.join(2)
-        self._stderr.close()
-        self._stdout_log.close()
+        leaks as it exits (GRACE)."""
+        super().stop(GRACE if grace is None else grace)
 
 
 # Every process a test starts carries this mark in its environment; a
-# watchdog (bench/duet_bench/reaper.py, DUET_REAPER) stops them all when
-# the test process ends, even by SIGKILL or meson's timeout.
+# watchdog (duet_launch/reaper.py) stops them all when the test process
+# ends, even by SIGKILL or meson's timeout.
 TEST_MARK = ("DUET_TEST_RUN", "%d-%s" % (os.getpid(), secrets.token_hex(4)))
 
 
-_watching = []
-
-
 def watch_children():
-    path = os.environ.get("DUET_REAPER")
-    if not path or _watching:
-        return
-    spec = importlib.util.spec_from_file_location("duet_reaper", path)
-    reaper = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reaper)
-    _watching.append(reaper.watch(*TEST_MARK))
+    reaper.watch(*TEST_MARK)
 
 
 def base_env(runtime_dir):
@@ -255,6 +188,24 @@ def base_env(runtime_dir):
     return env
 
 
+class _Stack(launch_stack.Stack):
+    """duet_launch's Stack, its processes started as the session's Procs
+    (named as the tests know them, listed in session.procs)."""
+
+    def __init__(self, session, names, *args):
+        super().__init__(*args)
+        self.session = session
+        self.names = names
+
+    def spawn(self, role, argv, env, **kw):
+        for k in ("log_path", "lines", "stdout_path"):
+            kw.pop(k, None)
+        child = self.session.spawn(self.names.get(role, role), argv, env, **kw)
+        self.procs[role] = child
+        self.commands[role] = list(argv)
+        return child
+
+
 class Session:
     """One duet-compositor with its clients; use as a context manager.
 
@@ -265,6 +216,8 @@ class Session:
 
     # Seconds to wait for the compositor's WAYLAND_DISPLAY line.
     start_timeout = 30
+    kind = "wayland"
+    names = {"server": "compositor"}
 
     def __init__(self, name, size="1024x768", refresh=60, args=(), test_protocol=True):
         self.name = name
@@ -277,6 +230,7 @@ class Session:
         self.runtime_dir = tempfile.mkdtemp(prefix="duet-xdg-")
         os.chmod(self.runtime_dir, 0o700)
         self.procs = []
+        self.stack = None
         self.compositor = None
         self.display = None
         self.env = None
@@ -291,38 +245,55 @@ class Session:
             raise
         return self
 
+    def config(self, **kw):
+        """The launcher's Config of this session's stack."""
+        programs = {"duet-compositor": os.environ.get("DUET_COMPOSITOR"),
+                    "duet-xwm": os.environ.get("DUET_XWM"),
+                    "duet-xctl": os.environ.get("DUET_XCTL")}
+        fields = dict(size=self.size, refresh=self.refresh, renderer=RENDERER,
+                      private_runtime=False,
+                      patience=self.start_timeout / launch_stack.START_TIMEOUT, grace=GRACE,
+                      programs=tuple((k, v) for k, v in programs.items() if v))
+        fields.update(kw)
+        return launch_stack.Config(self.kind, **fields)
+
+    def start_stack(self, config, env):
+        self.stack = _Stack(self, self.names, config, self.workdir, env)
+        try:
+            self.stack.start()
+        except launch_stack.StackError as e:
+            for role, text in e.logs.items():
+                log("%s log (tail):\n%s" % (role, text[-3000:]))
+            raise Failure("the %s stack did not start: %s" % (config.kind, e))
+        self.display = self.stack.display
+        self.env = dict(self.stack.env)
+        return self.stack
+
     def start(self):
-        socket = "duet-test-" + secrets.token_hex(4)
-        argv = [program("DUET_COMPOSITOR"), "--socket", socket, "--refresh", str(self.refresh),
-                "--size", self.size] + self.extra_args
-        if self.test_protocol:
-            argv.append("--test-protocol")
-        # meson.build runs some scenarios again on render/'s pixman engine.
-        renderer = os.environ.get("DUET_TEST_RENDERER")
-        if renderer:
-            argv += ["--renderer", renderer]
+        program("DUET_COMPOSITOR")
         env = base_env(self.runtime_dir)
-        self.compositor = self.spawn("compositor", argv, env)
-        i, m = self.compositor.wait_line(r"^WAYLAND_DISPLAY=(\S+)", timeout=self.start_timeout)
-        if renderer == "pixman":
+        st = self.start_stack(self.config(test_protocol=self.test_protocol,
+                                          server_args=tuple(self.extra_args)), env)
+        self.compositor = st.procs["server"]
+        if RENDERER == "pixman":
             check("rendering with pixman" in self.compositor.stderr_tail(100000),
                   "compositor did not say it renders with pixman")
-        self.display = m.group(1)
-        check(self.display == socket, "compositor announced %r, asked for %r" % (self.display, socket))
         if self.test_protocol:
             # Announced before WAYLAND_DISPLAY.
-            test_lines = [line for line in self.compositor.lines[:i]
+            test_lines = [line for line in self.compositor.lines
                           if line.startswith("DUET_TEST_DISPLAY=")]
-            check(test_lines == ["DUET_TEST_DISPLAY=%s-test" % socket],
+            check(test_lines == ["DUET_TEST_DISPLAY=%s-test" % self.display],
                   "compositor announced test sockets %r" % test_lines)
-            self.test_display = socket + "-test"
-        self.env = dict(env, WAYLAND_DISPLAY=self.display)
+            self.test_display = self.display + "-test"
         log("compositor pid %d up on %s" % (self.compositor.pid, self.display))
 
     def __exit__(self, etype, value, tb):
         compositor_died = self.compositor is not None and not self.compositor.alive()
         for proc in reversed(self.procs):
             proc.stop()
+        if self.stack:
+            # Whatever a stack process started that left its group.
+            self.stack.stop()
         # Each process stopped above has checked itself at exit (ASan run).
         reported = [(proc, proc.sanitizer_report()) for proc in self.procs]
         reported = [(proc, report) for proc, report in reported if report]
@@ -466,6 +437,24 @@ class Session:
         return bg
 
 
+class WestonSession(Session):
+    """weston's headless backend on its own socket (duet_launch's weston
+    stack: a minimal weston.ini, --use-gl, or --use-pixman with
+    renderer="pixman"); weston has no test protocol."""
+    kind = "weston"
+    names = {"server": "weston"}
+
+    def __init__(self, name, size="1024x768", renderer="gl"):
+        super().__init__(name, size=size, test_protocol=False)
+        self.renderer = renderer
+
+    def start(self):
+        third_party("weston")
+        st = self.start_stack(self.config(renderer=self.renderer), base_env(self.runtime_dir))
+        self.compositor = st.procs["server"]
+        log("weston pid %d up on %s" % (self.compositor.pid, self.display))
+
+
 # ----------------------------------------------------------------- X11 side
 class XSession(Session):
     """One Xvfb on a display of its own with a window manager on it; the
@@ -476,10 +465,11 @@ class XSession(Session):
     xcompmgr, the X11 peer of the study: a reference for our own clients and
     tools; it has no sync message, so sync() is a round trip plus a short
     settle, and screenshots read the root window back from the X server.
+    xserver="xorg": Xorg on the KMS card instead (tests/kms/test_xorg.py).
     """
 
     def __init__(self, name, size="1024x768", wm="duet", wm_args=(), xvfb_args=(), wm_env=None,
-                 screenshots=True):
+                 screenshots=True, xserver="xvfb"):
         super().__init__(name, size=size)
         # duet-xwm answers _DUET_SCREENSHOT only with --screenshot-dir; the
         # session gives it a directory of its own unless told not to.
@@ -489,69 +479,45 @@ class XSession(Session):
         self.wm_args = list(wm_args)
         self.xvfb_args = list(xvfb_args)  # e.g. -extension MIT-SHM
         self.wm_env = dict(wm_env or {})  # on top of the session's, for the WM only
+        self.xserver_kind = xserver
         self.xserver = None
         self.wm = None
         self.wm_name = None
-
-    def start_xserver(self, env):
-        """Starts the X server, sets self.xserver and self.display (a
-        subclass may start another server: tests/kms/test_xorg.py)."""
-        xvfb = third_party("Xvfb")
-        # -displayfd 1: the server picks the first free display itself and
-        # prints its number once it accepts connections, so parallel tests
-        # never race for a display number.
-        self.xserver = self.spawn("Xvfb", [xvfb, "-displayfd", "1", "-screen", "0",
-                                           "%sx24" % self.size, "-nolisten", "tcp", "-noreset"]
-                                   + self.xvfb_args, env)
-        _, m = self.xserver.wait_line(r"^(\d+)$", timeout=30)
-        self.display = ":" + m.group(1)
+        if wm not in ("duet", "openbox"):
+            raise Failure("unknown window manager %r" % wm)
+        self.kind = "x11" if wm == "duet" else "openbox"
+        self.names = {"server": "Xorg" if xserver == "xorg" else "Xvfb",
+                      "wm": "duet-xwm" if wm == "duet" else "openbox", "compositor": "xcompmgr"}
 
     def start(self):
-        env = base_env(self.runtime_dir)
-        self.start_xserver(env)
-        self.env = dict(env, DISPLAY=self.display)
-        log("%s pid %d up on %s" % (self.xserver.name, self.xserver.pid, self.display))
-
         if self.wm_kind == "duet":
-            argv = [program("DUET_XWM"), "--display", self.display]
-            if self.screenshots:
-                self.shot_dir = os.path.join(self.workdir, "xwm-shots")
-                os.makedirs(self.shot_dir, exist_ok=True)
-                argv += ["--screenshot-dir", self.shot_dir]
-            argv += self.wm_args
-            # meson.build runs some scenarios again on render/'s pixman engine.
-            renderer = os.environ.get("DUET_TEST_RENDERER")
-            if renderer:
-                argv += ["--renderer", renderer]
-            self.wm = self.spawn("duet-xwm", argv, dict(self.env, **self.wm_env))
-        elif self.wm_kind == "openbox":
-            # A private, empty config dir: the caller's openbox rc must not
-            # change placement or focus.
-            cfg = os.path.join(self.workdir, "config")
-            os.makedirs(cfg, exist_ok=True)
-            wm_env = dict(self.env, XDG_CONFIG_HOME=cfg, HOME=self.workdir)
-            self.wm = self.spawn("openbox", [third_party("openbox")] + self.wm_args, wm_env)
-        else:
-            raise Failure("unknown window manager %r" % self.wm_kind)
+            program("DUET_XWM")
+        wm_env = dict(self.wm_env)
+        if self.wm_kind == "openbox":
+            # A private, empty config dir (the launcher's): the caller's
+            # openbox rc must not change placement or focus.
+            wm_env.setdefault("HOME", self.workdir)
+        st = self.start_stack(self.config(x_server=self.xserver_kind,
+                                          shot_dir=self.screenshots and self.wm_kind == "duet",
+                                          refresh=None, xserver_args=tuple(self.xvfb_args),
+                                          wm_args=tuple(self.wm_args),
+                                          wm_env=tuple(wm_env.items())),
+                              base_env(self.runtime_dir))
+        self.xserver, self.wm = st.procs["server"], st.procs["wm"]
+        self.shot_dir = st.shot_dir
         # The server's "compositor" for Session's liveness checks and logs.
         self.compositor = self.wm
-        deadline = time.monotonic() + 30
-        while True:
-            self.check_alive()
-            r = self.run([program("DUET_XCTL"), "--display", self.display, "wait-wm", "0.2"],
-                         timeout=10)
-            if r.returncode == 0:
-                self.wm_name = r.stdout.strip()
-                break
-            check(time.monotonic() < deadline, "no window manager on %s after 30 s: %s"
-                  % (self.display, r.stderr.strip()))
+        log("%s pid %d up on %s" % (self.xserver.name, self.xserver.pid, self.display))
+        r = self.run([program("DUET_XCTL"), "--display", self.display, "wait-wm", "10"],
+                     timeout=20)
+        check(r.returncode == 0, "no window manager on %s: %s" % (self.display, r.stderr))
+        self.wm_name = r.stdout.strip()
         if self.wm_kind == "openbox":
-            self.spawn("xcompmgr", [third_party("xcompmgr"), "-c"], self.env)
             # openbox and xcompmgr finish starting after the WM check is set;
             # a window mapped meanwhile was seen listed but never mapped
             # (no ReparentNotify, no Expose) in about one run of three.
             time.sleep(1.0)
-        if self.wm_kind == "duet" and os.environ.get("DUET_TEST_RENDERER") == "pixman":
+        if self.wm_kind == "duet" and RENDERER == "pixman":
             err = self.wm.stderr_tail(100000)
             check("rendering with pixman" in err and "output path: shm-put" in err,
                   "duet-xwm does not say it renders with pixman into shm-put:\n" + err)

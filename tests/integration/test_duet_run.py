@@ -2,7 +2,15 @@
 """`duet run STACK -- CMD`: CMD runs inside a fresh stack, its exit status
 is passed on, and nothing the launcher started outlives it.
 
-usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman]|usage
+usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman]|usage|all-gone-STACK
+
+all-gone-STACK: `duet run STACK -- sh -c 'setsid sleep 600 & sleep 4'` returns
+only once every process the run started has exited: the stack's, their
+helpers, CMD and a daemon CMD started (it left CMD's process group, as E's
+efreetd leaves E's): at the moment it returns, no process carrying the
+run's mark (a variable only this run's environment has, which every
+process it starts inherits) is alive. The run's output goes to files, not
+pipes, so that nothing waits for a process that still holds them.
 """
 
 import os
@@ -17,6 +25,7 @@ import time
 import duet
 import pngread
 from duet import check
+from duet_launch import enlightenment, reaper, stack_kinds
 
 
 def launcher():
@@ -282,9 +291,49 @@ def case_wayland_server_dies(tmp):
     check(r.returncode == 3, "a failing CMD's status 3 came back as %d" % r.returncode)
 
 
+DAEMON_CMD = "setsid sleep 600 </dev/null >/dev/null 2>&1 & sleep 4"
+
+
+def case_all_gone(tmp, stack):
+    if stack_kinds.get(stack).enlightenment and enlightenment.missing():
+        raise duet.Skip("Enlightenment cannot run here: %s" % enlightenment.missing())
+    mark = ("DUET_RUN_GONE", "%d-%s" % (os.getpid(), os.urandom(4).hex()))
+    env = duet.base_env(os.path.join(tmp, "runtime"))
+    os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+    env[mark[0]] = mark[1]
+    out = os.path.join(tmp, "output")
+    with open(out, "w") as f:
+        proc = subprocess.Popen([sys.executable, launcher(), "run", stack, "--", "sh", "-c",
+                                 DAEMON_CMD], env=env, stdin=subprocess.DEVNULL, stdout=f,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        status = proc.wait(120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise duet.Failure("duet run %s did not return within 120 s" % stack)
+    left = {}
+    for pid in reaper.marked(*mark):
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                left[pid] = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            pass
+    output = open(out).read()
+    try:
+        check(status == 0, "`duet run %s -- sh -c '%s'` exited %d:\n%s"
+              % (stack, DAEMON_CMD, status, output[-3000:]))
+        check(not left, "`duet run %s` returned while processes it started still ran: %s"
+              % (stack, left))
+    finally:
+        reaper.stop_marked(*mark)
+    duet.log("%s: nothing the run started was alive when it returned" % stack)
+
+
 CASES = {"x11": case_x11, "wayland-server-dies": case_wayland_server_dies, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
          "x11-screenshot-pixman": lambda tmp: case_x11_screenshot(tmp, "pixman"),
          "x11-wm-dies": case_x11_wm_dies, "usage": case_usage}
+CASES.update({"all-gone-" + name: (lambda tmp, name=name: case_all_gone(tmp, name))
+              for name in stack_kinds.RUN})
 
 
 def test():

@@ -29,20 +29,14 @@ import time
 import duet
 import pngread
 from duet import check, log
+from duet_bench import stacks
+from duet_launch import enlightenment
 from test_duet_run import run
 
 LAUNCH_RGB = (237, 237, 242)  # duet-launch's clear colour (bench/duet_bench/observer.py)
 
 
-def bench_modules():
-    here = os.path.dirname(os.path.abspath(duet.program("DUET_LAUNCHER")))
-    sys.path.insert(0, os.path.join(os.path.dirname(here), "bench"))
-    from duet_bench import enlightenment, stacks
-    return enlightenment, stacks
-
-
 def need_e():
-    enlightenment, _ = bench_modules()
     why = enlightenment.missing()
     if why:
         raise duet.Skip("Enlightenment cannot run here: %s" % why)
@@ -112,7 +106,6 @@ def scenario_run(stack):
 
 def scenario_bench():
     need_e()
-    enlightenment, stacks = bench_modules()
     with tempfile.TemporaryDirectory(prefix="duet-e-test-") as tmp:
         env = dict(os.environ, TMPDIR=tmp)
         for name in ("e-x11", "e-wayland"):
@@ -139,7 +132,6 @@ def scenario_crash():
     by E's own handler, so the test kills it with SIGKILL): enlightenment_start
     exits 255, and the bench's reason for the failure names E's crash."""
     need_e()
-    enlightenment, stacks = bench_modules()
     with tempfile.TemporaryDirectory(prefix="duet-e-test-") as tmp:
         env = dict(os.environ, TMPDIR=tmp)
         st = stacks.Stack("e-wayland", tmp, env, size="1024x768")

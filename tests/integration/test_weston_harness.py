@@ -6,8 +6,6 @@ hide) a bug in duet-compositor.
 usage: test_weston_harness.py pattern|bad-clients|wayland-info
 """
 
-import os
-import secrets
 import sys
 import time
 
@@ -30,27 +28,6 @@ BAD_MODES = ["buffer-too-big", "negative-size", "huge-stride", "truncated-pool",
              "invalid-object", "toplevel-to-popup", "popup-to-toplevel", "short-stride",
              "offset-past-pool", "min-over-max", "negative-min-size", "scale-viewport",
              "popup-destroy-order"]
-
-
-class WestonSession(duet.Session):
-    def start(self):
-        weston = duet.third_party("weston")
-        socket = "duet-weston-" + secrets.token_hex(4)
-        env = duet.base_env(self.runtime_dir)
-        self.compositor = self.spawn("weston", [
-            weston, "--backend=headless-backend.so", "--use-pixman", "--idle-time=0",
-            "--socket=" + socket, "--width=640", "--height=480"], env)
-        # weston prints nothing we can wait for on stdout; its socket appears
-        # once it accepts clients.
-        path = os.path.join(self.runtime_dir, socket)
-        deadline = time.monotonic() + 30
-        while not os.path.exists(path):
-            self.check_alive()
-            check(time.monotonic() < deadline, "weston did not create its socket in 30 s")
-            time.sleep(0.05)
-        self.display = socket
-        self.env = dict(env, WAYLAND_DISPLAY=socket)
-        duet.log("weston pid %d up on %s" % (self.compositor.pid, socket))
 
 
 def pattern(s):
@@ -94,7 +71,7 @@ SCENARIOS = {"pattern": pattern, "bad-clients": bad_clients, "wayland-info": way
 
 def test():
     scenario = sys.argv[1]
-    with WestonSession("weston-" + scenario) as s:
+    with duet.WestonSession("weston-" + scenario, size="640x480", renderer="pixman") as s:
         SCENARIOS[scenario](s)
         s.check_alive()
 

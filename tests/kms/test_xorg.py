@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The X side on a KMS device: Xorg with the modesetting driver (configured
-as `duet run x11 --server xorg` does, bench/duet_bench/xorg.py), in the
+as `duet run x11 --server xorg` does, bench/duet_launch/xorg.py), in the
 guest of scripts/test-kms (suite kms). Outside a guest with a card each
 test skips (with DUET_KMS_GUEST=1 it fails: the guest must have one).
 
@@ -42,12 +42,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
 
 import duet  # noqa: E402
 import pngread  # noqa: E402
 from duet import check  # noqa: E402
-from duet_bench import xorg  # noqa: E402
+from duet_launch import xorg  # noqa: E402
 from test_kms import cards, launch_check, in_guest  # noqa: E402
 
 
@@ -97,17 +96,20 @@ class Vkms:
 
 
 class XorgSession(duet.XSession):
-    """XSession with Xorg on the card instead of Xvfb."""
+    """XSession with Xorg on the card instead of Xvfb (duet_launch starts
+    it as for every Xorg stack: xorg.Setup in the stack's directory)."""
+    start_timeout = 120
 
-    def start_xserver(self, env):
-        self.setup = xorg.Setup(self.workdir)
-        duet.log("Xorg config:\n" + open(self.setup.config).read())
-        self.xserver = self.spawn("Xorg", self.setup.argv(xorg_program(), 1), env)
+    def __init__(self, name, **kw):
+        super().__init__(name, xserver="xorg", **kw)
+        self.setup = None
+
+    def start(self):
         try:
-            _, m = self.xserver.wait_line(r"^(\d+)$", timeout=120)
-        except duet.Failure:
-            raise duet.Failure("Xorg did not start; its log ends:\n" + self.setup.log_tail())
-        self.display = ":" + m.group(1)
+            super().start()
+        finally:
+            self.setup = self.stack.xorg if self.stack else None
+        duet.log("Xorg config:\n" + open(self.setup.config).read())
         # The screen is the card's preferred mode.
         r = subprocess.run(["xwininfo", "-root", "-display", self.display],
                            capture_output=True, text=True)

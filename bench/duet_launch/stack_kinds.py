@@ -1,8 +1,9 @@
-"""The kinds of display stack the bench compares, and everything that
-differs between them, as data. Code asks a stack's kind (Stack.spec) for
-what it can do instead of comparing stack names; how each kind starts is
-Stack._start_<name> (stacks.py). One stack launcher for tools/duet, the
-bench and the tests (issue 29, item 1) is to hold this table too.
+"""The kinds of display stack duet compares, and everything that differs
+between them, as data: the processes each runs (by role, in start order)
+and when each is ready, what it can do, who reports what. Code asks a
+stack's kind (Stack.spec) instead of comparing stack names; how each kind
+starts is Stack._start_<name> (stack.py). `duet run`, `duet bench`, the
+integration tests and the client matrix all start stacks from this table.
 
     wayland    duet-compositor                       server
     x11        Xvfb (or Xorg) + duet-xwm              server, wm
@@ -44,7 +45,9 @@ class StackKind:
     composited: Optional[str]   # who tells when it composited: TRACE, WESTON_TIMELINE, OBSERVER
     composited_source: str      # that source as results.json names it
     renderer: Optional[str]     # what draws its frames; None: duet bench --renderer's engine
-    content_path: Optional[str]  # how window contents reach it; None: duet-xwm's log says
+    content_path: Optional[str]  # how window contents reach it; None: duet-xwm reports it
+    # (role, process, when it is ready), in start order: what Stack.start runs.
+    processes: tuple = ()
     # What it runs: (name, "own", build subdir) or (name, "deb", Debian package),
     # X_SERVER or E_PROGRAMS, in that order in results.json.
     programs: tuple = ()
@@ -56,6 +59,7 @@ class StackKind:
     framebuffer: Optional[str] = None  # VFB_FILE, XVFB_SHMEM; None: the vfb experiment skips it
     no_keys: Optional[str] = None  # why duet-inject cannot press a key on it
     kms_why_not: Optional[str] = None  # why it does not run on a KMS display
+    run: bool = True            # `duet run` offers it
 
     @property
     def observed(self):
@@ -70,13 +74,18 @@ class StackKind:
 TABLE = [
     StackKind("wayland", "wayland", "server", TRACE, "duet-compositor trace", None, BUFFERS,
               programs=(("duet-compositor", "own", "compositor"),), quick=True,
+              processes=(("server", "duet-compositor",
+                          "it prints WAYLAND_DISPLAY=NAME once it listens"),),
               protocol=SERVER_LOG, framebuffer=VFB_FILE),
     StackKind("x11", "x11", "wm", TRACE, "duet-xwm trace", None, None,
               programs=(X_SERVER, ("duet-xwm", "own", "xwm"), ("xprop", "deb", "x11-utils")),
-              quick=True, on_xorg=True, protocol=WM_LOG, framebuffer=XVFB_SHMEM),
+              quick=True, on_xorg=True, protocol=WM_LOG, framebuffer=XVFB_SHMEM,
+              processes=(("server", "Xvfb or Xorg", "it reports its display number on -displayfd"),
+                         ("wm", "duet-xwm", "it set _NET_SUPPORTING_WM_CHECK"))),
     StackKind("weston", "wayland", "server", WESTON_TIMELINE, "weston timeline scope", None,
               BUFFERS, programs=(("weston", "deb", "weston"),), quick=True,
-              protocol=SERVER_DEBUG,
+              protocol=SERVER_DEBUG, run=False,
+              processes=(("server", "weston", "its Wayland socket exists"),),
               no_keys="not measurable: weston's headless backend has no wl_seat, so no client "
                       "can receive a key, and Debian's weston ships no test module to inject one",
               kms_why_not="weston on KMS: Debian's weston 10 starts its DRM backend only "
@@ -85,20 +94,28 @@ TABLE = [
               "xcompmgr -c: XRender compositing inside the X server",
               programs=(X_SERVER, ("openbox", "deb", "openbox"), ("xcompmgr", "deb", "xcompmgr"),
                         ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
-              quick=True, on_xorg=True, xtrace=True),
+              quick=True, on_xorg=True, xtrace=True, run=False,
+              processes=(("server", "Xvfb or Xorg", "it reports its display number on -displayfd"),
+                         ("wm", "openbox", "it set _NET_SUPPORTING_WM_CHECK and handles events"),
+                         ("compositor", "xcompmgr -c", "it owns _NET_WM_CM_S0"))),
     StackKind("e-x11", "x11", "wm", OBSERVER, "observer (Xvfb -fbdir)", "evas-software", BUFFERS,
               programs=(E_PROGRAMS, ("Xvfb", "deb", "xvfb"), ("duet-xctl", "own", "tools")),
-              slow=True, kms_why_not=E_HEADLESS),
+              slow=True, kms_why_not=E_HEADLESS,
+              processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
+                         ("wm", "enlightenment_start (E its child)", "E owns _NET_WM_CM_S0"))),
     StackKind("e-wayland", "wayland", "server", None, "none (not observable)", "evas-software",
               BUFFERS, programs=(E_PROGRAMS,), slow=True,
               no_keys="not measurable: Enlightenment's Wayland compositor offers a wl_seat, but "
                       "its buffer output has no input device behind it and E has no protocol to "
                       "inject a key; its output cannot be observed either",
-              kms_why_not=E_HEADLESS),
+              kms_why_not=E_HEADLESS,
+              processes=(("server", "enlightenment_start (E its child)",
+                          "its wayland-0 socket exists"),)),
 ]
 KINDS = {k.name: k for k in TABLE}
 NAMES = [k.name for k in TABLE]
 QUICK = [k.name for k in TABLE if k.quick]
+RUN = [k.name for k in TABLE if k.run]
 
 
 def get(name):

@@ -1,0 +1,199 @@
+"""The one kind of child process the launcher (and everything that uses it)
+starts: a process in a session, so a process group, of its own, so that
+stopping it stops what it started.
+
+Its output goes where the caller says: a log file (stdout and stderr, or
+stderr only), or stdout read line by line by a thread (`lines=True`: kept
+in `lines`, copied to a file and handed to `echo`), so a caller can wait
+for a line the process prints (duet-compositor's WAYLAND_DISPLAY=NAME).
+
+Every child is listed in live() until it is stopped: the bench's cleanup
+stops whatever is still there.
+"""
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+
+from duet_launch import reaper
+
+RUN_MARK = "DUET_BENCH_RUN"  # in every child's environment: find strays by it
+_live = []
+_own_mark = None
+
+
+def marked_env(env):
+    """env with RUN_MARK: the caller's (whoever set it watches it: the
+    bench's cli, or a test around it), or else this process's own, watched
+    by reaper.py from its first use, so that a test or tool using Child
+    directly, killed, leaves nothing behind either."""
+    global _own_mark
+    env = dict(os.environ if env is None else env)
+    if RUN_MARK not in env:
+        if _own_mark is None:
+            _own_mark = "%d-%s" % (os.getpid(), os.urandom(4).hex())
+            reaper.watch(RUN_MARK, _own_mark)
+        env[RUN_MARK] = _own_mark
+    return env
+
+
+def live():
+    """The children started and not yet stopped, in start order."""
+    return list(_live)
+
+
+def read_tail(path, n=4000):
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+class LineTimeout(Exception):
+    """wait_line: the line did not come in time, or the process ended first."""
+
+
+class Child:
+    """One process in its own session, its environment marked
+    (marked_env).
+
+    log_path: stderr goes there, and stdout too unless stdout= or lines=
+    say otherwise (None: both to /dev/null unless given). lines=True:
+    stdout is read line by line (self.lines), copied to stdout_path and,
+    each line, passed to echo(line)."""
+
+    def __init__(self, role, argv, env, log_path=None, stdout=None, stderr=None,
+                 stdin=subprocess.DEVNULL, lines=False, stdout_path=None, echo=None, **kw):
+        self.role = role
+        self.argv = list(argv)
+        self.log_path = log_path
+        self.stdout_path = stdout_path
+        self.lines = []
+        self._cond = threading.Condition()
+        self._eof = False
+        self._reader = None
+        out = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        if lines:
+            stdout = subprocess.PIPE
+        try:
+            self.popen = subprocess.Popen(argv, env=marked_env(env), stdin=stdin,
+                                          stdout=out if stdout is None else stdout,
+                                          stderr=out if stderr is None else stderr,
+                                          start_new_session=True, **kw)
+        finally:
+            if log_path:
+                out.close()
+        _live.append(self)
+        if lines:
+            self._reader = threading.Thread(target=self._read, args=(echo,), daemon=True)
+            self._reader.start()
+
+    @property
+    def name(self):
+        return self.role
+
+    @property
+    def pid(self):
+        return self.popen.pid
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    def status(self):
+        rc = self.popen.poll()
+        if rc is None:
+            return "running"
+        return "killed by signal %d" % -rc if rc < 0 else "exited with status %d" % rc
+
+    def signal_group(self, sig):
+        try:
+            os.killpg(self.popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def signal(self, sig):
+        if self.alive():
+            try:
+                os.kill(self.popen.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def stop(self, grace=3.0):
+        """SIGTERM to the whole group, SIGKILL to what is left after grace
+        seconds; reaps the process."""
+        if self.alive():
+            self.signal_group(signal.SIGTERM)
+            try:
+                self.popen.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        # Whatever the leader left behind in its group goes too.
+        self.signal_group(signal.SIGKILL)
+        try:
+            self.popen.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        if self._reader:
+            self._reader.join(2)
+        if self in _live:
+            _live.remove(self)
+
+    def log_tail(self, n=4000):
+        return read_tail(self.log_path, n)
+
+    # ------------------------------------------------------------ lines
+    def _read(self, echo):
+        log = open(self.stdout_path, "a") if self.stdout_path else None
+        try:
+            for raw in self.popen.stdout:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if log:
+                    log.write(line + "\n")
+                    log.flush()
+                if echo:
+                    echo(line)
+                with self._cond:
+                    self.lines.append(line)
+                    self._cond.notify_all()
+        finally:
+            if log:
+                log.close()
+            with self._cond:
+                self._eof = True
+                self._cond.notify_all()
+
+    def wait_line(self, pattern, timeout=20.0, start=0, pred=None):
+        """The first stdout line (from index start on) matching the regex
+        (and pred(match), if given): (index, match). LineTimeout when the
+        time is up or the process ended first."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            i = start
+            while True:
+                while i < len(self.lines):
+                    m = rx.search(self.lines[i])
+                    if m and (pred is None or pred(m)):
+                        return i, m
+                    i += 1
+                if self._eof:
+                    raise LineTimeout("%s exited (status %s) before printing /%s/"
+                                      % (self.role, self.popen.wait(), pattern))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LineTimeout("%s did not print /%s/ within %.0f s"
+                                      % (self.role, pattern, timeout))
+                self._cond.wait(left)
+
+    def count_lines(self, pattern):
+        rx = re.compile(pattern)
+        with self._cond:
+            return sum(1 for line in self.lines if rx.search(line))
