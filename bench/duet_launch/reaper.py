@@ -18,6 +18,7 @@ SIGTERM, and SIGKILL to what is left a moment later.
     watch("DUET_BENCH_RUN", run_id)   # in the harness, once
     python3 reaper.py NAME VALUE       # what that starts
 """
+import atexit
 import os
 import signal
 import subprocess
@@ -67,12 +68,28 @@ def stop_marked(name, value, grace=2.0, exclude=()):
 _watchers = {}
 
 
+def _finish():
+    """At a clean exit: each watchdog stops what is left of its mark and
+    exits before we do, so a harness that returns has nothing running
+    after it (`duet run` returns once every process it started is gone,
+    the watchdog included, which carries the caller's own marks)."""
+    for proc in _watchers.values():
+        try:
+            proc.stdin.close()
+            proc.wait(30)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
 def watch(name, value):
     """Starts the watchdog for this process's children marked NAME=VALUE
-    (once per mark); it outlives us by as long as it takes to stop them."""
+    (once per mark); it outlives us only when we die, by as long as it
+    takes to stop them."""
     key = (name, value)
     if key in _watchers:
         return _watchers[key]
+    if not _watchers:
+        atexit.register(_finish)
     env = dict(os.environ)
     env.pop(name, None)  # the watchdog must not find itself by the mark
     proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), name, value],

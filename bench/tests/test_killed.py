@@ -11,6 +11,11 @@ harness: the integration tests' duet.py starts an X session (Xvfb +
 duet-xwm) in a child Python process, which then gets SIGKILL in the same
 way; nothing marked with that process's test mark may be left.
 
+exit: a program that starts a process with duet_launch.proc.Child (one
+that ignores SIGTERM) and exits normally without stopping it: when the
+program has exited, that process and the watchdog are gone already (a
+harness that returns leaves nothing running: `duet run`'s promise).
+
 child: a program that starts a process with duet_launch.proc.Child itself,
 with no mark of its own (as bench/tests/test_observer.py does), gets
 SIGKILL: that process must go too (the observer test's duet-compositor and
@@ -140,6 +145,42 @@ def test_child():
     print("killed the program; its child %d went with it" % pid)
 
 
+EXITS = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from duet_launch import proc
+c = proc.Child("stubborn", ["sh", "-c", "trap '' TERM; echo up; exec sleep 600"],
+               dict(os.environ), lines=True)
+c.wait_line("up", 30)
+print("pid", c.pid, flush=True)
+"""
+
+
+def test_exit():
+    env = dict(os.environ)
+    env.pop("DUET_BENCH_RUN", None)
+    proc = subprocess.Popen([sys.executable, "-c", EXITS, os.path.dirname(HERE)], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+    on_fail(proc.kill)
+    line = proc.stdout.readline()
+    check(line.startswith("pid "), "the program started its child (%r)" % line)
+    pid = int(line.split()[1])
+    on_fail(lambda: os.kill(pid, signal.SIGKILL))
+    with open("/proc/%d/environ" % pid, "rb") as f:
+        mark = [v for v in f.read().split(b"\0") if v.startswith(b"DUET_BENCH_RUN=")]
+    check(mark, "the child carries a run mark")
+    name, value = mark[0].decode().split("=", 1)
+    check(proc.wait(60) == 0, "the program exited 0")
+    left = cmdlines(reaper.marked(name, value))
+    watchdogs = [c for c in cmdlines([int(p) for p in os.listdir("/proc") if p.isdigit()])
+                 if "reaper.py" in c and value in c]
+    reaper.stop_marked(name, value)  # never leave them to the next test
+    check(not left and not watchdogs, "the program exited with %s still running"
+          % (left + watchdogs))
+    print("the program exited; its child and its watchdog had gone before it")
+
+
 if __name__ == "__main__":
-    {"bench": test_bench, "harness": test_harness, "child": test_child}[sys.argv[1]]()
+    {"bench": test_bench, "harness": test_harness, "child": test_child,
+     "exit": test_exit}[sys.argv[1]]()
     print("PASS")
