@@ -14,6 +14,7 @@
  *                compositor/policy.c)
  *   composite.c  Composite/Damage/XFixes setup, windows' damage
  *   fetch.c      window contents: fetched without waiting for the server
+ *   rects.c      which rectangles of a damage to transfer (fetch, output)
  *   dri3.c       window contents zero-copy: the pixmap's dmabuf (DRI3)
  *   sync.c       _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN/TIMINGS
  *   output.c     how frames reach the overlay: EGL swap or MIT-SHM PutImage
@@ -183,7 +184,7 @@ struct xwm_options {
 	unsigned texture_budget_mib, window_texture_budget_mib; /* 0: default */
 };
 
-/* Most rectangles a damage is transferred in (fetch.c: xwm_plan_rects). */
+/* Most rectangles a damage is transferred in (rects.c: xwm_plan_rects). */
 #define XWM_MAX_RECTS 8
 /* Regions with more rectangles than this are fetched as their bounding
  * box without trying to merge (the merge is quadratic or worse). */
@@ -419,11 +420,14 @@ bool xwm_window_composited(const struct xwm_window *w);
 /* Names the window's current pixmap and gives it a texture of its size. */
 bool xwm_composite_rename_pixmap(struct xwm_window *w);
 
-/* ------------------------------------------------------------ fetch.c */
+/* ------------------------------------------------------------ rects.c */
 /* Damage rectangles to transfer: region's boxes merged while that wastes
  * little; fills out[XWM_MAX_RECTS] (defined above struct xwm), returns how
  * many. */
 int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out);
+int64_t xwm_box_area(const pixman_box32_t *b);
+
+/* ------------------------------------------------------------ fetch.c */
 /* A repaint in two halves around the server's round trip (main.c):
  * fetch takes the damage of every window and sends the requests for it,
  * returning true when the frame must wait for replies; ready tells,
