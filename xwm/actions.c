@@ -133,16 +133,8 @@ void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
 			xcb_set_input_focus(xwm->conn, XCB_INPUT_FOCUS_POINTER_ROOT, w->id,
 			                    time);
 		if (w->client->take_focus) {
-			xcb_client_message_event_t ev = {
-				.response_type = XCB_CLIENT_MESSAGE,
-				.format = 32,
-				.window = w->id,
-				.type = xwm->atoms.WM_PROTOCOLS,
-			};
-			ev.data.data32[0] = xwm->atoms.WM_TAKE_FOCUS;
-			ev.data.data32[1] = time;
-			xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
-			               (const char *)&ev);
+			const uint32_t data[5] = { xwm->atoms.WM_TAKE_FOCUS, time };
+			xwm_window_send_message(w, xwm->atoms.WM_PROTOCOLS, data);
 		}
 	} else {
 		xcb_set_input_focus(xwm->conn, XCB_INPUT_FOCUS_POINTER_ROOT,
@@ -164,13 +156,19 @@ void xwm_window_send_close(struct xwm_window *w)
 		xwm_log("window 0x%x has no WM_DELETE_WINDOW; not closing it", w->id);
 		return;
 	}
+	const uint32_t data[5] = { xwm->atoms.WM_DELETE_WINDOW, xwm->last_time };
+	xwm_window_send_message(w, xwm->atoms.WM_PROTOCOLS, data);
+}
+
+void xwm_window_send_message(struct xwm_window *w, xcb_atom_t type, const uint32_t data[5])
+{
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE,
 		.format = 32,
 		.window = w->id,
-		.type = xwm->atoms.WM_PROTOCOLS,
+		.type = type,
 	};
-	ev.data.data32[0] = xwm->atoms.WM_DELETE_WINDOW;
-	ev.data.data32[1] = xwm->last_time;
-	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+	for (int i = 0; i < 5; i++)
+		ev.data.data32[i] = data[i];
+	xcb_send_event(w->xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
 }

@@ -144,21 +144,11 @@ bool xwm_content_rename_pixmap(struct xwm_window *w)
 	/* Zero-copy where the server exports the pixmap (dri3.c): a new
 	 * texture per name, as the pixmap is a new buffer. */
 	struct render_texture *imported = xwm_dri3_import(w, format);
-	if (imported) {
-		xwm_content_drop_texture(w);
-		c->texture = imported;
-		c->texture_bytes = bytes;
-		cm->texture_bytes += bytes;
-		render_node_set_visible(c->node, false);
-		render_node_set_texture(c->node, c->texture);
-		c->full_damage = true;
-		return true;
-	}
-	if (!c->texture || render_texture_is_imported(c->texture) ||
+	if (imported || !c->texture || render_texture_is_imported(c->texture) ||
 	    render_texture_width(c->texture) != pw || render_texture_height(c->texture) != ph ||
 	    render_texture_has_alpha(c->texture) != (format == RENDER_FORMAT_ARGB8888)) {
 		xwm_content_drop_texture(w);
-		c->texture = create_shared_texture(c, format, pw, ph);
+		c->texture = imported ? imported : create_shared_texture(c, format, pw, ph);
 		if (!c->texture)
 			c->texture = render_texture_create(cm->renderer, format, pw, ph);
 		if (!c->texture)

@@ -255,6 +255,8 @@ void xwm_window_raise(struct xwm_window *w);
 void xwm_window_set_hidden(struct xwm_window *w, bool hidden);
 void xwm_set_focus(struct xwm *xwm, struct xwm_window *w);
 void xwm_window_send_close(struct xwm_window *w);
+/* A client message of type to w's client (WM_PROTOCOLS and the like). */
+void xwm_window_send_message(struct xwm_window *w, xcb_atom_t type, const uint32_t data[5]);
 /* The screen the policy places windows on. */
 void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height);
 

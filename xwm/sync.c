@@ -167,18 +167,11 @@ void xwm_sync_request(struct xwm_window *w)
 	} else {
 		s->sync_serial++;
 	}
-	xcb_client_message_event_t ev = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w->id,
-		.type = xwm->atoms.WM_PROTOCOLS,
+	const uint32_t data[5] = {
+		xwm->ewmh._NET_WM_SYNC_REQUEST, xwm->last_time, (uint32_t)s->sync_serial,
+		(uint32_t)((uint64_t)s->sync_serial >> 32), c->ext_counter ? 1 : 0,
 	};
-	ev.data.data32[0] = xwm->ewmh._NET_WM_SYNC_REQUEST;
-	ev.data.data32[1] = xwm->last_time;
-	ev.data.data32[2] = (uint32_t)s->sync_serial;
-	ev.data.data32[3] = (uint32_t)((uint64_t)s->sync_serial >> 32);
-	ev.data.data32[4] = c->ext_counter ? 1 : 0;
-	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+	xwm_window_send_message(w, xwm->atoms.WM_PROTOCOLS, data);
 	s->sync_waiting = true;
 	s->sync_sent_ns = render_now_ns();
 	rearm_timeout(w->content->cm);
@@ -273,20 +266,6 @@ void xwm_sync_handle_alarm(struct xwm_cm *cm, xcb_sync_alarm_notify_event_t *ev)
 	}
 }
 
-static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
-                         const uint32_t data[5])
-{
-	xcb_client_message_event_t ev = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w->id,
-		.type = type,
-	};
-	for (int i = 0; i < 5; i++)
-		ev.data.data32[i] = data[i];
-	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
-}
-
 /* A frame the client finished is "drawn" once a frame that holds it has
  * been presented, or right away if it changed nothing on screen (no
  * damage to wait for): its fetched slot. */
@@ -335,7 +314,7 @@ void xwm_sync_frame_presented(struct xwm_cm *cm, uint64_t drawn_ns)
 			(uint32_t)s->frame_serial, (uint32_t)((uint64_t)s->frame_serial >> 32),
 			(uint32_t)t_us, (uint32_t)(t_us >> 32), 0,
 		};
-		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
+		xwm_window_send_message(w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
 		/* Drawn is when the frame's pixels were flushed to the X
 		 * server, which shows them at once: the offset to presentation
 		 * is ~0 (the grid tick the frame was for is earlier still);
@@ -344,7 +323,7 @@ void xwm_sync_frame_presented(struct xwm_cm *cm, uint64_t drawn_ns)
 			(uint32_t)s->frame_serial, (uint32_t)((uint64_t)s->frame_serial >> 32),
 			1, refresh_us, 0,
 		};
-		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
+		xwm_window_send_message(w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
 	}
 }
 

@@ -54,25 +54,24 @@ struct xwm_window *xwm_window_create(struct xwm *xwm, xcb_window_t id, int x, in
 	w->height = height;
 	w->border = border;
 	w->override_redirect = override_redirect;
-	if (!override_redirect && !xwm_window_client(w)) {
-		free(w);
-		return NULL;
-	}
+	if (!override_redirect && !xwm_window_client(w))
+		goto fail;
 	if (!xwm_wintable_insert(&xwm->windows, w)) {
 		xwm_log("out of memory for window 0x%x", id);
-		free(w->client);
-		free(w);
-		return NULL;
+		goto fail;
 	}
 	if (!xwm->host->attach(xwm->host_data, w)) {
 		xwm_wintable_remove(&xwm->windows, w);
-		free(w->client);
-		free(w);
-		return NULL;
+		goto fail;
 	}
 	/* New windows are created on top of their siblings. */
 	xwm_list_insert_after(xwm->stack.prev, &w->link);
 	return w;
+
+fail:
+	free(w->client);
+	free(w);
+	return NULL;
 }
 
 void xwm_window_free(struct xwm_window *w)
