@@ -41,6 +41,7 @@ struct injector {
 	struct wl_display *display;
 	struct duet_test *test;
 	xcb_connection_t *conn;
+	bool repeat_off;
 };
 
 static uint64_t now_ns(void)
@@ -88,6 +89,23 @@ static const char *connect_wayland(struct injector *in)
 	return NULL;
 }
 
+/* The X server repeats a key held past its autorepeat delay (660 ms on
+ * Xvfb and Xorg), at 25 Hz, and the app reads each repeat as a press: a
+ * press whose frame took that long under load became several presses,
+ * and every later press was matched to the wrong injection. A press is
+ * one key event, as on Wayland, where duet-compositor repeats nothing:
+ * autorepeat is off for the injected key while duet-inject runs. The
+ * request goes to the master keyboard and its slaves, XTest's included. */
+static bool set_repeat(struct injector *in, uint32_t mode)
+{
+	uint32_t values[] = { in->key + 8, mode };
+	xcb_void_cookie_t c = xcb_change_keyboard_control_checked(
+		in->conn, XCB_KB_KEY | XCB_KB_AUTO_REPEAT_MODE, values);
+	xcb_generic_error_t *err = xcb_request_check(in->conn, c);
+	free(err);
+	return !err;
+}
+
 static const char *connect_x11(struct injector *in)
 {
 	in->conn = xcb_connect(NULL, NULL);
@@ -96,6 +114,9 @@ static const char *connect_x11(struct injector *in)
 	const xcb_query_extension_reply_t *ext = xcb_get_extension_data(in->conn, &xcb_test_id);
 	if (!ext || !ext->present)
 		return "the X server has no XTEST extension";
+	if (!set_repeat(in, XCB_AUTO_REPEAT_MODE_OFF))
+		return "the X server refused to turn off autorepeat for the key";
+	in->repeat_off = true;
 	return NULL;
 }
 
@@ -106,6 +127,8 @@ static void disconnect(struct injector *in)
 		duet_test_destroy(in->test);
 	if (in->display)
 		wl_display_disconnect(in->display);
+	if (in->repeat_off && !xcb_connection_has_error(in->conn))
+		set_repeat(in, XCB_AUTO_REPEAT_MODE_DEFAULT);
 	if (in->conn)
 		xcb_disconnect(in->conn);
 }

@@ -240,6 +240,11 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
                 pass
         run.stop()
     keys = {e.get("press"): e for e in run.named("input_key")}
+    # Presses are matched by number: one the app counted that was not
+    # injected (a key repeat) shifts every later one.
+    counted = max([n for n in keys if isinstance(n, int)] or [0])
+    extra = ("duet-input counted %d presses for %d injected: its press numbers are not "
+             "the injections'" % (counted, len(injected))) if counted > len(injected) else None
     grid = ready[0].get("presentation") in GRID_PRESENTATION
     last_presented = ready[0].get("presented_ns")
     for n, t, colour, seen, delay in injected:
@@ -251,6 +256,8 @@ def run_engine(ctx, stack, rec, run_no, engine, rng):
                 tl[p] = v - t
             else:
                 miss[p] = "duet-input reported no %s point for press %d" % (p, n)
+        if extra:
+            miss["press"] = extra
         if key and key.get("colour") != colour:
             miss["colour"] = "duet-input showed colour %s, the bench expected %s" % (
                 key.get("colour"), colour)

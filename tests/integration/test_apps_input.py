@@ -9,6 +9,7 @@ usage: test_apps_input.py STACK ENGINE
 """
 
 import json
+import subprocess
 import sys
 import time
 
@@ -46,6 +47,41 @@ def centre(s, win, want, label):
 
 
 
+def held_press(s, c, start, n):
+    """Press n through duet-inject, held 1.5 s (the X server repeats a key
+    held 660 ms, at 25 Hz) before its release, then one more press: the
+    app's press n + 1 is that press, received after the release, not a
+    repeat received during the hold."""
+    inj = subprocess.Popen([duet.program("DUET_INJECT"), "--backend", "x11"], env=s.env,
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ready = json.loads(inj.stdout.readline() or "{}")
+        check(ready.get("name") == "inject_ready", "duet-inject started: %r" % ready)
+        stamps = {}
+        for what in ("press", "release"):
+            inj.stdin.write(what + "\n")
+            inj.stdin.flush()
+            line = json.loads(inj.stdout.readline() or "{}")
+            check(line.get("name") == "injected", "duet-inject %s: %r" % (what, line))
+            stamps[what] = line["ns"]
+            if what == "press":
+                time.sleep(1.5)
+        inj.stdin.close()
+        check(inj.wait(30) == 0, "duet-inject exits 0")
+    finally:
+        if inj.poll() is None:
+            inj.kill()
+    held = key_line(c, n, start)
+    check(stamps["press"] < held["timeline"]["received"],
+          "press %d arrived after its injection: %r" % (n, held["timeline"]))
+    press(s, "x11")
+    after = key_line(c, n + 1, start)
+    check(after["timeline"]["received"] > stamps["release"],
+          "press %d is the press after the release, not a repeat of the held key: "
+          "received %d, released %d" % (n + 1, after["timeline"]["received"],
+                                         stamps["release"]))
+
+
 def key_line(c, n, start):
     _, m = c.wait_line(r'^\{"name":"input_key".*"press":%d,' % n, timeout=10, start=start)
     return json.loads(m.string)
@@ -79,6 +115,9 @@ def main(stack, engine):
                   "press %d: received <= submitted, %s <= presented: %r" % (n, last, tl))
             centre(s, win, colour, "press-%d" % n)
         duet.log("%s/%s: two presses flipped the patch b, a" % (stack, engine))
+        if stack != "wayland":
+            held_press(s, c, i, 3)
+            duet.log("%s/%s: a press held 1.5 s was one press" % (stack, engine))
 
 
 if __name__ == "__main__":
