@@ -36,15 +36,15 @@
  * has damage (fetch.c), however many events came since.
  *
  * Contents: fetch.c, which copies the damaged rectangles into the
- * windows' textures without the event loop waiting for the server.
+ * windows' textures without the event loop waiting for the server, and
+ * content.c, which names the pixmaps and makes the textures.
+ *
+ * The window model (model.h) knows nothing of this: it tells its host
+ * (xwm_composite_host, at the end) of each window's life, and the host
+ * hangs each window's content part on it.
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <xcb/composite.h>
 #include <xcb/shape.h>
@@ -64,10 +64,10 @@
 
 /* ----------------------------------------------------------- setup */
 
-static bool check_extension(struct xwm *xwm, xcb_extension_t *ext, const char *name,
+static bool check_extension(struct xwm_cm *cm, xcb_extension_t *ext, const char *name,
                             uint8_t *first_event)
 {
-	const xcb_query_extension_reply_t *r = xcb_get_extension_data(xwm->conn, ext);
+	const xcb_query_extension_reply_t *r = xcb_get_extension_data(cm->wm->conn, ext);
 	if (!r || !r->present) {
 		xwm_log("the X server lacks the %s extension", name);
 		return false;
@@ -77,8 +77,9 @@ static bool check_extension(struct xwm *xwm, xcb_extension_t *ext, const char *n
 	return true;
 }
 
-static int claim_cm_selection(struct xwm *xwm)
+static int claim_cm_selection(struct xwm_cm *cm)
 {
+	struct xwm *xwm = cm->wm;
 	xcb_connection_t *c = xwm->conn;
 	xcb_get_selection_owner_reply_t *r = xcb_get_selection_owner_reply(c,
 		xcb_get_selection_owner(c, xwm->atoms._NET_WM_CM_S0), NULL);
@@ -89,16 +90,17 @@ static int claim_cm_selection(struct xwm *xwm)
 	}
 	free(r);
 	/* ICCCM 2.8: a selection is taken with a real timestamp. */
-	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms._NET_WM_CM_S0, xwm->claim_time);
+	xcb_set_selection_owner(c, xwm->check_window, xwm->atoms._NET_WM_CM_S0,
+	                        xwm->claim_time);
 	return 0;
 }
 
 /* has_shm, has_sync: whether the server has them. A request of an
  * extension the server lacks makes xcb shut the connection down, so those
  * are asked only where present. */
-static bool query_versions(struct xwm *xwm, bool has_shm, bool has_sync)
+static bool query_versions(struct xwm_cm *cm, bool has_shm, bool has_sync)
 {
-	xcb_connection_t *c = xwm->conn;
+	xcb_connection_t *c = cm->wm->conn;
 	/* Damage and XFixes require a version handshake before use. */
 	xcb_composite_query_version_cookie_t cc = xcb_composite_query_version(c, 0, 4);
 	xcb_damage_query_version_cookie_t dc = xcb_damage_query_version(c, 1, 1);
@@ -119,10 +121,10 @@ static bool query_versions(struct xwm *xwm, bool has_shm, bool has_sync)
 
 	if (!ok)
 		xwm_log("Composite >= 0.3, Damage and XFixes are required");
-	xwm->has_shm_fd = sr && (sr->major_version > 1 ||
-	                         (sr->major_version == 1 && sr->minor_version >= 2));
+	cm->has_shm_fd = sr && (sr->major_version > 1 ||
+	                        (sr->major_version == 1 && sr->minor_version >= 2));
 	if (!yr)
-		xwm->sync_event = 0; /* no frame timing without SYNC */
+		cm->sync_event = 0; /* no frame timing without SYNC */
 	free(cr);
 	free(dr);
 	free(fr);
@@ -131,24 +133,25 @@ static bool query_versions(struct xwm *xwm, bool has_shm, bool has_sync)
 	return ok;
 }
 
-int xwm_composite_start(struct xwm *xwm)
+int xwm_composite_start(struct xwm_cm *cm)
 {
+	struct xwm *xwm = cm->wm;
 	xcb_connection_t *c = xwm->conn;
 
-	if (!check_extension(xwm, &xcb_composite_id, "Composite", NULL) ||
-	    !check_extension(xwm, &xcb_damage_id, "DAMAGE", &xwm->damage_event) ||
-	    !check_extension(xwm, &xcb_xfixes_id, "XFIXES", &xwm->xfixes_event) ||
-	    !check_extension(xwm, &xcb_shape_id, "SHAPE", NULL))
+	if (!check_extension(cm, &xcb_composite_id, "Composite", NULL) ||
+	    !check_extension(cm, &xcb_damage_id, "DAMAGE", &cm->damage_event) ||
+	    !check_extension(cm, &xcb_xfixes_id, "XFIXES", &cm->xfixes_event) ||
+	    !check_extension(cm, &xcb_shape_id, "SHAPE", NULL))
 		return -1;
-	bool has_shm = check_extension(xwm, &xcb_shm_id, "MIT-SHM", NULL);
+	bool has_shm = check_extension(cm, &xcb_shm_id, "MIT-SHM", NULL);
 	if (!has_shm)
 		xwm_log("no MIT-SHM: window contents will travel in GetImage replies");
-	bool has_sync = check_extension(xwm, &xcb_sync_id, "SYNC", &xwm->sync_event);
+	bool has_sync = check_extension(cm, &xcb_sync_id, "SYNC", &cm->sync_event);
 	if (!has_sync)
-		xwm->sync_event = 0;
-	if (!query_versions(xwm, has_shm, has_sync))
+		cm->sync_event = 0;
+	if (!query_versions(cm, has_shm, has_sync))
 		return -1;
-	if (claim_cm_selection(xwm) < 0)
+	if (claim_cm_selection(cm) < 0)
 		return -1;
 
 	xcb_generic_error_t *err = xcb_request_check(c,
@@ -177,104 +180,139 @@ int xwm_composite_start(struct xwm *xwm)
 	xcb_flush(c);
 
 	int sw = xwm->screen->width_in_pixels, sh = xwm->screen->height_in_pixels;
-	if (xwm->options.pixman) {
+	if (cm->options.pixman) {
 		xwm_log("rendering with pixman %s (no EGL)", pixman_version_string());
-		xwm->renderer = renderer_create_pixman();
+		cm->renderer = renderer_create_pixman();
 	} else {
 		/* The overlay window has the root's visual: EGL's config must
 		 * match it (output.c draws into the overlay on egl-swap). */
-		xwm->egl = render_egl_create(RENDER_EGL_X11, xwm->xlib_display,
-		                             xwm->screen->root_visual);
-		if (!xwm->egl)
+		cm->egl = render_egl_create(RENDER_EGL_X11, cm->xlib_display,
+		                            xwm->screen->root_visual);
+		if (!cm->egl)
 			return -1;
-		xwm->renderer = renderer_create(xwm->egl);
+		cm->renderer = renderer_create(cm->egl);
 	}
-	if (!xwm->renderer)
+	if (!cm->renderer)
 		return -1;
-	xwm->scene = render_scene_create(xwm->renderer, sw, sh, BACKGROUND_ARGB);
-	if (!xwm->scene)
+	cm->scene = render_scene_create(cm->renderer, sw, sh, BACKGROUND_ARGB);
+	if (!cm->scene)
 		return -1;
-	if (xwm_output_start(xwm, sw, sh) < 0)
+	if (xwm_output_start(cm, sw, sh) < 0)
 		return -1;
-	if (xwm_repaint_start(xwm) < 0)
+	if (xwm_repaint_start(cm) < 0)
 		return -1;
-	xwm->texture_budget = (uint64_t)(xwm->options.texture_budget_mib ?
-	                                 xwm->options.texture_budget_mib :
-	                                 DEFAULT_TOTAL_BUDGET_MIB) << 20;
-	xwm->window_texture_budget = (uint64_t)(xwm->options.window_texture_budget_mib ?
-	                                        xwm->options.window_texture_budget_mib :
-	                                        DEFAULT_WINDOW_BUDGET_MIB) << 20;
+	cm->texture_budget = (uint64_t)(cm->options.texture_budget_mib ?
+	                                cm->options.texture_budget_mib :
+	                                DEFAULT_TOTAL_BUDGET_MIB) << 20;
+	cm->window_texture_budget = (uint64_t)(cm->options.window_texture_budget_mib ?
+	                                       cm->options.window_texture_budget_mib :
+	                                       DEFAULT_WINDOW_BUDGET_MIB) << 20;
 
 	char why[160];
-	if (xwm_dri3_init(xwm, has_sync && xwm->sync_event != 0)) {
-		xwm->content_path = "zero-copy";
+	if (xwm_dri3_init(cm, has_sync && cm->sync_event != 0)) {
+		cm->content_path = "zero-copy";
 		snprintf(why, sizeof(why), "DRI3 1.%d pixmaps as dmabufs into EGLImages; "
-		         "MIT-SHM for a window whose import fails", xwm->dri3_minor);
+		         "MIT-SHM for a window whose import fails", cm->dri3_minor);
 	} else {
-		xwm->content_path = "shm-copy";
-		snprintf(why, sizeof(why), "MIT-SHM ShmGetImage; no zero-copy: %s", xwm->dri3_why);
+		cm->content_path = "shm-copy";
+		snprintf(why, sizeof(why), "MIT-SHM ShmGetImage; no zero-copy: %s", cm->dri3_why);
 	}
-	xwm_log("content path: %s (%s); output path: %s, repaint path: %s", xwm->content_path,
-	        why, xwm->output_path, xwm->output_repaint);
+	xwm_log("content path: %s (%s); output path: %s, repaint path: %s", cm->content_path,
+	        why, xwm_output_path(cm), xwm_output_repaint_path(cm));
 	render_trace("xwm_paths",
 	             "\"content\":\"%s\",\"output\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\","
 	             "\"renderer\":\"%s\"",
-	             xwm->content_path, xwm->output_path, xwm->output_repaint,
-	             xwm->egl ? render_egl_describe(xwm->egl) : "none",
-	             renderer_engine_name(xwm->renderer));
+	             cm->content_path, xwm_output_path(cm), xwm_output_repaint_path(cm),
+	             cm->egl ? render_egl_describe(cm->egl) : "none",
+	             renderer_engine_name(cm->renderer));
 	return 0;
 }
 
-void xwm_composite_finish(struct xwm *xwm)
+void xwm_composite_finish(struct xwm_cm *cm)
 {
-	xwm_contents_finish(xwm);
-	xwm_dri3_finish(xwm);
-	if (xwm->scene)
-		render_scene_destroy(xwm->scene);
-	xwm->scene = NULL;
-	xwm_output_finish(xwm);
-	render_repaint_loop_fini(&xwm->repaint);
-	if (xwm->renderer)
-		renderer_destroy(xwm->renderer);
-	xwm->renderer = NULL;
-	if (xwm->egl)
-		render_egl_destroy(xwm->egl);
-	xwm->egl = NULL;
+	struct xwm *xwm = cm->wm;
+
+	xwm_contents_finish(cm);
+	xwm_dri3_finish(cm);
+	if (cm->scene)
+		render_scene_destroy(cm->scene);
+	cm->scene = NULL;
+	xwm_output_finish(cm);
+	render_repaint_loop_fini(&cm->repaint);
+	if (cm->renderer)
+		renderer_destroy(cm->renderer);
+	cm->renderer = NULL;
+	if (cm->egl)
+		render_egl_destroy(cm->egl);
+	cm->egl = NULL;
 	if (xwm->overlay)
 		xcb_composite_release_overlay_window(xwm->conn, xwm->root);
 	xwm->overlay = XCB_NONE;
 }
 
+
 /* ------------------------------------------------------------ windows */
 
-bool xwm_window_composited(const struct xwm_window *w)
+static bool attach(void *data, struct xwm_window *w)
 {
-	return w->node && (w->depth == 24 || w->depth == 32);
+	struct xwm_content *c = calloc(1, sizeof(*c));
+	struct xwm_sync *sync = xwm_sync_window_new();
+
+	if (!c || !sync) {
+		xwm_log("out of memory for window 0x%x", w->id);
+		free(c);
+		free(sync);
+		return false;
+	}
+	c->window = w;
+	c->cm = data;
+	c->sync = sync;
+	/* Finished by destroyed, whatever happens in between (an empty
+	 * region owns no memory). */
+	pixman_region32_init(&c->damage_region);
+	w->content = c;
+	return true;
 }
 
 static void create_damage(struct xwm_window *w)
 {
-	if (w->damage)
+	struct xwm_content *c = w->content;
+
+	if (c->damage)
 		return;
-	w->damage = xcb_generate_id(w->xwm->conn);
-	xcb_damage_create(w->xwm->conn, w->damage, w->id,
+	c->damage = xcb_generate_id(w->xwm->conn);
+	xcb_damage_create(w->xwm->conn, c->damage, w->id,
 	                  XCB_DAMAGE_REPORT_LEVEL_DELTA_RECTANGLES);
 }
 
-void xwm_composite_window_created(struct xwm_window *w)
+static void restacked(void *data, struct xwm_window *w)
 {
-	if (w->node)
+	(void)data;
+	if (!w->content->node)
 		return;
-	/* Before any early return: _destroyed finishes it in every case (an
-	 * empty region owns no memory either way). */
-	pixman_region32_init(&w->damage_region);
-	if (w->input_only || !w->xwm->scene)
+	/* Just above the nearest lower window that has a node. */
+	for (struct xwm_list *l = w->link.prev; l != &w->xwm->stack; l = l->prev) {
+		struct xwm_window *below = xwm_container_of(l, struct xwm_window, link);
+		if (below->content->node) {
+			render_node_place_above(w->content->node, below->content->node);
+			return;
+		}
+	}
+	render_node_lower_to_bottom(w->content->node);
+}
+
+static void created(void *data, struct xwm_window *w)
+{
+	struct xwm_cm *cm = data;
+	struct xwm_content *c = w->content;
+
+	if (c->node || w->input_only || !cm->scene)
 		return;
-	w->node = render_node_create(w->xwm->scene);
-	if (!w->node)
+	c->node = render_node_create(cm->scene);
+	if (!c->node)
 		return;
-	render_node_set_position(w->node, w->x, w->y);
-	xwm_composite_window_restacked(w);
+	render_node_set_position(c->node, w->x, w->y);
+	restacked(cm, w);
 	/* Damage from creation on, so that it reports all drawing after the
 	 * map: our MapWindow of a managed window is sent after this, so even
 	 * a client that draws at once on its first Expose is seen. */
@@ -282,267 +320,190 @@ void xwm_composite_window_created(struct xwm_window *w)
 		create_damage(w);
 }
 
-void xwm_composite_window_restacked(struct xwm_window *w)
-{
-	if (!w->node)
-		return;
-	/* Just above the nearest lower window that has a node. */
-	for (struct xwm_list *l = w->link.prev; l != &w->xwm->stack; l = l->prev) {
-		struct xwm_window *below = xwm_container_of(l, struct xwm_window, link);
-		if (below->node) {
-			render_node_place_above(w->node, below->node);
-			return;
-		}
-	}
-	render_node_lower_to_bottom(w->node);
-}
-
 /* A window we map holds nothing its client drew yet (the server just
  * allocated its pixmap): showing it would put the parent's pixels or
  * garbage on screen and claim a frame the client has not drawn. It waits
  * for the first damage after our MapWindow, which is the client's drawing:
  * the map paints nothing into a window without background (duet's
- * toolkit, GTK; one with a background pixel is shown with it), and wm.c
- * places and raises the window before mapping it, as moving a mapped one
- * damages it. The window's Damage exists since its CreateNotify, and its
- * region was emptied at its last unmap, so nothing drawn after the map
- * goes unreported, however fast the client draws. */
-void xwm_composite_window_mapping(struct xwm_window *w)
+ * toolkit, GTK; one with a background pixel is shown with it), and the
+ * model places and raises the window before mapping it, as moving a
+ * mapped one damages it. The window's Damage exists since its
+ * CreateNotify, and its region was emptied at its last unmap, so nothing
+ * drawn after the map goes unreported, however fast the client draws. */
+static void mapping(void *data, struct xwm_window *w)
 {
-	if (w->damage && xwm_window_composited(w))
-		w->awaiting_content = true;
+	(void)data;
+	if (w->content->damage && xwm_window_composited(w))
+		w->content->awaiting_content = true;
 }
 
-void xwm_composite_window_mapped(struct xwm_window *w, bool has_content)
+static void mapped(void *data, struct xwm_window *w, bool has_content)
 {
-	struct xwm *xwm = w->xwm;
+	struct xwm_content *c = w->content;
 
-	if (!w->node)
+	if (!c->node)
 		return;
 	if (!xwm_window_composited(w)) {
-		if (!w->unsupported_logged)
+		if (!c->unsupported_logged)
 			xwm_log("window 0x%x has depth %u: not composited", w->id, w->depth);
-		w->unsupported_logged = true;
+		c->unsupported_logged = true;
 		return;
 	}
-	/* Only windows we mapped ourselves wait (mapping() below); an
+	/* Only windows we mapped ourselves wait (mapping() above); an
 	 * override-redirect window maps itself, maybe before our
 	 * DamageCreate of its CreateNotify reached the server, so its first
 	 * drawing may have gone unreported: it is fetched at once. */
-	bool wait = !has_content && w->awaiting_content && w->damage;
+	bool wait = !has_content && c->awaiting_content && c->damage;
 	create_damage(w);
-	w->needs_rename = true;
-	w->full_damage = true;
-	w->composited = false;
-	w->awaiting_content = wait;
+	c->needs_rename = true;
+	c->full_damage = true;
+	c->composited = false;
+	c->awaiting_content = wait;
 	render_trace("window_mapped", "\"window\":%u,\"awaiting_content\":%s", w->id,
 	             wait ? "true" : "false");
 	if (!wait)
-		xwm_schedule_repaint(xwm);
+		xwm_schedule_repaint(data);
 }
 
-/* The window's texture, and the segment it samples if it has one. */
-static void drop_texture(struct xwm_window *w)
+static void unmapped(void *data, struct xwm_window *w)
 {
-	if (w->texture)
-		render_texture_destroy(w->texture);
-	w->texture = NULL;
-	xwm_window_segment_release(w);
-}
+	struct xwm_content *c = w->content;
 
-/* With pixman and MIT-SHM: a texture that is the window's own shared
- * segment, which the fetch's ShmGetImage writes into and the composite
- * reads in place (fetch.c), so no copy is made in duet-xwm. NULL where
- * that cannot be (GL, no MIT-SHM 1.2, no memory): the caller uploads. */
-static struct render_texture *create_shared_texture(struct xwm_window *w,
-                                                    enum render_format format, int pw, int ph)
-{
-	struct xwm *xwm = w->xwm;
-
-	if (!xwm->has_shm_fd || !render_texture_wrap_supported(xwm->renderer) ||
-	    !xwm_window_segment_create(w, (size_t)pw * (size_t)ph * 4))
-		return NULL;
-	struct render_texture *tex = render_texture_create_wrapped(xwm->renderer, pw, ph,
-		w->seg_data, pw * 4, format == RENDER_FORMAT_ARGB8888);
-	if (!tex)
-		xwm_window_segment_release(w);
-	return tex;
-}
-
-static void release_pixmap(struct xwm_window *w)
-{
-	if (w->pixmap)
-		xcb_free_pixmap(w->xwm->conn, w->pixmap);
-	w->pixmap = XCB_NONE;
-	w->pixmap_width = w->pixmap_height = 0;
-}
-
-void xwm_composite_window_unmapped(struct xwm_window *w)
-{
-	if (!w->node)
+	if (!c->node)
 		return;
-	render_node_set_visible(w->node, false);
+	render_node_set_visible(c->node, false);
 	xwm_contents_forget_window(w);
-	release_pixmap(w);
+	xwm_content_release_pixmap(w);
 	/* The Damage stays for the next map; emptying the server's region
 	 * makes it report everything drawn from then on. */
-	if (w->damage)
-		xcb_damage_subtract(w->xwm->conn, w->damage, XCB_NONE, XCB_NONE);
-	w->damaged = w->full_damage = w->needs_rename = false;
+	if (c->damage)
+		xcb_damage_subtract(w->xwm->conn, c->damage, XCB_NONE, XCB_NONE);
+	c->damaged = c->full_damage = c->needs_rename = false;
 	xwm_sync_content_taken(w); /* its damage will never be shown */
-	w->awaiting_content = w->composited = false;
-	pixman_region32_clear(&w->damage_region);
-	drop_texture(w);
-	w->xwm->texture_bytes -= w->texture_bytes;
-	w->texture_bytes = 0;
-	xwm_schedule_repaint(w->xwm);
+	c->awaiting_content = c->composited = false;
+	pixman_region32_clear(&c->damage_region);
+	xwm_content_drop_texture(w);
+	xwm_schedule_repaint(data);
 }
 
-void xwm_composite_window_configured(struct xwm_window *w, bool resized)
+static void configured(void *data, struct xwm_window *w, bool resized)
 {
-	if (!w->node)
+	struct xwm_content *c = w->content;
+
+	if (!c->node)
 		return;
-	render_node_set_position(w->node, w->x, w->y);
+	render_node_set_position(c->node, w->x, w->y);
 	if (w->viewable && xwm_window_composited(w) &&
-	    (resized || w->pixmap_width != w->width + 2 * w->border ||
-	     w->pixmap_height != w->height + 2 * w->border))
-		w->needs_rename = true;
-	xwm_schedule_repaint(w->xwm);
+	    (resized || c->pixmap_width != w->width + 2 * w->border ||
+	     c->pixmap_height != w->height + 2 * w->border))
+		c->needs_rename = true;
+	xwm_schedule_repaint(data);
 }
 
-void xwm_composite_window_destroyed(struct xwm_window *w)
+static void destroyed(void *data, struct xwm_window *w)
 {
+	struct xwm_content *c = w->content;
+
+	xwm_sync_window_destroyed(w);
 	xwm_contents_forget_window(w);
-	release_pixmap(w);
+	xwm_content_release_pixmap(w);
 	/* The server frees a destroyed window's Damage itself; for a window
 	 * reparented away this one is still ours (an error otherwise, which
 	 * is ignored). */
-	if (w->damage)
-		xcb_damage_destroy(w->xwm->conn, w->damage);
-	w->damage = XCB_NONE;
-	drop_texture(w);
-	w->xwm->texture_bytes -= w->texture_bytes;
-	w->texture_bytes = 0;
-	if (w->node)
-		render_node_destroy(w->node);
-	w->node = NULL;
-	pixman_region32_fini(&w->damage_region);
-	pixman_region32_init(&w->damage_region);
-	xwm_schedule_repaint(w->xwm);
+	if (c->damage)
+		xcb_damage_destroy(w->xwm->conn, c->damage);
+	xwm_content_drop_texture(w);
+	if (c->node)
+		render_node_destroy(c->node);
+	pixman_region32_fini(&c->damage_region);
+	free(c);
+	w->content = NULL;
+	xwm_schedule_repaint(data);
 }
 
-void xwm_composite_handle_damage(struct xwm *xwm, xcb_damage_notify_event_t *ev)
+static void handle_damage(struct xwm_cm *cm, xcb_damage_notify_event_t *ev)
 {
-	struct xwm_window *w = xwm_window_lookup(xwm, ev->drawable);
-	xwm->last_time = ev->timestamp;
-	if (!w || !w->damage || ev->damage != w->damage)
+	struct xwm_window *w = xwm_window_lookup(cm->wm, ev->drawable);
+	struct xwm_content *c = w ? w->content : NULL;
+
+	cm->wm->last_time = ev->timestamp;
+	if (!c || !c->damage || ev->damage != c->damage)
 		return;
 	/* Window-relative; the pixmap includes the border. */
-	pixman_region32_union_rect(&w->damage_region, &w->damage_region,
+	pixman_region32_union_rect(&c->damage_region, &c->damage_region,
 	                           ev->area.x + w->border, ev->area.y + w->border,
 	                           ev->area.width, ev->area.height);
 	/* A client scattering tiny drawings must not make every later union
 	 * slower: past the fetch limit only the bounding box is fetched
 	 * anyway. */
-	if (pixman_region32_n_rects(&w->damage_region) > XWM_MAX_MERGE_INPUT) {
-		pixman_box32_t ext = *pixman_region32_extents(&w->damage_region);
-		pixman_region32_reset(&w->damage_region, &ext);
+	if (pixman_region32_n_rects(&c->damage_region) > XWM_MAX_MERGE_INPUT) {
+		pixman_box32_t ext = *pixman_region32_extents(&c->damage_region);
+		pixman_region32_reset(&c->damage_region, &ext);
 	}
-	w->damaged = true;
-	if (w->awaiting_content) {
-		w->awaiting_content = false;
+	c->damaged = true;
+	if (c->awaiting_content) {
+		c->awaiting_content = false;
 		render_trace("first_damage", "\"window\":%u,\"x\":%d,\"y\":%d,\"width\":%u,"
 		             "\"height\":%u", w->id, ev->area.x, ev->area.y, ev->area.width,
 		             ev->area.height);
 	}
 	if (w->viewable)
-		xwm_schedule_repaint(xwm);
+		xwm_schedule_repaint(cm);
 }
 
-/* ----------------------------------------------------------- contents */
+/* ------------------------------------------------------ the model's host */
 
-bool xwm_composite_rename_pixmap(struct xwm_window *w)
+/* Extension events have codes the server chose at run time. */
+static bool event(void *data, xcb_generic_event_t *ev)
 {
-	struct xwm *xwm = w->xwm;
-	int pw = w->width + 2 * w->border, ph = w->height + 2 * w->border;
+	struct xwm_cm *cm = data;
+	uint8_t type = ev->response_type & 0x7f;
 
-	release_pixmap(w);
-	uint64_t bytes = (uint64_t)pw * (uint64_t)ph * 4u;
-	uint64_t others = xwm->texture_bytes - w->texture_bytes;
-	const char *over = bytes > xwm->window_texture_budget ? "per-window" :
-	                   others + bytes > xwm->texture_budget ? "total" : NULL;
-	if (over) {
-		xwm_log("window 0x%x of %dx%d (%" PRIu64 " MiB) is over the %s texture budget "
-		        "(%" PRIu64 " MiB, %" PRIu64 " MiB used by others): not composited",
-		        w->id, pw, ph, bytes >> 20, over,
-		        (over[0] == 'p' ? xwm->window_texture_budget : xwm->texture_budget) >> 20,
-		        others >> 20);
-		drop_texture(w);
-		xwm->texture_bytes = others;
-		w->texture_bytes = 0;
-		render_node_set_visible(w->node, false);
-		xwm_schedule_repaint(xwm);
-		return false;
-	}
-	w->pixmap = xcb_generate_id(xwm->conn);
-	/* Fails (ignored) if the window was unmapped meanwhile; its
-	 * UnmapNotify follows. */
-	xcb_composite_name_window_pixmap(xwm->conn, w->id, w->pixmap);
-	w->pixmap_width = pw;
-	w->pixmap_height = ph;
-	enum render_format format = w->depth == 32 ? RENDER_FORMAT_ARGB8888
-	                                           : RENDER_FORMAT_XRGB8888;
-	/* Zero-copy where the server exports the pixmap (dri3.c): a new
-	 * texture per name, as the pixmap is a new buffer. */
-	struct render_texture *imported = xwm_dri3_import(w, format);
-	if (imported) {
-		drop_texture(w);
-		xwm->texture_bytes -= w->texture_bytes;
-		w->texture = imported;
-		w->texture_bytes = bytes;
-		xwm->texture_bytes += bytes;
-		render_node_set_visible(w->node, false);
-		render_node_set_texture(w->node, w->texture);
-		w->full_damage = true;
+	if (cm->damage_event && type == cm->damage_event + XCB_DAMAGE_NOTIFY) {
+		handle_damage(cm, (xcb_damage_notify_event_t *)ev);
 		return true;
 	}
-	if (!w->texture || render_texture_is_imported(w->texture) || render_texture_width(w->texture) != pw ||
-	    render_texture_height(w->texture) != ph ||
-	    render_texture_has_alpha(w->texture) != (format == RENDER_FORMAT_ARGB8888)) {
-		drop_texture(w);
-		xwm->texture_bytes -= w->texture_bytes;
-		w->texture_bytes = 0;
-		w->texture = create_shared_texture(w, format, pw, ph);
-		if (!w->texture)
-			w->texture = render_texture_create(xwm->renderer, format, pw, ph);
-		if (!w->texture)
-			return false;
-		w->texture_bytes = bytes;
-		xwm->texture_bytes += bytes;
-		/* Shown once its first contents are fetched. */
-		render_node_set_visible(w->node, false);
-		render_node_set_texture(w->node, w->texture);
+	if (cm->sync_event && type == cm->sync_event + XCB_SYNC_ALARM_NOTIFY) {
+		xwm_sync_handle_alarm(cm, (xcb_sync_alarm_notify_event_t *)ev);
+		return true;
 	}
-	w->full_damage = true;
-	return true;
+	return false;
 }
 
-void xwm_composite_trace_shown(struct xwm *xwm, uint64_t seq, uint64_t done_ns)
+static void resizing(void *data, struct xwm_window *w)
 {
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (!w->managed || !w->presented_update)
-			continue;
-		int width = w->pixmap_width - 2 * w->border, height = w->pixmap_height - 2 * w->border;
-		bool first = !w->composited;
-		if (!first && width == w->composited_width && height == w->composited_height)
-			continue;
-		w->composited = true;
-		w->composited_width = width;
-		w->composited_height = height;
-		render_trace("composited",
-		             "\"t_ns\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client_pid\":%u,"
-		             "\"width\":%d,\"height\":%d,\"first\":%s,\"window\":%u",
-		             done_ns, seq, w->pid, width, height, first ? "true" : "false", w->id);
-	}
+	(void)data;
+	xwm_sync_request(w);
 }
+
+static void counters_changed(void *data, struct xwm_window *w)
+{
+	(void)data;
+	xwm_sync_window_counters_changed(w);
+}
+
+static void processed(void *data, uint32_t sequence)
+{
+	xwm_note_processed(data, sequence);
+}
+
+static int screenshot(void *data, const char *name)
+{
+	return xwm_screenshot_to_dir(data, name);
+}
+
+const struct xwm_host xwm_composite_host = {
+	.attach = attach,
+	.created = created,
+	.mapping = mapping,
+	.mapped = mapped,
+	.unmapped = unmapped,
+	.configured = configured,
+	.restacked = restacked,
+	.destroyed = destroyed,
+	.resizing = resizing,
+	.counters_changed = counters_changed,
+	.event = event,
+	.processed = processed,
+	.screenshot = screenshot,
+};

@@ -37,52 +37,52 @@
 
 #define DRM_FORMAT_MOD_INVALID 0x00ffffffffffffffULL
 
-bool xwm_dri3_init(struct xwm *xwm, bool has_sync)
+bool xwm_dri3_init(struct xwm_cm *cm, bool has_sync)
 {
-	xcb_connection_t *c = xwm->conn;
+	xcb_connection_t *c = cm->wm->conn;
 	const xcb_query_extension_reply_t *ext = xcb_get_extension_data(c, &xcb_dri3_id);
 	const char *why = NULL;
 
-	xwm->dri3_minor = -1;
+	cm->dri3_minor = -1;
 	if (!ext || !ext->present) {
-		xwm->dri3_why = "the X server offers no DRI3 (Xvfb, or Xorg without glamor)";
+		cm->dri3_why = "the X server offers no DRI3 (Xvfb, or Xorg without glamor)";
 		return false;
 	}
 	xcb_dri3_query_version_reply_t *v = xcb_dri3_query_version_reply(c,
 		xcb_dri3_query_version(c, 1, 2), NULL);
 	if (!v) {
-		xwm->dri3_why = "DRI3 QueryVersion failed";
+		cm->dri3_why = "DRI3 QueryVersion failed";
 		return false;
 	}
-	xwm->dri3_minor = v->major_version > 1 ? 2 : (int)v->minor_version;
+	cm->dri3_minor = v->major_version > 1 ? 2 : (int)v->minor_version;
 	free(v);
-	if (!render_dmabuf_import_supported(xwm->renderer, &why)) {
-		xwm->dri3_why = why ? why : "no dmabuf import";
+	if (!render_dmabuf_import_supported(cm->renderer, &why)) {
+		cm->dri3_why = why ? why : "no dmabuf import";
 		return false;
 	}
 	if (has_sync) {
-		xwm->dri3_fence = xcb_generate_id(c);
-		xcb_sync_create_fence(c, xwm->root, xwm->dri3_fence, 0);
+		cm->dri3_fence = xcb_generate_id(c);
+		xcb_sync_create_fence(c, cm->wm->root, cm->dri3_fence, 0);
 	}
-	xwm->dri3_why = NULL;
+	cm->dri3_why = NULL;
 	return true;
 }
 
-void xwm_dri3_finish(struct xwm *xwm)
+void xwm_dri3_finish(struct xwm_cm *cm)
 {
-	if (xwm->dri3_fence)
-		xcb_sync_destroy_fence(xwm->conn, xwm->dri3_fence);
-	xwm->dri3_fence = XCB_NONE;
+	if (cm->dri3_fence)
+		xcb_sync_destroy_fence(cm->wm->conn, cm->dri3_fence);
+	cm->dri3_fence = XCB_NONE;
 }
 
-void xwm_dri3_fence(struct xwm *xwm)
+void xwm_dri3_fence(struct xwm_cm *cm)
 {
-	if (!xwm->dri3_fence)
+	if (!cm->dri3_fence)
 		return;
-	if (xwm->dri3_fence_triggered)
-		xcb_sync_reset_fence(xwm->conn, xwm->dri3_fence);
-	xcb_sync_trigger_fence(xwm->conn, xwm->dri3_fence);
-	xwm->dri3_fence_triggered = true;
+	if (cm->dri3_fence_triggered)
+		xcb_sync_reset_fence(cm->wm->conn, cm->dri3_fence);
+	xcb_sync_trigger_fence(cm->wm->conn, cm->dri3_fence);
+	cm->dri3_fence_triggered = true;
 }
 
 /* The pixmap's buffer, by the newest request the server has. Fills buf
@@ -93,9 +93,9 @@ static int export_pixmap(struct xwm_window *w, struct render_dmabuf *buf, int fd
 	xcb_connection_t *c = w->xwm->conn;
 	xcb_generic_error_t *err = NULL;
 
-	if (w->xwm->dri3_minor >= 2) {
+	if (w->content->cm->dri3_minor >= 2) {
 		xcb_dri3_buffers_from_pixmap_reply_t *r = xcb_dri3_buffers_from_pixmap_reply(c,
-			xcb_dri3_buffers_from_pixmap(c, w->pixmap), &err);
+			xcb_dri3_buffers_from_pixmap(c, w->content->pixmap), &err);
 		if (!r) {
 			free(err);
 			*why = "BuffersFromPixmap refused";
@@ -124,7 +124,7 @@ static int export_pixmap(struct xwm_window *w, struct render_dmabuf *buf, int fd
 		return 1;
 	}
 	xcb_dri3_buffer_from_pixmap_reply_t *r = xcb_dri3_buffer_from_pixmap_reply(c,
-		xcb_dri3_buffer_from_pixmap(c, w->pixmap), &err);
+		xcb_dri3_buffer_from_pixmap(c, w->content->pixmap), &err);
 	if (!r) {
 		free(err);
 		*why = "BufferFromPixmap refused";
@@ -149,23 +149,23 @@ static int export_pixmap(struct xwm_window *w, struct render_dmabuf *buf, int fd
 
 static void note_path(struct xwm_window *w, const char *path, const char *detail)
 {
-	if (w->content_path == path)
+	if (w->content->content_path == path)
 		return;
-	w->content_path = path;
+	w->content->content_path = path;
 	xwm_log("window 0x%x: content path %s (%s)", w->id, path, detail);
 	render_trace("content_path", "\"window\":%u,\"path\":\"%s\",\"pid\":%u", w->id, path,
-	             w->pid);
+	             xwm_window_pid(w));
 }
 
 struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format format)
 {
-	struct xwm *xwm = w->xwm;
+	struct xwm_cm *cm = w->content->cm;
 	struct render_dmabuf buf = { .fd = -1, .format = format };
 	int fds[4];
-	const char *why = xwm->dri3_why;
+	const char *why = cm->dri3_why;
 	char detail[160];
 
-	if (why || !w->pixmap) {
+	if (why || !w->content->pixmap) {
 		note_path(w, "shm-copy", why ? why : "no pixmap");
 		return NULL;
 	}
@@ -175,8 +175,8 @@ struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format 
 		return NULL;
 	}
 	struct render_texture *tex = NULL;
-	if (buf.width == w->pixmap_width && buf.height == w->pixmap_height)
-		tex = render_texture_import_dmabuf(xwm->renderer, &buf);
+	if (buf.width == w->content->pixmap_width && buf.height == w->content->pixmap_height)
+		tex = render_texture_import_dmabuf(cm->renderer, &buf);
 	else
 		why = "the buffer's size is not the window's";
 	for (int i = 0; i < n; i++)
@@ -186,7 +186,7 @@ struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format 
 		return NULL;
 	}
 	snprintf(detail, sizeof(detail), "DRI3 1.%d dmabuf %dx%d, stride %u, modifier 0x%llx, "
-	         "EGLImage", xwm->dri3_minor, buf.width, buf.height, buf.stride,
+	         "EGLImage", cm->dri3_minor, buf.width, buf.height, buf.stride,
 	         (unsigned long long)buf.modifier);
 	note_path(w, "zero-copy", detail);
 	return tex;

@@ -14,7 +14,7 @@
  * (fd passing) plain GetImage replies are uploaded from the reply buffer.
  *
  * With the pixman engine a window's texture is its own pixmap-sized
- * segment (composite.c: render_texture_create_wrapped), sampled in place
+ * segment (content.c: render_texture_create_wrapped), sampled in place
  * by the composite. A damaged rectangle is then fetched as the whole rows
  * it spans (ShmGetImage writes packed rows, which are the segment's own
  * rows only when they are full width), straight to those rows of the
@@ -22,9 +22,9 @@
  * narrower than its rows (a tall scrollbar) is fetched alone into the
  * batch segment as above and copied into place by duet-xwm.
  *
- * A frame's repaint (main.c) is split at the round trip: xwm_contents_fetch
+ * A frame's repaint (repaint.c) is split at the round trip: xwm_contents_fetch
  * takes every window's damage (DamageSubtract) and sends all the GetImage
- * requests of the frame, for every window, at once; main.c then goes back
+ * requests of the frame, for every window, at once; repaint.c then goes back
  * to its loop, which handles events and sleeps in poll() as usual, and
  * xwm_contents_ready checks with xcb_poll_for_reply (no blocking) whether
  * the replies are in: they come in request order, so the last one
@@ -63,16 +63,6 @@
 
 #include "xwm.h"
 
-/* Above this many rectangles to fetch, one bounding box is cheaper. */
-#define MAX_RECTS XWM_MAX_RECTS
-/* Regions with more rectangles than this are fetched as their bounding
- * box without trying to merge (the merge below is quadratic or worse). */
-#define MAX_MERGE_INPUT XWM_MAX_MERGE_INPUT
-/* Merging two rectangles into their bounding box is worth it while it
- * fetches at most this many pixels that are not damaged, plus a quarter
- * of the damaged ones: a separate ShmGetImage costs a request, a reply and
- * a glTexSubImage2D call, which outweigh copying a few KiB twice. */
-#define MERGE_SLACK_PIXELS 1024
 /* A frame's fetches share one segment; windows that would push it past
  * this size wait for the next frame (a window larger than it alone gets a
  * segment of its size). */
@@ -89,7 +79,7 @@
 struct fetch {
 	pixman_box32_t box;     /* pixmap coordinates: the damage it brings */
 	pixman_box32_t get;     /* what is fetched: box, or its rows (in_place) */
-	bool in_place;          /* into the window's segment (w->seg) */
+	bool in_place;          /* into the window's segment (its content's seg) */
 	size_t offset;          /* of its packed rows in the segment */
 	size_t window;          /* index in xwm_contents.windows */
 	unsigned int sequence;  /* of its GetImage request */
@@ -110,7 +100,7 @@ struct xwm_contents {
 	size_t bytes;           /* segment space they need */
 	struct fetch_window *windows;
 	size_t nwindows, wcap;
-	bool shm;               /* into xwm->shm_data, else GetImage replies */
+	bool shm;               /* into shm_data, else GetImage replies */
 	size_t zero_copy;       /* windows of the batch sampled in place (dri3.c) */
 	bool in_flight;
 	/* The output's GetInputFocus when nothing is fetched (see above). */
@@ -119,187 +109,39 @@ struct xwm_contents {
 	/* For the debug line that reports what a frame cost. */
 	unsigned int requests;
 	uint64_t fetched_bytes, t0;
+	/* Bytes the last frame's fetch brought straight into windows'
+	 * segments, and those duet-xwm copied into a texture. */
+	uint64_t in_place, copied;
+	/* The MIT-SHM segment the server writes the batch into. */
+	uint32_t shm_seg;
+	void *shm_data;
+	size_t shm_size;
 };
-
-/* ---------------------------------------------------- what to fetch */
-
-static int64_t box_area(const pixman_box32_t *b)
-{
-	return (int64_t)(b->x2 - b->x1) * (b->y2 - b->y1);
-}
-
-static bool boxes_overlap(const pixman_box32_t *a, const pixman_box32_t *b)
-{
-	return a->x1 < b->x2 && b->x1 < a->x2 && a->y1 < b->y2 && b->y1 < a->y2;
-}
-
-static void box_extend(pixman_box32_t *a, const pixman_box32_t *b)
-{
-	a->x1 = a->x1 < b->x1 ? a->x1 : b->x1;
-	a->y1 = a->y1 < b->y1 ? a->y1 : b->y1;
-	a->x2 = a->x2 > b->x2 ? a->x2 : b->x2;
-	a->y2 = a->y2 > b->y2 ? a->y2 : b->y2;
-}
-
-/* The bounding box of boxes i and j grown until it overlaps no other box
- * partly; *members gets the bit set of the boxes it covers, the return
- * value their damaged area. Boxes stay pairwise disjoint, so no pixel is
- * fetched twice. */
-static int64_t merged_box(const pixman_box32_t *box, const int64_t *covered, int n,
-                          int i, int j, pixman_box32_t *m, uint32_t *members)
-{
-	int64_t sum = covered[i] + covered[j];
-	bool grew = true;
-
-	*m = box[i];
-	box_extend(m, &box[j]);
-	*members = 1u << i | 1u << j;
-	while (grew) {
-		grew = false;
-		for (int k = 0; k < n; k++)
-			if (!(*members & 1u << k) && boxes_overlap(m, &box[k])) {
-				box_extend(m, &box[k]);
-				*members |= 1u << k;
-				sum += covered[k];
-				grew = true;
-			}
-	}
-	return sum;
-}
-
-/* The rectangles to fetch for region (pixmap coordinates): its own boxes,
- * pairs merged greedily (least waste first) while their bounding box
- * wastes little, and one bounding box if that still leaves too many.
- * pixman splits an L-shaped damage (a cursor and its underline) into
- * bands; this puts them back together. Returns how many, <= MAX_RECTS. */
-int xwm_plan_rects(const pixman_region32_t *region, pixman_box32_t *out)
-{
-	pixman_box32_t box[MAX_MERGE_INPUT];
-	int64_t covered[MAX_MERGE_INPUT];
-	int n;
-	const pixman_box32_t *rects = pixman_region32_rectangles(region, &n);
-
-	if (n == 0)
-		return 0;
-	if (n > MAX_MERGE_INPUT) {
-		out[0] = *pixman_region32_extents(region);
-		return 1;
-	}
-	for (int i = 0; i < n; i++) {
-		box[i] = rects[i];
-		covered[i] = box_area(&rects[i]);
-	}
-	for (;;) {
-		int64_t best_waste = -1, best_sum = 0;
-		pixman_box32_t best_box = { 0, 0, 0, 0 };
-		uint32_t best_members = 0;
-
-		for (int i = 0; i < n; i++)
-			for (int j = i + 1; j < n; j++) {
-				pixman_box32_t m;
-				uint32_t members;
-				int64_t sum = merged_box(box, covered, n, i, j, &m, &members);
-				int64_t waste = box_area(&m) - sum;
-				if (waste > MERGE_SLACK_PIXELS + sum / 4)
-					continue;
-				if (best_waste < 0 || waste < best_waste) {
-					best_waste = waste;
-					best_sum = sum;
-					best_box = m;
-					best_members = members;
-				}
-			}
-		if (best_waste < 0)
-			break;
-		/* Replace the members by the merged box, keeping the rest. */
-		int kept = 0;
-		for (int k = 0; k < n; k++)
-			if (!(best_members & 1u << k)) {
-				box[kept] = box[k];
-				covered[kept] = covered[k];
-				kept++;
-			}
-		box[kept] = best_box;
-		covered[kept] = best_sum;
-		n = kept + 1;
-	}
-	if (n > MAX_RECTS) {
-		out[0] = *pixman_region32_extents(region);
-		return 1;
-	}
-	memcpy(out, box, (size_t)n * sizeof(*box));
-	return n;
-}
 
 /* --------------------------------------------------------- the segment */
 
-/* A memfd of size bytes, mapped, and attached to the server as a new
- * segment: *seg, *data. */
-static bool segment_new(struct xwm *xwm, size_t size, const char *name, uint32_t *seg,
-                        void **data)
+static void shm_release(struct xwm_cm *cm, struct xwm_contents *b)
 {
-	int fd = memfd_create(name, MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-		xwm_log("memfd for %s: %s", name, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return false;
+	if (b->shm_data) {
+		xcb_shm_detach(cm->wm->conn, b->shm_seg);
+		munmap(b->shm_data, b->shm_size);
 	}
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		xwm_log("mmap for %s: %s", name, strerror(errno));
-		close(fd);
-		return false;
-	}
-	*seg = xcb_generate_id(xwm->conn);
-	/* xcb closes the fd once sent. */
-	xcb_shm_attach_fd(xwm->conn, *seg, fd, 0);
-	*data = p;
-	return true;
-}
-
-bool xwm_window_segment_create(struct xwm_window *w, size_t size)
-{
-	xwm_window_segment_release(w);
-	if (size == 0 || !segment_new(w->xwm, size, "duet-xwm-window", &w->seg, &w->seg_data))
-		return false;
-	w->seg_size = size;
-	return true;
-}
-
-void xwm_window_segment_release(struct xwm_window *w)
-{
-	if (!w->seg_data)
-		return;
-	xcb_shm_detach(w->xwm->conn, w->seg);
-	munmap(w->seg_data, w->seg_size);
-	w->seg_data = NULL;
-	w->seg_size = 0;
-	w->seg = 0;
-}
-
-static void shm_release(struct xwm *xwm)
-{
-	if (xwm->shm_data) {
-		xcb_shm_detach(xwm->conn, xwm->shm_seg);
-		munmap(xwm->shm_data, xwm->shm_size);
-	}
-	xwm->shm_data = NULL;
-	xwm->shm_size = 0;
+	b->shm_data = NULL;
+	b->shm_size = 0;
 }
 
 /* A memfd of at least size bytes shared with the server through MIT-SHM
  * 1.2, for it to write window pixels into. Only called while no fetch is
  * in flight, so no ShmGetImage into the old segment is pending. */
-static bool shm_reserve(struct xwm *xwm, size_t size)
+static bool shm_reserve(struct xwm_cm *cm, struct xwm_contents *b, size_t size)
 {
-	if (size <= xwm->shm_size)
+	if (size <= b->shm_size)
 		return true;
-	shm_release(xwm);
+	shm_release(cm, b);
 	size = (size + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
-	if (!segment_new(xwm, size, "duet-xwm-contents", &xwm->shm_seg, &xwm->shm_data))
+	if (!xwm_segment_new(cm, size, "duet-xwm-contents", &b->shm_seg, &b->shm_data))
 		return false;
-	xwm->shm_size = size;
+	b->shm_size = size;
 	return true;
 }
 
@@ -320,18 +162,29 @@ static bool grow_array(void **array, size_t *cap, size_t need, size_t size)
 	return true;
 }
 
-static struct xwm_contents *contents(struct xwm *xwm)
+static struct xwm_contents *contents(struct xwm_cm *cm)
 {
-	if (!xwm->contents)
-		xwm->contents = calloc(1, sizeof(*xwm->contents));
-	return xwm->contents;
+	if (!cm->contents)
+		cm->contents = calloc(1, sizeof(*cm->contents));
+	return cm->contents;
+}
+
+/* What of c's pixmap is damaged (initialises region). */
+static void damaged_region(const struct xwm_content *c, pixman_region32_t *region)
+{
+	pixman_region32_init_rect(region, 0, 0, (unsigned)c->pixmap_width,
+	                          (unsigned)c->pixmap_height);
+	if (!c->full_damage)
+		pixman_region32_intersect(region, region, &c->damage_region);
 }
 
 /* Whether box (of a window with a segment) is fetched as its rows. */
 static bool in_place(const struct xwm_window *w, const pixman_box32_t *box)
 {
-	return w->seg_data &&
-	       (int64_t)w->pixmap_width * (box->y2 - box->y1) <= 2 * box_area(box) + BAND_SLACK_PIXELS;
+	const struct xwm_content *c = w->content;
+
+	return c->seg_data &&
+	       (int64_t)c->pixmap_width * (box->y2 - box->y1) <= 2 * xwm_box_area(box) + BAND_SLACK_PIXELS;
 }
 
 /* The rectangles to fetch of w and the batch segment bytes of those not
@@ -339,56 +192,62 @@ static bool in_place(const struct xwm_window *w, const pixman_box32_t *box)
  * upload). */
 static int plan_window(struct xwm_window *w, pixman_box32_t *boxes, size_t *bytes)
 {
+	struct xwm_content *c = w->content;
 	pixman_region32_t region;
 
-	pixman_region32_init_rect(&region, 0, 0, (unsigned)w->pixmap_width,
-	                          (unsigned)w->pixmap_height);
-	if (!w->full_damage)
-		pixman_region32_intersect(&region, &region, &w->damage_region);
+	damaged_region(c, &region);
 	int n = xwm_plan_rects(&region, boxes);
 	xwm_debug(w->xwm, "0x%x: fetch %d rectangle(s) for %d damaged%s", w->id, n,
-	          pixman_region32_n_rects(&region), w->full_damage ? " (all)" : "");
+	          pixman_region32_n_rects(&region), c->full_damage ? " (all)" : "");
 	pixman_region32_fini(&region);
 	*bytes = 0;
 	for (int i = 0; i < n; i++)
 		if (!in_place(w, &boxes[i]))
-			*bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+			*bytes += ((size_t)xwm_box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
 	return n;
 }
 
-/* Takes w's damage (re-arming the server's reports) and queues its
- * rectangles. Returns false when w must wait for the next frame (the
- * batch is full, or out of memory); its damage is then left as it was. */
+/* Takes w's damage: the server reports what is drawn from now on anew,
+ * and a finished frame that waited for it is answered after this one. */
+static void take_damage(struct xwm_cm *cm, struct xwm_contents *b, struct xwm_window *w)
+{
+	struct xwm_content *c = w->content;
+
+	if (c->damaged) {
+		xcb_damage_subtract(cm->wm->conn, c->damage, XCB_NONE, XCB_NONE);
+		b->requests++;
+		c->damaged = false;
+		xwm_sync_content_taken(w);
+	}
+}
+
 /* A zero-copy window: its damage goes to its node now (painted once the
  * frame's round trip is in); nothing is fetched. */
-static bool queue_imported(struct xwm *xwm, struct xwm_contents *b, struct xwm_window *w)
+static bool queue_imported(struct xwm_cm *cm, struct xwm_contents *b, struct xwm_window *w)
 {
+	struct xwm_content *c = w->content;
 	pixman_region32_t region;
 
 	if (!grow_array((void **)&b->windows, &b->wcap, b->nwindows + 1, sizeof(*b->windows)))
 		return false;
-	if (w->damaged) {
-		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
-		b->requests++;
-		w->damaged = false;
-		xwm_sync_content_taken(w);
-	}
-	pixman_region32_init_rect(&region, 0, 0, (unsigned)w->pixmap_width,
-	                          (unsigned)w->pixmap_height);
-	if (!w->full_damage)
-		pixman_region32_intersect(&region, &region, &w->damage_region);
-	render_node_damage(w->node, &region);
+	take_damage(cm, b, w);
+	damaged_region(c, &region);
+	render_node_damage(c->node, &region);
 	pixman_region32_fini(&region);
-	pixman_region32_clear(&w->damage_region);
-	w->full_damage = false;
+	pixman_region32_clear(&c->damage_region);
+	c->full_damage = false;
 	b->windows[b->nwindows++] = (struct fetch_window){ .w = w, .ok = true };
 	b->zero_copy++;
 	return true;
 }
 
-static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_window *w)
+/* Takes w's damage (re-arming the server's reports) and queues its
+ * rectangles. Returns false when w must wait for the next frame (the
+ * batch is full, or out of memory); its damage is then left as it was. */
+static bool queue_window(struct xwm_cm *cm, struct xwm_contents *b, struct xwm_window *w)
 {
-	pixman_box32_t boxes[MAX_RECTS];
+	struct xwm_content *c = w->content;
+	pixman_box32_t boxes[XWM_MAX_RECTS];
 	size_t bytes;
 	int n = plan_window(w, boxes, &bytes);
 
@@ -397,14 +256,9 @@ static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_win
 	if (!grow_array((void **)&b->fetch, &b->cap, b->count + (size_t)n, sizeof(*b->fetch)) ||
 	    !grow_array((void **)&b->windows, &b->wcap, b->nwindows + 1, sizeof(*b->windows)))
 		return false;
-	if (w->damaged) {
-		xcb_damage_subtract(xwm->conn, w->damage, XCB_NONE, XCB_NONE);
-		b->requests++;
-		w->damaged = false;
-		xwm_sync_content_taken(w);
-	}
-	pixman_region32_clear(&w->damage_region);
-	w->full_damage = false;
+	take_damage(cm, b, w);
+	pixman_region32_clear(&c->damage_region);
+	c->full_damage = false;
 	if (n == 0)
 		return true;
 	for (int i = 0; i < n; i++) {
@@ -413,41 +267,40 @@ static bool queue_window(struct xwm *xwm, struct xwm_contents *b, struct xwm_win
 		if (in_place(w, &boxes[i])) {
 			f->in_place = true;
 			f->get.x1 = 0;
-			f->get.x2 = w->pixmap_width;
-			f->offset = (size_t)f->get.y1 * (size_t)w->pixmap_width * 4;
+			f->get.x2 = c->pixmap_width;
+			f->offset = (size_t)f->get.y1 * (size_t)c->pixmap_width * 4;
 		} else {
 			f->offset = b->bytes;
-			b->bytes += ((size_t)box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
+			b->bytes += ((size_t)xwm_box_area(&boxes[i]) * 4 + 63) & ~(size_t)63;
 		}
 	}
 	b->windows[b->nwindows++] = (struct fetch_window){ .w = w, .ok = true };
 	return true;
 }
 
-static void send_requests(struct xwm *xwm, struct xwm_contents *b)
+static void send_requests(struct xwm_cm *cm, struct xwm_contents *b)
 {
-	xcb_connection_t *c = xwm->conn;
+	xcb_connection_t *c = cm->wm->conn;
 
-	b->shm = xwm->has_shm_fd && shm_reserve(xwm, b->bytes);
-	if (xwm->has_shm_fd && !b->shm)
+	b->shm = cm->has_shm_fd && shm_reserve(cm, b, b->bytes);
+	if (cm->has_shm_fd && !b->shm)
 		xwm_log("no shared memory for window contents: using GetImage replies");
 	for (size_t i = 0; i < b->count; i++) {
 		struct fetch *f = &b->fetch[i];
-		struct xwm_window *w = b->windows[f->window].w;
-		xcb_drawable_t pixmap = w->pixmap;
+		const struct xwm_content *wc = b->windows[f->window].w->content;
 		int16_t x = (int16_t)f->get.x1, y = (int16_t)f->get.y1;
 		uint16_t bw = (uint16_t)(f->get.x2 - f->get.x1), bh = (uint16_t)(f->get.y2 - f->get.y1);
 		if (f->in_place)
-			f->sequence = xcb_shm_get_image(c, pixmap, x, y, bw, bh, ~0u,
-			                                XCB_IMAGE_FORMAT_Z_PIXMAP, w->seg,
+			f->sequence = xcb_shm_get_image(c, wc->pixmap, x, y, bw, bh, ~0u,
+			                                XCB_IMAGE_FORMAT_Z_PIXMAP, wc->seg,
 			                                (uint32_t)f->offset).sequence;
 		else if (b->shm)
-			f->sequence = xcb_shm_get_image(c, pixmap, x, y, bw, bh, ~0u,
-			                                XCB_IMAGE_FORMAT_Z_PIXMAP, xwm->shm_seg,
+			f->sequence = xcb_shm_get_image(c, wc->pixmap, x, y, bw, bh, ~0u,
+			                                XCB_IMAGE_FORMAT_Z_PIXMAP, b->shm_seg,
 			                                (uint32_t)f->offset).sequence;
 		else
-			f->sequence = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, pixmap, x, y, bw, bh,
-			                            ~0u).sequence;
+			f->sequence = xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, wc->pixmap, x, y, bw,
+			                            bh, ~0u).sequence;
 		f->reply = NULL;
 		b->requests++;
 	}
@@ -456,12 +309,16 @@ static void send_requests(struct xwm *xwm, struct xwm_contents *b)
 /* Contents the fetch takes (unless held for a sync answer). */
 static bool has_contents(const struct xwm_window *w)
 {
-	return w->viewable && xwm_window_composited(w) && w->damage && !w->awaiting_content &&
-	       (w->damaged || w->full_damage || w->needs_rename);
+	const struct xwm_content *c = w->content;
+
+	return w->viewable && xwm_window_composited(w) && c->damage && !c->awaiting_content &&
+	       (c->damaged || c->full_damage || c->needs_rename);
 }
 
-bool xwm_contents_pending(const struct xwm *xwm)
+bool xwm_contents_pending(const struct xwm_cm *cm)
 {
+	const struct xwm *xwm = cm->wm;
+
 	for (const struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		const struct xwm_window *w = xwm_container_of(l, const struct xwm_window, link);
 		if (has_contents(w) && !xwm_sync_content_held(w))
@@ -470,43 +327,45 @@ bool xwm_contents_pending(const struct xwm *xwm)
 	return false;
 }
 
-bool xwm_contents_fetch(struct xwm *xwm)
+bool xwm_contents_fetch(struct xwm_cm *cm)
 {
-	struct xwm_contents *b = contents(xwm);
+	struct xwm *xwm = cm->wm;
+	struct xwm_contents *b = contents(cm);
 	bool deferred = false;
 
 	if (!b || b->in_flight)
 		return b && b->in_flight;
 	b->count = b->nwindows = b->arrived = b->bytes = b->zero_copy = 0;
 	b->requests = 0;
-	xwm->fetch_in_place = xwm->fetch_copied = 0;
+	b->in_place = b->copied = 0;
 	b->fetched_bytes = 0;
 	b->marker = b->marker_arrived = false;
 	b->t0 = xwm->debug ? render_now_ns() : 0;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		struct xwm_content *c = w->content;
 		if (!has_contents(w) || !xwm_sync_content_ready(w))
 			continue;
-		w->presented_update = false;
-		if (w->needs_rename) {
-			w->needs_rename = false;
-			if (!xwm_composite_rename_pixmap(w))
+		c->presented_update = false;
+		if (c->needs_rename) {
+			c->needs_rename = false;
+			if (!xwm_content_rename_pixmap(w))
 				continue;
 		}
-		if (!w->pixmap || !w->texture)
+		if (!c->pixmap || !c->texture)
 			continue;
-		if (render_texture_is_imported(w->texture) ? !queue_imported(xwm, b, w)
-		                                           : !queue_window(xwm, b, w))
+		if (render_texture_is_imported(c->texture) ? !queue_imported(cm, b, w)
+		                                           : !queue_window(cm, b, w))
 			deferred = true;
 	}
 	if (deferred)
-		xwm_schedule_repaint(xwm); /* the rest next frame */
+		xwm_schedule_repaint(cm); /* the rest next frame */
 	/* Before the requests whose replies end the frame's wait. */
 	if (b->zero_copy > 0)
-		xwm_dri3_fence(xwm);
+		xwm_dri3_fence(cm);
 	if (b->count > 0) {
-		send_requests(xwm, b);
-	} else if (b->zero_copy > 0 || xwm_output_busy(xwm)) {
+		send_requests(cm, b);
+	} else if (b->zero_copy > 0 || xwm_output_busy(cm)) {
 		b->marker = true;
 		b->marker_sequence = xcb_get_input_focus(xwm->conn).sequence;
 	} else {
@@ -516,16 +375,11 @@ bool xwm_contents_fetch(struct xwm *xwm)
 	return true;
 }
 
-bool xwm_contents_in_flight(const struct xwm *xwm)
-{
-	return xwm->contents && xwm->contents->in_flight;
-}
-
 /* Collects what has arrived; wait: block for the rest (screenshots). */
-static bool collect(struct xwm *xwm, bool wait)
+static bool collect(struct xwm_cm *cm, bool wait)
 {
-	struct xwm_contents *b = xwm->contents;
-	xcb_connection_t *c = xwm->conn;
+	struct xwm_contents *b = cm->contents;
+	xcb_connection_t *c = cm->wm->conn;
 
 	if (!b || !b->in_flight)
 		return true;
@@ -538,7 +392,7 @@ static bool collect(struct xwm *xwm, bool wait)
 		else if (!xcb_poll_for_reply(c, b->marker_sequence, &reply, NULL))
 			return false;
 		free(reply);
-		xwm_note_processed(xwm, b->marker_sequence);
+		xwm_note_processed(cm, b->marker_sequence);
 		b->marker_arrived = true;
 		return true;
 	}
@@ -554,42 +408,42 @@ static bool collect(struct xwm *xwm, bool wait)
 			return false;
 		free(error);
 		f->reply = reply;
-		xwm_note_processed(xwm, f->sequence);
+		xwm_note_processed(cm, f->sequence);
 		b->arrived++;
 	}
 	return true;
 }
 
-bool xwm_contents_ready(struct xwm *xwm)
+bool xwm_contents_ready(struct xwm_cm *cm)
 {
-	struct xwm_contents *b = xwm->contents;
+	struct xwm_contents *b = cm->contents;
 	if (!b || !b->in_flight)
 		return true;
 	return b->marker ? b->marker_arrived : b->arrived == b->count;
 }
 
-bool xwm_contents_oldest_reply(struct xwm *xwm, unsigned int *sequence)
+bool xwm_contents_oldest_reply(struct xwm_cm *cm, unsigned int *sequence)
 {
-	struct xwm_contents *b = xwm->contents;
-	if (!b || !b->in_flight || xwm_contents_ready(xwm))
+	struct xwm_contents *b = cm->contents;
+	if (!b || !b->in_flight || xwm_contents_ready(cm))
 		return false;
 	*sequence = b->marker ? b->marker_sequence : b->fetch[b->arrived].sequence;
 	return true;
 }
 
-bool xwm_contents_poll_oldest(struct xwm *xwm)
+bool xwm_contents_poll_oldest(struct xwm_cm *cm)
 {
-	struct xwm_contents *b = xwm->contents;
+	struct xwm_contents *b = cm->contents;
 	void *reply = NULL;
 	xcb_generic_error_t *error = NULL;
 
-	if (!b || !b->in_flight || xwm_contents_ready(xwm))
+	if (!b || !b->in_flight || xwm_contents_ready(cm))
 		return false;
 	unsigned int seq = b->marker ? b->marker_sequence : b->fetch[b->arrived].sequence;
-	if (!xcb_poll_for_reply(xwm->conn, seq, &reply, &error))
+	if (!xcb_poll_for_reply(cm->wm->conn, seq, &reply, &error))
 		return false;
 	free(error);
-	xwm_note_processed(xwm, seq);
+	xwm_note_processed(cm, seq);
 	if (b->marker) {
 		free(reply);
 		b->marker_arrived = true;
@@ -600,71 +454,72 @@ bool xwm_contents_poll_oldest(struct xwm *xwm)
 	return true;
 }
 
-void xwm_contents_wait(struct xwm *xwm)
+void xwm_contents_wait(struct xwm_cm *cm)
 {
-	collect(xwm, true);
+	collect(cm, true);
 }
 
-static const void *fetched_pixels(struct xwm *xwm, const struct xwm_contents *b,
-                                  const struct fetch *f, size_t bytes)
+static const void *fetched_pixels(const struct xwm_contents *b, const struct fetch *f,
+                                  size_t bytes)
 {
 	if (!f->reply)
 		return NULL;
 	if (f->in_place) {
 		const xcb_shm_get_image_reply_t *r = f->reply;
 		const struct xwm_window *w = b->windows[f->window].w;
-		return r->size >= bytes && w ? (const char *)w->seg_data + f->offset : NULL;
+		return r->size >= bytes && w ? (const char *)w->content->seg_data + f->offset : NULL;
 	}
 	if (b->shm) {
 		const xcb_shm_get_image_reply_t *r = f->reply;
-		return r->size >= bytes ? (const char *)xwm->shm_data + f->offset : NULL;
+		return r->size >= bytes ? (const char *)b->shm_data + f->offset : NULL;
 	}
 	xcb_get_image_reply_t *r = f->reply;
 	return (size_t)xcb_get_image_data_length(r) >= bytes ? xcb_get_image_data(r) : NULL;
 }
 
-/* Puts a fetched rectangle where w's texture reads it: nothing to do for
+/* Puts a fetched rectangle where c's texture reads it: nothing to do for
  * one fetched in place; a copy into the segment the texture wraps; or an
  * upload. */
-static int place(struct xwm_window *w, const struct fetch *f, const void *pixels)
+static int place(struct xwm_content *c, const struct fetch *f, const void *pixels)
 {
 	int bw = f->box.x2 - f->box.x1, bh = f->box.y2 - f->box.y1;
 
 	if (f->in_place)
-		return w->seg_data ? 0 : -1;
-	if (!w->seg_data)
-		return render_texture_upload_rect(w->texture, pixels, bw * 4, &f->box);
-	size_t stride = (size_t)w->pixmap_width * 4;
-	char *dst = (char *)w->seg_data + (size_t)f->box.y1 * stride + (size_t)f->box.x1 * 4;
+		return c->seg_data ? 0 : -1;
+	if (!c->seg_data)
+		return render_texture_upload_rect(c->texture, pixels, bw * 4, &f->box);
+	size_t stride = (size_t)c->pixmap_width * 4;
+	char *dst = (char *)c->seg_data + (size_t)f->box.y1 * stride + (size_t)f->box.x1 * 4;
 	for (int row = 0; row < bh; row++)
 		memcpy(dst + (size_t)row * stride, (const char *)pixels + (size_t)row * bw * 4,
 		       (size_t)bw * 4);
 	return 0;
 }
 
-void xwm_contents_upload(struct xwm *xwm)
+void xwm_contents_upload(struct xwm_cm *cm)
 {
-	struct xwm_contents *b = xwm->contents;
+	struct xwm_contents *b = cm->contents;
 
 	if (!b || !b->in_flight || b->arrived < b->count)
 		return;
 	for (size_t i = 0; i < b->count; i++) {
 		struct fetch *f = &b->fetch[i];
 		struct fetch_window *fw = &b->windows[f->window];
+		struct xwm_content *c = fw->w ? fw->w->content : NULL;
 		int bw = f->box.x2 - f->box.x1, bh = f->box.y2 - f->box.y1;
 		size_t bytes = (size_t)(f->get.x2 - f->get.x1) * (size_t)bh * 4;
-		const void *pixels = fetched_pixels(xwm, b, f, bytes);
+		const void *pixels = fetched_pixels(b, f, bytes);
 		bool ok = false;
 
-		if (pixels && fw->w && fw->w->texture && place(fw->w, f, pixels) == 0) {
+		if (pixels && c && c->texture && place(c, f, pixels) == 0) {
 			if (f->in_place)
-				xwm->fetch_in_place += bytes;
+				b->in_place += bytes;
 			else
-				xwm->fetch_copied += (uint64_t)bw * (uint64_t)bh * 4;
+				b->copied += (uint64_t)bw * (uint64_t)bh * 4;
 			pixman_region32_t region;
 			pixman_region32_init_rect(&region, f->box.x1, f->box.y1, (unsigned)bw,
 			                          (unsigned)bh);
-			render_node_damage(fw->w->node, &region);
+			render_node_damage(c->node, &region);
 			pixman_region32_fini(&region);
 			b->fetched_bytes += bytes;
 			ok = true;
@@ -677,20 +532,27 @@ void xwm_contents_upload(struct xwm *xwm)
 	/* Windows are queued only with at least one rectangle. */
 	for (size_t k = 0; k < b->nwindows; k++)
 		if (b->windows[k].ok && b->windows[k].w) {
-			render_node_set_visible(b->windows[k].w->node, true);
-			b->windows[k].w->presented_update = true;
+			struct xwm_content *c = b->windows[k].w->content;
+			render_node_set_visible(c->node, true);
+			c->presented_update = true;
 		}
 	if (b->requests > 0)
-		xwm_debug(xwm, "contents: %u request(s), %llu bytes in %.3f ms", b->requests,
+		xwm_debug(cm->wm, "contents: %u request(s), %llu bytes in %.3f ms", b->requests,
 		          (unsigned long long)b->fetched_bytes,
 		          (double)(render_now_ns() - b->t0) / 1e6);
 	b->count = b->nwindows = b->arrived = 0;
 	b->in_flight = false;
 }
 
+void xwm_contents_counts(const struct xwm_cm *cm, uint64_t *in_place, uint64_t *copied)
+{
+	*in_place = cm->contents ? cm->contents->in_place : 0;
+	*copied = cm->contents ? cm->contents->copied : 0;
+}
+
 void xwm_contents_forget_window(struct xwm_window *w)
 {
-	struct xwm_contents *b = w->xwm->contents;
+	struct xwm_contents *b = w->content->cm->contents;
 
 	if (!b || !b->in_flight)
 		return;
@@ -699,9 +561,9 @@ void xwm_contents_forget_window(struct xwm_window *w)
 			b->windows[k].w = NULL;
 }
 
-void xwm_contents_finish(struct xwm *xwm)
+void xwm_contents_finish(struct xwm_cm *cm)
 {
-	struct xwm_contents *b = xwm->contents;
+	struct xwm_contents *b = cm->contents;
 
 	if (b) {
 		/* Those that never arrived are NULL (send_requests). */
@@ -709,8 +571,8 @@ void xwm_contents_finish(struct xwm *xwm)
 			free(b->fetch[i].reply);
 		free(b->fetch);
 		free(b->windows);
+		shm_release(cm, b);
 		free(b);
 	}
-	xwm->contents = NULL;
-	shm_release(xwm);
+	cm->contents = NULL;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "xwm.h"
+#include "model.h"
 
 static void vlog(const char *fmt, va_list ap)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xwm.h"
+#include "model.h"
 
 static void reply(struct xwm *xwm, xcb_window_t to, uint32_t cookie, uint32_t result)
 {
@@ -45,7 +45,7 @@ static void handle_screenshot(struct xwm *xwm, xcb_window_t reply_window, uint32
 		                                                  (size_t)len)) {
 			memcpy(name, xcb_get_property_value(r), (size_t)len);
 			name[len] = '\0';
-			ok = xwm_screenshot_to_dir(xwm, name) == 0;
+			ok = xwm->host->screenshot(xwm->host_data, name) == 0;
 		} else {
 			xwm_log("_DUET_SCREENSHOT refused: unusable _DUET_SCREENSHOT_PATH");
 		}
@@ -73,6 +73,7 @@ static void handle_moveresize(struct xwm_window *w, const uint32_t *l)
 
 static void handle_wm_state(struct xwm_window *w, const uint32_t *l)
 {
+	struct xwm_client *c = w->client;
 	xcb_ewmh_connection_t *e = &w->xwm->ewmh;
 	uint32_t action = l[0];
 	bool max_asked = false, value;
@@ -80,13 +81,13 @@ static void handle_wm_state(struct xwm_window *w, const uint32_t *l)
 	for (int i = 1; i <= 2; i++) {
 		xcb_atom_t prop = l[i];
 		if (prop == e->_NET_WM_STATE_FULLSCREEN) {
-			if (xwm_hints_state_action(action, w->fullscreen, &value))
+			if (xwm_hints_state_action(action, c->fullscreen, &value))
 				xwm_policy_request_fullscreen(w, value);
 		} else if ((prop == e->_NET_WM_STATE_MAXIMIZED_VERT ||
 		            prop == e->_NET_WM_STATE_MAXIMIZED_HORZ) && !max_asked) {
 			/* One maximized state: either half asks for both. */
 			max_asked = true;
-			if (xwm_hints_state_action(action, w->maximized, &value))
+			if (xwm_hints_state_action(action, c->maximized, &value))
 				xwm_policy_request_maximize(w, value);
 		} else if (prop == e->_NET_WM_STATE_HIDDEN && action == 1) {
 			xwm_policy_request_minimize(w);
@@ -127,7 +128,7 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 	}
 
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
-	if (!w || !w->managed) {
+	if (!w || !xwm_window_managed(w)) {
 		xwm_debug(xwm, "client message %u for unmanaged window 0x%x", ev->type,
 		          ev->window);
 		return;

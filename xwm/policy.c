@@ -36,12 +36,14 @@
  *     managed window (clamped to the screen), else placed as rule 1. (X only here:
  *     duet-compositor does not place by xdg_toplevel.set_parent yet.)
  */
-#include "xwm.h"
+#include "model.h"
 
 /* Rule 3's candidates: what xdg-shell calls mapped and not minimized. */
 bool xwm_window_visible(const struct xwm_window *w)
 {
-	return w->managed && w->mapped && !w->minimized;
+	const struct xwm_client *c = w->client;
+
+	return c && c->managed && c->mapped && !c->minimized;
 }
 
 static void set_focus(struct xwm *xwm, struct xwm_window *w)
@@ -84,17 +86,18 @@ void xwm_policy_place_over(int px, int py, int pw, int ph, int screen_w, int scr
 
 void xwm_policy_window_place(struct xwm_window *w)
 {
+	struct xwm_client *c = w->client;
 	int sw, sh;
 	xwm_policy_screen_size(w->xwm, &sw, &sh);
-	if (w->maximized || w->fullscreen) {
-		w->saved_width = w->width;
-		w->saved_height = w->height;
-		xwm_policy_place(sw, sh, w->width, w->height, &w->saved_x, &w->saved_y);
+	if (c->maximized || c->fullscreen) {
+		c->saved_width = w->width;
+		c->saved_height = w->height;
+		xwm_policy_place(sw, sh, w->width, w->height, &c->saved_x, &c->saved_y);
 		xwm_window_move_resize(w, 0, 0, sw, sh);
 	} else {
 		int x, y;
-		struct xwm_window *parent = w->transient_for ?
-			xwm_window_lookup(w->xwm, w->transient_for) : NULL;
+		struct xwm_window *parent = c->transient_for ?
+			xwm_window_lookup(w->xwm, c->transient_for) : NULL;
 		if (parent && parent != w && xwm_window_visible(parent)) {
 			xwm_policy_place_over(parent->x, parent->y, parent->width, parent->height,
 			                      sw, sh, w->width, w->height, &x, &y);
@@ -119,10 +122,10 @@ void xwm_policy_window_unmapped(struct xwm_window *w)
 
 void xwm_policy_activate(struct xwm_window *w)
 {
-	if (!w || !w->managed || !w->mapped)
+	if (!w || !w->client || !w->client->managed || !w->client->mapped)
 		return;
-	if (w->minimized) {
-		w->minimized = false;
+	if (w->client->minimized) {
+		w->client->minimized = false;
 		xwm_window_set_hidden(w, false);
 	}
 	xwm_window_raise(w);
@@ -136,7 +139,7 @@ void xwm_policy_close(struct xwm_window *w)
 
 void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height)
 {
-	xwm_hints_constrain(&w->hints, width, height);
+	xwm_hints_constrain(&w->client->hints, width, height);
 }
 
 void xwm_policy_resize(struct xwm_window *w, int width, int height)
@@ -148,17 +151,18 @@ void xwm_policy_resize(struct xwm_window *w, int width, int height)
 void xwm_policy_configure_request(struct xwm_window *w, uint16_t mask, int x, int y,
                                   int width, int height)
 {
+	struct xwm_client *c = w->client;
 	int nx = w->x, ny = w->y;
 	int nw = (mask & XCB_CONFIG_WINDOW_WIDTH) ? width : w->width;
 	int nh = (mask & XCB_CONFIG_WINDOW_HEIGHT) ? height : w->height;
 
-	if (w->mapped && (w->maximized || w->fullscreen)) {
+	if (c->mapped && (c->maximized || c->fullscreen)) {
 		/* The screen-sized configure stands; the synthetic notify
 		 * (sent by move_resize) tells the client so. */
 		xwm_window_move_resize(w, w->x, w->y, w->width, w->height);
 		return;
 	}
-	if (!w->mapped) {
+	if (!c->mapped) {
 		if (mask & XCB_CONFIG_WINDOW_X)
 			nx = x;
 		if (mask & XCB_CONFIG_WINDOW_Y)
@@ -170,15 +174,19 @@ void xwm_policy_configure_request(struct xwm_window *w, uint16_t mask, int x, in
 
 static void save_geometry(struct xwm_window *w)
 {
-	w->saved_x = w->x;
-	w->saved_y = w->y;
-	w->saved_width = w->width;
-	w->saved_height = w->height;
+	struct xwm_client *c = w->client;
+
+	c->saved_x = w->x;
+	c->saved_y = w->y;
+	c->saved_width = w->width;
+	c->saved_height = w->height;
 }
 
 static void restore_geometry(struct xwm_window *w)
 {
-	xwm_window_move_resize(w, w->saved_x, w->saved_y, w->saved_width, w->saved_height);
+	struct xwm_client *c = w->client;
+
+	xwm_window_move_resize(w, c->saved_x, c->saved_y, c->saved_width, c->saved_height);
 }
 
 static void fill_screen(struct xwm_window *w)
@@ -190,14 +198,16 @@ static void fill_screen(struct xwm_window *w)
 
 void xwm_policy_request_maximize(struct xwm_window *w, bool maximize)
 {
-	if (w->maximized == maximize)
+	struct xwm_client *c = w->client;
+
+	if (c->maximized == maximize)
 		return; /* X needs no reply when nothing changes */
-	if (maximize && !w->fullscreen && w->mapped)
+	if (maximize && !c->fullscreen && c->mapped)
 		save_geometry(w);
-	w->maximized = maximize;
-	if (!w->mapped)
+	c->maximized = maximize;
+	if (!c->mapped)
 		return; /* applied at map (rule 9) */
-	if (w->fullscreen)
+	if (c->fullscreen)
 		return; /* fullscreen size stays */
 	else if (maximize)
 		fill_screen(w);
@@ -207,14 +217,16 @@ void xwm_policy_request_maximize(struct xwm_window *w, bool maximize)
 
 void xwm_policy_request_fullscreen(struct xwm_window *w, bool fullscreen)
 {
-	if (w->fullscreen == fullscreen)
+	struct xwm_client *c = w->client;
+
+	if (c->fullscreen == fullscreen)
 		return;
-	if (fullscreen && !w->maximized && w->mapped)
+	if (fullscreen && !c->maximized && c->mapped)
 		save_geometry(w);
-	w->fullscreen = fullscreen;
-	if (!w->mapped)
+	c->fullscreen = fullscreen;
+	if (!c->mapped)
 		return;
-	if (fullscreen || w->maximized)
+	if (fullscreen || c->maximized)
 		fill_screen(w);
 	else
 		restore_geometry(w);
@@ -222,9 +234,11 @@ void xwm_policy_request_fullscreen(struct xwm_window *w, bool fullscreen)
 
 void xwm_policy_request_minimize(struct xwm_window *w)
 {
-	if (!w->mapped || w->minimized)
+	struct xwm_client *c = w->client;
+
+	if (!c->mapped || c->minimized)
 		return;
-	w->minimized = true;
+	c->minimized = true;
 	xwm_window_set_hidden(w, true);
 	if (w->xwm->focused == w)
 		focus_topmost(w->xwm, w);

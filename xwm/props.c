@@ -8,7 +8,7 @@
 #include <xcb/xcb_icccm.h>
 #include <xcb/xcbext.h> /* xcb_poll_for_reply */
 
-#include "xwm.h"
+#include "model.h"
 
 /* Longest property we read, in 32-bit units: enough for any hint, names
  * are cut at 127 bytes anyway. */
@@ -20,7 +20,7 @@ _Static_assert((int)XWM_WM_STATE_NORMAL == (int)XCB_ICCCM_WM_STATE_NORMAL &&
                (int)XWM_WM_STATE_WITHDRAWN == (int)XCB_ICCCM_WM_STATE_WITHDRAWN,
                "WM_STATE values");
 
-void xwm_props_init_root(struct xwm *xwm)
+void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir)
 {
 	xcb_connection_t *c = xwm->conn;
 	xcb_ewmh_connection_t *e = &xwm->ewmh;
@@ -31,11 +31,10 @@ void xwm_props_init_root(struct xwm *xwm)
 	xcb_ewmh_set_supporting_wm_check(e, xwm->check_window, xwm->check_window);
 	xcb_ewmh_set_wm_name(e, xwm->check_window, strlen("duet-xwm"), "duet-xwm");
 	/* Where _DUET_SCREENSHOT writes, for duet-xctl (docs/xwm-control.md). */
-	if (xwm->screenshot_dir_path)
+	if (screenshot_dir)
 		xcb_change_property(c, XCB_PROP_MODE_REPLACE, xwm->check_window,
 		                    xwm->atoms._DUET_SCREENSHOT_DIR, e->UTF8_STRING, 8,
-		                    (uint32_t)strlen(xwm->screenshot_dir_path),
-		                    xwm->screenshot_dir_path);
+		                    (uint32_t)strlen(screenshot_dir), screenshot_dir);
 
 	xcb_atom_t supported[] = {
 		e->_NET_SUPPORTED, e->_NET_SUPPORTING_WM_CHECK, e->_NET_CLIENT_LIST,
@@ -74,6 +73,7 @@ static xcb_get_property_cookie_t prop_get(struct xwm_window *w, xcb_atom_t atom)
 /* Applies one property reply (NULL or empty = property deleted). */
 static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_reply_t *r)
 {
+	struct xwm_client *c = w->client;
 	struct xwm *xwm = w->xwm;
 	xcb_ewmh_connection_t *e = &xwm->ewmh;
 	const void *data = r ? xcb_get_property_value(r) : NULL;
@@ -82,63 +82,63 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 
 	if (atom == xwm->atoms.WM_NAME) {
 		/* _NET_WM_NAME (UTF-8) wins when the client sets both. */
-		if (!w->name[0] || !w->name_is_net)
-			xwm_hints_parse_text(data, n, format, w->name, sizeof(w->name));
+		if (!c->name[0] || !c->name_is_net)
+			xwm_hints_parse_text(data, n, format, c->name, sizeof(c->name));
 	} else if (atom == e->_NET_WM_NAME) {
-		char name[sizeof(w->name)];
+		char name[sizeof(c->name)];
 		if (xwm_hints_parse_text(data, n, format, name, sizeof(name)) && name[0]) {
-			memcpy(w->name, name, sizeof(name));
-			w->name_is_net = true;
+			memcpy(c->name, name, sizeof(name));
+			c->name_is_net = true;
 		} else {
-			w->name_is_net = false; /* WM_NAME, if any, applies again */
+			c->name_is_net = false; /* WM_NAME, if any, applies again */
 		}
 	} else if (atom == xwm->atoms.WM_CLASS) {
-		xwm_hints_parse_class(data, n, format, w->instance, sizeof(w->instance),
-		                      w->class_name, sizeof(w->class_name));
+		xwm_hints_parse_class(data, n, format, c->instance, sizeof(c->instance),
+		                      c->class_name, sizeof(c->class_name));
 	} else if (atom == xwm->atoms.WM_HINTS) {
-		w->accepts_input = xwm_hints_parse_input(data, n, format);
-		w->initial_iconic = xwm_hints_parse_iconic(data, n, format);
+		c->accepts_input = xwm_hints_parse_input(data, n, format);
+		c->initial_iconic = xwm_hints_parse_iconic(data, n, format);
 	} else if (atom == xwm->atoms.WM_TRANSIENT_FOR) {
-		w->transient_for = 0;
+		c->transient_for = 0;
 		if (format == 32 && n >= 1)
-			memcpy(&w->transient_for, data, 4);
+			memcpy(&c->transient_for, data, 4);
 	} else if (atom == xwm->atoms.WM_NORMAL_HINTS) {
-		if (!xwm_hints_parse_normal(data, n, format, &w->hints) && r && r->type != XCB_NONE)
+		if (!xwm_hints_parse_normal(data, n, format, &c->hints) && r && r->type != XCB_NONE)
 			xwm_debug(xwm, "0x%x: unusable WM_NORMAL_HINTS (format %d, %zu items)",
 			          w->id, format, n);
 	} else if (atom == xwm->atoms.WM_PROTOCOLS) {
-		w->delete_window = xwm_hints_atom_list_has(data, n, format,
+		c->delete_window = xwm_hints_atom_list_has(data, n, format,
 		                                           xwm->atoms.WM_DELETE_WINDOW);
-		w->take_focus = xwm_hints_atom_list_has(data, n, format, xwm->atoms.WM_TAKE_FOCUS);
-		w->sync_request = xwm_hints_atom_list_has(data, n, format, e->_NET_WM_SYNC_REQUEST);
+		c->take_focus = xwm_hints_atom_list_has(data, n, format, xwm->atoms.WM_TAKE_FOCUS);
+		c->sync_request = xwm_hints_atom_list_has(data, n, format, e->_NET_WM_SYNC_REQUEST);
 	} else if (atom == e->_NET_WM_WINDOW_TYPE) {
 		uint32_t first = 0;
 		if (format == 32 && n >= 1)
 			memcpy(&first, data, 4);
-		w->type = first;
+		c->type = first;
 	} else if (atom == e->_NET_WM_STATE) {
 		/* Only read before mapping: states the client wants initially
 		 * (policy rule 9). Later changes come as client messages. */
-		if (!w->mapped) {
-			w->fullscreen = xwm_hints_atom_list_has(data, n, format,
+		if (!c->mapped) {
+			c->fullscreen = xwm_hints_atom_list_has(data, n, format,
 			                                        e->_NET_WM_STATE_FULLSCREEN);
-			w->maximized = xwm_hints_atom_list_has(data, n, format,
+			c->maximized = xwm_hints_atom_list_has(data, n, format,
 			                                       e->_NET_WM_STATE_MAXIMIZED_VERT) &&
 			               xwm_hints_atom_list_has(data, n, format,
 			                                       e->_NET_WM_STATE_MAXIMIZED_HORZ);
 		}
 	} else if (atom == e->_NET_WM_PID) {
 		/* Only for the trace: whose window a frame showed. */
-		w->pid = 0;
+		c->pid = 0;
 		if (format == 32 && n >= 1)
-			memcpy(&w->pid, data, 4);
+			memcpy(&c->pid, data, 4);
 	} else if (atom == e->_NET_WM_SYNC_REQUEST_COUNTER) {
 		uint32_t basic, extended;
 		xwm_hints_parse_sync_counters(data, n, format, &basic, &extended);
-		if (basic != w->sync_counter || extended != w->ext_counter) {
-			w->sync_counter = basic;
-			w->ext_counter = extended;
-			xwm_sync_window_counters_changed(w);
+		if (basic != c->sync_counter || extended != c->ext_counter) {
+			c->sync_counter = basic;
+			c->ext_counter = extended;
+			xwm->host->counters_changed(xwm->host_data, w);
 		}
 	}
 }
@@ -176,8 +176,10 @@ void xwm_props_read_all(struct xwm_window *w)
 
 void xwm_props_reset_window(struct xwm_window *w)
 {
-	w->net_state_len = -1;
-	w->own_net_state_writes = 0;
+	struct xwm_client *c = w->client;
+
+	c->net_state_len = -1;
+	c->own_net_state_writes = 0;
 }
 
 /* Reads of properties that changed (PropertyNotify), in request order:
@@ -241,9 +243,9 @@ static bool apply_oldest(struct xwm *xwm, bool wait)
 			return false;
 		reply = xcb_wait_for_reply(xwm->conn, rd->sequence, NULL);
 	}
-	xwm_note_processed(xwm, rd->sequence);
+	xwm->host->processed(xwm->host_data, rd->sequence);
 	struct xwm_window *w = xwm_window_lookup(xwm, rd->window);
-	if (w && w->managed)
+	if (w && xwm_window_managed(w))
 		prop_apply(w, rd->atom, reply);
 	free(reply);
 	q->head = (q->head + 1) % q->cap;
@@ -273,16 +275,18 @@ void xwm_props_settle(struct xwm *xwm)
 
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state)
 {
+	struct xwm_client *c = w->client;
+
 	if (atom == w->xwm->ewmh._NET_WM_STATE) {
 		/* Each of our ChangeProperty requests on it causes exactly one
 		 * NewValue notify, in order: that value is ours, nothing to
 		 * read. Anything else is the client's: read it, and write ours
 		 * again at the next update. */
-		if (state == XCB_PROPERTY_NEW_VALUE && w->own_net_state_writes > 0) {
-			w->own_net_state_writes--;
+		if (state == XCB_PROPERTY_NEW_VALUE && c->own_net_state_writes > 0) {
+			c->own_net_state_writes--;
 			return;
 		}
-		w->net_state_len = -1;
+		c->net_state_len = -1;
 	}
 	for (int i = 0; watched_atom(w, i) != XCB_NONE; i++) {
 		if (watched_atom(w, i) != atom)
@@ -309,7 +313,7 @@ void xwm_props_set_wm_state(struct xwm_window *w, int state)
 		/* ICCCM 4.1.3.1: the WM may delete it on withdrawal. */
 		xcb_delete_property(xwm->conn, w->id, xwm->atoms.WM_STATE);
 		xcb_delete_property(xwm->conn, w->id, xwm->ewmh._NET_WM_STATE);
-		w->net_state_len = -1;
+		w->client->net_state_len = -1;
 		return;
 	}
 	xcb_change_property(xwm->conn, XCB_PROP_MODE_REPLACE, w->id, xwm->atoms.WM_STATE,
@@ -318,36 +322,38 @@ void xwm_props_set_wm_state(struct xwm_window *w, int state)
 
 void xwm_props_update_net_state(struct xwm_window *w)
 {
+	struct xwm_client *c = w->client;
 	xcb_ewmh_connection_t *e = &w->xwm->ewmh;
 	xcb_atom_t atoms[5];
 	uint32_t n = 0;
 
-	if (!w->managed)
+	if (!xwm_window_managed(w))
 		return;
-	if (w->fullscreen)
+	if (c->fullscreen)
 		atoms[n++] = e->_NET_WM_STATE_FULLSCREEN;
-	if (w->maximized) {
+	if (c->maximized) {
 		atoms[n++] = e->_NET_WM_STATE_MAXIMIZED_VERT;
 		atoms[n++] = e->_NET_WM_STATE_MAXIMIZED_HORZ;
 	}
-	if (w->minimized)
+	if (c->minimized)
 		atoms[n++] = e->_NET_WM_STATE_HIDDEN;
 	if (w->xwm->focused == w)
 		atoms[n++] = w->xwm->atoms._NET_WM_STATE_FOCUSED;
 	/* Focus and map both update it, often to the same value. */
-	if (w->net_state_len == (int)n && memcmp(w->net_state, atoms, n * sizeof(*atoms)) == 0)
+	if (c->net_state_len == (int)n && memcmp(c->net_state, atoms, n * sizeof(*atoms)) == 0)
 		return;
 	xcb_ewmh_set_wm_state(e, w->id, n, atoms);
-	memcpy(w->net_state, atoms, n * sizeof(*atoms));
-	w->net_state_len = (int)n;
-	w->own_net_state_writes++;
+	memcpy(c->net_state, atoms, n * sizeof(*atoms));
+	c->net_state_len = (int)n;
+	c->own_net_state_writes++;
 }
 
 static int compare_manage_order(const void *a, const void *b)
 {
 	const struct xwm_window *wa = *(struct xwm_window *const *)a;
 	const struct xwm_window *wb = *(struct xwm_window *const *)b;
-	return wa->manage_order < wb->manage_order ? -1 : wa->manage_order > wb->manage_order;
+	return wa->client->manage_order < wb->client->manage_order ? -1 :
+	       wa->client->manage_order > wb->client->manage_order;
 }
 
 void xwm_props_update_client_lists(struct xwm *xwm)
@@ -367,7 +373,7 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 	 * has mapped (minimized ones stay listed, as EWMH wants). */
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (w->managed && w->mapped)
+		if (xwm_window_managed(w) && w->client->mapped)
 			list[n++] = w;
 	}
 	/* A map raises (which updates the lists) and then lists the

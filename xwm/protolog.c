@@ -48,7 +48,7 @@ static struct {
 	uint64_t other;
 	struct kind kinds[MAX_KINDS];
 	int nkinds;
-	const struct xwm *xwm;
+	const struct xwm_cm *cm;
 } plog;
 
 typedef uint64_t (*send_fn)(xcb_connection_t *, int, struct iovec *,
@@ -184,16 +184,16 @@ static const char *core_event_name(uint8_t type)
 
 static void kind_name(const struct kind *k, char *buf, size_t size)
 {
-	const struct xwm *xwm = plog.xwm;
+	const struct xwm_cm *cm = plog.cm;
 	const char *name;
 
 	if (k->event) {
 		name = core_event_name(k->opcode);
 		if (name)
 			snprintf(buf, size, "X->%s", name);
-		else if (xwm && xwm->damage_event && k->opcode == xwm->damage_event)
+		else if (cm && cm->damage_event && k->opcode == cm->damage_event)
 			snprintf(buf, size, "DAMAGE->Notify");
-		else if (xwm && xwm->sync_event && k->opcode == xwm->sync_event + 1)
+		else if (cm && cm->sync_event && k->opcode == cm->sync_event + 1)
 			snprintf(buf, size, "SYNC->AlarmNotify");
 		else
 			snprintf(buf, size, "X->event%u", k->opcode);
@@ -262,10 +262,10 @@ void xwm_protolog_write(void)
 	free(tmp);
 }
 
-void xwm_protolog_start(const struct xwm *xwm)
+void xwm_protolog_start(const struct xwm_cm *cm)
 {
 	const char *path = getenv("DUET_PROTOCOL_LOG");
-	plog.xwm = xwm;
+	plog.cm = cm;
 	if (!path || !path[0])
 		return;
 	plog.path = path;

@@ -33,7 +33,7 @@ bool xwm_screenshot_name_ok(const char *name)
 	return true;
 }
 
-int xwm_screenshot_dir_open(struct xwm *xwm, const char *dir)
+int xwm_screenshot_dir_open(struct xwm_cm *cm, const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
@@ -42,34 +42,34 @@ int xwm_screenshot_dir_open(struct xwm *xwm, const char *dir)
 	}
 	/* Published on the check window for duet-xctl, which moves the
 	 * file where its caller wants it (props.c). */
-	xwm->screenshot_dir_path = realpath(dir, NULL);
-	if (!xwm->screenshot_dir_path) {
+	cm->screenshot_dir_path = realpath(dir, NULL);
+	if (!cm->screenshot_dir_path) {
 		xwm_log("--screenshot-dir %s: %s", dir, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	xwm->screenshot_dir_fd = fd;
+	cm->screenshot_dir_fd = fd;
 	return 0;
 }
 
-void xwm_screenshot_dir_close(struct xwm *xwm)
+void xwm_screenshot_dir_close(struct xwm_cm *cm)
 {
-	if (xwm->screenshot_dir_fd >= 0)
-		close(xwm->screenshot_dir_fd);
-	xwm->screenshot_dir_fd = -1;
-	free(xwm->screenshot_dir_path);
-	xwm->screenshot_dir_path = NULL;
+	if (cm->screenshot_dir_fd >= 0)
+		close(cm->screenshot_dir_fd);
+	cm->screenshot_dir_fd = -1;
+	free(cm->screenshot_dir_path);
+	cm->screenshot_dir_path = NULL;
 }
 
 /* Writes the last composited frame (after finishing any frame in
  * progress, so that everything handled so far is in it). path comes from
  * the command line, never from a client. */
-int xwm_screenshot(struct xwm *xwm, const char *path)
+int xwm_screenshot(struct xwm_cm *cm, const char *path)
 {
-	if (!xwm->target)
+	if (!cm->target)
 		return -1;
-	xwm_repaint_now(xwm);
-	int ret = render_target_write_png(xwm->target, path);
+	xwm_repaint_now(cm);
+	int ret = render_target_write_png(cm->target, path);
 	if (ret == 0)
 		xwm_log("screenshot written to %s", path);
 	else
@@ -77,9 +77,9 @@ int xwm_screenshot(struct xwm *xwm, const char *path)
 	return ret;
 }
 
-int xwm_screenshot_to_dir(struct xwm *xwm, const char *name)
+int xwm_screenshot_to_dir(struct xwm_cm *cm, const char *name)
 {
-	if (xwm->screenshot_dir_fd < 0) {
+	if (cm->screenshot_dir_fd < 0) {
 		xwm_log("_DUET_SCREENSHOT refused: duet-xwm runs without --screenshot-dir");
 		return -1;
 	}
@@ -88,24 +88,24 @@ int xwm_screenshot_to_dir(struct xwm *xwm, const char *name)
 		        "screenshot directory", name);
 		return -1;
 	}
-	if (!xwm->target)
+	if (!cm->target)
 		return -1;
-	int fd = openat(xwm->screenshot_dir_fd, name,
+	int fd = openat(cm->screenshot_dir_fd, name,
 	                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		xwm_log("_DUET_SCREENSHOT refused: cannot create %s in %s: %s", name,
-		        xwm->screenshot_dir_path, strerror(errno));
+		        cm->screenshot_dir_path, strerror(errno));
 		return -1;
 	}
-	xwm_repaint_now(xwm);
-	int ret = render_target_write_png_fd(xwm->target, fd);
+	xwm_repaint_now(cm);
+	int ret = render_target_write_png_fd(cm->target, fd);
 	if (close(fd) != 0)
 		ret = -1;
 	if (ret == 0) {
-		xwm_log("screenshot written to %s/%s", xwm->screenshot_dir_path, name);
+		xwm_log("screenshot written to %s/%s", cm->screenshot_dir_path, name);
 	} else {
-		xwm_log("screenshot to %s/%s failed", xwm->screenshot_dir_path, name);
-		unlinkat(xwm->screenshot_dir_fd, name, 0);
+		xwm_log("screenshot to %s/%s failed", cm->screenshot_dir_path, name);
+		unlinkat(cm->screenshot_dir_fd, name, 0);
 	}
 	return ret;
 }

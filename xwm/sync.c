@@ -34,6 +34,37 @@
 
 #define SYNC_TIMEOUT_NS 100000000ull /* 100 ms */
 
+/* A window's frame timing. */
+struct xwm_sync {
+	xcb_sync_alarm_t ext_alarm;
+	int64_t sync_serial;     /* last value sent in _NET_WM_SYNC_REQUEST */
+	bool sync_waiting;       /* content held back until the client draws */
+	uint64_t sync_sent_ns;
+	/* Finished frames (even extended counter values). A frame's content
+	 * is the damage reported before its value (the client's drawing
+	 * precedes its counter update on its connection): frame_serial is
+	 * the latest whose content a fetch has taken (or that had none),
+	 * answered by _NET_WM_FRAME_DRAWN after the next frame;
+	 * unfetched_serial the latest whose damage no fetch has taken yet,
+	 * which becomes frame_serial when one does (xwm_sync_content_taken).
+	 * Damage reported after a frame's value is a later frame's and never
+	 * holds its answer back. */
+	int64_t frame_serial;
+	bool frame_pending;      /* frame_serial is owed */
+	int64_t unfetched_serial;
+	bool unfetched_pending;  /* unfetched_serial is owed once fetched */
+};
+
+static struct xwm_sync *sync_of(const struct xwm_window *w)
+{
+	return w->content->sync;
+}
+
+struct xwm_sync *xwm_sync_window_new(void)
+{
+	return calloc(1, sizeof(struct xwm_sync));
+}
+
 static int64_t value_of(xcb_sync_int64_t v)
 {
 	return (int64_t)((uint64_t)(uint32_t)v.hi << 32 | v.lo);
@@ -47,9 +78,11 @@ static xcb_sync_int64_t int64_of(int64_t v)
 
 static void destroy_alarm(struct xwm_window *w)
 {
-	if (w->ext_alarm)
-		xcb_sync_destroy_alarm(w->xwm->conn, w->ext_alarm);
-	w->ext_alarm = XCB_NONE;
+	struct xwm_sync *s = sync_of(w);
+
+	if (s->ext_alarm)
+		xcb_sync_destroy_alarm(w->xwm->conn, s->ext_alarm);
+	s->ext_alarm = XCB_NONE;
 }
 
 /* An alarm that fires whenever counter grows: test "counter >= current
@@ -75,117 +108,125 @@ static xcb_sync_alarm_t create_alarm(struct xwm *xwm, xcb_sync_counter_t counter
 void xwm_sync_window_counters_changed(struct xwm_window *w)
 {
 	struct xwm *xwm = w->xwm;
+	struct xwm_sync *s = sync_of(w);
+	const struct xwm_client *c = w->client;
 
 	destroy_alarm(w);
-	w->sync_waiting = false;
-	w->frame_pending = w->unfetched_pending = false;
-	if (!xwm->sync_event)
+	s->sync_waiting = false;
+	s->frame_pending = s->unfetched_pending = false;
+	if (!w->content->cm->sync_event)
 		return;
 	/* The basic counter needs no alarm of its own: its value is read
 	 * when the extended one moves or the timeout passes; clients with
 	 * only a basic counter are released by the timeout or an alarm on
 	 * it when there is no extended one. */
-	xcb_sync_counter_t watched = w->ext_counter ? w->ext_counter : w->sync_counter;
+	xcb_sync_counter_t watched = c->ext_counter ? c->ext_counter : c->sync_counter;
 	if (watched)
-		w->ext_alarm = create_alarm(xwm, watched);
-	xwm_debug(xwm, "0x%x: sync counters basic 0x%x extended 0x%x", w->id, w->sync_counter,
-	          w->ext_counter);
+		s->ext_alarm = create_alarm(xwm, watched);
+	xwm_debug(xwm, "0x%x: sync counters basic 0x%x extended 0x%x", w->id, c->sync_counter,
+	          c->ext_counter);
 }
 
 /* The sync timer fires when the earliest unanswered request times out:
  * a timer of its own, so waiting never repaints or moves the frame grid. */
-static void rearm_timeout(struct xwm *xwm)
+static void rearm_timeout(struct xwm_cm *cm)
 {
+	struct xwm *xwm = cm->wm;
 	uint64_t first = 0;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (w->sync_waiting && (!first || w->sync_sent_ns + SYNC_TIMEOUT_NS < first))
-			first = w->sync_sent_ns + SYNC_TIMEOUT_NS;
+		const struct xwm_sync *s = sync_of(xwm_container_of(l, struct xwm_window, link));
+		if (s->sync_waiting && (!first || s->sync_sent_ns + SYNC_TIMEOUT_NS < first))
+			first = s->sync_sent_ns + SYNC_TIMEOUT_NS;
 	}
-	xwm_arm_sync_timer(xwm, first);
+	render_timer_arm(cm->sync_timer_fd, first);
 }
 
 /* Content held back while waiting, to show now. */
 static bool content_pending(const struct xwm_window *w)
 {
-	return w->damaged || w->full_damage || w->needs_rename;
+	const struct xwm_content *c = w->content;
+
+	return c->damaged || c->full_damage || c->needs_rename;
 }
 
 void xwm_sync_request(struct xwm_window *w)
 {
 	struct xwm *xwm = w->xwm;
+	struct xwm_sync *s = sync_of(w);
+	const struct xwm_client *c = w->client;
 
-	if (!w->sync_request || !w->sync_counter || !xwm->sync_event)
+	if (!c->sync_request || !c->sync_counter || !w->content->cm->sync_event)
 		return;
-	if (w->ext_counter) {
+	if (c->ext_counter) {
 		/* Extended: an even serial well past any frame the client may
 		 * number meanwhile (mutter leaves the same headroom). */
-		int64_t base = w->sync_serial > w->frame_serial ? w->sync_serial : w->frame_serial;
-		if (w->unfetched_pending && w->unfetched_serial > base)
-			base = w->unfetched_serial;
-		w->sync_serial = (base + 240) & ~(int64_t)1;
+		int64_t base = s->sync_serial > s->frame_serial ? s->sync_serial : s->frame_serial;
+		if (s->unfetched_pending && s->unfetched_serial > base)
+			base = s->unfetched_serial;
+		s->sync_serial = (base + 240) & ~(int64_t)1;
 	} else {
-		w->sync_serial++;
+		s->sync_serial++;
 	}
-	xcb_client_message_event_t ev = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w->id,
-		.type = xwm->atoms.WM_PROTOCOLS,
+	const uint32_t data[5] = {
+		xwm->ewmh._NET_WM_SYNC_REQUEST, xwm->last_time, (uint32_t)s->sync_serial,
+		(uint32_t)((uint64_t)s->sync_serial >> 32), c->ext_counter ? 1 : 0,
 	};
-	ev.data.data32[0] = xwm->ewmh._NET_WM_SYNC_REQUEST;
-	ev.data.data32[1] = xwm->last_time;
-	ev.data.data32[2] = (uint32_t)w->sync_serial;
-	ev.data.data32[3] = (uint32_t)((uint64_t)w->sync_serial >> 32);
-	ev.data.data32[4] = w->ext_counter ? 1 : 0;
-	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
-	w->sync_waiting = true;
-	w->sync_sent_ns = render_now_ns();
-	rearm_timeout(xwm);
+	xwm_window_send_message(w, xwm->atoms.WM_PROTOCOLS, data);
+	s->sync_waiting = true;
+	s->sync_sent_ns = render_now_ns();
+	rearm_timeout(w->content->cm);
 }
 
 bool xwm_sync_content_held(const struct xwm_window *w)
 {
-	return w->sync_waiting && render_now_ns() - w->sync_sent_ns < SYNC_TIMEOUT_NS;
+	const struct xwm_sync *s = sync_of(w);
+
+	return s->sync_waiting && render_now_ns() - s->sync_sent_ns < SYNC_TIMEOUT_NS;
 }
 
 bool xwm_sync_content_ready(struct xwm_window *w)
 {
-	if (!w->sync_waiting)
+	struct xwm_sync *s = sync_of(w);
+
+	if (!s->sync_waiting)
 		return true;
-	if (render_now_ns() - w->sync_sent_ns >= SYNC_TIMEOUT_NS) {
+	if (render_now_ns() - s->sync_sent_ns >= SYNC_TIMEOUT_NS) {
 		xwm_debug(w->xwm, "0x%x: no answer to _NET_WM_SYNC_REQUEST %lld, showing anyway",
-		          w->id, (long long)w->sync_serial);
-		w->sync_waiting = false;
+		          w->id, (long long)s->sync_serial);
+		s->sync_waiting = false;
 		return true;
 	}
 	/* The sync timer or the answer schedules the repaint that shows it. */
 	return false;
 }
 
-void xwm_sync_timeout(struct xwm *xwm)
+void xwm_sync_timeout(struct xwm_cm *cm)
 {
+	struct xwm *xwm = cm->wm;
 	uint64_t now = render_now_ns();
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (!w->sync_waiting || now - w->sync_sent_ns < SYNC_TIMEOUT_NS)
+		struct xwm_sync *s = sync_of(w);
+		if (!s->sync_waiting || now - s->sync_sent_ns < SYNC_TIMEOUT_NS)
 			continue;
 		xwm_debug(xwm, "0x%x: no answer to _NET_WM_SYNC_REQUEST %lld, showing anyway",
-		          w->id, (long long)w->sync_serial);
-		w->sync_waiting = false;
+		          w->id, (long long)s->sync_serial);
+		s->sync_waiting = false;
 		if (content_pending(w))
-			xwm_schedule_repaint(xwm);
-		else if (w->frame_pending)
-			xwm_schedule_frame_due(xwm);
+			xwm_schedule_repaint(cm);
+		else if (s->frame_pending)
+			xwm_schedule_frame_due(cm);
 	}
-	rearm_timeout(xwm);
+	rearm_timeout(cm);
 }
 
-void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
+void xwm_sync_handle_alarm(struct xwm_cm *cm, xcb_sync_alarm_notify_event_t *ev)
 {
+	struct xwm *xwm = cm->wm;
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		if (w->ext_alarm != ev->alarm)
+		struct xwm_sync *s = sync_of(w);
+		if (s->ext_alarm != ev->alarm)
 			continue;
 		/* Only an active alarm reports a new value. One made inactive
 		 * (its counter destroyed, as a client does on its way out)
@@ -194,22 +235,23 @@ void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
 			return;
 		int64_t value = value_of(ev->counter_value);
 		bool answered = false;
-		if (w->sync_waiting && value >= w->sync_serial && (!w->ext_counter || !(value & 1))) {
-			w->sync_waiting = false;
+		bool ext = w->client && w->client->ext_counter;
+		if (s->sync_waiting && value >= s->sync_serial && (!ext || !(value & 1))) {
+			s->sync_waiting = false;
 			answered = true;
-			rearm_timeout(xwm);
+			rearm_timeout(cm);
 		}
-		if (w->ext_counter && !(value & 1)) {
+		if (ext && !(value & 1)) {
 			/* A finished frame: FRAME_DRAWN after we show it, that
 			 * is after the frame that fetches its damage, all of
 			 * which came before this event. */
-			if (w->damaged) {
-				w->unfetched_serial = value;
-				w->unfetched_pending = true;
+			if (w->content->damaged) {
+				s->unfetched_serial = value;
+				s->unfetched_pending = true;
 			} else {
-				w->frame_serial = value;
-				w->frame_pending = true;
-				w->unfetched_pending = false;
+				s->frame_serial = value;
+				s->frame_pending = true;
+				s->unfetched_pending = false;
 			}
 		}
 		/* A frame started (odd value) needs nothing yet. The content
@@ -217,25 +259,11 @@ void xwm_sync_handle_alarm(struct xwm *xwm, xcb_sync_alarm_notify_event_t *ev)
 		 * precedes this event and asked for its repaint; one held back
 		 * for this answer is asked for now. */
 		if (answered && content_pending(w))
-			xwm_schedule_repaint(xwm);
-		else if (w->frame_pending)
-			xwm_schedule_frame_due(xwm);
+			xwm_schedule_repaint(cm);
+		else if (s->frame_pending)
+			xwm_schedule_frame_due(cm);
 		return;
 	}
-}
-
-static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
-                         const uint32_t data[5])
-{
-	xcb_client_message_event_t ev = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w->id,
-		.type = type,
-	};
-	for (int i = 0; i < 5; i++)
-		ev.data.data32[i] = data[i];
-	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
 }
 
 /* A frame the client finished is "drawn" once a frame that holds it has
@@ -243,60 +271,71 @@ static void send_message(struct xwm *xwm, struct xwm_window *w, xcb_atom_t type,
  * damage to wait for): its fetched slot. */
 static bool drawn_now(const struct xwm_window *w)
 {
-	return w->frame_pending && !w->sync_waiting;
+	const struct xwm_sync *s = sync_of(w);
+
+	return s->frame_pending && !s->sync_waiting;
 }
 
 void xwm_sync_content_taken(struct xwm_window *w)
 {
-	if (!w->unfetched_pending)
+	struct xwm_sync *s = sync_of(w);
+
+	if (!s->unfetched_pending)
 		return;
-	w->frame_serial = w->unfetched_serial;
-	w->frame_pending = true;
-	w->unfetched_pending = false;
+	s->frame_serial = s->unfetched_serial;
+	s->frame_pending = true;
+	s->unfetched_pending = false;
 }
 
-unsigned int xwm_sync_frames_drawn(const struct xwm *xwm)
+unsigned int xwm_sync_frames_drawn(const struct xwm_cm *cm)
 {
+	const struct xwm *xwm = cm->wm;
 	unsigned int n = 0;
 	for (const struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
 		n += drawn_now(xwm_container_of(l, const struct xwm_window, link));
 	return n;
 }
 
-void xwm_sync_frame_presented(struct xwm *xwm, uint64_t drawn_ns)
+void xwm_sync_frame_presented(struct xwm_cm *cm, uint64_t drawn_ns)
 {
+	struct xwm *xwm = cm->wm;
 	uint64_t t_us = drawn_ns / 1000;
-	uint32_t refresh_us = (uint32_t)(xwm->repaint.sched.period_ns / 1000);
+	uint32_t refresh_us = (uint32_t)(cm->repaint.sched.period_ns / 1000);
 
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		struct xwm_sync *s = sync_of(w);
 		bool answer = drawn_now(w);
-		w->presented_update = false;
+		w->content->presented_update = false;
 		if (!answer)
 			continue;
-		w->frame_pending = false;
+		s->frame_pending = false;
 		uint32_t drawn[5] = {
-			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
+			(uint32_t)s->frame_serial, (uint32_t)((uint64_t)s->frame_serial >> 32),
 			(uint32_t)t_us, (uint32_t)(t_us >> 32), 0,
 		};
-		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
+		xwm_window_send_message(w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
 		/* Drawn is when the frame's pixels were flushed to the X
 		 * server, which shows them at once: the offset to presentation
 		 * is ~0 (the grid tick the frame was for is earlier still);
 		 * GTK reads 0 as "unknown", hence 1 us. */
 		uint32_t timings[5] = {
-			(uint32_t)w->frame_serial, (uint32_t)((uint64_t)w->frame_serial >> 32),
+			(uint32_t)s->frame_serial, (uint32_t)((uint64_t)s->frame_serial >> 32),
 			1, refresh_us, 0,
 		};
-		send_message(xwm, w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
+		xwm_window_send_message(w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
 	}
 }
 
 void xwm_sync_window_destroyed(struct xwm_window *w)
 {
+	struct xwm_sync *s = sync_of(w);
+
 	destroy_alarm(w);
-	if (w->sync_waiting) {
-		w->sync_waiting = false;
-		rearm_timeout(w->xwm);
+	if (s->sync_waiting) {
+		s->sync_waiting = false;
+		rearm_timeout(w->content->cm);
 	}
+	free(s);
+	w->content->sync = NULL;
 }

@@ -10,7 +10,7 @@
  * once). Pure: no X calls, unit-tested in tests/xwm-unit. */
 #include <stdlib.h>
 
-#include "xwm.h"
+#include "model.h"
 
 #define INITIAL_BUCKETS 64u
 

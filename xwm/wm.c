@@ -1,12 +1,10 @@
 /* Window management: becoming the WM, adopting windows, and the core X
  * events, dispatched through a table indexed by response type (2bwm's
  * way). Extension events (Damage, Sync) have codes chosen by the server at
- * run time and are dispatched before the table.
+ * run time and are the host's: it is asked first.
  *
- * Every top-level window (child of the root) gets a struct xwm_window, kept
- * in X stacking order, because the compositor must paint override-redirect
- * windows (menus, tooltips) too; "managed" marks the client windows the WM
- * manages.
+ * Every top-level window (child of the root) has a struct xwm_window
+ * (window.c); "managed" marks the client windows the WM manages.
  *
  * Windows vanish whenever their client likes, so a request about a window
  * may fail with BadWindow (or BadMatch, BadDrawable, BadDamage...). Such
@@ -19,16 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xcb/xcbext.h> /* xcb_poll_for_reply, xcb_discard_reply */
+#include <xcb/xcbext.h> /* xcb_poll_for_reply */
 
-#include "xwm.h"
+#include "model.h"
 
-/* --------------------------------------------------------------- windows */
-
-struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id)
-{
-	return xwm_wintable_lookup(&xwm->windows, id);
-}
+/* ---------------------------------------------------- windows' geometry */
 
 static struct xwm_window *window_at_top(struct xwm *xwm)
 {
@@ -37,36 +30,8 @@ static struct xwm_window *window_at_top(struct xwm *xwm)
 	return xwm_container_of(xwm->stack.prev, struct xwm_window, link);
 }
 
-static struct xwm_window *window_create(struct xwm *xwm, xcb_window_t id, int x, int y,
-                                        int width, int height, int border,
-                                        bool override_redirect)
-{
-	struct xwm_window *w = calloc(1, sizeof(*w));
-	if (!w) {
-		xwm_log("out of memory for window 0x%x", id);
-		return NULL;
-	}
-	w->net_state_len = -1; /* nothing written yet */
-	w->xwm = xwm;
-	w->id = id;
-	w->x = x;
-	w->y = y;
-	w->width = width;
-	w->height = height;
-	w->border = border;
-	w->override_redirect = override_redirect;
-	w->accepts_input = true;
-	if (!xwm_wintable_insert(&xwm->windows, w)) {
-		xwm_log("out of memory for window 0x%x", id);
-		free(w);
-		return NULL;
-	}
-	/* New windows are created on top of their siblings. */
-	xwm_list_insert_after(xwm->stack.prev, &w->link);
-	return w;
-}
 
-/* Attributes the composite side needs (depth, visual, class). */
+/* Attributes the host needs (depth, visual, class). */
 static void window_read_attributes(struct xwm_window *w)
 {
 	xcb_connection_t *c = w->xwm->conn;
@@ -113,7 +78,7 @@ static bool resolve_geometry(struct xwm_window *w, bool wait)
 			return false;
 		reply = xcb_wait_for_reply(xwm->conn, w->geometry_sequence, NULL);
 	}
-	xwm_note_processed(xwm, w->geometry_sequence);
+	xwm->host->processed(xwm->host_data, w->geometry_sequence);
 	w->geometry_pending = false;
 	xwm->geometries_pending--;
 	xcb_get_geometry_reply_t *g = reply;
@@ -124,7 +89,7 @@ static bool resolve_geometry(struct xwm_window *w, bool wait)
 	free(reply);
 	/* A NULL reply: the window is already gone (its DestroyNotify
 	 * follows); depth 0 keeps it out of compositing. */
-	xwm_composite_window_created(w);
+	xwm->host->created(xwm->host_data, w);
 	return true;
 }
 
@@ -159,229 +124,12 @@ bool xwm_wm_poll_oldest(struct xwm *xwm)
 	return w && resolve_geometry(w, false);
 }
 
-static void window_free(struct xwm_window *w)
-{
-	struct xwm *xwm = w->xwm;
-
-	if (w->geometry_pending) {
-		/* Nobody will collect it: xcb would keep it forever. */
-		xcb_discard_reply(xwm->conn, w->geometry_sequence);
-		w->geometry_pending = false;
-		xwm->geometries_pending--;
-	}
-
-	if (xwm->focused == w)
-		xwm->focused = NULL;
-	if (w->cfg_pending)
-		xwm->configures_pending--;
-	xwm_sync_window_destroyed(w);
-	xwm_composite_window_destroyed(w);
-	xwm_wintable_remove(&xwm->windows, w);
-	xwm_list_remove(&w->link);
-	free(w);
-}
-
 void xwm_wm_finish(struct xwm *xwm)
 {
 	while (xwm->stack.next != &xwm->stack)
-		window_free(xwm_container_of(xwm->stack.next, struct xwm_window, link));
+		xwm_window_free(xwm_container_of(xwm->stack.next, struct xwm_window, link));
 	xwm_wintable_finish(&xwm->windows);
 	xwm_props_finish(xwm);
-}
-
-/* ----------------------------------------------- what policy.c asks of X */
-
-void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height)
-{
-	*width = xwm->screen->width_in_pixels;
-	*height = xwm->screen->height_in_pixels;
-}
-
-static void send_synthetic_configure(struct xwm_window *w)
-{
-	/* ICCCM 4.1.5: the client learns its root-relative geometry from a
-	 * synthetic ConfigureNotify. xcb_send_event copies 32 bytes. */
-	union {
-		xcb_configure_notify_event_t ev;
-		char bytes[32];
-	} u;
-	memset(&u, 0, sizeof(u));
-	u.ev.response_type = XCB_CONFIGURE_NOTIFY;
-	u.ev.event = w->id;
-	u.ev.window = w->id;
-	u.ev.above_sibling = XCB_NONE;
-	u.ev.x = (int16_t)w->x;
-	u.ev.y = (int16_t)w->y;
-	u.ev.width = (uint16_t)w->width;
-	u.ev.height = (uint16_t)w->height;
-	u.ev.border_width = 0;
-	u.ev.override_redirect = 0;
-	xcb_send_event(w->xwm->conn, 0, w->id, XCB_EVENT_MASK_STRUCTURE_NOTIFY, u.bytes);
-}
-
-void xwm_window_move_resize(struct xwm_window *w, int x, int y, int width, int height)
-{
-	x = xwm_hints_clamp_pos(x);
-	y = xwm_hints_clamp_pos(y);
-	width = xwm_hints_clamp_size(width);
-	height = xwm_hints_clamp_size(height);
-	bool resized = width != w->width || height != w->height;
-	if (resized && w->mapped)
-		xwm_sync_request(w);
-
-	uint32_t values[] = { (uint32_t)x, (uint32_t)y, (uint32_t)width, (uint32_t)height, 0 };
-	w->configure_seq = xcb_configure_window(w->xwm->conn, w->id,
-	                     XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
-	                     XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT |
-	                     XCB_CONFIG_WINDOW_BORDER_WIDTH, values).sequence;
-	w->configure_sent = true;
-	/* Optimistic: the policy reads the geometry before the server's
-	 * ConfigureNotify comes back, which then confirms it. */
-	w->x = x;
-	w->y = y;
-	w->width = width;
-	w->height = height;
-	w->border = 0;
-	send_synthetic_configure(w);
-	xwm_composite_window_configured(w, resized);
-	xwm_debug(w->xwm, "configure 0x%x to %d,%d %dx%d", w->id, x, y, width, height);
-}
-
-void xwm_window_resize(struct xwm_window *w, int width, int height)
-{
-	xwm_window_move_resize(w, w->x, w->y, width, height);
-}
-
-void xwm_window_raise(struct xwm_window *w)
-{
-	uint32_t mode = XCB_STACK_MODE_ABOVE;
-	w->configure_seq = xcb_configure_window(w->xwm->conn, w->id, XCB_CONFIG_WINDOW_STACK_MODE,
-	                                        &mode).sequence;
-	w->configure_sent = true;
-	/* Our model follows at once; the ConfigureNotify agrees later. */
-	xwm_list_remove(&w->link);
-	xwm_list_insert_after(w->xwm->stack.prev, &w->link);
-	xwm_composite_window_restacked(w);
-	xwm_props_update_client_lists(w->xwm);
-}
-
-void xwm_window_set_hidden(struct xwm_window *w, bool hidden)
-{
-	if (hidden) {
-		/* The UnmapNotify this causes is ours, not a withdrawal. */
-		w->ignore_unmaps++;
-		xcb_unmap_window(w->xwm->conn, w->id);
-		xwm_props_set_wm_state(w, XWM_WM_STATE_ICONIC);
-	} else {
-		xwm_composite_window_mapping(w);
-		xcb_map_window(w->xwm->conn, w->id);
-		xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
-	}
-	xwm_props_update_net_state(w);
-}
-
-/* The timestamp a focus change carries (ICCCM 4.1.7 wants the time of
- * the event that caused it, never CurrentTime): the event's own, or for
- * a focus no timed event caused (a map, a window going away) the server's
- * time now, read from SYNC's SERVERTIME counter (one round trip). The last
- * event time we saw would do only while nothing else changed the focus
- * since: the server ignores a SetInputFocus older than the last one. */
-static xcb_timestamp_t focus_time(struct xwm *xwm)
-{
-	if (xwm->event_time)
-		return xwm->event_time;
-	if (xwm->servertime) {
-		xcb_sync_query_counter_reply_t *r = xcb_sync_query_counter_reply(xwm->conn,
-			xcb_sync_query_counter(xwm->conn, xwm->servertime), NULL);
-		if (r) {
-			xwm->last_time = r->counter_value.lo;
-			free(r);
-		}
-		xwm_debug(xwm, "server time %u (SERVERTIME)", xwm->last_time);
-	}
-	return xwm->last_time;
-}
-
-/* Finds SERVERTIME among SYNC's system counters (needs SYNC initialised).
- * The list is walked by hand: each entry is counter (4), resolution (8),
- * name length (2) and the name, padded to 4 bytes, and libxcb's iterator
- * pads it wrongly (it reads the names 2 bytes off after the first). */
-static void find_servertime(struct xwm *xwm)
-{
-	if (!xwm->sync_event)
-		return;
-	xcb_sync_list_system_counters_reply_t *r = xcb_sync_list_system_counters_reply(
-		xwm->conn, xcb_sync_list_system_counters(xwm->conn), NULL);
-	if (!r)
-		return;
-	const uint8_t *p = (const uint8_t *)(r + 1), *end = p + (size_t)r->length * 4;
-	for (uint32_t i = 0; i < r->counters_len && p + 14 <= end; i++) {
-		uint32_t counter;
-		uint16_t len;
-		memcpy(&counter, p, 4);
-		memcpy(&len, p + 12, 2);
-		if (p + 14 + len > end)
-			break;
-		if (len == 10 && memcmp(p + 14, "SERVERTIME", 10) == 0)
-			xwm->servertime = counter;
-		p += (14 + (size_t)len + 3) & ~(size_t)3;
-	}
-	free(r);
-}
-
-void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
-{
-	struct xwm_window *old = xwm->focused;
-	xcb_timestamp_t time = focus_time(xwm);
-
-	xwm->focused = w;
-	if (w) {
-		/* ICCCM 4.1.7: "passive" and "locally active" clients get
-		 * SetInputFocus; "locally/globally active" ones WM_TAKE_FOCUS. */
-		if (w->accepts_input)
-			xcb_set_input_focus(xwm->conn, XCB_INPUT_FOCUS_POINTER_ROOT, w->id,
-			                    time);
-		if (w->take_focus) {
-			xcb_client_message_event_t ev = {
-				.response_type = XCB_CLIENT_MESSAGE,
-				.format = 32,
-				.window = w->id,
-				.type = xwm->atoms.WM_PROTOCOLS,
-			};
-			ev.data.data32[0] = xwm->atoms.WM_TAKE_FOCUS;
-			ev.data.data32[1] = time;
-			xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT,
-			               (const char *)&ev);
-		}
-	} else {
-		xcb_set_input_focus(xwm->conn, XCB_INPUT_FOCUS_POINTER_ROOT,
-		                    XCB_INPUT_FOCUS_POINTER_ROOT, time);
-	}
-	if (old && old != w)
-		xwm_props_update_net_state(old);
-	if (w)
-		xwm_props_update_net_state(w);
-	xwm_props_set_active(xwm, w);
-	xwm_debug(xwm, "focus 0x%x", w ? w->id : 0);
-}
-
-void xwm_window_send_close(struct xwm_window *w)
-{
-	struct xwm *xwm = w->xwm;
-
-	if (!w->delete_window) {
-		xwm_log("window 0x%x has no WM_DELETE_WINDOW; not closing it", w->id);
-		return;
-	}
-	xcb_client_message_event_t ev = {
-		.response_type = XCB_CLIENT_MESSAGE,
-		.format = 32,
-		.window = w->id,
-		.type = xwm->atoms.WM_PROTOCOLS,
-	};
-	ev.data.data32[0] = xwm->atoms.WM_DELETE_WINDOW;
-	ev.data.data32[1] = xwm->last_time;
-	xcb_send_event(xwm->conn, 0, w->id, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
 }
 
 /* ------------------------------------------------------------ managing */
@@ -390,50 +138,55 @@ static void grab_buttons(struct xwm_window *w)
 {
 	/* Click to activate: a synchronous passive grab freezes the pointer
 	 * until handle_button_press replays the click to the client. */
-	if (w->button_grabbed)
+	if (w->client->button_grabbed)
 		return;
 	xcb_grab_button(w->xwm->conn, 0, w->id, XCB_EVENT_MASK_BUTTON_PRESS,
 	                XCB_GRAB_MODE_SYNC, XCB_GRAB_MODE_ASYNC, XCB_NONE, XCB_NONE,
 	                XCB_BUTTON_INDEX_ANY, XCB_MOD_MASK_ANY);
-	w->button_grabbed = true;
+	w->client->button_grabbed = true;
 }
 
-static void manage(struct xwm_window *w)
+/* false: out of memory for its client part, not managed. */
+static bool manage(struct xwm_window *w)
 {
 	struct xwm *xwm = w->xwm;
+	struct xwm_client *c = xwm_window_client(w);
 	uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
 
-	if (!w->managed) {
-		w->managed = true;
-		w->manage_order = ++xwm->manage_counter;
+	if (!c)
+		return false;
+	if (!c->managed) {
+		c->managed = true;
+		c->manage_order = ++xwm->manage_counter;
 		xwm_props_reset_window(w);
 		xcb_change_window_attributes(xwm->conn, w->id, XCB_CW_EVENT_MASK, &mask);
 		xwm_props_read_all(w);
 		grab_buttons(w);
-		xwm_log("managing 0x%x \"%s\" (%s/%s) %dx%d", w->id, w->name, w->instance,
-		        w->class_name, w->width, w->height);
+		xwm_log("managing 0x%x \"%s\" (%s/%s) %dx%d", w->id, c->name, c->instance,
+		        c->class_name, w->width, w->height);
 	}
+	return true;
 }
 
 static void show(struct xwm_window *w)
 {
-	w->mapped = true;
-	w->minimized = false;
+	w->client->mapped = true;
+	w->client->minimized = false;
 	/* Placed and raised while still unmapped: the client's first Expose
 	 * comes at its final place, and the server damages a mapped
 	 * window it moves, which must not pass for the client's drawing. */
 	xwm_policy_window_place(w);
-	if (w->initial_iconic) {
+	if (w->client->initial_iconic) {
 		/* ICCCM 4.1.4: a client whose WM_HINTS initial_state is
 		 * IconicState starts iconic: managed and listed, not mapped,
 		 * WM_STATE Iconic, until activated (as a minimized window). */
-		w->minimized = true;
+		w->client->minimized = true;
 		xwm_props_set_wm_state(w, XWM_WM_STATE_ICONIC);
 		xwm_props_update_net_state(w);
 		xwm_props_update_client_lists(w->xwm);
 		return;
 	}
-	xwm_composite_window_mapping(w);
+	w->xwm->host->mapping(w->xwm->host_data, w);
 	xcb_map_window(w->xwm->conn, w->id);
 	xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
 	xwm_policy_window_mapped(w);
@@ -445,12 +198,14 @@ static void show(struct xwm_window *w)
  * to manage until it maps again. */
 static void withdraw(struct xwm_window *w, bool destroyed)
 {
-	if (!w->managed)
+	struct xwm_client *c = w->client;
+
+	if (!c || !c->managed)
 		return;
-	bool was_mapped = w->mapped;
-	w->mapped = false;
-	w->minimized = false;
-	w->managed = false;
+	bool was_mapped = c->mapped;
+	c->mapped = false;
+	c->minimized = false;
+	c->managed = false;
 	if (!destroyed)
 		xwm_props_set_wm_state(w, XWM_WM_STATE_WITHDRAWN);
 	if (was_mapped || w->xwm->focused == w)
@@ -482,7 +237,7 @@ static void restack(struct xwm *xwm, struct xwm_window *w, xcb_window_t above)
 		return;
 	xwm_list_remove(&w->link);
 	xwm_list_insert_after(sibling ? &sibling->link : &xwm->stack, &w->link);
-	xwm_composite_window_restacked(w);
+	xwm->host->restacked(xwm->host_data, w);
 }
 
 /* ------------------------------------------------------ event handlers */
@@ -503,7 +258,7 @@ static void handle_create_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 	if (ev->parent != xwm->root || ev->window == xwm->overlay ||
 	    xwm_window_lookup(xwm, ev->window))
 		return;
-	struct xwm_window *w = window_create(xwm, ev->window, ev->x, ev->y, ev->width,
+	struct xwm_window *w = xwm_window_create(xwm, ev->window, ev->x, ev->y, ev->width,
 	                                     ev->height, ev->border_width,
 	                                     ev->override_redirect);
 	if (!w)
@@ -518,7 +273,7 @@ static void handle_destroy_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 	if (!w)
 		return;
 	withdraw(w, true);
-	window_free(w);
+	xwm_window_free(w);
 }
 
 static void handle_map_request(struct xwm *xwm, xcb_generic_event_t *generic)
@@ -531,12 +286,15 @@ static void handle_map_request(struct xwm *xwm, xcb_generic_event_t *generic)
 		return;
 	}
 	resolve_geometry(w, true);
-	if (w->managed && w->mapped) {
+	if (xwm_window_managed(w) && w->client->mapped) {
 		/* Already shown (e.g. a repeated request while minimized). */
 		xwm_policy_activate(w);
 		return;
 	}
-	manage(w);
+	if (!manage(w)) {
+		xcb_map_window(xwm->conn, ev->window);
+		return;
+	}
 	show(w);
 }
 
@@ -548,7 +306,7 @@ static void handle_map_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 		return;
 	resolve_geometry(w, true);
 	w->viewable = true;
-	xwm_composite_window_mapped(w, false);
+	xwm->host->mapped(xwm->host_data, w, false);
 }
 
 static void handle_unmap_notify(struct xwm *xwm, xcb_generic_event_t *generic)
@@ -562,10 +320,10 @@ static void handle_unmap_notify(struct xwm *xwm, xcb_generic_event_t *generic)
 	if (ev->event == xwm->root || (ev->response_type & 0x80)) {
 		if (!(ev->response_type & 0x80)) {
 			w->viewable = false;
-			xwm_composite_window_unmapped(w);
+			xwm->host->unmapped(xwm->host_data, w);
 		}
-		if (!(ev->response_type & 0x80) && w->ignore_unmaps > 0) {
-			w->ignore_unmaps--;
+		if (!(ev->response_type & 0x80) && w->client && w->client->ignore_unmaps > 0) {
+			w->client->ignore_unmaps--;
 			return;
 		}
 		withdraw(w, false);
@@ -576,26 +334,27 @@ static void handle_configure_request(struct xwm *xwm, xcb_generic_event_t *gener
 {
 	xcb_configure_request_event_t *ev = (xcb_configure_request_event_t *)generic;
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
+	struct xwm_client *c = w && !w->override_redirect ? xwm_window_client(w) : NULL;
 
-	if (w && !w->override_redirect) {
+	if (c) {
 		/* Merged with any request still pending for this window: a
 		 * client flooding ConfigureRequests gets one configure per
 		 * batch of events instead of making the server reallocate the
 		 * window's backing pixmap for each. */
-		if (!w->cfg_pending) {
-			w->cfg_pending = true;
-			w->cfg_mask = 0;
+		if (!c->cfg_pending) {
+			c->cfg_pending = true;
+			c->cfg_mask = 0;
 			xwm->configures_pending++;
 		}
-		w->cfg_mask |= ev->value_mask;
+		c->cfg_mask |= ev->value_mask;
 		if (ev->value_mask & XCB_CONFIG_WINDOW_X)
-			w->cfg_x = ev->x;
+			c->cfg_x = ev->x;
 		if (ev->value_mask & XCB_CONFIG_WINDOW_Y)
-			w->cfg_y = ev->y;
+			c->cfg_y = ev->y;
 		if (ev->value_mask & XCB_CONFIG_WINDOW_WIDTH)
-			w->cfg_width = ev->width;
+			c->cfg_width = ev->width;
 		if (ev->value_mask & XCB_CONFIG_WINDOW_HEIGHT)
-			w->cfg_height = ev->height;
+			c->cfg_height = ev->height;
 		return;
 	}
 	/* A window we do not track (not a child of the root): pass it on. */
@@ -647,7 +406,7 @@ static void handle_configure_notify(struct xwm *xwm, xcb_generic_event_t *generi
 	w->border = ev->border_width;
 	w->override_redirect = ev->override_redirect;
 	restack(xwm, w, ev->above_sibling);
-	xwm_composite_window_configured(w, resized);
+	xwm->host->configured(xwm->host_data, w, resized);
 }
 
 static void handle_reparent_notify(struct xwm *xwm, xcb_generic_event_t *generic)
@@ -656,7 +415,7 @@ static void handle_reparent_notify(struct xwm *xwm, xcb_generic_event_t *generic
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 
 	if (ev->parent == xwm->root && !w && ev->window != xwm->overlay) {
-		w = window_create(xwm, ev->window, ev->x, ev->y, 1, 1, 0, ev->override_redirect);
+		w = xwm_window_create(xwm, ev->window, ev->x, ev->y, 1, 1, 0, ev->override_redirect);
 		if (!w)
 			return;
 		window_read_attributes(w);
@@ -668,11 +427,11 @@ static void handle_reparent_notify(struct xwm *xwm, xcb_generic_event_t *generic
 			w->border = g->border_width;
 			free(g);
 		}
-		xwm_composite_window_created(w);
+		xwm->host->created(xwm->host_data, w);
 	} else if (ev->parent != xwm->root && w) {
 		/* Reparented away (e.g. into an embedder): no longer top-level. */
 		withdraw(w, false);
-		window_free(w);
+		xwm_window_free(w);
 	}
 }
 
@@ -700,7 +459,7 @@ static void handle_property_notify(struct xwm *xwm, xcb_generic_event_t *generic
 	xcb_property_notify_event_t *ev = (xcb_property_notify_event_t *)generic;
 	xwm->last_time = ev->time;
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
-	if (w && w->managed)
+	if (w && xwm_window_managed(w))
 		xwm_props_changed(w, ev->atom, ev->state);
 }
 
@@ -714,7 +473,7 @@ static void handle_button_press(struct xwm *xwm, xcb_generic_event_t *generic)
 	xcb_button_press_event_t *ev = (xcb_button_press_event_t *)generic;
 	xwm->last_time = xwm->event_time = ev->time;
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->event);
-	if (w && w->managed && xwm->focused != w)
+	if (w && xwm_window_managed(w) && xwm->focused != w)
 		xwm_policy_activate(w);
 	/* Always release the frozen pointer, sending the click on. */
 	xcb_allow_events(xwm->conn, XCB_ALLOW_REPLAY_POINTER, ev->time);
@@ -733,12 +492,14 @@ static void handle_selection_clear(struct xwm *xwm, xcb_generic_event_t *generic
 
 static void apply_configure(struct xwm_window *w)
 {
-	if (!w->cfg_pending)
+	struct xwm_client *c = w->client;
+
+	if (!c || !c->cfg_pending)
 		return;
-	w->cfg_pending = false;
+	c->cfg_pending = false;
 	w->xwm->configures_pending--;
-	xwm_policy_configure_request(w, w->cfg_mask, w->cfg_x, w->cfg_y, w->cfg_width,
-	                             w->cfg_height);
+	xwm_policy_configure_request(w, c->cfg_mask, c->cfg_x, c->cfg_y, c->cfg_width,
+	                             c->cfg_height);
 }
 
 void xwm_wm_flush_configures(struct xwm *xwm)
@@ -775,14 +536,8 @@ void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 {
 	uint8_t type = ev->response_type & 0x7f;
 
-	if (xwm->damage_event && type == xwm->damage_event + XCB_DAMAGE_NOTIFY) {
-		xwm_composite_handle_damage(xwm, (xcb_damage_notify_event_t *)ev);
+	if (xwm->host->event(xwm->host_data, ev))
 		return;
-	}
-	if (xwm->sync_event && type == xwm->sync_event + XCB_SYNC_ALARM_NOTIFY) {
-		xwm_sync_handle_alarm(xwm, (xcb_sync_alarm_notify_event_t *)ev);
-		return;
-	}
 	/* Events that make the policy act read what clients asked in their
 	 * properties: the values of every PropertyNotify before them first. */
 	if (type == XCB_MAP_REQUEST || type == XCB_UNMAP_NOTIFY || type == XCB_DESTROY_NOTIFY ||
@@ -805,6 +560,32 @@ void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 }
 
 /* ------------------------------------------------------------- startup */
+
+/* Finds SERVERTIME among SYNC's system counters (needs SYNC initialised,
+ * by the host).
+ * The list is walked by hand: each entry is counter (4), resolution (8),
+ * name length (2) and the name, padded to 4 bytes, and libxcb's iterator
+ * pads it wrongly (it reads the names 2 bytes off after the first). */
+static void find_servertime(struct xwm *xwm)
+{
+	xcb_sync_list_system_counters_reply_t *r = xcb_sync_list_system_counters_reply(
+		xwm->conn, xcb_sync_list_system_counters(xwm->conn), NULL);
+	if (!r)
+		return;
+	const uint8_t *p = (const uint8_t *)(r + 1), *end = p + (size_t)r->length * 4;
+	for (uint32_t i = 0; i < r->counters_len && p + 14 <= end; i++) {
+		uint32_t counter;
+		uint16_t len;
+		memcpy(&counter, p, 4);
+		memcpy(&len, p + 12, 2);
+		if (p + 14 + len > end)
+			break;
+		if (len == 10 && memcmp(p + 14, "SERVERTIME", 10) == 0)
+			xwm->servertime = counter;
+		p += (14 + (size_t)len + 3) & ~(size_t)3;
+	}
+	free(r);
+}
 
 static void adopt_existing(struct xwm *xwm)
 {
@@ -833,7 +614,7 @@ static void adopt_existing(struct xwm *xwm)
 		xcb_get_window_attributes_reply_t *a = xcb_get_window_attributes_reply(c, ac[i], NULL);
 		xcb_get_geometry_reply_t *g = xcb_get_geometry_reply(c, gc[i], NULL);
 		if (a && g && children[i] != xwm->overlay) {
-			struct xwm_window *w = window_create(xwm, children[i], g->x, g->y, g->width,
+			struct xwm_window *w = xwm_window_create(xwm, children[i], g->x, g->y, g->width,
 			                                     g->height, g->border_width,
 			                                     a->override_redirect);
 			if (w) {
@@ -944,7 +725,7 @@ int xwm_wm_claim(struct xwm *xwm)
 	return 0;
 }
 
-int xwm_wm_start(struct xwm *xwm)
+int xwm_wm_start(struct xwm *xwm, bool has_sync)
 {
 	xcb_connection_t *c = xwm->conn;
 
@@ -952,7 +733,8 @@ int xwm_wm_start(struct xwm *xwm)
 	 * attributes consistently. Windows created since xwm_wm_claim are
 	 * also announced by queued CreateNotify events, which find them
 	 * already known. */
-	find_servertime(xwm);
+	if (has_sync)
+		find_servertime(xwm);
 	xcb_grab_server(c);
 	adopt_existing(xwm);
 	xcb_ungrab_server(c);
@@ -961,9 +743,9 @@ int xwm_wm_start(struct xwm *xwm)
 	/* Now manage what was mapped, and composite everything. */
 	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
-		xwm_composite_window_created(w);
+		xwm->host->created(xwm->host_data, w);
 		if (w->viewable)
-			xwm_composite_window_mapped(w, true);
+			xwm->host->mapped(xwm->host_data, w, true);
 	}
 	struct xwm_window *top_mapped = NULL;
 	for (struct xwm_list *l = xwm->stack.next, *next; l != &xwm->stack; l = next) {
@@ -971,9 +753,10 @@ int xwm_wm_start(struct xwm *xwm)
 		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
 		if (w->override_redirect || !w->viewable || w->input_only)
 			continue;
-		manage(w);
+		if (!manage(w))
+			continue;
 		/* Adopted windows keep their place; ours is only focus. */
-		w->mapped = true;
+		w->client->mapped = true;
 		xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
 		xwm_props_update_net_state(w);
 		top_mapped = w;

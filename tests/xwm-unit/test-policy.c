@@ -1,10 +1,10 @@
 /* Unit tests of xwm/policy.c: the same rules as compositor/policy.c,
- * checked against stubs of the X calls of wm.c that record what the policy
+ * checked against stubs of the X calls of actions.c that record what the policy
  * asked for. No X server needed. */
 #include <stdio.h>
 #include <string.h>
 
-#include "xwm.h"
+#include "model.h"
 
 static int failures;
 
@@ -71,6 +71,7 @@ void xwm_window_send_close(struct xwm_window *w)
 
 static struct xwm xwm;
 static struct xwm_window windows[4];
+static struct xwm_client clients[4];
 
 struct xwm_window *xwm_window_lookup(struct xwm *x, xcb_window_t id)
 {
@@ -85,9 +86,11 @@ static struct xwm_window *new_window(int i, int width, int height)
 {
 	struct xwm_window *w = &windows[i];
 	memset(w, 0, sizeof(*w));
+	memset(&clients[i], 0, sizeof(clients[i]));
+	w->client = &clients[i];
 	w->xwm = &xwm;
 	w->id = (xcb_window_t)(0x100 + i);
-	w->managed = true;
+	w->client->managed = true;
 	w->width = width;
 	w->height = height;
 	xwm_list_insert_after(xwm.stack.prev, &w->link);
@@ -101,7 +104,7 @@ static struct xwm_window *top(void)
 
 static void map(struct xwm_window *w)
 {
-	w->mapped = true;
+	w->client->mapped = true;
 	xwm_policy_window_place(w);
 	xwm_policy_window_mapped(w);
 }
@@ -140,17 +143,17 @@ static void test_map_focus(void)
 	CHECK(top() == a && xwm.focused == a);
 
 	puts("rule 3: unmapping the focused window focuses the topmost visible one");
-	a->mapped = false;
+	a->client->mapped = false;
 	xwm_policy_window_unmapped(a);
 	CHECK(xwm.focused == b);
-	b->mapped = false;
+	b->client->mapped = false;
 	xwm_policy_window_unmapped(b);
 	CHECK(xwm.focused == NULL);
 
 	puts("rule 3: unmapping an unfocused window keeps the focus");
 	map(a);
 	map(b);
-	a->mapped = false;
+	a->client->mapped = false;
 	xwm_policy_window_unmapped(a);
 	CHECK(xwm.focused == b);
 }
@@ -167,12 +170,12 @@ static void test_activate_minimize(void)
 	CHECK(top() == a && xwm.focused == a);
 	puts("rule 6: minimize hides and moves the focus on");
 	xwm_policy_request_minimize(a);
-	CHECK(a->minimized && xwm.focused == b);
+	CHECK(a->client->minimized && xwm.focused == b);
 	puts("rule 4: activating a minimized window shows it again");
 	xwm_policy_activate(a);
-	CHECK(!a->minimized && xwm.focused == a && top() == a);
+	CHECK(!a->client->minimized && xwm.focused == a && top() == a);
 	puts("rule 4: unmapped or unmanaged windows are not activated");
-	b->mapped = false;
+	b->client->mapped = false;
 	xwm_policy_activate(b);
 	CHECK(xwm.focused == a);
 }
@@ -185,15 +188,15 @@ static void test_maximize_fullscreen(void)
 	int x = a->x, y = a->y;
 	puts("rule 5: maximize fills the screen, unmaximize restores");
 	xwm_policy_request_maximize(a, true);
-	CHECK(a->maximized && a->x == 0 && a->y == 0 && a->width == 1920 && a->height == 1080);
+	CHECK(a->client->maximized && a->x == 0 && a->y == 0 && a->width == 1920 && a->height == 1080);
 	xwm_policy_request_maximize(a, false);
-	CHECK(!a->maximized && a->x == x && a->y == y && a->width == 400 && a->height == 300);
+	CHECK(!a->client->maximized && a->x == x && a->y == y && a->width == 400 && a->height == 300);
 	puts("rule 5: fullscreen over maximize, leaving fullscreen keeps maximized");
 	xwm_policy_request_maximize(a, true);
 	xwm_policy_request_fullscreen(a, true);
-	CHECK(a->width == 1920 && a->fullscreen);
+	CHECK(a->width == 1920 && a->client->fullscreen);
 	xwm_policy_request_fullscreen(a, false);
-	CHECK(a->maximized && a->width == 1920);
+	CHECK(a->client->maximized && a->width == 1920);
 	xwm_policy_request_maximize(a, false);
 	CHECK(a->width == 400 && a->height == 300 && a->x == x);
 	puts("rule 9: maximized before mapping maps at screen size");
@@ -210,8 +213,8 @@ static void test_resize_configure(void)
 {
 	reset();
 	struct xwm_window *a = new_window(0, 400, 300);
-	a->hints.min_width = 200;
-	a->hints.max_height = 500;
+	a->client->hints.min_width = 200;
+	a->client->hints.max_height = 500;
 	map(a);
 	int x = a->x, y = a->y;
 	puts("rule 7: resize is constrained and keeps the top-left corner");

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "xwm.h"
+#include "model.h"
 
 static int failures;
 

@@ -1,0 +1,310 @@
+/* duet-xwm's window model: the ICCCM/EWMH window manager without the
+ * compositing (libxwm-model). It tracks the root's children, manages the
+ * client windows and publishes what the ICCCM and the EWMH ask of a WM;
+ * whatever draws the windows (duet-xwm's compositing half, xwm.h) plugs in
+ * through struct xwm_host, so that nothing here calls up into it and the
+ * model can serve another host (an Xwayland inside duet-compositor).
+ *
+ * The files of the model, each using only those above it:
+ *   log.c        logging and the intrusive list
+ *   hints.c      pure parsing of client properties (hints.h)
+ *   wintable.c   window lookup by id (a hash table)
+ *   window.c     windows' life: creation, lookup, client part, freeing
+ *   props.c      ICCCM/EWMH properties: reading client hints, publishing
+ *                _NET_CLIENT_LIST and friends, WM_STATE, _NET_WM_STATE
+ *   actions.c    what the policy asks of the X server: configure, raise,
+ *                hide, focus, close
+ *   policy.c     placement, focus and stacking rules (side by side with
+ *                compositor/policy.c)
+ *   messages.c   client messages: EWMH requests and duet's control
+ *                messages (docs/xwm-control.md)
+ *   wm.c         becoming the WM, adopting windows, the core X events
+ */
+#ifndef DUET_XWM_MODEL_H
+#define DUET_XWM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xcb/xcb.h>
+#include <xcb/xcb_ewmh.h>
+#include <xcb/sync.h>
+
+#include "hints.h"
+
+/* Intrusive list (xwm/ links no Wayland library). */
+struct xwm_list {
+	struct xwm_list *prev, *next;
+};
+void xwm_list_init(struct xwm_list *head);
+void xwm_list_insert_after(struct xwm_list *pos, struct xwm_list *elm);
+void xwm_list_remove(struct xwm_list *elm);
+#define xwm_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+struct xwm;
+struct xwm_window;
+struct xwm_prop_reads;
+/* The host's part of a window (duet-xwm: its contents, xwm.h). */
+struct xwm_content;
+
+/* Windows by id (wintable.c): chained buckets, a power of two of them. */
+struct xwm_wintable {
+	struct xwm_window **buckets;
+	size_t nbuckets, count;
+};
+
+/* What a client asked of the WM and what the WM made of it: only windows
+ * a client may have managed have one (not override-redirect ones). */
+struct xwm_client {
+	bool managed;           /* a client window we manage */
+	uint64_t manage_order;  /* for _NET_CLIENT_LIST (initial mapping order) */
+	bool button_grabbed;
+	bool mapped;            /* the client asked to be shown and we showed it */
+	bool minimized, maximized, fullscreen;
+	int saved_x, saved_y, saved_width, saved_height;
+	int ignore_unmaps;      /* UnmapNotify caused by us (minimize) */
+	/* ConfigureRequests merged until the event queue is drained (wm.c). */
+	bool cfg_pending;
+	uint16_t cfg_mask;
+	int cfg_x, cfg_y, cfg_width, cfg_height;
+	struct xwm_size_hints hints;
+	bool accepts_input;     /* WM_HINTS input */
+	bool initial_iconic;    /* WM_HINTS initial_state IconicState */
+	xcb_window_t transient_for; /* WM_TRANSIENT_FOR, 0 none */
+	bool take_focus;        /* WM_PROTOCOLS has WM_TAKE_FOCUS */
+	bool delete_window;     /* WM_PROTOCOLS has WM_DELETE_WINDOW */
+	bool sync_request;      /* WM_PROTOCOLS has _NET_WM_SYNC_REQUEST */
+	/* _NET_WM_SYNC_REQUEST_COUNTER: basic and extended, 0 none. */
+	xcb_sync_counter_t sync_counter, ext_counter;
+	xcb_atom_t type;        /* first _NET_WM_WINDOW_TYPE, 0 = none */
+	char name[128];
+	bool name_is_net;       /* name came from _NET_WM_NAME */
+	/* _NET_WM_STATE as we last wrote it (-1 entries: unknown, write
+	 * again), and how many of our writes' PropertyNotify are still to
+	 * come: those are not re-read (props.c). */
+	xcb_atom_t net_state[5];
+	int net_state_len;
+	int own_net_state_writes;
+	char instance[64], class_name[64];
+	uint32_t pid;           /* _NET_WM_PID, 0 if unset */
+};
+
+/* A child of the root: its geometry and place in the stacking order. */
+struct xwm_window {
+	struct xwm *xwm;
+	struct xwm_list link; /* xwm.stack: X stacking order, bottom first */
+	struct xwm_window *hash_next; /* xwm.windows bucket chain */
+	xcb_window_t id;
+
+	/* As the server last reported it (CreateNotify/ConfigureNotify). */
+	int x, y, width, height, border;
+	bool override_redirect;
+	bool input_only;
+	bool viewable;          /* mapped on the server */
+	uint8_t depth;
+	xcb_visualid_t visual;  /* known for windows adopted or reparented to the root */
+	/* The GetGeometry sent at CreateNotify for the depth, whose reply is
+	 * not applied yet (wm.c): the host hears of it (created) once it is. */
+	bool geometry_pending;
+	unsigned int geometry_sequence;
+	/* Sequence of our last ConfigureWindow of it: a ConfigureNotify
+	 * older than that shows a state before it and is not applied (wm.c). */
+	uint32_t configure_seq;
+	bool configure_sent;
+
+	struct xwm_client *client;   /* NULL: override-redirect */
+	struct xwm_content *content; /* the host's (attach) */
+};
+
+/* What the model tells the host, the program that draws its windows, as
+ * things happen; every entry is required. data is xwm.host_data. */
+struct xwm_host {
+	/* A window is tracked from now on: w->content is the host's to set.
+	 * false (out of memory) leaves the window untracked. */
+	bool (*attach)(void *data, struct xwm_window *w);
+	/* Its depth and class are known (the reply of the GetGeometry sent
+	 * at its CreateNotify, or adoption). */
+	void (*created)(void *data, struct xwm_window *w);
+	/* Right before our MapWindow of a managed window. */
+	void (*mapping)(void *data, struct xwm_window *w);
+	/* MapNotify; has_content: the window was drawn before we saw it
+	 * mapped (adopted at start). */
+	void (*mapped)(void *data, struct xwm_window *w, bool has_content);
+	void (*unmapped)(void *data, struct xwm_window *w);
+	void (*configured)(void *data, struct xwm_window *w, bool resized);
+	void (*restacked)(void *data, struct xwm_window *w);
+	/* Before w is freed: w->content is to be let go. */
+	void (*destroyed)(void *data, struct xwm_window *w);
+	/* Right before our configure that resizes a mapped window. */
+	void (*resizing)(void *data, struct xwm_window *w);
+	/* The client changed its _NET_WM_SYNC_REQUEST_COUNTER. */
+	void (*counters_changed)(void *data, struct xwm_window *w);
+	/* An event of an extension the host set up (Damage, SYNC): true if
+	 * it was one, which the model then ignores. Asked first. */
+	bool (*event)(void *data, xcb_generic_event_t *ev);
+	/* The server has processed every request up to sequence (a reply
+	 * carrying it arrived). */
+	void (*processed)(void *data, uint32_t sequence);
+	/* _DUET_SCREENSHOT: a new file name in the host's screenshot
+	 * directory, for the frame on screen; 0 when written. */
+	int (*screenshot)(void *data, const char *name);
+};
+
+struct xwm_atoms {
+	xcb_atom_t WM_DELETE_WINDOW, WM_TAKE_FOCUS, WM_STATE, WM_CHANGE_STATE,
+		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
+		WM_S0, MANAGER, WM_TRANSIENT_FOR,
+		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
+		_NET_WM_STATE_FOCUSED,
+		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH,
+		_DUET_SCREENSHOT_DIR;
+};
+
+struct xwm {
+	xcb_connection_t *conn;
+	xcb_screen_t *screen;
+	xcb_window_t root;
+	xcb_ewmh_connection_t ewmh;
+	struct xwm_atoms atoms;
+	xcb_window_t check_window;   /* _NET_SUPPORTING_WM_CHECK and CM selection owner */
+	xcb_timestamp_t last_time;   /* latest server time seen in an event */
+	xcb_timestamp_t claim_time;  /* when we took WM_S0 (and _NET_WM_CM_S0) */
+	xcb_sync_counter_t servertime; /* SYNC's SERVERTIME counter, 0 none */
+	xcb_timestamp_t event_time;  /* of the event being handled, if it has one */
+	/* The host's own child of the root (the composite overlay), set by
+	 * the host: no client's, and above everything drawn. */
+	xcb_window_t overlay;
+
+	struct xwm_list stack;       /* xwm_window.link, bottom first */
+	struct xwm_wintable windows; /* the same windows by id */
+	struct xwm_window *focused;
+	uint64_t manage_counter;
+	/* _NET_CLIENT_LIST(_STACKING) as last written, to skip rewriting
+	 * the same lists (props.c). */
+	xcb_window_t *client_list, *client_list_stacking;
+	size_t client_list_len, client_list_cap;
+	bool client_lists_written;
+	int configures_pending;      /* windows with cfg_pending */
+	int geometries_pending;      /* windows with geometry_pending */
+	struct xwm_prop_reads *prop_reads; /* property reads in flight (props.c) */
+
+	const struct xwm_host *host;
+	void *host_data;
+	bool quit;
+	bool debug;
+};
+
+/* ---------------------------------------------------------------- log */
+void xwm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void xwm_debug(struct xwm *xwm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --------------------------------------------------------- wintable.c */
+/* insert: false when out of memory (the window is then not tracked). */
+bool xwm_wintable_insert(struct xwm_wintable *t, struct xwm_window *w);
+void xwm_wintable_remove(struct xwm_wintable *t, struct xwm_window *w);
+struct xwm_window *xwm_wintable_lookup(const struct xwm_wintable *t, xcb_window_t id);
+void xwm_wintable_finish(struct xwm_wintable *t);
+
+/* ----------------------------------------------------------- window.c */
+/* On top of the stack, tracked by id, attached to the host; NULL when out
+ * of memory. */
+struct xwm_window *xwm_window_create(struct xwm *xwm, xcb_window_t id, int x, int y,
+                                     int width, int height, int border,
+                                     bool override_redirect);
+void xwm_window_free(struct xwm_window *w);
+struct xwm_window *xwm_window_lookup(struct xwm *xwm, xcb_window_t id);
+/* w's client part, made if it has none yet (NULL: out of memory). */
+struct xwm_client *xwm_window_client(struct xwm_window *w);
+bool xwm_window_managed(const struct xwm_window *w);
+/* w's client's _NET_WM_PID, 0 unknown (for traces). */
+uint32_t xwm_window_pid(const struct xwm_window *w);
+
+/* ------------------------------------------------------------ props.c */
+int xwm_props_intern_atoms(struct xwm *xwm);
+/* _NET_SUPPORTED, the check window; screenshot_dir: where _DUET_SCREENSHOT
+ * writes, published for duet-xctl (NULL: nowhere). */
+void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir);
+/* Sets _NET_SUPPORTING_WM_CHECK on the root: tools and the bench read it
+ * as "the WM is ready", so only once it can composite. */
+void xwm_props_announce(struct xwm *xwm);
+void xwm_props_read_all(struct xwm_window *w);
+/* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE): its
+ * new value is read without waiting, applied by poll once it arrived. */
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
+/* Property reads in request order (see xwm_wm_oldest_reply). */
+bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_props_poll_oldest(struct xwm *xwm);
+/* Applies every pending read, waiting for those still out (before an
+ * event whose handling depends on what clients asked). */
+void xwm_props_settle(struct xwm *xwm);
+/* w is (re)managed: forget what we wrote on it. */
+void xwm_props_reset_window(struct xwm_window *w);
+void xwm_props_finish(struct xwm *xwm);
+void xwm_props_set_wm_state(struct xwm_window *w, int state);
+void xwm_props_update_net_state(struct xwm_window *w);
+void xwm_props_update_client_lists(struct xwm *xwm);
+void xwm_props_set_active(struct xwm *xwm, struct xwm_window *w);
+
+/* ---------------------------------------------------------- actions.c */
+/* What policy.c asks of the X side (of managed windows). */
+void xwm_window_move_resize(struct xwm_window *w, int x, int y, int width, int height);
+void xwm_window_resize(struct xwm_window *w, int width, int height);
+void xwm_window_raise(struct xwm_window *w);
+void xwm_window_set_hidden(struct xwm_window *w, bool hidden);
+void xwm_set_focus(struct xwm *xwm, struct xwm_window *w);
+void xwm_window_send_close(struct xwm_window *w);
+/* A client message of type to w's client (WM_PROTOCOLS and the like). */
+void xwm_window_send_message(struct xwm_window *w, xcb_atom_t type, const uint32_t data[5]);
+/* The screen the policy places windows on. */
+void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height);
+
+/* ----------------------------------------------------------- policy.c */
+/* Pure decisions, unit-tested without X. */
+void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y);
+/* Rule 11: centered over the parent's rectangle, kept on the screen. */
+void xwm_policy_place_over(int px, int py, int pw, int ph, int screen_w, int screen_h,
+                           int width, int height, int *x, int *y);
+void xwm_policy_constrain_size(const struct xwm_window *w, int *width, int *height);
+/* Visible to the policy: managed, mapped, not minimized. */
+bool xwm_window_visible(const struct xwm_window *w);
+/* Decisions that act through the functions of actions.c above, on
+ * managed windows. */
+/* Rule 1 and 2 in two steps: place and raise before the window is mapped
+ * (so that nothing of ours draws on it once mapped: composite.c waits for
+ * its client's first drawing), focus once mapped. */
+void xwm_policy_window_place(struct xwm_window *w);    /* place, raise */
+void xwm_policy_window_mapped(struct xwm_window *w);   /* focus */
+void xwm_policy_window_unmapped(struct xwm_window *w); /* refocus */
+void xwm_policy_activate(struct xwm_window *w);        /* raise + focus */
+void xwm_policy_close(struct xwm_window *w);
+void xwm_policy_resize(struct xwm_window *w, int width, int height);
+void xwm_policy_configure_request(struct xwm_window *w, uint16_t mask, int x, int y,
+                                  int width, int height);
+void xwm_policy_request_maximize(struct xwm_window *w, bool maximize);
+void xwm_policy_request_fullscreen(struct xwm_window *w, bool fullscreen);
+void xwm_policy_request_minimize(struct xwm_window *w);
+
+/* --------------------------------------------------------- messages.c */
+void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev);
+
+/* --------------------------------------------------------------- wm.c */
+int xwm_wm_claim(struct xwm *xwm);     /* SubstructureRedirect on the root */
+/* Adopts existing windows. has_sync: the host initialised SYNC on the
+ * connection, so its SERVERTIME counter can date focus changes. */
+int xwm_wm_start(struct xwm *xwm, bool has_sync);
+void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev);
+/* Applies merged ConfigureRequests; the event loop calls it once the
+ * queue is empty. */
+void xwm_wm_flush_configures(struct xwm *xwm);
+/* Replies collected without waiting, by the event loop in request order
+ * (main.c: poll_replies), one source each: new windows' geometry here,
+ * property reads (props.c), window contents (fetch.c). oldest_reply gives
+ * the sequence of the source's oldest request still out (false: none);
+ * poll_oldest applies its reply if it is in (never blocks; true if so). */
+bool xwm_wm_oldest_reply(struct xwm *xwm, unsigned int *sequence);
+bool xwm_wm_poll_oldest(struct xwm *xwm);
+void xwm_wm_finish(struct xwm *xwm);   /* free all windows */
+
+#endif
