@@ -46,8 +46,9 @@ from duet_bench.progress import Progress
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 # The slow stacks' repetitions in a full run without --reps (Experiment.slow_reps),
-# so that the default six-stack run stays under 45 minutes (docs/methodology.md,
-# "Run time"); the others keep Options' counts.
+# so that the default six-stack run stays near 45 minutes (docs/methodology.md,
+# "Run time"; the timings behind it: docs/results/run-times.md); the others keep
+# Options' counts.
 SLOW_REPS = {e.reps_field: e.slow_reps for e in experiments.ALL if e.slow_reps}
 
 
