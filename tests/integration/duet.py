@@ -29,6 +29,7 @@ import time
 import traceback
 
 import pngread
+from duet_bench import procs
 from duet_launch import proc as launch_proc
 from duet_launch import reaper
 from duet_launch import stack as launch_stack
@@ -698,27 +699,12 @@ class Strace:
                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # strace says nothing when it has attached; its tracees' status does.
         deadline = time.monotonic() + 10
-        while not self._attached(pid):
+        while not procs.traced(pid):
             check(time.monotonic() < deadline, "strace did not attach to pid %d" % pid)
             if self.popen.poll() is not None:
                 raise Failure("strace exited: %s"
                           % self.popen.stderr.read().decode(errors="replace"))
             time.sleep(0.02)
-
-    @staticmethod
-    def _attached(pid):
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            return False
-        for tid in tids:
-            try:
-                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
-                    if not re.search(r"^TracerPid:\s*[1-9]", f.read(), re.M):
-                        return False
-            except OSError:
-                return False
-        return True
 
     def stop(self):
         self.popen.send_signal(2)
