@@ -105,6 +105,13 @@ struct comp_server {
 
 int comp_server_init(struct comp_server *server, const struct comp_options *options);
 void comp_server_finish(struct comp_server *server);
+/* resource.c: wl_resource_create and wl_resource_set_implementation, or
+ * NULL after posting wl_display.no_memory to client, as every request and
+ * bind that makes an object answers a failed allocation. */
+struct wl_resource *comp_resource_create(struct wl_client *client,
+                                         const struct wl_interface *interface, int version,
+                                         uint32_t id, const void *implementation, void *data,
+                                         wl_resource_destroy_func_t destroy);
 /* budget.c: charges a surface's texture (bytes replaces its current
  * charge) to its client and the total; false after posting the error. */
 bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes);

@@ -135,14 +135,12 @@ static void device_send_selection(struct wl_resource *device, struct data_source
 		wl_data_device_send_selection(device, NULL);
 		return;
 	}
-	struct wl_resource *offer = wl_resource_create(wl_resource_get_client(device),
-	                                               &wl_data_offer_interface,
-	                                               wl_resource_get_version(device), 0);
-	if (!offer) {
-		wl_client_post_no_memory(wl_resource_get_client(device));
+	struct wl_resource *offer = comp_resource_create(wl_resource_get_client(device),
+	                                                 &wl_data_offer_interface,
+	                                                 wl_resource_get_version(device), 0,
+	                                                 &offer_impl, source, unlink_resource);
+	if (!offer)
 		return;
-	}
-	wl_resource_set_implementation(offer, &offer_impl, source, unlink_resource);
 	wl_list_insert(&source->offers, wl_resource_get_link(offer));
 	wl_data_device_send_data_offer(device, offer);
 	char **mime;
@@ -247,17 +245,13 @@ static void manager_create_data_source(struct wl_client *client, struct wl_resou
 		wl_client_post_no_memory(client);
 		return;
 	}
-	source->resource = wl_resource_create(client, &wl_data_source_interface,
-	                                      wl_resource_get_version(resource), id);
-	if (!source->resource) {
-		free(source);
-		wl_client_post_no_memory(client);
-		return;
-	}
 	wl_array_init(&source->mime_types);
 	wl_list_init(&source->offers);
-	wl_resource_set_implementation(source->resource, &source_impl, source,
-	                               source_resource_destroy);
+	source->resource = comp_resource_create(client, &wl_data_source_interface,
+	                                        wl_resource_get_version(resource), id, &source_impl,
+	                                        source, source_resource_destroy);
+	if (!source->resource)
+		free(source);
 }
 
 /* ------------------------------------------------------------ device */
@@ -323,13 +317,11 @@ static void manager_get_data_device(struct wl_client *client, struct wl_resource
                                     uint32_t id, struct wl_resource *seat)
 {
 	struct data_manager *manager = manager_from_client(client);
-	struct wl_resource *device = wl_resource_create(client, &wl_data_device_interface,
-	                                                wl_resource_get_version(resource), id);
-	if (!device) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *device = comp_resource_create(client, &wl_data_device_interface,
+	                                                  wl_resource_get_version(resource), id,
+	                                                  &device_impl, NULL, unlink_resource);
+	if (!device)
 		return;
-	}
-	wl_resource_set_implementation(device, &device_impl, NULL, unlink_resource);
 	if (!manager) {
 		wl_list_init(wl_resource_get_link(device));
 		return;
@@ -346,16 +338,11 @@ static const struct wl_data_device_manager_interface manager_impl = {
 
 static void manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &wl_data_device_manager_interface,
-	                                                  version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
-		return;
-	}
 	/* No user data: the manager is looked up from the display, so that a
 	 * resource outliving it (shutdown) finds nothing rather than freed
 	 * memory. */
-	wl_resource_set_implementation(resource, &manager_impl, NULL, NULL);
+	comp_resource_create(client, &wl_data_device_manager_interface, version, id, &manager_impl,
+	                     NULL, NULL);
 }
 
 static void focus_forget(struct data_manager *manager)

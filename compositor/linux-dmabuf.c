@@ -378,13 +378,12 @@ static void params_create_common(struct wl_client *client, struct wl_resource *r
 			zwp_linux_buffer_params_v1_send_failed(resource);
 		return;
 	}
-	struct wl_resource *buffer = wl_resource_create(client, &wl_buffer_interface, 1, buffer_id);
+	struct wl_resource *buffer = comp_resource_create(client, &wl_buffer_interface, 1, buffer_id,
+	                                                  &buffer_impl, image, buffer_resource_destroy);
 	if (!buffer) {
 		comp_dmabuf_image_unref(image);
-		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(buffer, &buffer_impl, image, buffer_resource_destroy);
 	if (!buffer_id)
 		zwp_linux_buffer_params_v1_send_created(resource, buffer);
 }
@@ -447,13 +446,12 @@ static const struct zwp_linux_dmabuf_feedback_v1_interface feedback_impl = {
 /* The parameters never change: sent once, when the object is made. */
 static void send_feedback(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
-	struct wl_resource *fb = wl_resource_create(client, &zwp_linux_dmabuf_feedback_v1_interface,
-	                                            wl_resource_get_version(resource), id);
-	if (!fb) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *fb = comp_resource_create(client,
+	                                              &zwp_linux_dmabuf_feedback_v1_interface,
+	                                              wl_resource_get_version(resource), id,
+	                                              &feedback_impl, NULL, NULL);
+	if (!fb)
 		return;
-	}
-	wl_resource_set_implementation(fb, &feedback_impl, NULL, NULL);
 	struct wl_array device, indices;
 	wl_array_init(&device);
 	wl_array_init(&indices);
@@ -507,13 +505,11 @@ static void send_modifier(struct wl_resource *resource, uint32_t fourcc, uint64_
 
 static void dmabuf_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &zwp_linux_dmabuf_v1_interface,
-	                                                  (int)version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *resource = comp_resource_create(client, &zwp_linux_dmabuf_v1_interface,
+	                                                    (int)version, id, &dmabuf_impl, data,
+	                                                    NULL);
+	if (!resource)
 		return;
-	}
-	wl_resource_set_implementation(resource, &dmabuf_impl, data, NULL);
 	/* Version 4 clients get the formats from the feedback only. */
 	if (version >= ZWP_LINUX_DMABUF_V1_GET_DEFAULT_FEEDBACK_SINCE_VERSION)
 		return;

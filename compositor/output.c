@@ -337,13 +337,11 @@ static void output_send_info(struct comp_output *output, struct wl_resource *res
 static void output_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct comp_output *output = data;
-	struct wl_resource *resource = wl_resource_create(client, &wl_output_interface,
-	                                                  (int)version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *resource = comp_resource_create(client, &wl_output_interface,
+	                                                    (int)version, id, &output_impl, output,
+	                                                    output_resource_destroy);
+	if (!resource)
 		return;
-	}
-	wl_resource_set_implementation(resource, &output_impl, output, output_resource_destroy);
 	wl_list_insert(&output->resources, wl_resource_get_link(resource));
 	output_send_info(output, resource);
 

@@ -40,14 +40,13 @@ static void presentation_handle_feedback(struct wl_client *client, struct wl_res
                                          struct wl_resource *surface_resource, uint32_t id)
 {
 	struct comp_surface *surface = comp_surface_from_resource(surface_resource);
-	struct wl_resource *feedback = wl_resource_create(client, &wp_presentation_feedback_interface,
-	                                                  wl_resource_get_version(resource), id);
-	if (!feedback) {
-		wl_client_post_no_memory(client);
-		return;
-	}
 	/* wp_presentation_feedback has no requests. */
-	wl_resource_set_implementation(feedback, NULL, NULL, feedback_destroy);
+	struct wl_resource *feedback = comp_resource_create(client,
+	                                                    &wp_presentation_feedback_interface,
+	                                                    wl_resource_get_version(resource), id,
+	                                                    NULL, NULL, feedback_destroy);
+	if (!feedback)
+		return;
 	if (surface) {
 		wl_list_insert(surface->pending.feedbacks.prev, wl_resource_get_link(feedback));
 	} else {
@@ -65,13 +64,11 @@ static const struct wp_presentation_interface presentation_impl = {
 
 static void presentation_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &wp_presentation_interface,
-	                                                  version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *resource = comp_resource_create(client, &wp_presentation_interface,
+	                                                    version, id, &presentation_impl, NULL,
+	                                                    NULL);
+	if (!resource)
 		return;
-	}
-	wl_resource_set_implementation(resource, &presentation_impl, NULL, NULL);
 	wp_presentation_send_clock_id(resource, CLOCK_MONOTONIC);
 }
 

@@ -107,13 +107,11 @@ void seat_touch_get_touch(struct comp_seat *seat, struct wl_client *client,
 		                       "wl_seat.get_touch: seat0 has no touch capability");
 		return;
 	}
-	struct wl_resource *touch = wl_resource_create(client, &wl_touch_interface,
-	                                               wl_resource_get_version(seat_resource), id);
-	if (!touch) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *touch = comp_resource_create(client, &wl_touch_interface,
+	                                                 wl_resource_get_version(seat_resource), id,
+	                                                 &touch_impl, seat, seat_unlink_resource);
+	if (!touch)
 		return;
-	}
-	wl_resource_set_implementation(touch, &touch_impl, seat, seat_unlink_resource);
 	if (!seat) {
 		/* Seat already torn down: an inert wl_touch. */
 		wl_list_init(wl_resource_get_link(touch));

@@ -215,13 +215,11 @@ static void seat_get_keyboard(struct wl_client *client, struct wl_resource *seat
                               uint32_t id)
 {
 	struct comp_seat *seat = wl_resource_get_user_data(seat_resource);
-	struct wl_resource *kbd = wl_resource_create(client, &wl_keyboard_interface,
-	                                             wl_resource_get_version(seat_resource), id);
-	if (!kbd) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *kbd = comp_resource_create(client, &wl_keyboard_interface,
+	                                               wl_resource_get_version(seat_resource), id,
+	                                               &keyboard_impl, seat, seat_unlink_resource);
+	if (!kbd)
 		return;
-	}
-	wl_resource_set_implementation(kbd, &keyboard_impl, seat, seat_unlink_resource);
 	if (!seat) {
 		/* Seat already torn down: an inert keyboard. */
 		wl_list_init(wl_resource_get_link(kbd));
@@ -422,13 +420,11 @@ static void seat_get_pointer(struct wl_client *client, struct wl_resource *seat_
                              uint32_t id)
 {
 	struct comp_seat *seat = wl_resource_get_user_data(seat_resource);
-	struct wl_resource *ptr = wl_resource_create(client, &wl_pointer_interface,
-	                                             wl_resource_get_version(seat_resource), id);
-	if (!ptr) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *ptr = comp_resource_create(client, &wl_pointer_interface,
+	                                               wl_resource_get_version(seat_resource), id,
+	                                               &pointer_impl, seat, seat_unlink_resource);
+	if (!ptr)
 		return;
-	}
-	wl_resource_set_implementation(ptr, &pointer_impl, seat, seat_unlink_resource);
 	if (!seat) {
 		wl_list_init(wl_resource_get_link(ptr));
 		return;
@@ -688,12 +684,10 @@ static const struct wl_seat_interface seat_impl = {
 static void seat_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct comp_seat *seat = data;
-	struct wl_resource *resource = wl_resource_create(client, &wl_seat_interface, version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *resource = comp_resource_create(client, &wl_seat_interface, version, id,
+	                                                    &seat_impl, seat, seat_unlink_resource);
+	if (!resource)
 		return;
-	}
-	wl_resource_set_implementation(resource, &seat_impl, seat, seat_unlink_resource);
 	wl_list_insert(&seat->seats, wl_resource_get_link(resource));
 	wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD |
 	                                    seat_touch_capability(seat));

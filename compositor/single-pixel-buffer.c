@@ -72,13 +72,8 @@ static const struct wp_single_pixel_buffer_manager_v1_interface manager_impl = {
 
 static void bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(
-		client, &wp_single_pixel_buffer_manager_v1_interface, (int)version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
+	comp_resource_create(client, &wp_single_pixel_buffer_manager_v1_interface, (int)version, id,
+	                     &manager_impl, data, NULL);
 }
 
 void comp_single_pixel_buffer_create(struct comp_server *server)

@@ -474,13 +474,8 @@ static const struct wl_subcompositor_interface subcompositor_impl = {
 static void subcompositor_bind(struct wl_client *client, void *data, uint32_t version,
                                uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &wl_subcompositor_interface,
-	                                                  (int)version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &subcompositor_impl, data, NULL);
+	comp_resource_create(client, &wl_subcompositor_interface, (int)version, id,
+	                     &subcompositor_impl, data, NULL);
 }
 
 void comp_subcompositor_create(struct comp_server *server)

@@ -865,12 +865,10 @@ static void surface_frame(struct wl_client *client, struct wl_resource *resource
                           uint32_t callback)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	struct wl_resource *cb = wl_resource_create(client, &wl_callback_interface, 1, callback);
-	if (!cb) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *cb = comp_resource_create(client, &wl_callback_interface, 1, callback,
+	                                              NULL, NULL, callback_resource_destroy);
+	if (!cb)
 		return;
-	}
-	wl_resource_set_implementation(cb, NULL, NULL, callback_resource_destroy);
 	wl_list_insert(surface->pending.frame_callbacks.prev, wl_resource_get_link(cb));
 }
 
@@ -1025,13 +1023,8 @@ static const struct wl_compositor_interface compositor_impl = {
 
 static void compositor_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &wl_compositor_interface,
-	                                                  (int)version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &compositor_impl, data, NULL);
+	comp_resource_create(client, &wl_compositor_interface, (int)version, id, &compositor_impl,
+	                     data, NULL);
 }
 
 void comp_compositor_create(struct comp_server *server)

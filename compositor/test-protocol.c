@@ -158,12 +158,10 @@ static void test_handle_sync(struct wl_client *client, struct wl_resource *resou
                              uint32_t id)
 {
 	struct test_state *state = state_from_client(client);
-	struct wl_resource *cb = wl_resource_create(client, &wl_callback_interface, 1, id);
-	if (!cb) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *cb = comp_resource_create(client, &wl_callback_interface, 1, id, NULL,
+	                                              state, callback_destroy);
+	if (!cb)
 		return;
-	}
-	wl_resource_set_implementation(cb, NULL, state, callback_destroy);
 	if (!state) {
 		wl_list_init(wl_resource_get_link(cb));
 		wl_callback_send_done(cb, now_ms());

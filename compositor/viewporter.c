@@ -155,15 +155,14 @@ static void viewporter_handle_get_viewport(struct wl_client *client, struct wl_r
 		wl_client_post_no_memory(client);
 		return;
 	}
-	viewport->resource = wl_resource_create(client, &wp_viewport_interface,
-	                                        wl_resource_get_version(resource), id);
+	viewport->resource = comp_resource_create(client, &wp_viewport_interface,
+	                                          wl_resource_get_version(resource), id,
+	                                          &viewport_impl, viewport,
+	                                          viewport_resource_destroy);
 	if (!viewport->resource) {
 		free(viewport);
-		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(viewport->resource, &viewport_impl, viewport,
-	                               viewport_resource_destroy);
 	viewport->surface = surface;
 	viewport->surface_destroy.notify = handle_surface_destroy;
 	wl_resource_add_destroy_listener(surface->resource, &viewport->surface_destroy);
@@ -177,13 +176,8 @@ static const struct wp_viewporter_interface viewporter_impl = {
 
 static void viewporter_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &wp_viewporter_interface,
-	                                                  version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &viewporter_impl, data, NULL);
+	comp_resource_create(client, &wp_viewporter_interface, version, id, &viewporter_impl, data,
+	                     NULL);
 }
 
 void comp_viewporter_create(struct comp_server *server)

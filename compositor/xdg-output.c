@@ -34,13 +34,11 @@ static void manager_handle_get_xdg_output(struct wl_client *client, struct wl_re
 {
 	struct comp_output *output = wl_resource_get_user_data(wl_output);
 	int version = wl_resource_get_version(resource);
-	struct wl_resource *xdg_output = wl_resource_create(client, &zxdg_output_v1_interface,
-	                                                    version, id);
-	if (!xdg_output) {
-		wl_client_post_no_memory(client);
+	struct wl_resource *xdg_output = comp_resource_create(client, &zxdg_output_v1_interface,
+	                                                      version, id, &xdg_output_impl, NULL,
+	                                                      NULL);
+	if (!xdg_output)
 		return;
-	}
-	wl_resource_set_implementation(xdg_output, &xdg_output_impl, NULL, NULL);
 	zxdg_output_v1_send_logical_position(xdg_output, output->x, output->y);
 	zxdg_output_v1_send_logical_size(xdg_output, output->width, output->height);
 	if (version >= ZXDG_OUTPUT_V1_NAME_SINCE_VERSION) {
@@ -63,13 +61,8 @@ static const struct zxdg_output_manager_v1_interface manager_impl = {
 
 static void bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *resource = wl_resource_create(client, &zxdg_output_manager_v1_interface,
-	                                                  (int)version, id);
-	if (!resource) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
+	comp_resource_create(client, &zxdg_output_manager_v1_interface, (int)version, id,
+	                     &manager_impl, data, NULL);
 }
 
 void comp_xdg_output_create(struct comp_server *server)

@@ -101,24 +101,37 @@ def read_stat(pid):
         return None
 
 
-def ctx_switches(pid):
-    """Voluntary and involuntary context switches summed over all threads
-    (/proc/PID/status alone covers only the main thread)."""
-    vol = invol = 0
+def thread_files(pid, name):
+    """{tid: text of /proc/PID/task/TID/NAME} of every thread of pid (one
+    that ended between the listing and the read is left out), or None when
+    pid is gone."""
     try:
         tids = os.listdir("/proc/%d/task" % pid)
     except OSError:
         return None
+    out = {}
     for tid in tids:
         try:
-            with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
-                for line in f:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        vol += int(line.split()[1])
-                    elif line.startswith("nonvoluntary_ctxt_switches:"):
-                        invol += int(line.split()[1])
+            with open("/proc/%d/task/%s/%s" % (pid, tid, name)) as f:
+                out[int(tid)] = f.read()
         except OSError:
             continue
+    return out
+
+
+def ctx_switches(pid):
+    """Voluntary and involuntary context switches summed over all threads
+    (/proc/PID/status alone covers only the main thread)."""
+    status = thread_files(pid, "status")
+    if status is None:
+        return None
+    vol = invol = 0
+    for text in status.values():
+        for line in text.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                vol += int(line.split()[1])
+            elif line.startswith("nonvoluntary_ctxt_switches:"):
+                invol += int(line.split()[1])
     return {"voluntary": vol, "involuntary": invol}
 
 
@@ -177,17 +190,15 @@ def thread_cpu_ns(pid):
     """{tid: ns on CPU} of every live thread of pid, from
     /proc/PID/task/TID/schedstat (first field: nanoseconds run, the
     scheduler's own accounting, not 10 ms ticks). None when pid is gone."""
-    out = {}
-    try:
-        tids = os.listdir("/proc/%d/task" % pid)
-    except OSError:
+    schedstat = thread_files(pid, "schedstat")
+    if schedstat is None:
         return None
-    for tid in tids:
+    out = {}
+    for tid, text in schedstat.items():
         try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
-                out[int(tid)] = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue  # the thread ended between listdir and open
+            out[tid] = int(text.split()[0])
+        except (ValueError, IndexError):
+            continue
     return out
 
 

@@ -14,19 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "vfb-method.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                            \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			failures++;                                                 \
-			fprintf(stderr, "FAIL %s:%d: (%s) ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                               \
-			fputc('\n', stderr);                                        \
-		}                                                                   \
-	} while (0)
 
 /* 200 x 100: neither a multiple of 32, so the edge tiles are padded and a
  * linear page starts mid-strip. */
@@ -240,10 +229,5 @@ int main(void)
 			check_method(methods[i], path, (enum vfb_layout)l);
 	check_tile_pages(path);
 	unlink(path);
-	if (failures) {
-		fprintf(stderr, "test-vfb-detect: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("test-vfb-detect: ok\n");
-	return 0;
+	return unit_finish("test-vfb-detect");
 }

@@ -28,7 +28,7 @@ import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from checks import check, fail, marked_processes  # noqa: E402
+from checks import check, check_schema, fail, marked_processes  # noqa: E402
 
 
 def run_bench(args, extra_env, timeout):
@@ -48,6 +48,31 @@ def run_bench(args, extra_env, timeout):
 def load(out):
     with open(os.path.join(out, "results.json")) as f:
         return json.load(f)
+
+
+def run_killed(args, kill, timeout=300):
+    """A bench run whose stack's server is killed (kill: the
+    DUET_BENCH_TEST_KILL_SERVER "STACK:EXPERIMENT:MS"), checked for what
+    every such run owes: exit 1, and that experiment recorded as failed
+    because the stack died, with the server's log. Returns out, mark and
+    results.json, with the failed record, for the caller's own checks."""
+    stack, experiment, _ = kill.split(":")
+    r, out, mark, took = run_bench(args, {"DUET_BENCH_TEST_KILL_SERVER": kill}, timeout)
+    check(r.returncode == 1, "the bench goes on, and exits 1 since an experiment failed "
+          "(status %d)" % r.returncode)
+    res = load(out)
+    rec = res["experiments"][experiment][stack]
+    check(rec["status"] == "failed" and "died" in rec.get("reason", ""),
+          "%s recorded as failed because the stack died: %s" % (experiment, rec.get("reason")))
+    check("server" in rec.get("logs", {}), "the failure carries the server's log")
+    return out, mark, res, rec
+
+
+def check_nothing_left(mark, out):
+    """No process of the run is left; its output goes (kept when a check failed)."""
+    left = marked_processes(mark)
+    check(not left, "no process of the run is left: %s" % left)
+    shutil.rmtree(out, ignore_errors=True)
 
 
 def test_quick():
@@ -98,31 +123,20 @@ def test_quick():
               "wayland launch: the in-process counter saw server IPC")
         check(la.get("protocol", {}).get("requests", 0) > 0,
               "wayland launch: protocol requests counted")
-    check(not marked_processes(mark), "no process of the run is left")
-    shutil.rmtree(out, ignore_errors=True)  # kept only when a check failed
+    check_nothing_left(mark, out)
 
 
 def test_fault():
-    r, out, mark, took = run_bench(
+    out, mark, res, _ = run_killed(
         # gl: its EGL start-up makes the launch last well past the 30 ms
         # kill (an sw launch can be composited before it comes).
         ["--stacks", "wayland", "--experiments", "launch,resize", "--reps", "2", "--no-ipc",
-         "--engine", "gl"],
-        {"DUET_BENCH_TEST_KILL_SERVER": "wayland:launch:30"}, timeout=300)
-    check(r.returncode == 1, "the bench goes on, and exits 1 since an experiment failed "
-          "(status %d)" % r.returncode)
-    res = load(out)
-    la = res["experiments"]["launch"]["wayland"]
-    check(la["status"] == "failed" and "died" in la["reason"],
-          "launch recorded as failed: %s" % la.get("reason"))
-    check("server" in la.get("logs", {}), "the failure carries the server's log")
+         "--engine", "gl"], "wayland:launch:30")
     rz = res["experiments"]["resize"]["wayland"]
     check(rz["status"] == "ok" and len(rz["samples"]) == 2 * 2 * 8,
           "resize still ran on a fresh stack (%s, %d samples)"
           % (rz["status"], len(rz["samples"])))
-    left = marked_processes(mark)
-    check(not left, "no process of the run is left: %s" % left)
-    shutil.rmtree(out, ignore_errors=True)
+    check_nothing_left(mark, out)
 
 
 def test_interrupt():
@@ -155,9 +169,7 @@ def test_interrupt():
     statuses = [rec["status"] for e in res["experiments"].values() for rec in e.values()]
     check("running" not in statuses, "no experiment is left 'running': %s" % statuses)
     check(os.path.getsize(os.path.join(out, "report.html")) > 0, "a report is written")
-    left = marked_processes(mark)
-    check(not left, "no process of the run is left: %s" % left)
-    shutil.rmtree(out, ignore_errors=True)
+    check_nothing_left(mark, out)
 
 
 def test_rounds():
@@ -335,17 +347,6 @@ def brief_of(r):
         return json.loads(lines[0])
     except ValueError:
         fail("stdout is not JSON: %r" % lines[0][:200])
-
-
-def check_schema(res):
-    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
-    schema_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                               "results.schema.json")
-    with open(schema_path) as f:
-        schema = json.load(f)
-    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(res))
-    check(not errors, "results.json validates against the schema%s" % "".join(
-        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
 
 
 def test_no_report():

@@ -16,17 +16,14 @@ usage: test_input.py quick|fault
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import csv
-import json
 import os
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check, marked_processes  # noqa: E402
-from test_bench import load, run_bench  # noqa: E402
+from checks import check, check_schema  # noqa: E402
+from test_bench import check_nothing_left, load, run_bench, run_killed  # noqa: E402
 
-SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
 QUICK_PRESSES = 20  # inputlat.QUICK_PRESSES
 
 
@@ -54,17 +51,13 @@ def test_kms_missing():
 
 
 def test_quick():
-    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
     test_kms_missing()
     r, out, mark, took = run_bench(["--quick", "--experiments", "input", "--stacks",
                                     "wayland,x11,weston", "--no-ipc", "--seed", "3"], {},
                                    timeout=300)
     check(r.returncode == 0, "duet bench --experiments input exits 0 (%d)" % r.returncode)
     res = load(out)
-    with open(SCHEMA) as f:
-        errors = list(jsonschema.Draft202012Validator(json.load(f)).iter_errors(res))
-    check(not errors, "results.json validates against the schema%s" % "".join(
-        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+    check_schema(res)
     means = {"wayland": "duet_test.key", "x11": "XTest FakeInput"}
     for st in ("wayland", "x11"):
         rec = res["experiments"]["input"][st]
@@ -106,25 +99,13 @@ def test_quick():
           "the report has the input section and says how the two paths differ")
     check(os.path.getsize(os.path.join(out, "plots", "input_latency.svg")) > 0 and
           "input_latency.svg" in md, "the report has the latency distribution figure")
-    check(not marked_processes(mark), "no process of the run is left")
-    shutil.rmtree(out, ignore_errors=True)
+    check_nothing_left(mark, out)
 
 
 def test_fault():
-    r, out, mark, took = run_bench(["--quick", "--experiments", "input", "--stacks", "x11",
-                                    "--no-ipc"],
-                                   {"DUET_BENCH_TEST_KILL_SERVER": "x11:input:300"},
-                                   timeout=300)
-    check(r.returncode == 1, "the bench exits 1 since an experiment failed (%d)"
-          % r.returncode)
-    res = load(out)
-    rec = res["experiments"]["input"]["x11"]
-    check(rec["status"] == "failed" and "died" in rec.get("reason", ""),
-          "input recorded as failed because the stack died: %s" % rec.get("reason"))
-    check("server" in rec.get("logs", {}), "the failure carries the server's log")
-    left = marked_processes(mark)
-    check(not left, "no process of the run is left: %s" % left)
-    shutil.rmtree(out, ignore_errors=True)
+    out, mark, _, _ = run_killed(["--quick", "--experiments", "input", "--stacks", "x11",
+                                  "--no-ipc"], "x11:input:300")
+    check_nothing_left(mark, out)
 
 
 if __name__ == "__main__":

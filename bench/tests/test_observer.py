@@ -36,7 +36,6 @@ usage: test_observer.py functional|agrees
       second of polling.
 Environment: DUET_BUILD_DIR (the build).
 """
-import json
 import os
 import shutil
 import statistics
@@ -49,7 +48,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from duet_bench import observer, procs  # noqa: E402
-from duet_launch import paths, proc, stack  # noqa: E402
+from duet_launch import paths, proc, stack, traces  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, on_fail  # noqa: E402
 
@@ -86,20 +85,6 @@ def base_env(workdir):
     for k in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "DUET_TRACE"):
         env.pop(k, None)
     return env
-
-
-def read_trace(path):
-    events = []
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    events.append(json.loads(line))
-                except ValueError:
-                    pass
-    except FileNotFoundError:
-        pass
-    return events
 
 
 def wait_for(what, pred, timeout, procs_alive=()):
@@ -180,7 +165,7 @@ class Launch:
 
     def first_frame(self, timeout=20):
         return wait_for("duet-launch's first frame",
-                        lambda: next((e for e in read_trace(self.trace)
+                        lambda: next((e for e in traces.JsonLines(self.trace).read()
                                       if e.get("name") == "first_frame"), None),
                         timeout, [self.child])
 
@@ -193,7 +178,7 @@ def server_frames(server, launch, first_frame):
     "composited" event (contract 1: this app's window, first:true, or
     client_pid 0 after the app ran), or None; and all the trace's events,
     in the order the server wrote them."""
-    events = read_trace(server.trace)
+    events = traces.JsonLines(server.trace).read()
     exec_ns = first_frame.get("timeline", {}).get("exec") or 0
     composited = next((e for e in events
                        if e.get("name") == "composited" and e.get("first") and
@@ -377,11 +362,12 @@ def sizes_on(kind, workdir):
     time.sleep(0.2)
     done = obs.stop()
     seen = obs.seen_lines()
-    steps = [e for e in read_trace(trace) if e.get("name") == "resize"]
+    steps = [e for e in traces.JsonLines(trace).read() if e.get("name") == "resize"]
     got = [(e["width"], e["height"]) for e in seen]
     check(got == SIZES, "%s: the observer saw duet-resize at the 8 sizes in order: %s"
           % (kind, got))
-    comp = {(e.get("width"), e.get("height")): e["t_ns"] for e in read_trace(server.trace)
+    comp = {(e.get("width"), e.get("height")): e["t_ns"]
+            for e in traces.JsonLines(server.trace).read()
             if e.get("name") == "composited" and not e.get("first")}
     for st, e in zip(steps, seen):
         t0, pres = st["timeline"]["requested"], st["timeline"]["presented"]

@@ -23,7 +23,6 @@ usage: test_vfb.py quick|fault
          1, and no process of the run is left.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
-import json
 import os
 import shutil
 import struct
@@ -34,24 +33,19 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check, marked_processes  # noqa: E402
-from test_bench import load, run_bench  # noqa: E402
+from checks import check, check_schema  # noqa: E402
+from test_bench import check_nothing_left, load, run_bench, run_killed  # noqa: E402
 
-SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
 
 
 def test_quick():
-    import jsonschema  # Debian's python3-jsonschema; the bench itself stays stdlib-only
     r, out, mark, took = run_bench(["--quick", "--experiments", "vfb", "--stacks",
                                     "wayland,x11,weston", "--no-ipc", "--seed", "5"], {},
                                    timeout=400)
     check(r.returncode == 0, "duet bench --quick --experiments vfb exits 0 (%d)" % r.returncode)
     res = load(out)
-    with open(SCHEMA) as f:
-        errors = list(jsonschema.Draft202012Validator(json.load(f)).iter_errors(res))
-    check(not errors, "results.json validates against the schema%s" % "".join(
-        "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+    check_schema(res)
     check(res["options"].get("vfb_reps") == 3, "--quick records its 3 runs: %r"
           % res["options"].get("vfb_reps"))
     layouts = {"wayland": ["linear", "tiled"], "x11": ["linear"]}
@@ -118,25 +112,13 @@ def test_quick():
         path = os.path.join(out, "plots", fig + ".svg")
         check(os.path.exists(path) and os.path.getsize(path) > 0 and fig + ".svg" in md,
               "the report has the figure %s" % fig)
-    check(not marked_processes(mark), "no process of the run is left")
-    shutil.rmtree(out, ignore_errors=True)
+    check_nothing_left(mark, out)
 
 
 def test_fault():
-    r, out, mark, took = run_bench(["--quick", "--experiments", "vfb", "--stacks", "x11",
-                                    "--no-ipc"],
-                                   {"DUET_BENCH_TEST_KILL_SERVER": "x11:vfb:300"},
-                                   timeout=300)
-    check(r.returncode == 1, "the bench exits 1 since an experiment failed (%d)"
-          % r.returncode)
-    res = load(out)
-    rec = res["experiments"]["vfb"]["x11"]
-    check(rec["status"] == "failed" and "died" in rec.get("reason", ""),
-          "vfb recorded as failed because the stack died: %s" % rec.get("reason"))
-    check("server" in rec.get("logs", {}), "the failure carries the server's log")
-    left = marked_processes(mark)
-    check(not left, "no process of the run is left: %s" % left)
-    shutil.rmtree(out, ignore_errors=True)
+    out, mark, _, _ = run_killed(["--quick", "--experiments", "vfb", "--stacks", "x11",
+                                  "--no-ipc"], "x11:vfb:300")
+    check_nothing_left(mark, out)
 
 
 def own(name, subdir):

@@ -373,15 +373,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	struct bad_client c = {.pool_fd = -1};
-	c.display = wl_display_connect(NULL);
-	if (!c.display) {
-		fprintf(stderr, "duet-bad-client: cannot connect to a Wayland display\n");
+	c.display = test_connect("duet-bad-client", &c.g, NULL);
+	if (!c.display)
 		return 2;
-	}
-	if (!test_bind_globals(c.display, &c.g) || !c.g.compositor || !c.g.shm || !c.g.wm_base) {
-		fprintf(stderr, "duet-bad-client: wl_compositor v4, wl_shm or xdg_wm_base missing\n");
-		return 2;
-	}
 
 	int status = 2;
 	if (!mode->run(&c)) {

@@ -1,8 +1,7 @@
 #include "client-common.h"
 
+#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -38,6 +37,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
 		g->viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
 	}
+	if (g->extra.global)
+		g->extra.global(g->extra.data, registry, name, interface, version);
 }
 
 static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
@@ -49,12 +50,36 @@ static const struct wl_registry_listener registry_listener = {
 	.global_remove = registry_global_remove,
 };
 
-bool test_bind_globals(struct wl_display *display, struct test_globals *g)
+bool test_bind_globals_and(struct wl_display *display, struct test_globals *g,
+                           const struct test_extra_globals *extra)
 {
 	memset(g, 0, sizeof(*g));
+	if (extra)
+		g->extra = *extra;
 	g->registry = wl_display_get_registry(display);
 	wl_registry_add_listener(g->registry, &registry_listener, g);
 	return wl_display_roundtrip(display) >= 0;
+}
+
+bool test_bind_globals(struct wl_display *display, struct test_globals *g)
+{
+	return test_bind_globals_and(display, g, NULL);
+}
+
+struct wl_display *test_connect(const char *prog, struct test_globals *g,
+                                const struct test_extra_globals *extra)
+{
+	struct wl_display *display = wl_display_connect(NULL);
+	if (!display) {
+		fprintf(stderr, "%s: cannot connect to a Wayland display\n", prog);
+		return NULL;
+	}
+	if (!test_bind_globals_and(display, g, extra) || !g->compositor || !g->shm ||
+	    !g->wm_base) {
+		fprintf(stderr, "%s: wl_compositor v4, wl_shm or xdg_wm_base missing\n", prog);
+		return NULL;
+	}
+	return display;
 }
 
 void test_globals_destroy(struct test_globals *g)
@@ -74,16 +99,4 @@ void test_globals_destroy(struct test_globals *g)
 	if (g->registry)
 		wl_registry_destroy(g->registry);
 	memset(g, 0, sizeof(*g));
-}
-
-int test_create_memfd(size_t size)
-{
-	int fd = memfd_create("duet-test-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }

@@ -58,7 +58,6 @@
 #include <unistd.h>
 
 #include "client-common.h"
-#include "xdg-shell-client-protocol.h"
 
 #define W 128
 #define H 96
@@ -76,14 +75,12 @@ struct hold_buffer {
 struct hold_app {
 	struct wl_display *display;
 	struct test_globals g;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct hold_buffer a, b;
 	struct wl_surface *sub_surface;
 	struct wl_subsurface *sub;
 	struct wl_callback *frame; /* the frame callback awaited, if any */
-	bool configured, frame_done, a_released_at_done;
+	bool frame_done, a_released_at_done;
 };
 
 static void buffer_release(void *data, struct wl_buffer *wl)
@@ -109,54 +106,15 @@ static const struct wl_callback_listener frame_listener = {
 	.done = frame_done,
 };
 
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
-                               struct wl_array *states)
-{
-}
-
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
-{
-	exit(0);
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct hold_app *app = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
-	app->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
-static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
-{
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	.ping = wm_base_ping,
-};
-
 /* One buffer in a pool (and a file) of its own, so it can go alone. */
 static bool make_buffer(struct hold_app *app, struct hold_buffer *buffer, uint32_t colour)
 {
 	size_t size = (size_t)W * H * 4;
-	buffer->fd = test_create_memfd(size);
-	if (buffer->fd < 0)
-		return false;
-	buffer->pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, buffer->fd, 0);
-	if (buffer->pixels == MAP_FAILED)
+	buffer->pool = test_shm_pool(app->g.shm, size, &buffer->pixels, &buffer->fd);
+	if (!buffer->pool)
 		return false;
 	for (size_t i = 0; i < (size_t)W * H; i++)
 		buffer->pixels[i] = colour;
-	buffer->pool = wl_shm_create_pool(app->g.shm, buffer->fd, (int32_t)size);
 	buffer->wl = wl_shm_pool_create_buffer(buffer->pool, 0, W, H, W * 4,
 	                                       WL_SHM_FORMAT_XRGB8888);
 	wl_buffer_add_listener(buffer->wl, &buffer_listener, buffer);
@@ -177,14 +135,14 @@ static void drop_buffer(struct hold_buffer *buffer)
 static void commit(struct hold_app *app, struct hold_buffer *buffer)
 {
 	buffer->released = false;
-	wl_surface_attach(app->surface, buffer->wl, 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, W, H);
+	wl_surface_attach(app->top.surface, buffer->wl, 0, 0);
+	wl_surface_damage_buffer(app->top.surface, 0, 0, W, H);
 	if (app->frame)
 		wl_callback_destroy(app->frame);
-	app->frame = wl_surface_frame(app->surface);
+	app->frame = wl_surface_frame(app->top.surface);
 	wl_callback_add_listener(app->frame, &frame_listener, app);
 	app->frame_done = false;
-	wl_surface_commit(app->surface);
+	wl_surface_commit(app->top.surface);
 }
 
 static int wait_frame(struct hold_app *app)
@@ -239,12 +197,7 @@ static int run_release(struct hold_app *app)
 		return 1;
 	say("shown-b at_done=%d a_released=%d b_released=%d", app->a_released_at_done,
 	    app->a.released, app->b.released);
-	xdg_toplevel_destroy(app->toplevel);
-	xdg_surface_destroy(app->xdg_surface);
-	wl_surface_destroy(app->surface);
-	app->toplevel = NULL;
-	app->xdg_surface = NULL;
-	app->surface = NULL;
+	test_toplevel_destroy(&app->top);
 	if (wl_display_roundtrip(app->display) < 0)
 		return 1;
 	say("destroyed b_released=%d", app->b.released);
@@ -265,9 +218,9 @@ static int run_destroy_pending(struct hold_app *app)
 	if (!make_buffer(app, &app->b, COLOUR_B))
 		return 2;
 	/* One flush: no repaint can latch B before it is destroyed. */
-	wl_surface_attach(app->surface, app->b.wl, 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, W, H);
-	wl_surface_commit(app->surface);
+	wl_surface_attach(app->top.surface, app->b.wl, 0, 0);
+	wl_surface_damage_buffer(app->top.surface, 0, 0, W, H);
+	wl_surface_commit(app->top.surface);
 	drop_buffer(&app->b);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
@@ -327,7 +280,7 @@ static int run_shared(struct hold_app *app)
 		return 2;
 	app->sub_surface = wl_compositor_create_surface(app->g.compositor);
 	app->sub = wl_subcompositor_get_subsurface(app->g.subcompositor, app->sub_surface,
-	                                           app->surface);
+	                                           app->top.surface);
 	wl_subsurface_set_position(app->sub, W / 2, H / 2);
 	wl_subsurface_set_desync(app->sub);
 	sub_commit(app, &app->a);
@@ -364,24 +317,10 @@ static int run_shared(struct hold_app *app)
 /* Maps the toplevel with A, then plays the mode; returns the exit status. */
 static int map_and_run(struct hold_app *app, int (*run)(struct hold_app *app))
 {
-	if (!test_bind_globals(app->display, &app->g) || !app->g.compositor || !app->g.shm ||
-	    !app->g.wm_base) {
-		fprintf(stderr, "duet-hold-client: missing globals\n");
-		return 2;
-	}
-	xdg_wm_base_add_listener(app->g.wm_base, &wm_base_listener, app);
 	if (!make_buffer(app, &app->a, COLOUR_A))
 		return 2;
-	app->surface = wl_compositor_create_surface(app->g.compositor);
-	app->xdg_surface = xdg_wm_base_get_xdg_surface(app->g.wm_base, app->surface);
-	xdg_surface_add_listener(app->xdg_surface, &xdg_surface_listener, app);
-	app->toplevel = xdg_surface_get_toplevel(app->xdg_surface);
-	xdg_toplevel_add_listener(app->toplevel, &toplevel_listener, app);
-	xdg_toplevel_set_app_id(app->toplevel, "duet-hold");
-	wl_surface_commit(app->surface);
-	while (!app->configured)
-		if (wl_display_dispatch(app->display) < 0)
-			return 1;
+	if (!test_toplevel_map(app->display, &app->g, &app->top, "duet-hold"))
+		return 1;
 	commit(app, &app->a);
 	if (wait_frame(app) < 0 || wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
@@ -399,12 +338,7 @@ static void app_close(struct hold_app *app)
 		wl_subsurface_destroy(app->sub);
 	if (app->sub_surface)
 		wl_surface_destroy(app->sub_surface);
-	if (app->toplevel)
-		xdg_toplevel_destroy(app->toplevel);
-	if (app->xdg_surface)
-		xdg_surface_destroy(app->xdg_surface);
-	if (app->surface)
-		wl_surface_destroy(app->surface);
+	test_toplevel_destroy(&app->top);
 	if (app->a.wl)
 		drop_buffer(&app->a);
 	if (app->b.wl)
@@ -436,11 +370,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct hold_app app = { 0 };
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		fprintf(stderr, "duet-hold-client: cannot connect\n");
+	app.display = test_connect("duet-hold-client", &app.g, NULL);
+	if (!app.display)
 		return 2;
-	}
 	int status = map_and_run(&app, run);
 	app_close(&app);
 	return status;

@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "client-common.h"
@@ -53,7 +52,6 @@ struct seat_binding {
 struct probe {
 	struct wl_display *display;
 	struct test_globals g;
-	struct wl_registry *seat_registry;
 	struct seat_binding seats[MAX_SEATS];
 	int n_seats;
 	bool destroy_on_touch, destroyed;
@@ -255,9 +253,8 @@ static const struct wl_seat_listener seat_listener = {
 	.name = seat_name,
 };
 
-/* test_bind_globals owns the first registry; the seat comes from a second. */
-static void registry_global(void *data, struct wl_registry *reg, uint32_t name,
-                            const char *iface, uint32_t version)
+static void bind_seats(void *data, struct wl_registry *reg, uint32_t name,
+                       const char *iface, uint32_t version)
 {
 	struct probe *p = data;
 	if (strcmp(iface, wl_seat_interface.name) == 0 && !p->seats[0].seat) {
@@ -274,39 +271,7 @@ static void registry_global(void *data, struct wl_registry *reg, uint32_t name,
 	}
 }
 
-static void registry_global_remove(void *data, struct wl_registry *reg, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = registry_global,
-	.global_remove = registry_global_remove,
-};
-
 /* ------------------------------------------------------------ window */
-static struct wl_buffer *make_buffer(struct probe *p)
-{
-	int stride = p->width * 4;
-	size_t size = (size_t)stride * (size_t)p->height;
-	int fd = test_create_memfd(size);
-	if (fd < 0)
-		return NULL;
-	uint32_t *px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (px == MAP_FAILED) {
-		close(fd);
-		return NULL;
-	}
-	for (size_t i = 0; i < size / 4; i++)
-		px[i] = 0xff3060a0;
-	munmap(px, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(p->g.shm, fd, (int32_t)size);
-	struct wl_buffer *b = wl_shm_pool_create_buffer(pool, 0, p->width, p->height, stride,
-	                                                WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	return b;
-}
-
 static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
                                struct wl_array *states)
 {
@@ -375,22 +340,15 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	p.display = wl_display_connect(NULL);
-	if (!p.display) {
-		fprintf(stderr, "duet-input-probe: cannot connect to a Wayland display\n");
+	struct test_extra_globals seat_global = { bind_seats, &p };
+	p.display = test_connect("duet-input-probe", &p.g, &seat_global);
+	if (!p.display)
 		return 1;
-	}
-	if (!test_bind_globals(p.display, &p.g) || !p.g.compositor || !p.g.shm || !p.g.wm_base) {
-		fprintf(stderr, "duet-input-probe: wl_compositor, wl_shm or xdg_wm_base missing\n");
-		return 1;
-	}
-	p.seat_registry = wl_display_get_registry(p.display);
-	wl_registry_add_listener(p.seat_registry, &registry_listener, &p);
-	if (wl_display_roundtrip(p.display) < 0 || !p.seats[0].seat) {
+	if (!p.seats[0].seat) {
 		fprintf(stderr, "duet-input-probe: no wl_seat\n");
 		return 1;
 	}
-	p.buffer = make_buffer(&p);
+	p.buffer = test_solid_buffer(p.g.shm, p.width, p.height, 0xff3060a0);
 	if (!p.buffer) {
 		perror("duet-input-probe: shm buffer");
 		return 1;

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "client-common.h"
-#include "xdg-shell-client-protocol.h"
 
 #define SIDE 256
 #define MAX_BUFFERS 16
@@ -35,11 +34,9 @@ struct mb_buffer {
 struct mb_app {
 	struct wl_display *display;
 	struct test_globals g;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct mb_buffer buffers[MAX_BUFFERS];
-	bool configured, frame_done;
+	bool frame_done;
 };
 
 static void buffer_release(void *data, struct wl_buffer *wl)
@@ -52,55 +49,13 @@ static const struct wl_buffer_listener buffer_listener = {
 	.release = buffer_release,
 };
 
-static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
-{
-	struct mb_app *app = data;
-	app->frame_done = true;
-	wl_callback_destroy(cb);
-}
-
-static const struct wl_callback_listener frame_listener = {
-	.done = frame_done,
-};
-
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
-                               struct wl_array *states)
-{
-}
-
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
-{
-	exit(0);
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct mb_app *app = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
-	app->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
 static bool make_buffers(struct mb_app *app, int n)
 {
 	size_t one = (size_t)SIDE * SIDE * 4;
-	int fd = test_create_memfd(one * (size_t)n);
-	if (fd < 0)
+	uint32_t *pixels;
+	struct wl_shm_pool *pool = test_shm_pool(app->g.shm, one * (size_t)n, &pixels, NULL);
+	if (!pool)
 		return false;
-	uint32_t *pixels = mmap(NULL, one * (size_t)n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		close(fd);
-		return false;
-	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(app->g.shm, fd, (int32_t)(one * (size_t)n));
 	for (int i = 0; i < n; i++) {
 		uint32_t colour = 0xff000000u | (uint32_t)(i * 0x1f) << 8;
 		for (size_t p = 0; p < (size_t)SIDE * SIDE; p++)
@@ -111,29 +66,18 @@ static bool make_buffers(struct mb_app *app, int n)
 	}
 	wl_shm_pool_destroy(pool);
 	munmap(pixels, one * (size_t)n);
-	close(fd);
 	return true;
 }
 
 static void commit_buffer(struct mb_app *app, int i, bool frame)
 {
-	wl_surface_attach(app->surface, app->buffers[i].wl, 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, SIDE, SIDE);
-	if (frame) {
-		struct wl_callback *cb = wl_surface_frame(app->surface);
-		wl_callback_add_listener(cb, &frame_listener, app);
-		app->frame_done = false;
-	}
+	struct wl_surface *surface = app->top.surface;
+	wl_surface_attach(surface, app->buffers[i].wl, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, SIDE, SIDE);
+	if (frame)
+		test_frame_request(surface, &app->frame_done);
 	app->buffers[i].busy = true;
-	wl_surface_commit(app->surface);
-}
-
-static bool wait_frame(struct mb_app *app)
-{
-	while (!app->frame_done)
-		if (wl_display_dispatch(app->display) < 0)
-			return false;
-	return true;
+	wl_surface_commit(surface);
 }
 
 static int count_released(struct mb_app *app, int from, int to)
@@ -159,33 +103,18 @@ int main(int argc, char **argv)
 		        MAX_BUFFERS - 1);
 		return 2;
 	}
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		fprintf(stderr, "duet-mailbox-client: cannot connect\n");
+	app.display = test_connect("duet-mailbox-client", &app.g, NULL);
+	if (!app.display)
 		return 1;
-	}
-	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
-	    !app.g.wm_base) {
-		fprintf(stderr, "duet-mailbox-client: missing globals\n");
-		return 1;
-	}
 	if (!make_buffers(&app, burst + 1)) {
 		fprintf(stderr, "duet-mailbox-client: cannot make buffers\n");
 		return 1;
 	}
-	app.surface = wl_compositor_create_surface(app.g.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_app_id(app.toplevel, "duet-mailbox");
-	wl_surface_commit(app.surface);
-	while (!app.configured)
-		if (wl_display_dispatch(app.display) < 0)
-			return 1;
+	if (!test_toplevel_map(app.display, &app.g, &app.top, "duet-mailbox"))
+		return 1;
 
 	commit_buffer(&app, 0, true);
-	if (!wait_frame(&app))
+	if (!test_frame_wait(app.display, &app.frame_done))
 		return 1;
 	printf("mapped\n");
 	fflush(stdout);
@@ -195,7 +124,7 @@ int main(int argc, char **argv)
 		commit_buffer(&app, i, i == burst);
 	printf("burst %d\n", burst);
 	fflush(stdout);
-	if (!wait_frame(&app))
+	if (!test_frame_wait(app.display, &app.frame_done))
 		return 1;
 	printf("shown %d\n", count_released(&app, 1, burst));
 	fflush(stdout);
@@ -210,11 +139,9 @@ int main(int argc, char **argv)
 	if (idle_frames > 0) {
 		sleep(1);
 		for (int i = 0; i < idle_frames; i++) {
-			struct wl_callback *cb = wl_surface_frame(app.surface);
-			wl_callback_add_listener(cb, &frame_listener, &app);
-			app.frame_done = false;
-			wl_surface_commit(app.surface);
-			if (!wait_frame(&app))
+			test_frame_request(app.top.surface, &app.frame_done);
+			wl_surface_commit(app.top.surface);
+			if (!test_frame_wait(app.display, &app.frame_done))
 				return 1;
 		}
 		printf("idle-frames %d\n", idle_frames);

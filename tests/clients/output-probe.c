@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "client-common.h"
@@ -162,15 +161,6 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	}
 }
 
-static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = registry_global,
-	.global_remove = registry_global_remove,
-};
-
 /* ---------------------------------------------------------- surface */
 
 static void surface_enter(void *data, struct wl_surface *s, struct wl_output *wl)
@@ -276,38 +266,14 @@ static const struct xdg_toplevel_listener toplevel_listener = {
 	.close = toplevel_close,
 };
 
-static struct wl_buffer *red_buffer(struct probe *p)
-{
-	size_t size = (size_t)WIDTH * HEIGHT * 4;
-	int fd = test_create_memfd(size);
-	if (fd < 0)
-		die("memfd");
-	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED)
-		die("mmap");
-	for (size_t i = 0; i < (size_t)WIDTH * HEIGHT; i++)
-		pixels[i] = RED;
-	munmap(pixels, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(p->g.shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, WIDTH, HEIGHT, WIDTH * 4,
-	                                                     WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	return buffer;
-}
-
 int main(void)
 {
 	struct probe p = { 0 };
 	snprintf(p.sync_name, sizeof(p.sync_name), "none");
-	p.display = wl_display_connect(NULL);
+	struct test_extra_globals outputs = { registry_global, &p };
+	p.display = test_connect("duet-output-probe", &p.g, &outputs);
 	if (!p.display)
-		die("cannot connect");
-	if (!test_bind_globals(p.display, &p.g) || !p.g.compositor || !p.g.shm || !p.g.wm_base)
-		die("missing globals");
-	struct wl_registry *registry = wl_display_get_registry(p.display);
-	wl_registry_add_listener(registry, &registry_listener, &p);
-	wl_display_roundtrip(p.display);
+		exit(2);
 	if (!p.xdg_output_manager || p.n_outputs == 0)
 		die("no wl_output v4 or zxdg_output_manager_v1");
 	for (int i = 0; i < p.n_outputs; i++) {
@@ -336,7 +302,10 @@ int main(void)
 	while (!p.configured)
 		if (wl_display_dispatch(p.display) < 0)
 			die("protocol error before the first configure");
-	wl_surface_attach(p.surface, red_buffer(&p), 0, 0);
+	struct wl_buffer *red = test_solid_buffer(p.g.shm, WIDTH, HEIGHT, RED);
+	if (!red)
+		die("shm buffer");
+	wl_surface_attach(p.surface, red, 0, 0);
 	redraw(&p);
 
 	struct pollfd fds[2] = {

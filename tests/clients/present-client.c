@@ -17,12 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "client-common.h"
 #include "presentation-time-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
 
 #define SIDE 256
 #define BUFFERS 2
@@ -31,13 +28,11 @@ struct pc_app {
 	struct wl_display *display;
 	struct test_globals g;
 	struct wp_presentation *presentation;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct wl_buffer *buffers[BUFFERS];
 	bool busy[BUFFERS];
 	uint32_t *pixels[BUFFERS];
-	bool configured, frame_done;
+	bool frame_done;
 	int presented, discarded;
 };
 
@@ -53,15 +48,6 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	if (strcmp(interface, wp_presentation_interface.name) == 0)
 		app->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 }
-
-static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = registry_global,
-	.global_remove = registry_global_remove,
-};
 
 static void presentation_clock_id(void *data, struct wp_presentation *p, uint32_t clock)
 {
@@ -119,55 +105,13 @@ static const struct wl_buffer_listener buffer_listener = {
 	.release = buffer_release,
 };
 
-static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
-{
-	struct pc_app *app = data;
-	app->frame_done = true;
-	wl_callback_destroy(cb);
-}
-
-static const struct wl_callback_listener frame_listener = {
-	.done = frame_done,
-};
-
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
-                               struct wl_array *states)
-{
-}
-
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
-{
-	exit(0);
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct pc_app *app = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
-	app->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
 static bool make_buffers(struct pc_app *app)
 {
 	size_t one = (size_t)SIDE * SIDE * 4;
-	int fd = test_create_memfd(one * BUFFERS);
-	if (fd < 0)
+	uint32_t *pixels;
+	struct wl_shm_pool *pool = test_shm_pool(app->g.shm, one * BUFFERS, &pixels, NULL);
+	if (!pool)
 		return false;
-	uint32_t *pixels = mmap(NULL, one * BUFFERS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		close(fd);
-		return false;
-	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(app->g.shm, fd, (int32_t)(one * BUFFERS));
 	for (int i = 0; i < BUFFERS; i++) {
 		app->pixels[i] = pixels + (size_t)i * SIDE * SIDE;
 		app->buffers[i] = wl_shm_pool_create_buffer(pool, (int32_t)(one * (size_t)i), SIDE,
@@ -175,7 +119,6 @@ static bool make_buffers(struct pc_app *app)
 		wl_buffer_add_listener(app->buffers[i], &buffer_listener, &app->busy[i]);
 	}
 	wl_shm_pool_destroy(pool);
-	close(fd);
 	return true;
 }
 
@@ -194,25 +137,20 @@ static bool draw_frame(struct pc_app *app, int i)
 	                  (uint32_t)(200 - (i * 31) % 160) << 8 | 0x80u;
 	for (size_t p = 0; p < (size_t)SIDE * SIDE; p++)
 		app->pixels[b][p] = colour;
-	wl_surface_attach(app->surface, app->buffers[b], 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, SIDE, SIDE);
+	struct wl_surface *surface = app->top.surface;
+	wl_surface_attach(surface, app->buffers[b], 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, SIDE, SIDE);
 	struct pc_feedback *fb = calloc(1, sizeof(*fb));
 	if (!fb)
 		return false;
 	fb->app = app;
 	fb->frame = i;
-	struct wp_presentation_feedback *f = wp_presentation_feedback(app->presentation,
-	                                                              app->surface);
+	struct wp_presentation_feedback *f = wp_presentation_feedback(app->presentation, surface);
 	wp_presentation_feedback_add_listener(f, &feedback_listener, fb);
-	struct wl_callback *cb = wl_surface_frame(app->surface);
-	wl_callback_add_listener(cb, &frame_listener, app);
-	app->frame_done = false;
+	test_frame_request(surface, &app->frame_done);
 	app->busy[b] = true;
-	wl_surface_commit(app->surface);
-	while (!app->frame_done)
-		if (wl_display_dispatch(app->display) < 0)
-			return false;
-	return true;
+	wl_surface_commit(surface);
+	return test_frame_wait(app->display, &app->frame_done);
 }
 
 int main(int argc, char **argv)
@@ -225,17 +163,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: duet-present-client [FRAMES: 1..100000]\n");
 		return 2;
 	}
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		fprintf(stderr, "duet-present-client: cannot connect\n");
+	struct test_extra_globals extra = { registry_global, &app };
+	app.display = test_connect("duet-present-client", &app.g, &extra);
+	if (!app.display)
 		return 1;
-	}
-	struct wl_registry *registry = wl_display_get_registry(app.display);
-	wl_registry_add_listener(registry, &registry_listener, &app);
-	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
-	    !app.g.wm_base || !app.presentation) {
-		fprintf(stderr, "duet-present-client: missing globals (wp_presentation: %s)\n",
-		        app.presentation ? "yes" : "no");
+	if (!app.presentation) {
+		fprintf(stderr, "duet-present-client: no wp_presentation\n");
 		return 1;
 	}
 	wp_presentation_add_listener(app.presentation, &presentation_listener, &app);
@@ -243,16 +176,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "duet-present-client: cannot make buffers\n");
 		return 1;
 	}
-	app.surface = wl_compositor_create_surface(app.g.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_app_id(app.toplevel, "duet-present");
-	wl_surface_commit(app.surface);
-	while (!app.configured)
-		if (wl_display_dispatch(app.display) < 0)
-			return 1;
+	if (!test_toplevel_map(app.display, &app.g, &app.top, "duet-present"))
+		return 1;
 
 	for (int i = 0; i < frames; i++)
 		if (!draw_frame(&app, i))

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "client-common.h"
 #include "xdg-shell-client-protocol.h"
@@ -77,23 +76,16 @@ static bool buffer_init(struct pattern_app *app, struct pattern_buffer *buffer, 
 {
 	int stride = w * 4;
 	size_t size = (size_t)stride * (size_t)h;
-	int fd = test_create_memfd(size);
-	if (fd < 0) {
-		fprintf(stderr, "duet-test-pattern: memfd: %s\n", strerror(errno));
+	uint32_t *pixels;
+	struct wl_shm_pool *pool = test_shm_pool(app->g.shm, size, &pixels, NULL);
+	if (!pool) {
+		fprintf(stderr, "duet-test-pattern: shm pool: %s\n", strerror(errno));
 		return false;
 	}
-	void *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		fprintf(stderr, "duet-test-pattern: mmap: %s\n", strerror(errno));
-		close(fd);
-		return false;
-	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(app->g.shm, fd, (int32_t)size);
 	buffer->wl = wl_shm_pool_create_buffer(pool, 0, w, h, stride, WL_SHM_FORMAT_XRGB8888);
 	wl_buffer_add_listener(buffer->wl, &buffer_listener, buffer);
 	/* The buffer keeps the pool's memory alive on the server side. */
 	wl_shm_pool_destroy(pool);
-	close(fd);
 
 	buffer->app = app;
 	buffer->pixels = pixels;
@@ -297,16 +289,9 @@ int main(int argc, char **argv)
 	/* Tests read our stdout through a pipe while we run. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	app.display = wl_display_connect(NULL);
-	if (!app.display) {
-		fprintf(stderr, "duet-test-pattern: cannot connect to a Wayland display\n");
+	app.display = test_connect("duet-test-pattern", &app.g, NULL);
+	if (!app.display)
 		return 1;
-	}
-	if (!test_bind_globals(app.display, &app.g) || !app.g.compositor || !app.g.shm ||
-	    !app.g.wm_base) {
-		fprintf(stderr, "duet-test-pattern: wl_compositor v4, wl_shm or xdg_wm_base missing\n");
-		return 1;
-	}
 	app.want_width = app.default_width;
 	app.want_height = app.default_height;
 

@@ -33,7 +33,6 @@
 struct conn {
 	struct wl_display *display;
 	struct test_globals g;
-	struct wl_registry *registry;          /* for what test_globals lacks */
 	struct wl_compositor *compositor5;      /* wl_surface.offset needs v5 */
 	struct wp_presentation *presentation;
 	struct wl_seat *seat;
@@ -224,27 +223,15 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		c->seat = own(c, wl_registry_bind(registry, name, &wl_seat_interface, 1));
 }
 
-static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = registry_global,
-	.global_remove = registry_global_remove,
-};
-
 static void conn_open(struct conn *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->display = wl_display_connect(NULL);
+	struct test_extra_globals extra = { registry_global, c };
+	c->display = test_connect("duet-wl-probe", &c->g, &extra);
 	if (!c->display)
-		die("cannot connect to a Wayland display");
-	if (!test_bind_globals(c->display, &c->g) || !c->g.compositor || !c->g.shm ||
-	    !c->g.wm_base || !c->g.subcompositor)
-		die("wl_compositor, wl_subcompositor, wl_shm or xdg_wm_base missing");
-	c->registry = own(c, wl_display_get_registry(c->display));
-	wl_registry_add_listener(c->registry, &registry_listener, c);
-	roundtrip(c);
+		exit(2);
+	if (!c->g.subcompositor)
+		die("no wl_subcompositor");
 }
 
 /* Frees every proxy of the connection (client side only: the connection
@@ -267,21 +254,17 @@ static struct wl_buffer *make_buffer(struct conn *c, int w, int h, const uint32_
                                      int n)
 {
 	size_t size = (size_t)w * (size_t)h * 4;
-	int fd = test_create_memfd(size);
-	if (fd < 0)
-		die("memfd");
-	uint32_t *px = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (px == MAP_FAILED)
-		die("mmap");
+	uint32_t *px;
+	struct wl_shm_pool *pool = test_shm_pool(c->g.shm, size, &px, NULL);
+	if (!pool)
+		die("shm pool");
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++)
 			px[y * w + x] = n == 4 ? colours[(y >= h / 2) * 2 + (x >= w / 2)] : colours[0];
 	munmap(px, size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(c->g.shm, fd, (int32_t)size);
 	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
 	                                                     WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
-	close(fd);
 	return own(c, buffer);
 }
 

@@ -17,7 +17,6 @@ DUET_KMS_GUEST=1 (the emulated KMS guest) makes every wait longer.
 """
 
 import collections
-import json
 import os
 import re
 import secrets
@@ -30,9 +29,11 @@ import time
 import traceback
 
 import pngread
+from duet_bench import procs
 from duet_launch import proc as launch_proc
 from duet_launch import reaper
 from duet_launch import stack as launch_stack
+from duet_launch import traces
 
 SKIP_STATUS = 77  # meson's "skipped"
 
@@ -410,19 +411,48 @@ class Session:
                               % (app_id, pid, timeout, seen))
             time.sleep(0.1)
 
+    def wait_client_shown(self, proc, name, look, bg, margin=0, exits=False, timeout=30,
+                          pause=0.3, window_timeout=10, shoot=None):
+        """Animated or slow-starting clients: takes proc's window and a
+        screenshot (shoot(), or screenshot(name)) until look(img, win)
+        passes and all beyond margin of the window is background, or
+        timeout seconds have passed (then its last Failure). Returns the
+        window and what look returned. A client that exits fails at once,
+        unless exits (it may end by itself)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if not exits and not proc.alive():
+                raise Failure("%s exited (%s) early; stderr:\n%s"
+                              % (name, proc.popen.poll(), proc.stderr_tail()))
+            win = self.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=window_timeout)
+            img = shoot() if shoot else self.screenshot(name)
+            try:
+                what = look(img, win)
+                check_outside_is_background(img, win, bg, margin=margin)
+                return win, what
+            except Failure:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+
     def screenshot(self, label="shot"):
         """Syncs, takes a screenshot and decodes it."""
         self.sync()
         self._shot += 1
         path = os.path.join(self.workdir, "%02d-%s.png" % (self._shot, label))
         self.testctl("screenshot", path)
+        return self._read_screenshot(path, "output")
+
+    def _read_screenshot(self, path, what):
+        """The screenshot at path, checked to be a PNG the size of the
+        session's what (output, screen)."""
         try:
             img = pngread.read(path)
         except (OSError, ValueError) as e:
             raise Failure("screenshot %s is not a valid PNG: %s" % (path, e))
         w, h = (int(v) for v in self.size.split("x"))
         check((img.width, img.height) == (w, h),
-              "screenshot is %dx%d, output is %s" % (img.width, img.height, self.size))
+              "screenshot is %dx%d, %s is %s" % (img.width, img.height, what, self.size))
         return img
 
     def background(self):
@@ -593,14 +623,7 @@ class XSession(Session):
         self._shot += 1
         path = os.path.join(self.workdir, "%02d-%s-%s.png" % (self._shot, label, source))
         self.xctl("screenshot" if source == "wm" else "grab", path)
-        try:
-            img = pngread.read(path)
-        except (OSError, ValueError) as e:
-            raise Failure("screenshot %s is not a valid PNG: %s" % (path, e))
-        w, h = (int(v) for v in self.size.split("x"))
-        check((img.width, img.height) == (w, h),
-              "screenshot is %dx%d, screen is %s" % (img.width, img.height, self.size))
-        return img
+        return self._read_screenshot(path, "screen")
 
     def screenshot_until(self, test, label="shot", timeout=10, source=None):
         """Screenshots until test(img) passes (returns its value); a frame
@@ -655,17 +678,7 @@ def clip_rect(img, win, margin=0):
 def read_trace(path):
     """The JSON-lines trace at path as a list of events (none if it is not
     there yet; a line cut short by a writer still at it is skipped)."""
-    events = []
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    events.append(json.loads(line))
-                except ValueError:
-                    pass
-    except FileNotFoundError:
-        pass
-    return events
+    return traces.JsonLines(path).read()
 
 
 def strace_path():
@@ -686,27 +699,12 @@ class Strace:
                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # strace says nothing when it has attached; its tracees' status does.
         deadline = time.monotonic() + 10
-        while not self._attached(pid):
+        while not procs.traced(pid):
             check(time.monotonic() < deadline, "strace did not attach to pid %d" % pid)
             if self.popen.poll() is not None:
                 raise Failure("strace exited: %s"
                           % self.popen.stderr.read().decode(errors="replace"))
             time.sleep(0.02)
-
-    @staticmethod
-    def _attached(pid):
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            return False
-        for tid in tids:
-            try:
-                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
-                    if not re.search(r"^TracerPid:\s*[1-9]", f.read(), re.M):
-                        return False
-            except OSError:
-                return False
-        return True
 
     def stop(self):
         self.popen.send_signal(2)

@@ -7,7 +7,6 @@ usage: test_clients.py simple-shm|simple-egl|foot|glmark2|elementary
 
 import os
 import sys
-import time
 
 import duet
 from duet import check
@@ -78,21 +77,8 @@ def test():
         duet.log("window %r" % (win,))
         # Animated or slow-starting clients: retry until the frame on
         # screen passes, or time runs out.
-        deadline = time.monotonic() + 30
-        while True:
-            if not exits and not proc.alive():
-                raise duet.Failure("%s exited (%s) early; stderr:\n%s"
-                                   % (name, proc.popen.poll(), proc.stderr_tail()))
-            win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=10)
-            img = s.screenshot(name)
-            try:
-                what = pixel_check(img, win, bg)
-                duet.check_outside_is_background(img, win, bg, margin=DECORATION_MARGIN)
-                break
-            except duet.Failure:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
+        win, what = s.wait_client_shown(proc, name, lambda img, win: pixel_check(img, win, bg), bg,
+                                        margin=DECORATION_MARGIN, exits=exits)
         duet.log("%s: %s in its %dx%d window" % (name, what, win.w, win.h))
         if exits:
             status = proc.wait(60)

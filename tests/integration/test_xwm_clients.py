@@ -7,7 +7,6 @@ usage: test_xwm_clients.py xterm|glmark2|elementary
 
 import os
 import sys
-import time
 
 import duet
 from duet import check
@@ -60,24 +59,10 @@ def test():
         win = s.wait_window(pred=ours, timeout=40)
         duet.log("managed: %r" % (win,))
         # Animated or slow-starting clients: retry until the composited
-        # frame passes, or time runs out.
-        deadline = time.monotonic() + 30
-        while True:
-            if not exits and not proc.alive():
-                raise duet.Failure("%s exited (%s) early; stderr:\n%s"
-                                   % (name, proc.popen.poll(), proc.stderr_tail()))
-            win = s.wait_window(pred=ours, timeout=10)
-            img = s.screenshot(name)
-            try:
-                what = pixel_check(img, win, bg)
-                # No decorations on either stack: beyond the window's own
-                # rectangle the screen is background.
-                duet.check_outside_is_background(img, win, bg)
-                break
-            except duet.Failure:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
+        # frame passes, or time runs out. No decorations on either stack:
+        # beyond the window's own rectangle the screen is background.
+        win, what = s.wait_client_shown(proc, name, lambda img, win: pixel_check(img, win, bg), bg,
+                                        exits=exits)
         duet.log("%s: %s in its %dx%d window at %d,%d"
                  % (name, what, win.w, win.h, win.x, win.y))
         check(win.focused == 1, "%s's window is not focused: %r" % (name, s.windows()))

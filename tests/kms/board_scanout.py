@@ -64,13 +64,17 @@ def patient(session):
     return session
 
 
+def shot_name(name):
+    return "kms-%s.png" % name
+
+
 def shoot(s, outdir, name):
     """A screenshot of what is scanned out now, kept as OUTDIR/kms-NAME.png."""
     s.sync()
-    path = os.path.join(outdir, "kms-%s.png" % name)
+    path = os.path.join(outdir, shot_name(name))
     s.testctl("screenshot", path, timeout=30 * PATIENCE)
     try:
-        return pngread.read(path), os.path.basename(path)
+        return pngread.read(path)
     except (OSError, ValueError) as e:
         raise duet.Failure("screenshot %s is not a valid PNG: %s" % (path, e))
 
@@ -80,21 +84,11 @@ def show(s, outdir, backend, bg, name, argv, pixel_check, min_non_bg=0.5, min_co
     its pixels (and only there); returns the report line."""
     env = {"XDG_CONFIG_HOME": os.path.join(s.workdir, "config"), "HOME": s.workdir}
     proc = s.client(argv, name=name, env=env)
-    deadline = time.monotonic() + 90 * PATIENCE
     try:
-        while True:
-            check(proc.alive(), "%s exited (%s); stderr:\n%s"
-                  % (name, proc.popen.poll(), proc.stderr_tail()))
-            win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=60 * PATIENCE)
-            img, png = shoot(s, outdir, name)
-            try:
-                what = pixel_check(img, win, bg, min_non_bg, min_colors)
-                duet.check_outside_is_background(img, win, bg, margin=64)
-                break
-            except duet.Failure:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5 * PATIENCE)
+        win, what = s.wait_client_shown(
+            proc, name, lambda img, win: pixel_check(img, win, bg, min_non_bg, min_colors), bg,
+            margin=64, timeout=90 * PATIENCE, pause=0.5 * PATIENCE,
+            window_timeout=60 * PATIENCE, shoot=lambda: shoot(s, outdir, name))
     finally:
         proc.stop()
     # The next client starts on an empty screen.
@@ -103,7 +97,7 @@ def show(s, outdir, backend, bg, name, argv, pixel_check, min_non_bg=0.5, min_co
         check(time.monotonic() < deadline, "%s's window stayed after it was stopped" % name)
         time.sleep(0.1)
     return "pass: %s on the %s scanout: %s in its %dx%d window at %d,%d (%s)" % (
-        name, backend, what, win.w, win.h, win.x, win.y, png)
+        name, backend, what, win.w, win.h, win.x, win.y, shot_name(name))
 
 
 def clients():
@@ -134,7 +128,7 @@ def run(outdir, backend):
                 if backend == "drm":
                     s.wait_log("modesetting", timeout=60 * PATIENCE)
                 check(not s.windows(), "screen not empty before any client")
-                img, _ = shoot(s, outdir, "empty")
+                img = shoot(s, outdir, "empty")
                 bg = img.pixel(0, 0)
                 bad = img.count_outside_not(bg, (0, 0, 0, 0))
                 check(bad == 0, "the empty screen is not one colour: %d pixels differ from %r"

@@ -193,20 +193,9 @@ def test_client():
                "HOME": s.workdir}
         proc = s.client([client_bin, "--drm-render-node=" + card], name="simple-dmabuf-egl",
                         env=env)
-        deadline = time.monotonic() + 90
-        while True:
-            check(proc.alive(), "weston-simple-dmabuf-egl exited (%s); stderr:\n%s"
-                  % (proc.popen.poll(), proc.stderr_tail()))
-            win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=60)
-            img = s.screenshot("simple-dmabuf-egl")
-            try:
-                what = corners_upright(img, win, bg, 0.3, 2)
-                duet.check_outside_is_background(img, win, bg, margin=64)
-                break
-            except duet.Failure:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
+        win, what = s.wait_client_shown(
+            proc, "simple-dmabuf-egl", lambda img, win: corners_upright(img, win, bg, 0.3, 2),
+            bg, margin=64, timeout=90, pause=0.5, window_timeout=60)
         duet.log("simple-dmabuf-egl on the scanout: %s in its %dx%d window"
                  % (what, win.w, win.h))
         s.wait_log("linux-dmabuf: imported")

@@ -159,20 +159,9 @@ def show_client(s, bg, name, argv, pixel_check, min_non_bg=0.5, min_colors=16, e
     e = {"XDG_CONFIG_HOME": os.path.join(s.workdir, "config"), "HOME": s.workdir}
     e.update(env or {})
     proc = s.client(argv, name=name, env=e)
-    deadline = time.monotonic() + 90
-    while True:
-        check(proc.alive(), "%s exited (%s); stderr:\n%s"
-              % (name, proc.popen.poll(), proc.stderr_tail()))
-        win = s.wait_window(pred=lambda w: w.pid in (0, proc.pid), timeout=60)
-        img = s.screenshot(name)
-        try:
-            what = pixel_check(img, win, bg, min_non_bg, min_colors)
-            duet.check_outside_is_background(img, win, bg, margin=64)
-            break
-        except duet.Failure:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+    win, what = s.wait_client_shown(
+        proc, name, lambda img, win: pixel_check(img, win, bg, min_non_bg, min_colors), bg,
+        margin=64, timeout=90, pause=0.5, window_timeout=60)
     duet.log("%s on the scanout: %s in its %dx%d window" % (name, what, win.w, win.h))
     proc.stop()
     # The next client starts on an empty screen.

@@ -3,17 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "hints.h"
-
-static int failures;
-
-#define CHECK(cond)                                                             \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                             \
-		}                                                               \
-	} while (0)
 
 /* WM_SIZE_HINTS flags */
 enum { MIN = 1 << 4, MAX = 1 << 5, INC = 1 << 6, BASE = 1 << 8 };
@@ -173,10 +164,5 @@ int main(void)
 	test_wm_hints();
 	test_atoms_and_state();
 	test_text();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	puts("all hint checks passed");
-	return 0;
+	return check_finish("all hint checks passed");
 }

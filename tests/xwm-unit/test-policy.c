@@ -4,17 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "model.h"
-
-static int failures;
-
-#define CHECK(cond)                                                             \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                             \
-		}                                                               \
-	} while (0)
 
 /* ---------------------------------------------- stubs of the X side */
 
@@ -263,10 +254,5 @@ int main(void)
 	test_activate_minimize();
 	test_maximize_fullscreen();
 	test_resize_configure();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	puts("all policy checks passed");
-	return 0;
+	return check_finish("all policy checks passed");
 }

@@ -5,17 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "model.h"
-
-static int failures;
-
-#define CHECK(cond)                                                             \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                             \
-		}                                                               \
-	} while (0)
 
 #define N 1000
 
@@ -73,10 +64,5 @@ static void test_lookup(void)
 int main(void)
 {
 	test_lookup();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("wintable: all checks passed\n");
-	return 0;
+	return check_finish("wintable: all checks passed");
 }
