@@ -148,6 +148,22 @@ def thread_ids(pid):
         return []
 
 
+def traced(pid):
+    """Whether every thread of pid has a tracer (an attached strace)."""
+    tids = thread_ids(pid)
+    if not tids:
+        return False
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("TracerPid:") and line.split()[1] == "0":
+                        return False
+        except OSError:
+            pass
+    return True
+
+
 def where(pid):
     """One line per thread of pid: tid, name, state, the kernel function it
     sleeps in (wchan) and its current system call (/proc's syscall: number
