@@ -496,7 +496,7 @@ class Bench:
             # then does not depend on which experiments ran before it (in
             # the KMS guest, Xorg + openbox + xcompmgr right after the
             # concurrent experiment never mapped the straced app's window).
-            self.run_in_stack(name, 60, [strace_job], stack_class=ipc.StraceStack)
+            self.run_in_stack(name, 60, [strace_job])
         for e in now:
             if e.run_stacks:
                 e.run_stacks(self, name, self.timing_job(e, name))

@@ -5,7 +5,7 @@ Three counters, each in its own run of the same scenario:
   - the in-process counter (bench/ipc-count.c, LD_PRELOAD) in every
     process of the stack and in the app, dumped on a signal at the start
     and the end of the measured interval;
-  - strace running the stack's processes and the app, per
+  - strace attached to the stack's processes and running the app, per
     syscall, per thread, with each Unix socket's peer found from
     /proc/PID/fd and strace's -yy inode pairs;
   - protocol messages: duet-compositor's protocol log, duet-xwm's, weston's
@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import time
 
 from duet_bench import procs, stacks
@@ -589,74 +590,67 @@ STRACE_LINE = re.compile(r"^(\d+\.\d+) (\w+)\((?:(\d+)(?:<([^\[>:]*)(?::\[(\d+)(
 RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
 
 
-def strace_argv(strace, prefix):
-    """strace on a command it starts, one file per thread (PREFIX.TID).
-    --seccomp-bpf: the traced process stops only at the calls counted.
-    Without it every call of every thread stops it, llvmpipe's futexes
-    included: in the emulated KMS guest a straced launch of Xorg + duet-xwm
-    took 17 s with the stack attached (-p, where strace cannot filter) and
-    the app unfiltered, 5 s with the app filtered, 6 s with no strace."""
-    return [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e", "trace=" + STRACE_CALLS,
-            "-ff", "-o", prefix]
-
-
-class StraceStack(stacks.Stack):
-    """A stack whose every process runs under strace from its start
-    (strace_launch's): filtered by --seccomp-bpf, which an attach cannot
-    have. -DD: the tracer is a grandchild in a group of its own, so the
-    process spawned is the server itself (its pid, its group's signals)
-    and the tracer outlives it. A tracee whose tracer has gone gets ENOSYS
-    from every filtered call, so the tracer must never be stopped first:
-    it leaves when its tracees have."""
-
-    def spawn(self, role, argv, env, **kw):
-        strace = shutil.which("strace")
-        if not strace:
-            raise stacks.StackError("strace is not installed (Debian package strace)")
-        child = super().spawn(role, strace_argv(strace, os.path.join(self.dir, "strace")) +
-                              ["-DD", "--"] + list(argv), env, **kw)
-        self.commands[role] = list(argv)
-        return child
-
-
 def strace_launch(ctx, stack, strace, counting=None):
-    """One launch with strace on every stack process (a StraceStack) and
-    on the app. With counting (a Counting of a stack started with the
-    counter), the in-process counter counts the stack's processes over
-    the same interval, so the two can be compared call for call."""
-    if not isinstance(stack, StraceStack):
-        raise TypeError("strace_launch needs a StraceStack")
+    """One launch with strace on every stack process and on the app. With
+    counting (a Counting of a stack started with the counter), the
+    in-process counter counts the stack's processes over the same
+    interval, so the two can be compared call for call."""
     pids = stack.pids()
-    app_prefix = os.path.join(stack.dir, "strace-app")
-    base = counting.baseline() if counting else None
-    t_start = time.time()
-    app_strace = strace_argv(strace, app_prefix) + ["--"]
-    run = AppRun(ctx, stack, app_strace + app_argv(ctx, stack, "launch", "--stay"))
+    prefix = os.path.join(stack.dir, "strace")
+    argv = [strace, "-f", "-qq", "-yy", "-ttt", "-e", "trace=" + STRACE_CALLS, "-ff", "-o",
+            prefix]
+    for pid in pids.values():
+        argv += ["-p", str(pid)]
+    tracer = proc.Child("strace", argv, dict(os.environ),
+                         log_path=os.path.join(stack.dir, "strace.log"))
     try:
-        if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
-            raise AppFailed("duet-launch under strace %s:\n%s\n%s"
-                            % (run.exit_status(), run.log_tail(),
-                               _strace_stuck(stack.dir, dict(pids, app=run.pid))))
-        t_end = time.time()
-        kids = procs.descendants(run.pid)
-        app_pid = kids[0] if kids else None
-        counted = counting.measure(base, app_pid, app_counted=False) if counting else None
-        all_pids = dict(pids, app=app_pid)
-        tid_owner = {}
-        inode_owner = {}
-        for role, pid in all_pids.items():
-            if pid is None:
-                continue
-            for tid in procs.thread_ids(pid):
-                tid_owner[tid] = role
-            for ino in procs.socket_inodes(pid):
-                inode_owner[ino] = role
+        deadline = time.monotonic() + 10
+        while not all(procs.traced(p) for p in pids.values()):
+            if time.monotonic() > deadline or not tracer.alive():
+                raise AppFailed("strace could not attach (%s):\n%s"
+                                % (tracer.status(), tracer.log_tail()))
+            time.sleep(0.02)
+        app_prefix = os.path.join(stack.dir, "strace-app")
+        base = counting.baseline() if counting else None
+        t_start = time.time()
+        # --seccomp-bpf: the app, started under strace, stops only at the
+        # calls counted. Without it every call of every thread stops it,
+        # llvmpipe's futexes included: in the emulated KMS guest that made
+        # a straced launch 17 s where it takes 5 s with it and 6 s with no
+        # strace at all (Xorg + duet-xwm, 2026-11-28), and openbox's 284 s.
+        # The stack's processes are attached (-p), where strace cannot
+        # filter; what either writes is the same.
+        strace_argv = [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e",
+                    "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
+        run = AppRun(ctx, stack, strace_argv + app_argv(ctx, stack, "launch", "--stay"))
+        try:
+            if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
+                raise AppFailed("duet-launch under strace %s:\n%s\n%s"
+                                % (run.exit_status(), run.log_tail(),
+                                   _strace_stuck(stack.dir, dict(pids, app=run.pid))))
+            t_end = time.time()
+            kids = procs.descendants(run.pid)
+            app_pid = kids[0] if kids else None
+            counted = counting.measure(base, app_pid, app_counted=False) if counting else None
+            all_pids = dict(pids, app=app_pid)
+            tid_owner = {}
+            inode_owner = {}
+            for role, pid in all_pids.items():
+                if pid is None:
+                    continue
+                for tid in procs.thread_ids(pid):
+                    tid_owner[tid] = role
+                for ino in procs.socket_inodes(pid):
+                    inode_owner[ino] = role
+        finally:
+            run.stop()
     finally:
-        run.stop()
-        # The tracers write a call when it returns: a thread blocked in poll
-        # at first_frame is written once the stack stops. This stack is the
-        # launch's own.
-        stack.stop()
+        tracer.signal(signal.SIGINT)  # detach
+        try:
+            tracer.popen.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        tracer.stop()
     per = {}
     for name in os.listdir(stack.dir):
         if not (name.startswith("strace.") or name.startswith("strace-app.")):
@@ -688,9 +682,7 @@ def strace_launch(ctx, stack, strace, counting=None):
         p["study_style"] = sum(v["unix"] for c, v in p["per_call"].items() if c in STUDY_CALLS)
         p["waits"] = sum(v["all"] for c, v in p["per_call"].items() if c in WAIT_CALLS)
     out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
-           "command": " ".join(strace_argv(strace, os.path.join(stack.dir, "strace")) +
-                               ["-DD", "--", "STACK-PROCESS"]),
-           "app_command": " ".join(app_strace),
+           "command": " ".join(argv), "app_command": " ".join(strace_argv),
            "seconds": round(t_end - t_start, 3)}
     if counting:
         out["counter"] = counted

@@ -63,10 +63,10 @@ class Ctx:
     def fault_hook(self, *args):
         pass
 
-    def stack(self, name, refresh=60, cls=stacks.Stack):
+    def stack(self, name, refresh=60):
         cdir = tempfile.mkdtemp(prefix="count-", dir=self.workdir)
         env = dict(self.base_env, **ipc.counting_server_env(name))
-        return cls(name, self.workdir, env, refresh=refresh, counting=cdir).start()
+        return stacks.Stack(name, self.workdir, env, refresh=refresh, counting=cdir).start()
 
 
 def within(a, b, tol):
@@ -81,7 +81,7 @@ def test_agree(ctx):
         if stacks.missing(name):
             print("info: %s skipped: %s" % (name, stacks.missing(name)))
             continue
-        st = ctx.stack(name, cls=ipc.StraceStack)
+        st = ctx.stack(name)
         try:
             mark = ipc.server_debug_mark(st)
             res = ipc.strace_launch(ctx, st, strace, counting=ipc.Counting(ctx, st))
