@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "duet-list.h"
 #include "render.h"
 
 /* Positions and sizes beyond +-2^29 are not drawn, so that a position
@@ -35,15 +36,6 @@ static inline bool render_little_endian(void)
 /* render_egl_has_extension, minus what $DUET_RENDER_DISABLE names. */
 bool render_usable_extension(const struct render_egl *egl, const char *name);
 
-/* Intrusive doubly linked list, so that render/ needs nothing from Wayland. */
-struct render_link {
-	struct render_link *prev, *next;
-};
-void render_link_init(struct render_link *head);
-void render_link_insert_after(struct render_link *pos, struct render_link *elm);
-void render_link_remove(struct render_link *elm);
-#define render_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 struct render_egl {
 	EGLDisplay display;
@@ -213,7 +205,7 @@ struct renderer {
 	void *scratch;
 	size_t scratch_size;
 
-	struct render_link scenes; /* render_scene.link */
+	struct duet_list scenes; /* render_scene.link */
 
 	/* State between render_begin and render_end; target is NULL when
 	 * begin refused the target (draws then do nothing). */
@@ -249,6 +241,6 @@ struct render_texture {
 
 /* Called by render_texture_destroy so no node keeps a dangling pointer. */
 void render_scene_forget_texture(struct render_scene *s, struct render_texture *tex);
-struct render_scene *render_scene_from_link(struct render_link *link);
+struct render_scene *render_scene_from_link(struct duet_list *link);
 
 #endif

@@ -15,7 +15,7 @@ struct renderer *render_renderer_alloc(const struct render_engine *engine,
 		return NULL;
 	r->engine = engine;
 	r->egl = egl;
-	render_link_init(&r->scenes);
+	duet_list_init(&r->scenes);
 	pixman_region32_init(&r->clip);
 	r->program = -1;
 	return r;

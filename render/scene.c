@@ -11,23 +11,23 @@
 
 struct render_scene_view {
 	struct render_scene *scene;
-	struct render_link link;  /* render_scene.views */
+	struct duet_list link;  /* render_scene.views */
 	int x, y, width, height;  /* scene coordinates */
 	pixman_region32_t damage; /* scene coordinates, within the view, not yet repainted */
 };
 
 struct render_scene {
 	struct renderer *renderer;
-	struct render_link link; /* renderer.scenes */
+	struct duet_list link; /* renderer.scenes */
 	uint32_t background;
-	struct render_link nodes; /* bottom first: nodes.next is the lowest */
+	struct duet_list nodes; /* bottom first: nodes.next is the lowest */
 	struct render_scene_view self; /* 0,0 at the scene's size (render_scene_paint) */
-	struct render_link views;      /* self and render_scene_view_create's */
+	struct duet_list views;      /* self and render_scene_view_create's */
 };
 
 struct render_node {
 	struct render_scene *scene;
-	struct render_link link;
+	struct duet_list link;
 	struct render_texture *tex;
 	bool visible;
 	int x, y;
@@ -40,14 +40,14 @@ struct render_node {
 	pixman_region32_t paint_clip; /* scratch of render_scene_paint */
 };
 
-struct render_scene *render_scene_from_link(struct render_link *link)
+struct render_scene *render_scene_from_link(struct duet_list *link)
 {
-	return render_container_of(link, struct render_scene, link);
+	return duet_container_of(link, struct render_scene, link);
 }
 
-static struct render_node *node_from_link(struct render_link *link)
+static struct render_node *node_from_link(struct duet_list *link)
 {
-	return render_container_of(link, struct render_node, link);
+	return duet_container_of(link, struct render_node, link);
 }
 
 static void node_size(const struct render_node *n, int *w, int *h)
@@ -98,9 +98,9 @@ static bool node_shown(const struct render_node *n)
 	return n->visible && n->tex && w > 0 && h > 0 && n->alpha > 0.0f;
 }
 
-static struct render_scene_view *view_from_link(struct render_link *link)
+static struct render_scene_view *view_from_link(struct duet_list *link)
 {
-	return render_container_of(link, struct render_scene_view, link);
+	return duet_container_of(link, struct render_scene_view, link);
 }
 
 /* Damage in scene coordinates goes to every view it falls in. */
@@ -109,7 +109,7 @@ static void scene_add_damage(struct render_scene *s, const pixman_region32_t *da
 	pixman_region32_t part;
 
 	pixman_region32_init(&part);
-	for (struct render_link *l = s->views.next; l != &s->views; l = l->next) {
+	for (struct duet_list *l = s->views.next; l != &s->views; l = l->next) {
 		struct render_scene_view *v = view_from_link(l);
 		pixman_region32_intersect_rect(&part, (pixman_region32_t *)damage, v->x, v->y,
 		                               (unsigned)v->width, (unsigned)v->height);
@@ -171,14 +171,14 @@ struct render_scene *render_scene_create(struct renderer *r, int width, int heig
 		return NULL;
 	s->renderer = r;
 	s->background = background_argb;
-	render_link_init(&s->nodes);
-	render_link_init(&s->views);
+	duet_list_init(&s->nodes);
+	duet_list_init(&s->views);
 	s->self.scene = s;
 	s->self.width = width;
 	s->self.height = height;
 	pixman_region32_init_rect(&s->self.damage, 0, 0, (unsigned)width, (unsigned)height);
-	render_link_insert_after(&s->views, &s->self.link);
-	render_link_insert_after(&r->scenes, &s->link);
+	duet_list_insert_after(&s->views, &s->self.link);
+	duet_list_insert_after(&r->scenes, &s->link);
 	return s;
 }
 
@@ -195,7 +195,7 @@ struct render_scene_view *render_scene_view_create(struct render_scene *s, int x
 	v->width = width;
 	v->height = height;
 	pixman_region32_init_rect(&v->damage, x, y, (unsigned)width, (unsigned)height);
-	render_link_insert_after(s->views.prev, &v->link);
+	duet_list_insert_after(s->views.prev, &v->link);
 	return v;
 }
 
@@ -203,7 +203,7 @@ void render_scene_view_destroy(struct render_scene_view *v)
 {
 	if (!v)
 		return;
-	render_link_remove(&v->link);
+	duet_list_remove(&v->link);
 	pixman_region32_fini(&v->damage);
 	free(v);
 }
@@ -221,7 +221,7 @@ bool render_scene_view_has_damage(const struct render_scene_view *v)
 
 static void node_free(struct render_node *n)
 {
-	render_link_remove(&n->link);
+	duet_list_remove(&n->link);
 	pixman_region32_fini(&n->opaque);
 	pixman_region32_fini(&n->paint_clip);
 	free(n);
@@ -236,19 +236,19 @@ void render_scene_destroy(struct render_scene *s)
 	while (s->views.next != &s->views) {
 		struct render_scene_view *v = view_from_link(s->views.next);
 		if (v == &s->self) {
-			render_link_remove(&v->link);
+			duet_list_remove(&v->link);
 			pixman_region32_fini(&v->damage);
 		} else {
 			render_scene_view_destroy(v);
 		}
 	}
-	render_link_remove(&s->link);
+	duet_list_remove(&s->link);
 	free(s);
 }
 
 void render_scene_forget_texture(struct render_scene *s, struct render_texture *tex)
 {
-	for (struct render_link *l = s->nodes.next; l != &s->nodes; l = l->next) {
+	for (struct duet_list *l = s->nodes.next; l != &s->nodes; l = l->next) {
 		struct render_node *n = node_from_link(l);
 		if (n->tex == tex)
 			render_node_set_texture(n, NULL);
@@ -265,7 +265,7 @@ struct render_node *render_node_create(struct render_scene *s)
 	n->alpha = 1.0f;
 	pixman_region32_init(&n->opaque);
 	pixman_region32_init(&n->paint_clip);
-	render_link_insert_after(s->nodes.prev, &n->link);
+	duet_list_insert_after(s->nodes.prev, &n->link);
 	return n;
 }
 
@@ -389,10 +389,10 @@ void render_node_damage(struct render_node *n, const pixman_region32_t *damage)
 	pixman_region32_fini(&r);
 }
 
-static void node_restack(struct render_node *n, struct render_link *after)
+static void node_restack(struct render_node *n, struct duet_list *after)
 {
-	render_link_remove(&n->link);
-	render_link_insert_after(after, &n->link);
+	duet_list_remove(&n->link);
+	duet_list_insert_after(after, &n->link);
 	node_damage_shown(n);
 }
 
@@ -420,8 +420,8 @@ void render_node_place_below(struct render_node *n, struct render_node *sibling)
 	if (n == sibling || sibling->scene != n->scene || n->link.next == &sibling->link)
 		return;
 	/* Removing n first keeps sibling->link.prev valid as the anchor. */
-	render_link_remove(&n->link);
-	render_link_insert_after(sibling->link.prev, &n->link);
+	duet_list_remove(&n->link);
+	duet_list_insert_after(sibling->link.prev, &n->link);
 	node_damage_shown(n);
 }
 
@@ -507,7 +507,7 @@ bool render_scene_view_paint(struct render_scene_view *v, struct render_target *
 	struct renderer *r = s->renderer;
 	pixman_region32_t damage, covered, opaque, background;
 	pixman_box32_t full = { 0, 0, v->width, v->height };
-	struct render_link *l;
+	struct duet_list *l;
 
 	pixman_region32_init(&damage);
 	pixman_region32_copy(&damage, &v->damage);

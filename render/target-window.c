@@ -54,7 +54,7 @@ static void window_destroy(struct render_target *t);
 
 static struct window_target *window_target(struct render_target *t)
 {
-	return render_container_of(t, struct window_target, base);
+	return duet_container_of(t, struct window_target, base);
 }
 
 static bool disabled(const char *name)

@@ -181,7 +181,7 @@ void render_gl_texture_fini(struct render_texture *tex)
 
 void render_texture_destroy(struct render_texture *tex)
 {
-	struct render_link *l;
+	struct duet_list *l;
 
 	if (!tex)
 		return;

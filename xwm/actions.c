@@ -77,8 +77,8 @@ void xwm_window_raise(struct xwm_window *w)
 	                                        &mode).sequence;
 	w->configure_sent = true;
 	/* Our model follows at once; the ConfigureNotify agrees later. */
-	xwm_list_remove(&w->link);
-	xwm_list_insert_after(w->xwm->stack.prev, &w->link);
+	duet_list_remove(&w->link);
+	duet_list_insert_after(w->xwm->stack.prev, &w->link);
 	w->xwm->host->restacked(w->xwm->host_data, w);
 	xwm_props_update_client_lists(w->xwm);
 }

@@ -291,8 +291,8 @@ static void restacked(void *data, struct xwm_window *w)
 	if (!w->content->node)
 		return;
 	/* Just above the nearest lower window that has a node. */
-	for (struct xwm_list *l = w->link.prev; l != &w->xwm->stack; l = l->prev) {
-		struct xwm_window *below = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = w->link.prev; l != &w->xwm->stack; l = l->prev) {
+		struct xwm_window *below = duet_container_of(l, struct xwm_window, link);
 		if (below->content->node) {
 			render_node_place_above(w->content->node, below->content->node);
 			return;

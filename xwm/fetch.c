@@ -319,8 +319,8 @@ bool xwm_contents_pending(const struct xwm_cm *cm)
 {
 	const struct xwm *xwm = cm->wm;
 
-	for (const struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		const struct xwm_window *w = xwm_container_of(l, const struct xwm_window, link);
+	for (const struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		const struct xwm_window *w = duet_container_of(l, const struct xwm_window, link);
 		if (has_contents(w) && !xwm_sync_content_held(w))
 			return true;
 	}
@@ -341,8 +341,8 @@ bool xwm_contents_fetch(struct xwm_cm *cm)
 	b->fetched_bytes = 0;
 	b->marker = b->marker_arrived = false;
 	b->t0 = xwm->debug ? render_now_ns() : 0;
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		struct xwm_content *c = w->content;
 		if (!has_contents(w) || !xwm_sync_content_ready(w))
 			continue;

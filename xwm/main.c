@@ -329,7 +329,7 @@ int main(int argc, char **argv)
 	static struct xwm_cm cm = { .wm = &xwm };
 	int ret;
 
-	xwm_list_init(&xwm.stack);
+	duet_list_init(&xwm.stack);
 	xwm.host = &xwm_composite_host;
 	xwm.host_data = &cm;
 	cm.repaint.timer_fd = cm.sync_timer_fd = cm.screenshot_dir_fd = -1;

@@ -31,17 +31,9 @@
 #include <xcb/xcb_ewmh.h>
 #include <xcb/sync.h>
 
+#include "duet-list.h"
 #include "hints.h"
 
-/* Intrusive list (xwm/ links no Wayland library). */
-struct xwm_list {
-	struct xwm_list *prev, *next;
-};
-void xwm_list_init(struct xwm_list *head);
-void xwm_list_insert_after(struct xwm_list *pos, struct xwm_list *elm);
-void xwm_list_remove(struct xwm_list *elm);
-#define xwm_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 struct xwm;
 struct xwm_window;
@@ -94,7 +86,7 @@ struct xwm_client {
 /* A child of the root: its geometry and place in the stacking order. */
 struct xwm_window {
 	struct xwm *xwm;
-	struct xwm_list link; /* xwm.stack: X stacking order, bottom first */
+	struct duet_list link; /* xwm.stack: X stacking order, bottom first */
 	struct xwm_window *hash_next; /* xwm.windows bucket chain */
 	xcb_window_t id;
 
@@ -177,7 +169,7 @@ struct xwm {
 	 * the host: no client's, and above everything drawn. */
 	xcb_window_t overlay;
 
-	struct xwm_list stack;       /* xwm_window.link, bottom first */
+	struct duet_list stack;       /* xwm_window.link, bottom first */
 	struct xwm_wintable windows; /* the same windows by id */
 	struct xwm_window *focused;
 	uint64_t manage_counter;

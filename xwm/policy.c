@@ -56,8 +56,8 @@ static void set_focus(struct xwm *xwm, struct xwm_window *w)
 static void focus_topmost(struct xwm *xwm, struct xwm_window *except)
 {
 	/* xwm->stack is bottom first: walk it from the top. */
-	for (struct xwm_list *l = xwm->stack.prev; l != &xwm->stack; l = l->prev) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.prev; l != &xwm->stack; l = l->prev) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		if (w != except && xwm_window_visible(w)) {
 			set_focus(xwm, w);
 			return;

@@ -360,7 +360,7 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 {
 	size_t count = 0, n = 0;
 
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
 		count++;
 	struct xwm_window **list = calloc(count + 1, sizeof(*list));
 	xcb_window_t *ids = calloc(count + 1, sizeof(*ids));
@@ -371,8 +371,8 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 	}
 	/* Stacking order, bottom to top: only managed windows the client
 	 * has mapped (minimized ones stay listed, as EWMH wants). */
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		if (xwm_window_managed(w) && w->client->mapped)
 			list[n++] = w;
 	}

@@ -52,8 +52,8 @@ static void trace_shown(struct xwm_cm *cm, uint64_t seq, uint64_t done_ns)
 {
 	struct xwm *xwm = cm->wm;
 
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		struct xwm_content *c = w->content;
 		if (!xwm_window_managed(w) || !c->presented_update)
 			continue;

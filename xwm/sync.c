@@ -133,8 +133,8 @@ static void rearm_timeout(struct xwm_cm *cm)
 {
 	struct xwm *xwm = cm->wm;
 	uint64_t first = 0;
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		const struct xwm_sync *s = sync_of(xwm_container_of(l, struct xwm_window, link));
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		const struct xwm_sync *s = sync_of(duet_container_of(l, struct xwm_window, link));
 		if (s->sync_waiting && (!first || s->sync_sent_ns + SYNC_TIMEOUT_NS < first))
 			first = s->sync_sent_ns + SYNC_TIMEOUT_NS;
 	}
@@ -204,8 +204,8 @@ void xwm_sync_timeout(struct xwm_cm *cm)
 {
 	struct xwm *xwm = cm->wm;
 	uint64_t now = render_now_ns();
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		struct xwm_sync *s = sync_of(w);
 		if (!s->sync_waiting || now - s->sync_sent_ns < SYNC_TIMEOUT_NS)
 			continue;
@@ -223,8 +223,8 @@ void xwm_sync_timeout(struct xwm_cm *cm)
 void xwm_sync_handle_alarm(struct xwm_cm *cm, xcb_sync_alarm_notify_event_t *ev)
 {
 	struct xwm *xwm = cm->wm;
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		struct xwm_sync *s = sync_of(w);
 		if (s->ext_alarm != ev->alarm)
 			continue;
@@ -291,8 +291,8 @@ unsigned int xwm_sync_frames_drawn(const struct xwm_cm *cm)
 {
 	const struct xwm *xwm = cm->wm;
 	unsigned int n = 0;
-	for (const struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
-		n += drawn_now(xwm_container_of(l, const struct xwm_window, link));
+	for (const struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
+		n += drawn_now(duet_container_of(l, const struct xwm_window, link));
 	return n;
 }
 
@@ -302,8 +302,8 @@ void xwm_sync_frame_presented(struct xwm_cm *cm, uint64_t drawn_ns)
 	uint64_t t_us = drawn_ns / 1000;
 	uint32_t refresh_us = (uint32_t)(cm->repaint.sched.period_ns / 1000);
 
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		struct xwm_sync *s = sync_of(w);
 		bool answer = drawn_now(w);
 		w->content->presented_update = false;

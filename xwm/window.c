@@ -65,7 +65,7 @@ struct xwm_window *xwm_window_create(struct xwm *xwm, xcb_window_t id, int x, in
 		goto fail;
 	}
 	/* New windows are created on top of their siblings. */
-	xwm_list_insert_after(xwm->stack.prev, &w->link);
+	duet_list_insert_after(xwm->stack.prev, &w->link);
 	return w;
 
 fail:
@@ -91,7 +91,7 @@ void xwm_window_free(struct xwm_window *w)
 		xwm->configures_pending--;
 	xwm->host->destroyed(xwm->host_data, w);
 	xwm_wintable_remove(&xwm->windows, w);
-	xwm_list_remove(&w->link);
+	duet_list_remove(&w->link);
 	free(w->client);
 	free(w);
 }

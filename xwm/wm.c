@@ -27,7 +27,7 @@ static struct xwm_window *window_at_top(struct xwm *xwm)
 {
 	if (xwm->stack.prev == &xwm->stack)
 		return NULL;
-	return xwm_container_of(xwm->stack.prev, struct xwm_window, link);
+	return duet_container_of(xwm->stack.prev, struct xwm_window, link);
 }
 
 
@@ -101,8 +101,8 @@ static struct xwm_window *oldest_geometry(struct xwm *xwm)
 
 	if (xwm->geometries_pending == 0)
 		return NULL;
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		if (w->geometry_pending &&
 		    (!oldest || (int32_t)(w->geometry_sequence - oldest->geometry_sequence) < 0))
 			oldest = w;
@@ -127,7 +127,7 @@ bool xwm_wm_poll_oldest(struct xwm *xwm)
 void xwm_wm_finish(struct xwm *xwm)
 {
 	while (xwm->stack.next != &xwm->stack)
-		xwm_window_free(xwm_container_of(xwm->stack.next, struct xwm_window, link));
+		xwm_window_free(duet_container_of(xwm->stack.next, struct xwm_window, link));
 	xwm_wintable_finish(&xwm->windows);
 	xwm_props_finish(xwm);
 }
@@ -235,8 +235,8 @@ static void restack(struct xwm *xwm, struct xwm_window *w, xcb_window_t above)
 	}
 	if (sibling == w)
 		return;
-	xwm_list_remove(&w->link);
-	xwm_list_insert_after(sibling ? &sibling->link : &xwm->stack, &w->link);
+	duet_list_remove(&w->link);
+	duet_list_insert_after(sibling ? &sibling->link : &xwm->stack, &w->link);
 	xwm->host->restacked(xwm->host_data, w);
 }
 
@@ -507,9 +507,9 @@ void xwm_wm_flush_configures(struct xwm *xwm)
 	/* The size hints a client set before asking apply to its request. */
 	if (xwm->configures_pending > 0)
 		xwm_props_settle(xwm);
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack && xwm->configures_pending > 0;
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack && xwm->configures_pending > 0;
 	     l = l->next)
-		apply_configure(xwm_container_of(l, struct xwm_window, link));
+		apply_configure(duet_container_of(l, struct xwm_window, link));
 }
 
 typedef void (*xwm_event_handler)(struct xwm *xwm, xcb_generic_event_t *ev);
@@ -741,16 +741,16 @@ int xwm_wm_start(struct xwm *xwm, bool has_sync)
 	xcb_flush(c);
 
 	/* Now manage what was mapped, and composite everything. */
-	for (struct xwm_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		xwm->host->created(xwm->host_data, w);
 		if (w->viewable)
 			xwm->host->mapped(xwm->host_data, w, true);
 	}
 	struct xwm_window *top_mapped = NULL;
-	for (struct xwm_list *l = xwm->stack.next, *next; l != &xwm->stack; l = next) {
+	for (struct duet_list *l = xwm->stack.next, *next; l != &xwm->stack; l = next) {
 		next = l->next;
-		struct xwm_window *w = xwm_container_of(l, struct xwm_window, link);
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
 		if (w->override_redirect || !w->viewable || w->input_only)
 			continue;
 		if (!manage(w))

@@ -13,20 +13,6 @@ static int screen_w = 1920, screen_h = 1080;
 static int configures, closes;
 static struct xwm_window *last_closed;
 
-void xwm_list_init(struct xwm_list *head) { head->prev = head->next = head; }
-void xwm_list_insert_after(struct xwm_list *pos, struct xwm_list *elm)
-{
-	elm->prev = pos;
-	elm->next = pos->next;
-	pos->next->prev = elm;
-	pos->next = elm;
-}
-void xwm_list_remove(struct xwm_list *elm)
-{
-	elm->prev->next = elm->next;
-	elm->next->prev = elm->prev;
-	elm->prev = elm->next = elm;
-}
 void xwm_policy_screen_size(const struct xwm *xwm, int *w, int *h)
 {
 	(void)xwm;
@@ -47,8 +33,8 @@ void xwm_window_resize(struct xwm_window *w, int width, int height)
 }
 void xwm_window_raise(struct xwm_window *w)
 {
-	xwm_list_remove(&w->link);
-	xwm_list_insert_after(w->xwm->stack.prev, &w->link);
+	duet_list_remove(&w->link);
+	duet_list_insert_after(w->xwm->stack.prev, &w->link);
 }
 void xwm_window_set_hidden(struct xwm_window *w, bool hidden) { (void)w; (void)hidden; }
 void xwm_set_focus(struct xwm *xwm, struct xwm_window *w) { xwm->focused = w; }
@@ -84,13 +70,13 @@ static struct xwm_window *new_window(int i, int width, int height)
 	w->client->managed = true;
 	w->width = width;
 	w->height = height;
-	xwm_list_insert_after(xwm.stack.prev, &w->link);
+	duet_list_insert_after(xwm.stack.prev, &w->link);
 	return w;
 }
 
 static struct xwm_window *top(void)
 {
-	return xwm_container_of(xwm.stack.prev, struct xwm_window, link);
+	return duet_container_of(xwm.stack.prev, struct xwm_window, link);
 }
 
 static void map(struct xwm_window *w)
@@ -103,7 +89,7 @@ static void map(struct xwm_window *w)
 static void reset(void)
 {
 	memset(&xwm, 0, sizeof(xwm));
-	xwm_list_init(&xwm.stack);
+	duet_list_init(&xwm.stack);
 	configures = closes = 0;
 	last_closed = NULL;
 }
