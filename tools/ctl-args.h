@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -31,6 +32,29 @@ static inline bool ctl_parse_double(const char *s, double min, double max, doubl
 	*out = v;
 	return true;
 }
+
+/* One integer argument of a command, with the message bad_usage prints
+ * (given the argument) when it is not a whole number within [min, max]. */
+struct ctl_arg {
+	const char *bad;
+	long min, max;
+};
+
+/* Parses args[0..n) by spec into out; returns the index of the first bad
+ * one, or -1 when all are good. */
+static inline int ctl_parse_args(char **args, const struct ctl_arg *spec, int n, long *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!ctl_parse_long(args[i], spec[i].min, spec[i].max, &out[i]))
+			return i;
+	return -1;
+}
+
+/* What both tools accept as a window and a position, so that a command
+ * reads the same to both; X window ids are never 0 (min 1 in duet-xctl). */
+#define CTL_ARG_ID(min) { "bad window id '%s'", (min), UINT32_MAX }
+#define CTL_ARG_X { "bad x '%s' (-32768 to 32767)", -32768, 32767 }
+#define CTL_ARG_Y { "bad y '%s' (-32768 to 32767)", -32768, 32767 }
 
 static inline double ctl_now_s(void)
 {

@@ -307,13 +307,27 @@ static int cmd_screenshot(struct ctl *ctl, const char *path, const char *output)
 static int run_command(struct ctl *ctl, int argc, char **argv)
 {
 	const char *cmd = argv[0];
-	long a, b, c;
+	long a, b, v[3];
 	double x, y;
+	static const struct ctl_arg id_args[] = { CTL_ARG_ID(0) };
+	static const struct ctl_arg resize_args[] = {
+		CTL_ARG_ID(0),
+		{ "bad width '%s' (1 to 32768)", 1, 32768 },
+		{ "bad height '%s' (1 to 32768)", 1, 32768 },
+	};
+	static const struct ctl_arg move_args[] = { CTL_ARG_ID(0), CTL_ARG_X, CTL_ARG_Y };
 
 #define NEED_ARGS(n, synopsis) \
 	do { \
 		if (argc != (n) + 1) \
 			return bad_usage("usage: duet-testctl %s", synopsis); \
+	} while (0)
+	/* argv[1..n] by spec into v; a bad one ends the command. */
+#define PARSE_ARGS(spec, n) \
+	do { \
+		int bad = ctl_parse_args(argv + 1, spec, n, v); \
+		if (bad >= 0) \
+			return bad_usage((spec)[bad].bad, argv[bad + 1]); \
 	} while (0)
 
 	if (strcmp(cmd, "globals") == 0) {
@@ -343,25 +357,15 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "resize") == 0) {
 		NEED_ARGS(3, "resize ID W H");
-		if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
-			return bad_usage("bad window id '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], 1, 32768, &b))
-			return bad_usage("bad width '%s' (1 to 32768)", argv[2]);
-		if (!ctl_parse_long(argv[3], 1, 32768, &c))
-			return bad_usage("bad height '%s' (1 to 32768)", argv[3]);
+		PARSE_ARGS(resize_args, 3);
 		if (!ctl)
 			return 0;
-		duet_test_resize_window(ctl->test, (uint32_t)a, (int32_t)b, (int32_t)c);
+		duet_test_resize_window(ctl->test, (uint32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
 		NEED_ARGS(3, "move ID X Y");
-		if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
-			return bad_usage("bad window id '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], -32768, 32767, &b))
-			return bad_usage("bad x '%s' (-32768 to 32767)", argv[2]);
-		if (!ctl_parse_long(argv[3], -32768, 32767, &c))
-			return bad_usage("bad y '%s' (-32768 to 32767)", argv[3]);
+		PARSE_ARGS(move_args, 3);
 		if (!ctl)
 			return 0;
 		if (ctl->test_version < 2) {
@@ -369,19 +373,18 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			        "cannot move windows\n", ctl->test_version);
 			return 1;
 		}
-		duet_test_move_window(ctl->test, (uint32_t)a, (int32_t)b, (int32_t)c);
+		duet_test_move_window(ctl->test, (uint32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
-		if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
-			return bad_usage("bad window id '%s'", argv[1]);
+		PARSE_ARGS(id_args, 1);
 		if (!ctl)
 			return 0;
 		if (strcmp(cmd, "close") == 0)
-			duet_test_close_window(ctl->test, (uint32_t)a);
+			duet_test_close_window(ctl->test, (uint32_t)v[0]);
 		else
-			duet_test_activate_window(ctl->test, (uint32_t)a);
+			duet_test_activate_window(ctl->test, (uint32_t)v[0]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "motion") == 0) {
@@ -467,6 +470,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return roundtrip(ctl);
 	}
 #undef NEED_ARGS
+#undef PARSE_ARGS
 	return bad_usage("unknown command '%s'", cmd);
 }
 

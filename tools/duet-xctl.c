@@ -451,24 +451,38 @@ static char *wm_name(struct ctl *ctl)
 	return name ? name : strdup("");
 }
 
-static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
+/* Polls found() until it is true (0), or the connection fails or
+ * timeout_s passes (1, saying "no <what>" on the latter). */
+static int poll_until(struct ctl *ctl, double timeout_s, bool (*found)(struct ctl *ctl),
+                      const char *what)
 {
 	double deadline = ctl_now_s() + timeout_s;
 	for (;;) {
-		char *name = wm_name(ctl);
-		if (name) {
-			printf("%s\n", one_line(name));
-			free(name);
+		if (found(ctl))
 			return 0;
-		}
 		if (!connection_ok(ctl))
 			return 1;
 		if (ctl_now_s() >= deadline)
 			break;
 		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
 	}
-	fprintf(stderr, "duet-xctl: no window manager after %g s\n", timeout_s);
+	fprintf(stderr, "duet-xctl: no %s after %g s\n", what, timeout_s);
 	return 1;
+}
+
+static bool print_wm_name(struct ctl *ctl)
+{
+	char *name = wm_name(ctl);
+	if (!name)
+		return false;
+	printf("%s\n", one_line(name));
+	free(name);
+	return true;
+}
+
+static int cmd_wait_wm(struct ctl *ctl, double timeout_s)
+{
+	return poll_until(ctl, timeout_s, print_wm_name, "window manager");
 }
 
 /* A WM may announce itself (_NET_SUPPORTING_WM_CHECK) long before it
@@ -530,23 +544,18 @@ static xcb_window_t cm_owner(struct ctl *ctl)
 	return owner;
 }
 
+static bool print_cm_owner(struct ctl *ctl)
+{
+	xcb_window_t owner = cm_owner(ctl);
+	if (owner == XCB_NONE)
+		return false;
+	printf("0x%x\n", (unsigned)owner);
+	return true;
+}
+
 static int cmd_wait_cm(struct ctl *ctl, double timeout_s)
 {
-	double deadline = ctl_now_s() + timeout_s;
-	for (;;) {
-		xcb_window_t owner = cm_owner(ctl);
-		if (owner != XCB_NONE) {
-			printf("0x%x\n", (unsigned)owner);
-			return 0;
-		}
-		if (!connection_ok(ctl))
-			return 1;
-		if (ctl_now_s() >= deadline)
-			break;
-		nanosleep(&(struct timespec){ 0, POLL_INTERVAL_NS }, NULL);
-	}
-	fprintf(stderr, "duet-xctl: no compositing manager after %g s\n", timeout_s);
-	return 1;
+	return poll_until(ctl, timeout_s, print_cm_owner, "compositing manager");
 }
 
 /* Copies src to dst (rename across file systems); dst is replaced. */
@@ -730,13 +739,32 @@ static int cmd_key(struct ctl *ctl, const uint8_t *keycodes, int n)
 static int run_command(struct ctl *ctl, int argc, char **argv)
 {
 	const char *cmd = argv[0];
-	long a, b, c;
+	long a, v[3];
 	double t;
+	/* X sizes are 16-bit. */
+	static const struct ctl_arg id_args[] = { CTL_ARG_ID(1) };
+	static const struct ctl_arg resize_args[] = {
+		CTL_ARG_ID(1),
+		{ "bad width '%s' (1 to 32767)", 1, 32767 },
+		{ "bad height '%s' (1 to 32767)", 1, 32767 },
+	};
+	static const struct ctl_arg move_args[] = { CTL_ARG_ID(1), CTL_ARG_X, CTL_ARG_Y };
+	static const struct ctl_arg click_args[] = {
+		{ "bad X '%s'", -32768, 32767 },
+		{ "bad Y '%s'", -32768, 32767 },
+	};
 
 #define NEED_ARGS(n, synopsis) \
 	do { \
 		if (argc != (n) + 1) \
 			return bad_usage("usage: duet-xctl %s", synopsis); \
+	} while (0)
+	/* argv[1..n] by spec into v; a bad one ends the command. */
+#define PARSE_ARGS(spec, n) \
+	do { \
+		int bad = ctl_parse_args(argv + 1, spec, n, v); \
+		if (bad >= 0) \
+			return bad_usage((spec)[bad].bad, argv[bad + 1]); \
 	} while (0)
 
 	if (strcmp(cmd, "sync") == 0) {
@@ -784,59 +812,45 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
 		bool ewmh = strcmp(cmd, "moveresize") == 0;
 		NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
-		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
-			return bad_usage("bad window id '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], 1, 32767, &b))
-			return bad_usage("bad width '%s' (1 to 32767)", argv[2]);
-		if (!ctl_parse_long(argv[3], 1, 32767, &c))
-			return bad_usage("bad height '%s' (1 to 32767)", argv[3]);
+		PARSE_ARGS(resize_args, 3);
 		if (!ctl)
 			return 0;
 		if (ewmh)
-			send_moveresize(ctl, (xcb_window_t)a, false, (uint32_t)b, (uint32_t)c);
+			send_moveresize(ctl, (xcb_window_t)v[0], false, (uint32_t)v[1], (uint32_t)v[2]);
 		else
-			send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)a, (uint32_t)b,
-			             (uint32_t)c, 0);
+			send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)v[0], (uint32_t)v[1],
+			             (uint32_t)v[2], 0);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
 		NEED_ARGS(3, "move ID X Y");
-		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
-			return bad_usage("bad window id '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], -32768, 32767, &b))
-			return bad_usage("bad x '%s' (-32768 to 32767)", argv[2]);
-		if (!ctl_parse_long(argv[3], -32768, 32767, &c))
-			return bad_usage("bad y '%s' (-32768 to 32767)", argv[3]);
+		PARSE_ARGS(move_args, 3);
 		if (!ctl)
 			return 0;
-		send_moveresize(ctl, (xcb_window_t)a, true, (uint32_t)(int32_t)b,
-		                (uint32_t)(int32_t)c);
+		send_moveresize(ctl, (xcb_window_t)v[0], true, (uint32_t)(int32_t)v[1],
+		                (uint32_t)(int32_t)v[2]);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		bool close_it = strcmp(cmd, "close") == 0;
 		NEED_ARGS(1, close_it ? "close ID" : "activate ID");
-		if (!ctl_parse_long(argv[1], 1, UINT32_MAX, &a))
-			return bad_usage("bad window id '%s'", argv[1]);
+		PARSE_ARGS(id_args, 1);
 		if (!ctl)
 			return 0;
 		/* data.l[0]: timestamp (close) or source (activate); 2 = pager,
 		 * which EWMH WMs obey without focus-stealing checks. */
 		if (close_it)
-			send_to_root(ctl, ctl->atoms[A_NET_CLOSE_WINDOW], (xcb_window_t)a,
+			send_to_root(ctl, ctl->atoms[A_NET_CLOSE_WINDOW], (xcb_window_t)v[0],
 			             XCB_CURRENT_TIME, 2, 0);
 		else
-			send_to_root(ctl, ctl->atoms[A_NET_ACTIVE_WINDOW], (xcb_window_t)a, 2,
+			send_to_root(ctl, ctl->atoms[A_NET_ACTIVE_WINDOW], (xcb_window_t)v[0], 2,
 			             XCB_CURRENT_TIME, 0);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "click") == 0) {
 		NEED_ARGS(2, "click X Y");
-		if (!ctl_parse_long(argv[1], -32768, 32767, &a))
-			return bad_usage("bad X '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], -32768, 32767, &b))
-			return bad_usage("bad Y '%s'", argv[2]);
-		return ctl ? cmd_click(ctl, (int)a, (int)b) : 0;
+		PARSE_ARGS(click_args, 2);
+		return ctl ? cmd_click(ctl, (int)v[0], (int)v[1]) : 0;
 	}
 	if (strcmp(cmd, "key") == 0) {
 		if (argc < 2 || argc > MAX_CHORD + 1)
@@ -851,6 +865,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return ctl ? cmd_key(ctl, keycodes, argc - 1) : 0;
 	}
 #undef NEED_ARGS
+#undef PARSE_ARGS
 	return bad_usage("unknown command '%s'", cmd);
 }
 
