@@ -1,12 +1,15 @@
 /* Argument parsing and timing shared by duet-testctl and duet-xctl, so the
- * Wayland and X11 control tools accept numbers the same way. */
+ * Wayland and X11 control tools accept numbers the same way. The includer
+ * defines CTL_PROG, the tool's name in its messages. */
 #ifndef DUET_CTL_ARGS_H
 #define DUET_CTL_ARGS_H
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* A whole-string integer (decimal, 0x hex or 0 octal) within [min, max]. */
@@ -55,6 +58,53 @@ static inline int ctl_parse_args(char **args, const struct ctl_arg *spec, int n,
 #define CTL_ARG_ID(min) { "bad window id '%s'", (min), UINT32_MAX }
 #define CTL_ARG_X { "bad x '%s' (-32768 to 32767)", -32768, 32767 }
 #define CTL_ARG_Y { "bad y '%s' (-32768 to 32767)", -32768, 32767 }
+/* A width or height from 1 to max (a literal, as it is in the message). */
+#define CTL_ARG_SIZE(what, max) { "bad " what " '%s' (1 to " #max ")", 1, max }
+
+/* Whether argv[*i] is option name, as "NAME VALUE" (then *i moves on to
+ * VALUE) or "NAME=VALUE"; *value is NULL when VALUE is missing. */
+static inline bool ctl_option(int argc, char **argv, int *i, const char *name,
+                              const char **value)
+{
+	size_t len = strlen(name);
+	if (strncmp(argv[*i], name, len) != 0)
+		return false;
+	if (argv[*i][len] == '=') {
+		*value = argv[*i] + len + 1;
+		return true;
+	}
+	if (argv[*i][len] != '\0')
+		return false;
+	*value = *i + 1 < argc ? argv[++*i] : NULL;
+	return true;
+}
+
+/* The exit status of bad usage, told before any connection is made. */
+#define CTL_EXIT_USAGE 2
+
+static inline int ctl_bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, CTL_PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '" CTL_PROG " --help'.\n");
+	return CTL_EXIT_USAGE;
+}
+
+/* For a command's run function, with its argc and argv (argv[0] the
+ * command): exactly n arguments, else the synopsis. */
+#define CTL_NEED_ARGS(n, synopsis) \
+	do { \
+		if (argc != (n) + 1) \
+			return ctl_bad_usage("usage: " CTL_PROG " %s", synopsis); \
+	} while (0)
+
+/* argv[1..n] by spec into out; a bad one ends the command. */
+#define CTL_PARSE_ARGS(spec, n, out) \
+	do { \
+		int bad_ = ctl_parse_args(argv + 1, spec, n, out); \
+		if (bad_ >= 0) \
+			return ctl_bad_usage((spec)[bad_].bad, argv[bad_ + 1]); \
+	} while (0)
 
 static inline double ctl_now_s(void)
 {

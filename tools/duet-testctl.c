@@ -16,10 +16,10 @@
 
 #include <wayland-client.h>
 
+#define CTL_PROG "duet-testctl"
 #include "ctl-args.h"
 #include "duet-test-client-protocol.h"
 
-#define EXIT_USAGE 2
 #define DEFAULT_WAIT_S 10.0
 #define POLL_INTERVAL_NS 20000000L
 
@@ -92,14 +92,6 @@ static void usage(FILE *out)
 	        "\n"
 	        "exit status: 0 success, 1 failure, 2 bad usage\n",
 	        DEFAULT_WAIT_S);
-}
-
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "duet-testctl: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'duet-testctl --help'.\n");
-	return EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------- events */
@@ -310,62 +302,46 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	long a, b, v[3];
 	double x, y;
 	static const struct ctl_arg id_args[] = { CTL_ARG_ID(0) };
-	static const struct ctl_arg resize_args[] = {
-		CTL_ARG_ID(0),
-		{ "bad width '%s' (1 to 32768)", 1, 32768 },
-		{ "bad height '%s' (1 to 32768)", 1, 32768 },
-	};
+	static const struct ctl_arg resize_args[] = { CTL_ARG_ID(0), CTL_ARG_SIZE("width", 32768),
+	                                               CTL_ARG_SIZE("height", 32768) };
 	static const struct ctl_arg move_args[] = { CTL_ARG_ID(0), CTL_ARG_X, CTL_ARG_Y };
 
-#define NEED_ARGS(n, synopsis) \
-	do { \
-		if (argc != (n) + 1) \
-			return bad_usage("usage: duet-testctl %s", synopsis); \
-	} while (0)
-	/* argv[1..n] by spec into v; a bad one ends the command. */
-#define PARSE_ARGS(spec, n) \
-	do { \
-		int bad = ctl_parse_args(argv + 1, spec, n, v); \
-		if (bad >= 0) \
-			return bad_usage((spec)[bad].bad, argv[bad + 1]); \
-	} while (0)
-
 	if (strcmp(cmd, "globals") == 0) {
-		NEED_ARGS(0, "globals");
+		CTL_NEED_ARGS(0, "globals");
 		return 0; /* printed while binding */
 	}
 	if (strcmp(cmd, "sync") == 0) {
-		NEED_ARGS(0, "sync");
+		CTL_NEED_ARGS(0, "sync");
 		return ctl ? do_sync(ctl) : 0;
 	}
 	if (strcmp(cmd, "windows") == 0) {
-		NEED_ARGS(0, "windows");
+		CTL_NEED_ARGS(0, "windows");
 		return ctl ? cmd_windows(ctl) : 0;
 	}
 	if (strcmp(cmd, "wait-window") == 0) {
 		double timeout = DEFAULT_WAIT_S;
 		if (argc != 2 && argc != 3)
-			return bad_usage("usage: duet-testctl %s", "wait-window APP_ID [TIMEOUT_S]");
+			return ctl_bad_usage("usage: duet-testctl %s", "wait-window APP_ID [TIMEOUT_S]");
 		if (argc == 3 && !ctl_parse_double(argv[2], 0, 1e9, &timeout))
-			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
+			return ctl_bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
 		return ctl ? cmd_wait_window(ctl, argv[1], timeout) : 0;
 	}
 	if (strcmp(cmd, "screenshot") == 0) {
 		if (argc != 2 && argc != 3)
-			return bad_usage("usage: duet-testctl %s", "screenshot FILE.png [OUTPUT]");
+			return ctl_bad_usage("usage: duet-testctl %s", "screenshot FILE.png [OUTPUT]");
 		return ctl ? cmd_screenshot(ctl, argv[1], argc == 3 ? argv[2] : NULL) : 0;
 	}
 	if (strcmp(cmd, "resize") == 0) {
-		NEED_ARGS(3, "resize ID W H");
-		PARSE_ARGS(resize_args, 3);
+		CTL_NEED_ARGS(3, "resize ID W H");
+		CTL_PARSE_ARGS(resize_args, 3, v);
 		if (!ctl)
 			return 0;
 		duet_test_resize_window(ctl->test, (uint32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
-		NEED_ARGS(3, "move ID X Y");
-		PARSE_ARGS(move_args, 3);
+		CTL_NEED_ARGS(3, "move ID X Y");
+		CTL_PARSE_ARGS(move_args, 3, v);
 		if (!ctl)
 			return 0;
 		if (ctl->test_version < 2) {
@@ -377,8 +353,8 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
-		NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
-		PARSE_ARGS(id_args, 1);
+		CTL_NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
+		CTL_PARSE_ARGS(id_args, 1, v);
 		if (!ctl)
 			return 0;
 		if (strcmp(cmd, "close") == 0)
@@ -388,19 +364,19 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "motion") == 0) {
-		NEED_ARGS(2, "motion X Y");
+		CTL_NEED_ARGS(2, "motion X Y");
 		/* wl_fixed_t holds 24 integer bits */
 		if (!ctl_parse_double(argv[1], -8388608, 8388607, &x))
-			return bad_usage("bad X '%s'", argv[1]);
+			return ctl_bad_usage("bad X '%s'", argv[1]);
 		if (!ctl_parse_double(argv[2], -8388608, 8388607, &y))
-			return bad_usage("bad Y '%s'", argv[2]);
+			return ctl_bad_usage("bad Y '%s'", argv[2]);
 		if (!ctl)
 			return 0;
 		duet_test_pointer_motion(ctl->test, wl_fixed_from_double(x), wl_fixed_from_double(y));
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "button") == 0) {
-		NEED_ARGS(2, "button BTN 0|1");
+		CTL_NEED_ARGS(2, "button BTN 0|1");
 		/* linux/input-event-codes.h: BTN_LEFT 0x110, BTN_RIGHT, BTN_MIDDLE */
 		if (strcmp(argv[1], "left") == 0)
 			a = 0x110;
@@ -409,20 +385,20 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		else if (strcmp(argv[1], "middle") == 0)
 			a = 0x112;
 		else if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
-			return bad_usage("bad button '%s'", argv[1]);
+			return ctl_bad_usage("bad button '%s'", argv[1]);
 		if (!ctl_parse_long(argv[2], 0, 1, &b))
-			return bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
+			return ctl_bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
 		if (!ctl)
 			return 0;
 		duet_test_pointer_button(ctl->test, (uint32_t)a, (uint32_t)b);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "key") == 0) {
-		NEED_ARGS(2, "key KEY 0|1");
+		CTL_NEED_ARGS(2, "key KEY 0|1");
 		if (!ctl_parse_long(argv[1], 0, UINT32_MAX - 8, &a))
-			return bad_usage("bad keycode '%s'", argv[1]);
+			return ctl_bad_usage("bad keycode '%s'", argv[1]);
 		if (!ctl_parse_long(argv[2], 0, 1, &b))
-			return bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
+			return ctl_bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
 		if (!ctl)
 			return 0;
 		duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
@@ -432,10 +408,10 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		static const char synopsis[] = "touch down|motion ID X Y, touch up ID, touch frame";
 		uint32_t kind = DUET_TEST_TOUCH_KIND_DOWN;
 		if (argc < 2)
-			return bad_usage("usage: duet-testctl %s", synopsis);
+			return ctl_bad_usage("usage: duet-testctl %s", synopsis);
 		if (strcmp(argv[1], "frame") == 0) {
 			if (argc != 2)
-				return bad_usage("usage: duet-testctl %s", synopsis);
+				return ctl_bad_usage("usage: duet-testctl %s", synopsis);
 		} else {
 			if (strcmp(argv[1], "down") == 0)
 				kind = DUET_TEST_TOUCH_KIND_DOWN;
@@ -444,16 +420,16 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			else if (strcmp(argv[1], "up") == 0)
 				kind = DUET_TEST_TOUCH_KIND_UP;
 			else
-				return bad_usage("bad touch kind '%s' (down, motion, up, frame)", argv[1]);
+				return ctl_bad_usage("bad touch kind '%s' (down, motion, up, frame)", argv[1]);
 			if (argc != (kind == DUET_TEST_TOUCH_KIND_UP ? 3 : 5))
-				return bad_usage("usage: duet-testctl %s", synopsis);
+				return ctl_bad_usage("usage: duet-testctl %s", synopsis);
 			if (!ctl_parse_long(argv[2], INT32_MIN, INT32_MAX, &a))
-				return bad_usage("bad touch id '%s'", argv[2]);
+				return ctl_bad_usage("bad touch id '%s'", argv[2]);
 			x = y = 0;
 			if (argc == 5 && !ctl_parse_double(argv[3], -8388608, 8388607, &x))
-				return bad_usage("bad X '%s'", argv[3]);
+				return ctl_bad_usage("bad X '%s'", argv[3]);
 			if (argc == 5 && !ctl_parse_double(argv[4], -8388608, 8388607, &y))
-				return bad_usage("bad Y '%s'", argv[4]);
+				return ctl_bad_usage("bad Y '%s'", argv[4]);
 		}
 		if (!ctl)
 			return 0;
@@ -469,9 +445,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			                wl_fixed_from_double(y), kind);
 		return roundtrip(ctl);
 	}
-#undef NEED_ARGS
-#undef PARSE_ARGS
-	return bad_usage("unknown command '%s'", cmd);
+	return ctl_bad_usage("unknown command '%s'", cmd);
 }
 
 /* '-': commands from stdin on one connection, so that what one holds down
@@ -485,7 +459,7 @@ static int run_script(struct ctl *ctl)
 		int n = 0;
 		for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
 			if (n == (int)(sizeof(args) / sizeof(args[0])))
-				return bad_usage("%s", "too many words on a line");
+				return ctl_bad_usage("%s", "too many words on a line");
 			args[n++] = tok;
 		}
 		if (n == 0)
@@ -509,21 +483,18 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;
-		} else if (strcmp(argv[i], "--socket") == 0) {
-			if (i + 1 >= argc)
-				return bad_usage("%s needs a NAME", argv[i]);
-			socket = argv[++i];
-		} else if (strncmp(argv[i], "--socket=", 9) == 0) {
-			socket = argv[i] + 9;
+		} else if (ctl_option(argc, argv, &i, "--socket", &socket)) {
+			if (!socket)
+				return ctl_bad_usage("%s needs a NAME", argv[i]);
 		} else {
-			return bad_usage("unknown option '%s'", argv[i]);
+			return ctl_bad_usage("unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc)
-		return bad_usage("%s", "missing COMMAND");
+		return ctl_bad_usage("%s", "missing COMMAND");
 	bool script = strcmp(argv[i], "-") == 0;
 	if (script && argc - i != 1)
-		return bad_usage("%s", "'-' takes no arguments (the commands come from stdin)");
+		return ctl_bad_usage("%s", "'-' takes no arguments (the commands come from stdin)");
 	int ret = script ? 0 : run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
@@ -535,7 +506,7 @@ int main(int argc, char **argv)
 		const char *display = getenv("WAYLAND_DISPLAY");
 		if (snprintf(derived, sizeof(derived), "%s-test",
 		             display && *display ? display : "wayland-0") >= (int)sizeof(derived))
-			return bad_usage("%s", "WAYLAND_DISPLAY is too long");
+			return ctl_bad_usage("%s", "WAYLAND_DISPLAY is too long");
 		socket = derived;
 	}
 	struct ctl ctl = { .list_globals = strcmp(argv[i], "globals") == 0 };

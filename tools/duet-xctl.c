@@ -19,10 +19,10 @@
 #include <xcb/xcb.h>
 #include <xcb/xtest.h>
 
+#define CTL_PROG "duet-xctl"
 #include "ctl-args.h"
 #include "render.h"
 
-#define EXIT_USAGE 2
 #define DEFAULT_WAIT_S 10.0
 #define POLL_INTERVAL_NS 20000000L
 
@@ -118,14 +118,6 @@ static void usage(FILE *out)
 	        "--timeout S bounds every wait for an answer (default %.0f s).\n"
 	        "exit status: 0 success, 1 failure, 2 bad usage\n",
 	        DEFAULT_WAIT_S, DEFAULT_WAIT_S);
-}
-
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "duet-xctl: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'duet-xctl --help'.\n");
-	return EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------ X helpers */
@@ -741,46 +733,30 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	const char *cmd = argv[0];
 	long a, v[3];
 	double t;
-	/* X sizes are 16-bit. */
 	static const struct ctl_arg id_args[] = { CTL_ARG_ID(1) };
-	static const struct ctl_arg resize_args[] = {
-		CTL_ARG_ID(1),
-		{ "bad width '%s' (1 to 32767)", 1, 32767 },
-		{ "bad height '%s' (1 to 32767)", 1, 32767 },
-	};
+	/* X sizes are 16-bit. */
+	static const struct ctl_arg resize_args[] = { CTL_ARG_ID(1), CTL_ARG_SIZE("width", 32767),
+	                                               CTL_ARG_SIZE("height", 32767) };
 	static const struct ctl_arg move_args[] = { CTL_ARG_ID(1), CTL_ARG_X, CTL_ARG_Y };
 	static const struct ctl_arg click_args[] = {
 		{ "bad X '%s'", -32768, 32767 },
 		{ "bad Y '%s'", -32768, 32767 },
 	};
 
-#define NEED_ARGS(n, synopsis) \
-	do { \
-		if (argc != (n) + 1) \
-			return bad_usage("usage: duet-xctl %s", synopsis); \
-	} while (0)
-	/* argv[1..n] by spec into v; a bad one ends the command. */
-#define PARSE_ARGS(spec, n) \
-	do { \
-		int bad = ctl_parse_args(argv + 1, spec, n, v); \
-		if (bad >= 0) \
-			return bad_usage((spec)[bad].bad, argv[bad + 1]); \
-	} while (0)
-
 	if (strcmp(cmd, "sync") == 0) {
-		NEED_ARGS(0, "sync");
+		CTL_NEED_ARGS(0, "sync");
 		return ctl ? request_reply(ctl, A_DUET_SYNC, NULL) : 0;
 	}
 	if (strcmp(cmd, "windows") == 0) {
-		NEED_ARGS(0, "windows");
+		CTL_NEED_ARGS(0, "windows");
 		return ctl ? cmd_windows(ctl) : 0;
 	}
 	if (strcmp(cmd, "wait-window") == 0) {
 		t = DEFAULT_WAIT_S;
 		if (argc != 2 && argc != 3)
-			return bad_usage("usage: duet-xctl %s", "wait-window CLASS [TIMEOUT_S]");
+			return ctl_bad_usage("usage: duet-xctl %s", "wait-window CLASS [TIMEOUT_S]");
 		if (argc == 3 && !ctl_parse_double(argv[2], 0, 1e9, &t))
-			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
+			return ctl_bad_usage("bad timeout '%s' (seconds, >= 0)", argv[2]);
 		return ctl ? cmd_wait_window(ctl, argv[1], t) : 0;
 	}
 	/* The waits that take only an optional timeout. */
@@ -797,22 +773,22 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			continue;
 		t = DEFAULT_WAIT_S;
 		if (argc != 1 && argc != 2)
-			return bad_usage("usage: duet-xctl %s [TIMEOUT_S]", waits[i].name);
+			return ctl_bad_usage("usage: duet-xctl %s [TIMEOUT_S]", waits[i].name);
 		if (argc == 2 && !ctl_parse_double(argv[1], 0, 1e9, &t))
-			return bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
+			return ctl_bad_usage("bad timeout '%s' (seconds, >= 0)", argv[1]);
 		return ctl ? waits[i].wait(ctl, t) : 0;
 	}
 	if (strcmp(cmd, "screenshot") == 0 || strcmp(cmd, "grab") == 0) {
 		bool shot = strcmp(cmd, "screenshot") == 0;
-		NEED_ARGS(1, shot ? "screenshot FILE.png" : "grab FILE.png");
+		CTL_NEED_ARGS(1, shot ? "screenshot FILE.png" : "grab FILE.png");
 		if (!ctl)
 			return 0;
 		return shot ? cmd_screenshot(ctl, argv[1]) : cmd_grab(ctl, argv[1]);
 	}
 	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
 		bool ewmh = strcmp(cmd, "moveresize") == 0;
-		NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
-		PARSE_ARGS(resize_args, 3);
+		CTL_NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
+		CTL_PARSE_ARGS(resize_args, 3, v);
 		if (!ctl)
 			return 0;
 		if (ewmh)
@@ -823,8 +799,8 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
-		NEED_ARGS(3, "move ID X Y");
-		PARSE_ARGS(move_args, 3);
+		CTL_NEED_ARGS(3, "move ID X Y");
+		CTL_PARSE_ARGS(move_args, 3, v);
 		if (!ctl)
 			return 0;
 		send_moveresize(ctl, (xcb_window_t)v[0], true, (uint32_t)(int32_t)v[1],
@@ -833,8 +809,8 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		bool close_it = strcmp(cmd, "close") == 0;
-		NEED_ARGS(1, close_it ? "close ID" : "activate ID");
-		PARSE_ARGS(id_args, 1);
+		CTL_NEED_ARGS(1, close_it ? "close ID" : "activate ID");
+		CTL_PARSE_ARGS(id_args, 1, v);
 		if (!ctl)
 			return 0;
 		/* data.l[0]: timestamp (close) or source (activate); 2 = pager,
@@ -848,25 +824,23 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "click") == 0) {
-		NEED_ARGS(2, "click X Y");
-		PARSE_ARGS(click_args, 2);
+		CTL_NEED_ARGS(2, "click X Y");
+		CTL_PARSE_ARGS(click_args, 2, v);
 		return ctl ? cmd_click(ctl, (int)v[0], (int)v[1]) : 0;
 	}
 	if (strcmp(cmd, "key") == 0) {
 		if (argc < 2 || argc > MAX_CHORD + 1)
-			return bad_usage("usage: duet-xctl key KEYCODE [KEYCODE...] (at most %s)",
+			return ctl_bad_usage("usage: duet-xctl key KEYCODE [KEYCODE...] (at most %s)",
 			                 "8");
 		uint8_t keycodes[MAX_CHORD];
 		for (int k = 1; k < argc; k++) {
 			if (!ctl_parse_long(argv[k], 8, 255, &a))
-				return bad_usage("bad X keycode '%s' (8 to 255)", argv[k]);
+				return ctl_bad_usage("bad X keycode '%s' (8 to 255)", argv[k]);
 			keycodes[k - 1] = (uint8_t)a;
 		}
 		return ctl ? cmd_key(ctl, keycodes, argc - 1) : 0;
 	}
-#undef NEED_ARGS
-#undef PARSE_ARGS
-	return bad_usage("unknown command '%s'", cmd);
+	return ctl_bad_usage("unknown command '%s'", cmd);
 }
 
 static bool intern_atoms(struct ctl *ctl)
@@ -894,22 +868,19 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;
-		} else if (strcmp(argv[i], "--display") == 0) {
-			if (i + 1 >= argc)
-				return bad_usage("%s needs a DISPLAY", argv[i]);
-			display = argv[++i];
-		} else if (strncmp(argv[i], "--display=", 10) == 0) {
-			display = argv[i] + 10;
+		} else if (ctl_option(argc, argv, &i, "--display", &display)) {
+			if (!display)
+				return ctl_bad_usage("%s needs a DISPLAY", argv[i]);
 		} else if (strcmp(argv[i], "--timeout") == 0) {
 			if (i + 1 >= argc || !ctl_parse_double(argv[i + 1], 0, 1e9, &ctl.timeout_s))
-				return bad_usage("%s needs seconds (>= 0)", argv[i]);
+				return ctl_bad_usage("%s needs seconds (>= 0)", argv[i]);
 			i++;
 		} else {
-			return bad_usage("unknown option '%s'", argv[i]);
+			return ctl_bad_usage("unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc)
-		return bad_usage("%s", "missing COMMAND");
+		return ctl_bad_usage("%s", "missing COMMAND");
 	int ret = run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
