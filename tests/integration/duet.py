@@ -681,6 +681,16 @@ def read_trace(path):
     return traces.JsonLines(path).read()
 
 
+def run_case_in_tmpdir(cases, prefix):
+    """Runs cases[sys.argv[1]](tmp) with tmp a new private (0700)
+    temporary directory, removed after."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        cases[sys.argv[1]](tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def strace_path():
     path = shutil.which("strace")
     if not path:

@@ -10,7 +10,6 @@ import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 
 import duet
@@ -129,12 +128,7 @@ CASES = {"help": case_help, "exit-status": case_exit_status, "screenshot": case_
 
 
 def test():
-    tmp = tempfile.mkdtemp(prefix="duet-cli-")
-    os.chmod(tmp, 0o700)
-    try:
-        CASES[sys.argv[1]](tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    duet.run_case_in_tmpdir(CASES, "duet-cli-")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,9 @@ pipes, so that nothing waits for a process that still holds them.
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import duet
@@ -337,11 +335,7 @@ CASES.update({"all-gone-" + name: (lambda tmp, name=name: case_all_gone(tmp, nam
 
 
 def test():
-    tmp = tempfile.mkdtemp(prefix="duet-run-test-")
-    try:
-        CASES[sys.argv[1]](tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    duet.run_case_in_tmpdir(CASES, "duet-run-test-")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ per-output screenshots (duet-testctl screenshot FILE OUTPUT).
 usage: test_outputs.py advertised|move|span|damage|pointer|maximize
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -202,16 +201,7 @@ def damage(s):
 
 
 def read_frames(path):
-    frames = []
-    with open(path) as f:
-        for line in f:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue  # a line being written
-            if e.get("name") == "frame":
-                frames.append(e)
-    return frames
+    return [e for e in duet.read_trace(path) if e.get("name") == "frame"]
 
 
 def pointer(s):

@@ -25,7 +25,6 @@ of partial damage and damage that moves, and only damage may be sent.
 usage: test_xwm_output.py partial
 """
 
-import json
 import os
 import sys
 import time
@@ -38,16 +37,7 @@ FRAMES = 300
 
 
 def read_frames(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue  # a line being written
-            if e.get("name") == "frame" and e.get("painted"):
-                out.append(e)
-    return out
+    return [e for e in duet.read_trace(path) if e.get("name") == "frame" and e.get("painted")]
 
 
 def expected_rows(width, height, bg, wins):
