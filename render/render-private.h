@@ -20,6 +20,10 @@
 
 void render_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A new texture, bound to GL_TEXTURE_2D, with filter both ways and edge
+ * clamping. */
+GLuint render_gl_texture_new(GLint filter);
+
 /* True if the space-separated extension list contains name as a whole word
  * (a plain strstr would match GL_EXT_foo in GL_EXT_foo_bar). */
 bool render_extension_in_list(const char *list, const char *name);

@@ -178,12 +178,7 @@ struct render_texture *render_texture_import_dmabuf(struct renderer *r,
 	tex->image = image;
 	while (glGetError() != GL_NO_ERROR)
 		;
-	glGenTextures(1, &tex->id);
-	glBindTexture(GL_TEXTURE_2D, tex->id);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	tex->id = render_gl_texture_new(GL_LINEAR);
 	target_texture(GL_TEXTURE_2D, (GLeglImageOES)image);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	if (glGetError() != GL_NO_ERROR) {

@@ -5,6 +5,20 @@
 
 #include "render-private.h"
 
+GLuint render_gl_texture_new(GLint filter)
+{
+	GLuint id;
+
+	glGenTextures(1, &id);
+	glBindTexture(GL_TEXTURE_2D, id);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+	/* Non-power-of-two textures in GLES2 need clamping and no mipmaps. */
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	return id;
+}
+
 #ifndef GL_UNPACK_ROW_LENGTH_EXT
 #define GL_UNPACK_ROW_LENGTH_EXT 0x0CF2
 #endif
@@ -138,13 +152,7 @@ bool render_gl_texture_init(struct render_texture *tex)
 	tex->filter = GL_LINEAR;
 	while (glGetError() != GL_NO_ERROR)
 		;
-	glGenTextures(1, &tex->id);
-	glBindTexture(GL_TEXTURE_2D, tex->id);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-	/* Non-power-of-two textures in GLES2 need clamping and no mipmaps. */
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	tex->id = render_gl_texture_new(GL_LINEAR);
 	/* With BGRA8888 the internal format must equal the format (GLES2 has
 	 * no conversion at upload). */
 	glTexImage2D(GL_TEXTURE_2D, 0, (GLint)gl_format, tex->width, tex->height, 0, gl_format,
