@@ -1,7 +1,6 @@
 /* Following a KMS card's scanout from outside (drm-scanout.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,16 +11,7 @@
 #include <xf86drmMode.h>
 
 #include "drm-scanout.h"
-
-static int fail(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "why.h"
 
 int drm_scanout_open(struct drm_scanout *s, const char *card, char *why, size_t len)
 {

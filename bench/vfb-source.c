@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,18 +12,10 @@
 #include <unistd.h>
 
 #include "vfb-source.h"
+#include "why.h"
 
 #define XWD_HEADER_MIN 100
 #define XWD_COLOR_SIZE 12
-
-static int fail(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int vfb_source_open_file(struct vfb_source *src, const char *path, char *why, size_t len)
 {
