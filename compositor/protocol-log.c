@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "comp.h"
+#include "duet-file.h"
 
 #define MAX_MSG_KINDS 128
 
@@ -162,23 +163,8 @@ static void write_json(FILE *f)
 
 static void dump(void)
 {
-	size_t n = strlen(plog.path) + 16;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return;
-	snprintf(tmp, n, "%s.tmp", plog.path);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		comp_log("protocol log: cannot write %s", tmp);
-		free(tmp);
-		return;
-	}
-	write_json(f);
-	if (fclose(f) == 0)
-		rename(tmp, plog.path);
-	else
-		unlink(tmp);
-	free(tmp);
+	if (!duet_write_replace(plog.path, write_json))
+		comp_log("protocol log: cannot write %s", plog.path);
 }
 
 static void on_client_destroy(struct wl_listener *listener, void *data)

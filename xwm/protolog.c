@@ -30,6 +30,7 @@
 
 #include <xcb/xcbext.h>
 
+#include "duet-file.h"
 #include "xwm.h"
 
 #define MAX_KINDS 96
@@ -243,23 +244,8 @@ static void write_json(FILE *f)
 
 void xwm_protolog_write(void)
 {
-	if (!plog.path)
-		return;
-	size_t n = strlen(plog.path) + 8;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return;
-	snprintf(tmp, n, "%s.tmp", plog.path);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		xwm_log("protocol log: cannot write %s", tmp);
-		free(tmp);
-		return;
-	}
-	write_json(f);
-	if (fclose(f) != 0 || rename(tmp, plog.path) != 0)
+	if (plog.path && !duet_write_replace(plog.path, write_json))
 		xwm_log("protocol log: cannot write %s", plog.path);
-	free(tmp);
 }
 
 void xwm_protolog_start(const struct xwm_cm *cm)

@@ -1,0 +1,24 @@
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "duet-file.h"
+
+bool duet_write_replace(const char *path, void (*write)(FILE *f))
+{
+	size_t n = strlen(path) + sizeof(".tmp");
+	char *tmp = malloc(n);
+	if (!tmp)
+		return false;
+	snprintf(tmp, n, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	bool ok = f != NULL;
+	if (f) {
+		write(f);
+		ok = fclose(f) == 0 && rename(tmp, path) == 0;
+		if (!ok)
+			unlink(tmp);
+	}
+	free(tmp);
+	return ok;
+}
