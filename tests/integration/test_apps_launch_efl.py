@@ -23,6 +23,7 @@ import time
 import apps
 import duet
 from duet import check
+from duet_launch import reaper
 
 # EFL's own leaks at exit (Elementary's, Evas's, Ecore_Wl2's) are named in
 # a suppressions file of their own; the caller's LeakSanitizer options stay
@@ -40,18 +41,7 @@ PRESENTATION = {"wayland": "frame-callback", "x11": "roundtrip-fallback"}
 
 def with_home(home):
     """pids of processes whose environment has HOME=home."""
-    tag = ("HOME=%s" % home).encode()
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/environ" % d, "rb") as f:
-                if tag in f.read().split(b"\0"):
-                    found.append(int(d))
-        except OSError:
-            pass
-    return found
+    return reaper.marked("HOME", home)
 
 
 def render(s, stack, engine, env):
