@@ -6,7 +6,7 @@ import random
 
 from duet_bench import metrics, plots, stats
 from duet_bench.inputlat import ENGINES, PATH_NOTE
-from duet_bench.report_thirdparty import PAIR_LABEL
+from duet_bench.report_thirdparty import PAIR_LABEL, ratio_rows
 
 KEYS = {"sw": "input_ms", "gl": "input_gl_ms"}
 
@@ -125,31 +125,7 @@ def blocks(results, out, table, order, pairs):
                "bootstrap over rounds of every other figure (3 rounds or more). missing: "
                "presses whose colour the observer did not see within 2 s."
                % stats.BOOTSTRAP_RESAMPLES)]
-    rows = ratio_rows_input(order, pairs)
+    rows = ratio_rows(order, pairs, lambda key: key in KEYS.values())
     if rows:
         blocks.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS], rows))
     return blocks
-
-
-def ratio_rows_input(order, pairs):
-    """Per input metric and pair of stacks: the ratio of medians with its
-    interval and verdict (metrics.ratios), as the other sections show it."""
-    rows = []
-    for m in order:
-        if m.key not in KEYS.values():
-            continue
-        got = {p: res for pm, p, res in pairs if pm is m}
-        if not got:
-            continue
-        cells = []
-        for p in stats.PAIRS:
-            res = got.get(p)
-            if not res or res.get("ratio") is None:
-                cells.append("-" if not res else "- (%s)" % res.get("why"))
-            elif res.get("ci_low") is not None:
-                cells.append("%.3g [%.3g, %.3g] %s" % (res["ratio"], res["ci_low"],
-                                                       res["ci_high"], res["verdict"]))
-            else:
-                cells.append("%.3g (no interval: %s)" % (res["ratio"], res.get("why")))
-        rows.append([m.key] + cells)
-    return rows

@@ -56,10 +56,13 @@ def stack_rows(results, table):
     return rows
 
 
-def ratio_rows(order, pairs, table):
+def ratio_rows(order, pairs, keep, table=None):
+    """Per metric of order whose key keep() takes, and pair of stacks: the
+    ratio of medians with its interval and verdict (metrics.ratios), as the
+    other sections show it. Given table, two zero medians read "both 0"."""
     rows = []
     for m in order:
-        if not m.key.startswith("thirdparty_"):
+        if not keep(m.key):
             continue
         got = {p: res for pm, p, res in pairs if pm is m}
         if not got:
@@ -72,7 +75,8 @@ def ratio_rows(order, pairs, table):
             elif res.get("ratio") is None:
                 # An idle server's zero over another's zero is no ratio,
                 # but it is the answer: say so.
-                zero = all(_median_of(table, m.key, st) == 0 for st in p)
+                zero = table is not None and all(_median_of(table, m.key, st) == 0
+                                                 for st in p)
                 cells.append("- (both 0)" if zero else "- (%s)" % res.get("why"))
             elif res.get("ci_low") is not None:
                 cells.append("%.3g [%.3g, %.3g] %s" % (res["ratio"], res["ci_low"],
@@ -121,7 +125,7 @@ def blocks(results, out, table, order, pairs):
             "Unix sockets (Xvfb, duet-compositor, weston), one counting run per stack. "
             "Ratios: timings with their 95% paired bootstrap interval (3 rounds or more), "
             "counts from one run each (no interval; within 1.1x of 1 is no difference).")]
-    rows = ratio_rows(order, pairs, table)
+    rows = ratio_rows(order, pairs, lambda key: key.startswith("thirdparty_"), table)
     if rows:
         out.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS], rows))
     return out
