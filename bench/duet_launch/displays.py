@@ -43,6 +43,21 @@ def free_socket(path):
         s.close()
 
 
+def accepting(path):
+    """True once a server listens on the Unix socket path. Its file
+    appears at bind(), before listen(): a client that connects in between
+    is refused (weston under load, 2026-11-28), so the file alone is not
+    readiness."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 def x_socket(n):
     return os.path.join(X_SOCKET_DIR, "X%d" % n)
 

@@ -345,7 +345,7 @@ class Stack:
 
     def _wait_socket(self, name):
         path = os.path.join(self.runtime, name)
-        self.wait("the Wayland socket %s" % name, lambda: os.path.exists(path))
+        self.wait("the Wayland socket %s" % name, lambda: displays.accepting(path))
 
     def _start_weston(self):
         sock = displays.wayland_socket("weston")
@@ -616,7 +616,7 @@ class Stack:
             env = dict(env, E_WL_FORCE="x11", DISPLAY=display)
             self._grab_on_stop(display, env)
         sock = os.path.join(self.runtime, "wayland-0")
-        self._start_e(env, "Enlightenment's Wayland socket", lambda: os.path.exists(sock))
+        self._start_e(env, "Enlightenment's Wayland socket", lambda: displays.accepting(sock))
         self.display = "wayland-0"
         self.env = dict(self.base_env, WAYLAND_DISPLAY="wayland-0")
         self.notes.append("Enlightenment's Wayland output is its wl_buffer module's, fixed at "
