@@ -118,10 +118,12 @@ time.sleep(600)
 """
 
 
-def test_child():
+def start_program(source):
+    """Runs python source (which starts a Child and prints its pid) with no
+    run mark of its own: (the program, the child's pid, the child's mark)."""
     env = dict(os.environ)
     env.pop("DUET_BENCH_RUN", None)
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, os.path.dirname(HERE)], env=env,
+    proc = subprocess.Popen([sys.executable, "-c", source, os.path.dirname(HERE)], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
     on_fail(proc.kill)
     line = proc.stdout.readline()
@@ -131,6 +133,11 @@ def test_child():
     with open("/proc/%d/environ" % pid, "rb") as f:
         mark = [v for v in f.read().split(b"\0") if v.startswith(b"DUET_BENCH_RUN=")]
     check(mark, "the child carries a run mark")
+    return proc, pid, mark
+
+
+def test_child():
+    proc, pid, mark = start_program(CHILD)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     try:
@@ -157,18 +164,7 @@ print("pid", c.pid, flush=True)
 
 
 def test_exit():
-    env = dict(os.environ)
-    env.pop("DUET_BENCH_RUN", None)
-    proc = subprocess.Popen([sys.executable, "-c", EXITS, os.path.dirname(HERE)], env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-    on_fail(proc.kill)
-    line = proc.stdout.readline()
-    check(line.startswith("pid "), "the program started its child (%r)" % line)
-    pid = int(line.split()[1])
-    on_fail(lambda: os.kill(pid, signal.SIGKILL))
-    with open("/proc/%d/environ" % pid, "rb") as f:
-        mark = [v for v in f.read().split(b"\0") if v.startswith(b"DUET_BENCH_RUN=")]
-    check(mark, "the child carries a run mark")
+    proc, pid, mark = start_program(EXITS)
     name, value = mark[0].decode().split("=", 1)
     check(proc.wait(60) == 0, "the program exited 0")
     left = cmdlines(reaper.marked(name, value))
