@@ -37,6 +37,7 @@ static const char usage[] =
 	"  --engine gl|sw         sets ELM_ACCEL to gl or none (default: Elementary's)\n"
 	"  --size WxH             window size (default 800x600)\n"
 	"  --duration-ms MS       per scene (default 2000)\n"
+	"  --min-frames N         a scene also lasts until N frames are drawn (default 0)\n"
 	"  --scenes A,B           which scenes (default all; --list names them)\n"
 	"Output goes to $DUET_TRACE if set, else stdout.\n";
 
@@ -56,6 +57,7 @@ struct app {
 	const struct scene *scenes[8];
 	int n_scenes, cur;
 	uint64_t duration_ns;
+	int min_frames;
 	Evas_Object *objs[N_RECTS];
 	int n_objs;
 	uint32_t *pixels;
@@ -243,7 +245,7 @@ static void on_job(void *data)
 	a->job = NULL;
 	if (!a->running)
 		next_scene(a); /* after the window's first frame */
-	else if (tk_now_ns() - a->start_ns >= a->duration_ns)
+	else if (tk_now_ns() - a->start_ns >= a->duration_ns && a->frames >= a->min_frames)
 		end_scene(a);
 	else
 		a->scenes[a->cur]->step(a, a->frames);
@@ -319,7 +321,7 @@ int main(int argc, char **argv)
 {
 	struct app a = { .status = 1 };
 	const char *backend = NULL, *want_engine = NULL, *scene_list = NULL;
-	long duration_ms = 2000;
+	long duration_ms = 2000, min_frames = 0;
 	struct app_size size = { 800, 600 };
 	bool list = false;
 	const struct app_opt options[] = {
@@ -327,6 +329,7 @@ int main(int argc, char **argv)
 		APP_CHOICE("--backend", &backend, app_backend_names),
 		APP_CHOICE("--engine", &want_engine, app_engine_names),
 		APP_LONG("--duration-ms", &duration_ms, 1, 3600000),
+		APP_LONG("--min-frames", &min_frames, 0, 1000000),
 		APP_SIZE("--size", &size),
 		APP_STRING("--scenes", &scene_list),
 		APP_OPT_END,
@@ -348,6 +351,7 @@ int main(int argc, char **argv)
 	a.w = size.width;
 	a.h = size.height;
 	a.duration_ns = (uint64_t)duration_ms * 1000000ull;
+	a.min_frames = (int)min_frames;
 	app_elm_env(backend, want_engine);
 	char *elm_argv[] = { argv[0], NULL };
 	if (elm_init(1, elm_argv) <= 0) {

@@ -133,6 +133,7 @@ static const char usage[] =
 	"(frames, fps, mean flush/swap time), then a render_done line.\n"
 	TK_OPTIONS_HELP
 	"  --duration-ms MS       time per scene (default 2000, 1..600000)\n"
+	"  --min-frames N         a scene also lasts until N frames are drawn (default 0)\n"
 	"  --size WxH             window size (default 800x600)\n"
 	"  --scenes A,B,...       scenes to run (default all; --list shows them)\n"
 	"  --no-feedback          do not ask for presentation feedback per frame\n"
@@ -215,7 +216,7 @@ static bool select_scenes(const char *list, bool selected[N_SCENES])
 int main(int argc, char **argv)
 {
 	struct tk_options opts;
-	long duration_ms = 2000;
+	long duration_ms = 2000, min_frames = 0;
 	struct app_size size = { 800, 600 };
 	bool list = false, no_feedback = false;
 	const char *scene_list = NULL;
@@ -226,6 +227,7 @@ int main(int argc, char **argv)
 		APP_FLAG("--list", &list),
 		APP_FLAG("--no-feedback", &no_feedback),
 		APP_LONG("--duration-ms", &duration_ms, 1, 600000),
+		APP_LONG("--min-frames", &min_frames, 0, 1000000),
 		APP_SIZE("--size", &size),
 		APP_STRING("--scenes", &scene_list),
 		APP_OPT_END,
@@ -287,7 +289,7 @@ int main(int argc, char **argv)
 		app_proto_delta(app, &mark, proto, sizeof(proto));
 		uint64_t frames = 0, flush_total = 0, flush_max = 0;
 		uint64_t t0 = tk_now_ns(), end = t0 + (uint64_t)duration_ms * 1000000ull, now = t0;
-		while (now < end && !app_should_quit(win)) {
+		while ((now < end || frames < (uint64_t)min_frames) && !app_should_quit(win)) {
 			d = tk_window_begin_frame(win);
 			if (!d)
 				goto draw_failed;

@@ -48,10 +48,14 @@ def test():
         check(abs(done[0]["score_fps"] - mean) < 0.01, "score %.3f is not the mean fps %.3f"
               % (done[0]["score_fps"], mean))
         # A subset runs only what was asked.
-        recs = apps.run_app(s, [exe, "--engine", engine, "--duration-ms", "50", "--scenes",
-                                "gradient,rect_blend"])
-        check([r["scene"] for r in recs if r["name"] == "scene"] == ["rect_blend", "gradient"],
+        # --min-frames outlasts --duration-ms on a machine of any speed.
+        recs = apps.run_app(s, [exe, "--engine", engine, "--duration-ms", "1", "--min-frames",
+                                "12", "--scenes", "gradient,rect_blend"])
+        got = [r for r in recs if r["name"] == "scene"]
+        check([r["scene"] for r in got] == ["rect_blend", "gradient"],
               "--scenes gradient,rect_blend ran %r" % [r.get("scene") for r in recs])
+        check(all(r["frames"] >= 12 for r in got), "--min-frames 12 drew %r"
+              % [r["frames"] for r in got])
 
 
 if __name__ == "__main__":
