@@ -4,7 +4,7 @@
 
 #include "duet-file.h"
 
-bool duet_write_replace(const char *path, void (*write)(FILE *f))
+bool duet_write_replace(const char *path, void (*write)(FILE *f, void *data), void *data)
 {
 	size_t n = strlen(path) + sizeof(".tmp");
 	char *tmp = malloc(n);
@@ -14,7 +14,7 @@ bool duet_write_replace(const char *path, void (*write)(FILE *f))
 	FILE *f = fopen(tmp, "w");
 	bool ok = f != NULL;
 	if (f) {
-		write(f);
+		write(f, data);
 		ok = fclose(f) == 0 && rename(tmp, path) == 0;
 		if (!ok)
 			unlink(tmp);

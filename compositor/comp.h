@@ -55,6 +55,8 @@ struct comp_options {
 	int mode_width, mode_height, mode_mhz;
 	const char *drm_device; /* --drm-device: a card node, NULL = first usable */
 	bool test_protocol;    /* --test-protocol: duet_test for the test socket's clients */
+	const char *protocol_log; /* protocol-log.c's file, or NULL ($DUET_PROTOCOL_LOG) */
+	const char *trace_path; /* the frame trace's file (render_trace), or NULL ($DUET_TRACE) */
 	/* Texture memory (docs/security.md), bytes; 0 = the default. */
 	uint64_t texture_budget, client_texture_budget;
 };
@@ -87,6 +89,8 @@ struct comp_server {
 	 * linux-dmabuf's main device. */
 	bool has_render_device;
 	dev_t render_device;
+	struct comp_dmabuf *dmabuf; /* linux-dmabuf.c; NULL where it is not offered */
+	struct render_trace *trace; /* options.trace_path's; NULL: not tracing */
 
 	struct wl_list surfaces;   /* comp_surface.link */
 	struct wl_list windows;    /* comp_window.link, stacking order, topmost first */
@@ -119,8 +123,9 @@ void comp_budget_release_texture(struct comp_surface *surface);
 /* A wl_display.no_memory error naming the budget, and a log line. */
 void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* protocol-log.c: with $DUET_PROTOCOL_LOG set, counts Wayland messages per
- * client into that file (bench/); a no-op otherwise. */
+/* protocol-log.c: with options.protocol_log set, counts Wayland messages
+ * per client into that file (bench/); a no-op otherwise. Freed with the
+ * display. */
 void comp_protocol_log_init(struct comp_server *server);
 
 /* Client coordinates and offsets are clamped to +-COMP_MAX_COORD where the
@@ -612,7 +617,7 @@ bool comp_single_pixel_buffer_get(struct wl_resource *buffer, uint32_t *argb);
  * so a surface keeps its content after the client destroys the buffer). */
 struct comp_dmabuf_image;
 void comp_linux_dmabuf_create(struct comp_server *server);
-void comp_linux_dmabuf_finish(void); /* after the display's clients are gone */
+void comp_linux_dmabuf_finish(struct comp_server *server); /* after its clients are gone */
 /* The image of one of its wl_buffers, or NULL for any other buffer. */
 struct comp_dmabuf_image *comp_dmabuf_buffer_get(struct wl_resource *buffer);
 void comp_dmabuf_image_ref(struct comp_dmabuf_image *image);

@@ -32,6 +32,10 @@ struct drm_session {
 	struct {
 		int fd, id;
 	} devices[MAX_DEVICES];
+	/* libseat's own messages while a seat is sought: kept for the one
+	 * error line, instead of a line per backend it tried. */
+	char seat_messages[512];
+	bool seat_verbose;
 #endif
 };
 
@@ -55,22 +59,23 @@ static int open_direct(const char *path, char *why, size_t why_len)
 }
 
 #ifdef DUET_HAVE_LIBSEAT
-/* libseat's own messages while a seat is sought: kept for the one error
- * line, instead of a line per backend it tried. */
-static char seat_messages[512];
-static bool seat_verbose;
+/* libseat's log handler is process-wide and takes no data pointer: the
+ * session being opened is named here while open_seat runs, and only then
+ * (per thread, so that servers opened on two threads keep their own). */
+static _Thread_local struct drm_session *opening;
 
 static void seat_log(enum libseat_log_level level, const char *fmt, va_list args)
 {
 	char line[256];
 	vsnprintf(line, sizeof(line), fmt, args);
-	if (seat_verbose) {
+	if (!opening || opening->seat_verbose) {
 		comp_log("libseat: %s", line);
 		return;
 	}
-	size_t used = strlen(seat_messages);
-	if (level == LIBSEAT_LOG_LEVEL_ERROR && used + 3 < sizeof(seat_messages))
-		snprintf(seat_messages + used, sizeof(seat_messages) - used, "%s%s",
+	char *msgs = opening->seat_messages;
+	size_t used = strlen(msgs);
+	if (level == LIBSEAT_LOG_LEVEL_ERROR && used + 3 < sizeof(opening->seat_messages))
+		snprintf(msgs + used, sizeof(opening->seat_messages) - used, "%s%s",
 		         used ? "; " : "", line);
 }
 
@@ -113,12 +118,11 @@ static int seat_dispatch(int fd, uint32_t mask, void *data)
 /* A seat from libseat: 0, or -1 with the reason in why. The session is
  * ours when the seat is enabled, which seatd says at once unless another
  * session holds the seat. */
-static int open_seat(struct drm_session *session, struct wl_event_loop *loop, char *why,
-                     size_t why_len)
+static int try_open_seat(struct drm_session *session, struct wl_event_loop *loop, char *why,
+                         size_t why_len)
 {
-	seat_messages[0] = '\0';
-	const char *env = getenv("DUET_SEAT_DEBUG");
-	seat_verbose = env && *env && strcmp(env, "0") != 0;
+	const char *seat_messages = session->seat_messages;
+	bool seat_verbose = session->seat_verbose;
 	libseat_set_log_handler(seat_log);
 	libseat_set_log_level(seat_verbose ? LIBSEAT_LOG_LEVEL_DEBUG : LIBSEAT_LOG_LEVEL_ERROR);
 	const char *sock = getenv("SEATD_SOCK");
@@ -179,6 +183,17 @@ fail:
 	session->seat = NULL;
 	session->active = false;
 	return -1;
+}
+
+static int open_seat(struct drm_session *session, struct wl_event_loop *loop, char *why,
+                     size_t why_len)
+{
+	const char *env = getenv("DUET_SEAT_DEBUG");
+	session->seat_verbose = env && *env && strcmp(env, "0") != 0;
+	opening = session;
+	int ret = try_open_seat(session, loop, why, why_len);
+	opening = NULL;
+	return ret;
 }
 #endif
 

@@ -54,20 +54,26 @@ struct dmabuf_format {
 	uint64_t modifiers[MAX_MODIFIERS];
 };
 
-static struct dmabuf_format formats[] = {
+static const struct dmabuf_format offered_formats[] = {
 	{ .fourcc = DRM_FORMAT_XRGB8888, .format = RENDER_FORMAT_XRGB8888 },
 	{ .fourcc = DRM_FORMAT_ARGB8888, .format = RENDER_FORMAT_ARGB8888 },
 };
-#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+#define N_FORMATS (sizeof(offered_formats) / sizeof(offered_formats[0]))
 
-/* Version 4's format table (a sealed memfd of 16-byte entries) and the
- * device it is for. */
-static struct {
+/* One server's linux-dmabuf: what its renderer imports, and version 4's
+ * format table (a sealed memfd of 16-byte entries) and the device it is
+ * for. */
+struct dmabuf_table {
 	int fd;
 	uint32_t size;
 	uint16_t entries;
 	dev_t device;
-} table = { .fd = -1 };
+};
+
+struct comp_dmabuf {
+	struct dmabuf_format formats[N_FORMATS];
+	struct dmabuf_table table;
+};
 
 struct table_entry {
 	uint32_t format;
@@ -75,17 +81,17 @@ struct table_entry {
 	uint64_t modifier;
 };
 
-static const struct dmabuf_format *find_format(uint32_t fourcc)
+static const struct dmabuf_format *find_format(const struct comp_dmabuf *dm, uint32_t fourcc)
 {
 	for (size_t i = 0; i < N_FORMATS; i++)
-		if (formats[i].fourcc == fourcc && formats[i].supported)
-			return &formats[i];
+		if (dm->formats[i].fourcc == fourcc && dm->formats[i].supported)
+			return &dm->formats[i];
 	return NULL;
 }
 
-static bool format_has_modifier(uint32_t fourcc, uint64_t modifier)
+static bool format_has_modifier(const struct comp_dmabuf *dm, uint32_t fourcc, uint64_t modifier)
 {
-	const struct dmabuf_format *f = find_format(fourcc);
+	const struct dmabuf_format *f = find_format(dm, fourcc);
 	if (!f)
 		return false;
 	if (modifier == DRM_FORMAT_MOD_INVALID)
@@ -253,7 +259,7 @@ static bool params_check(struct params *p, struct wl_resource *resource, int32_t
 			return false;
 		}
 	}
-	if (!find_format(format)) {
+	if (!find_format(p->server->dmabuf, format)) {
 		wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT,
 		                       "zwp_linux_buffer_params_v1@%u: format 0x%08x is not one "
 		                       "zwp_linux_dmabuf_v1 offered", id, format);
@@ -289,7 +295,7 @@ static bool params_check(struct params *p, struct wl_resource *resource, int32_t
 	}
 	/* From version 4 only advertised pairs may be used (the spec names
 	 * add, but the format is only known here). */
-	if (wl_resource_get_version(resource) >= 4 && !format_has_modifier(format,
+	if (wl_resource_get_version(resource) >= 4 && !format_has_modifier(p->server->dmabuf, format,
 	                                                                    p->planes[0].modifier)) {
 		wl_resource_post_error(resource, ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT,
 		                       "zwp_linux_buffer_params_v1@%u: format 0x%08x with modifier "
@@ -314,7 +320,7 @@ static const char *fourcc_name(uint32_t f, char buf[5])
 static struct comp_dmabuf_image *params_import(struct params *p, int n_planes, int32_t width,
                                                int32_t height, uint32_t format, uint32_t flags)
 {
-	const struct dmabuf_format *f = find_format(format);
+	const struct dmabuf_format *f = find_format(p->server->dmabuf, format);
 	char name[5];
 	if (flags & ~(uint32_t)ZWP_LINUX_BUFFER_PARAMS_V1_FLAGS_Y_INVERT) {
 		comp_log("linux-dmabuf: not imported: flags 0x%x (interlaced content is not "
@@ -446,6 +452,8 @@ static const struct zwp_linux_dmabuf_feedback_v1_interface feedback_impl = {
 /* The parameters never change: sent once, when the object is made. */
 static void send_feedback(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
+	const struct comp_server *server = wl_resource_get_user_data(resource);
+	const struct dmabuf_table *table = &server->dmabuf->table;
 	struct wl_resource *fb = comp_resource_create(client,
 	                                              &zwp_linux_dmabuf_feedback_v1_interface,
 	                                              wl_resource_get_version(resource), id,
@@ -456,17 +464,17 @@ static void send_feedback(struct wl_client *client, struct wl_resource *resource
 	wl_array_init(&device);
 	wl_array_init(&indices);
 	dev_t *dev = wl_array_add(&device, sizeof(dev_t));
-	uint16_t *idx = wl_array_add(&indices, table.entries * sizeof(uint16_t));
+	uint16_t *idx = wl_array_add(&indices, table->entries * sizeof(uint16_t));
 	if (!dev || !idx) {
 		wl_array_release(&device);
 		wl_array_release(&indices);
 		wl_client_post_no_memory(client);
 		return;
 	}
-	*dev = table.device;
-	for (uint16_t i = 0; i < table.entries; i++)
+	*dev = table->device;
+	for (uint16_t i = 0; i < table->entries; i++)
 		idx[i] = i;
-	zwp_linux_dmabuf_feedback_v1_send_format_table(fb, table.fd, table.size);
+	zwp_linux_dmabuf_feedback_v1_send_format_table(fb, table->fd, table->size);
 	zwp_linux_dmabuf_feedback_v1_send_main_device(fb, &device);
 	zwp_linux_dmabuf_feedback_v1_send_tranche_target_device(fb, &device);
 	zwp_linux_dmabuf_feedback_v1_send_tranche_flags(fb, 0);
@@ -513,8 +521,9 @@ static void dmabuf_bind(struct wl_client *client, void *data, uint32_t version, 
 	/* Version 4 clients get the formats from the feedback only. */
 	if (version >= ZWP_LINUX_DMABUF_V1_GET_DEFAULT_FEEDBACK_SINCE_VERSION)
 		return;
+	const struct comp_server *server = data;
 	for (size_t i = 0; i < N_FORMATS; i++) {
-		const struct dmabuf_format *f = &formats[i];
+		const struct dmabuf_format *f = &server->dmabuf->formats[i];
 		if (!f->supported)
 			continue;
 		/* Version 3 lists layouts with 'modifier' ('format' is
@@ -531,18 +540,18 @@ static void dmabuf_bind(struct wl_client *client, void *data, uint32_t version, 
 
 /* The format table of every supported format and layout; false (logged)
  * if it cannot be made, and then version 3 is offered. */
-static bool make_table(void)
+static bool make_table(struct comp_dmabuf *dm)
 {
 	struct table_entry entries[N_FORMATS * (MAX_MODIFIERS + 1)];
 	size_t n = 0;
 	for (size_t i = 0; i < N_FORMATS; i++) {
-		if (!formats[i].supported)
+		const struct dmabuf_format *f = &dm->formats[i];
+		if (!f->supported)
 			continue;
-		for (int m = 0; m <= formats[i].n_modifiers; m++)
+		for (int m = 0; m <= f->n_modifiers; m++)
 			entries[n++] = (struct table_entry){
-				.format = formats[i].fourcc,
-				.modifier = m < formats[i].n_modifiers ? formats[i].modifiers[m]
-				                                       : DRM_FORMAT_MOD_INVALID,
+				.format = f->fourcc,
+				.modifier = m < f->n_modifiers ? f->modifiers[m] : DRM_FORMAT_MOD_INVALID,
 			};
 	}
 	size_t size = n * sizeof(entries[0]);
@@ -554,9 +563,9 @@ static bool make_table(void)
 			close(fd);
 		return false;
 	}
-	table.fd = fd;
-	table.size = (uint32_t)size;
-	table.entries = (uint16_t)n;
+	dm->table.fd = fd;
+	dm->table.size = (uint32_t)size;
+	dm->table.entries = (uint16_t)n;
 	return true;
 }
 
@@ -568,10 +577,18 @@ void comp_linux_dmabuf_create(struct comp_server *server)
 		         why);
 		return;
 	}
+	struct comp_dmabuf *dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		comp_log("linux-dmabuf: not offered: out of memory");
+		return;
+	}
+	dm->table.fd = -1;
+	server->dmabuf = dm;
 	int offered = 0;
 	char list[256] = "";
 	for (size_t i = 0; i < N_FORMATS; i++) {
-		struct dmabuf_format *f = &formats[i];
+		struct dmabuf_format *f = &dm->formats[i];
+		*f = offered_formats[i];
 		f->n_modifiers = render_dmabuf_query_modifiers(server->renderer, f->format,
 		                                               f->modifiers, MAX_MODIFIERS);
 		f->supported = f->n_modifiers >= 0;
@@ -592,11 +609,11 @@ void comp_linux_dmabuf_create(struct comp_server *server)
 	/* Version 4 needs the device the buffers are for. */
 	int version = 3;
 	char device[64] = "no feedback: the renderer's DRM device is not known";
-	if (server->has_render_device && make_table()) {
-		table.device = server->render_device;
+	if (server->has_render_device && make_table(dm)) {
+		dm->table.device = server->render_device;
 		version = LINUX_DMABUF_VERSION;
 		snprintf(device, sizeof(device), "feedback: main device %u:%u, %u table entries",
-		         major(table.device), minor(table.device), table.entries);
+		         major(dm->table.device), minor(dm->table.device), dm->table.entries);
 	}
 	if (!wl_global_create(server->display, &zwp_linux_dmabuf_v1_interface, version, server,
 	                      dmabuf_bind)) {
@@ -606,9 +623,13 @@ void comp_linux_dmabuf_create(struct comp_server *server)
 	comp_log("linux-dmabuf: offered (version %d): %s; %s", version, list, device);
 }
 
-void comp_linux_dmabuf_finish(void)
+void comp_linux_dmabuf_finish(struct comp_server *server)
 {
-	if (table.fd >= 0)
-		close(table.fd);
-	table.fd = -1;
+	struct comp_dmabuf *dm = server->dmabuf;
+	if (!dm)
+		return;
+	if (dm->table.fd >= 0)
+		close(dm->table.fd);
+	free(dm);
+	server->dmabuf = NULL;
 }

@@ -402,6 +402,8 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	m.usr1_path = opt.screenshot_path ? opt.screenshot_path : DEFAULT_SCREENSHOT;
+	opt.protocol_log = getenv("DUET_PROTOCOL_LOG");
+	opt.trace_path = getenv("DUET_TRACE");
 
 	/* Block before any thread exists (Mesa starts some): a signalfd only
 	 * sees signals that are blocked in every thread. */
@@ -416,11 +418,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	char *runtime_dir = ensure_runtime_dir();
-	render_trace_open(NULL);
 
 	if (comp_server_init(&m.server, &opt) != 0) {
 		comp_log("startup failed");
-		render_trace_close();
 		if (runtime_dir)
 			rmdir(runtime_dir);
 		free(runtime_dir);
@@ -482,7 +482,6 @@ int main(int argc, char **argv)
 		if (sources[i])
 			wl_event_source_remove(sources[i]);
 	comp_server_finish(&m.server);
-	render_trace_close();
 	if (runtime_dir)
 		rmdir(runtime_dir);
 	free(runtime_dir);

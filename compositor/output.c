@@ -56,7 +56,7 @@ static void trace_composited(struct comp_output *output, uint64_t seq, uint64_t 
 		window->composited_height = surface->buffer_height;
 		pid_t pid = 0;
 		wl_client_get_credentials(wl_resource_get_client(surface->resource), &pid, NULL, NULL);
-		render_trace("composited",
+		render_trace(output->server->trace, "composited",
 		             "\"t_ns\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client_pid\":%d,"
 		             "\"width\":%d,\"height\":%d,\"first\":%s",
 		             done_ns, seq, (int)pid, surface->buffer_width, surface->buffer_height,
@@ -104,7 +104,7 @@ static void output_frame_finished(void *data, const struct render_frame *frame,
 		.flags = output->flight_flags,
 		.repaint = output->repaints,
 	};
-	if (render_trace_enabled()) {
+	if (server->trace) {
 		uint64_t area = 0;
 		int n;
 		const pixman_box32_t *b = pixman_region32_rectangles(&output->flight_damage, &n);
@@ -113,7 +113,8 @@ static void output_frame_finished(void *data, const struct render_frame *frame,
 		/* Bytes copied from clients into textures since the last frame:
 		 * with latching, what this frame shows, copied once. */
 		uint64_t uploaded = renderer_stats(server->renderer)->uploaded_bytes;
-		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
+		render_trace(server->trace, "frame",
+		             "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
 		             ",\"uploaded\":%" PRIu64 ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64
 		             ",\"output\":\"%s\"",
 		             frame->seq, painted ? "true" : "false", area,

@@ -1,14 +1,15 @@
 /* Wayland protocol message counts per client, for the bench.
  *
- * With DUET_PROTOCOL_LOG=FILE set, a libwayland protocol logger counts
+ * With comp_options.protocol_log = FILE (duet-compositor takes it from
+ * DUET_PROTOCOL_LOG), a libwayland protocol logger counts
  * every request received and event sent, per client, with their wire size
  * (header + arguments as libwayland marshals them; file descriptors travel
  * beside the bytes, in SCM_RIGHTS, and are counted apart) and per message
  * name. FILE is rewritten (temporary name + rename) whenever a client
  * disconnects and when the compositor exits, so it always holds the
  * complete counts of every client that has gone, plus the running counts
- * of the others. Without the variable nothing is installed and nothing
- * costs anything.
+ * of the others. Without it nothing is installed and nothing costs
+ * anything.
  *
  * Counting happens in the dispatch path; the logger is only installed for
  * the bench's counting runs, never for its timing runs. */
@@ -31,6 +32,7 @@ struct msg_count {
 
 struct client_counts {
 	struct wl_list link;
+	struct comp_protocol_log *plog;
 	struct wl_client *client; /* NULL once it disconnected */
 	struct wl_listener destroy;
 	pid_t pid;
@@ -39,15 +41,13 @@ struct client_counts {
 	uint64_t other_msgs; /* past MAX_MSG_KINDS distinct messages */
 };
 
-static struct {
+struct comp_protocol_log {
 	const char *path;
-	struct wl_display *display;
 	struct wl_protocol_logger *logger;
 	struct wl_listener client_created;
 	struct wl_listener display_destroy;
 	struct wl_list clients; /* client_counts.link, oldest first */
-	bool exit_hooked;
-} plog;
+};
 
 /* Bytes a message takes on the wire: 8 bytes of header, 4 per integer,
  * fixed, object and new_id, strings and arrays as length + data padded to
@@ -86,10 +86,10 @@ static uint32_t wire_size(const struct wl_protocol_logger_message *m, uint32_t *
 	return size;
 }
 
-static struct client_counts *counts_for(struct wl_client *client)
+static struct client_counts *counts_for(struct comp_protocol_log *plog, struct wl_client *client)
 {
 	struct client_counts *cc;
-	wl_list_for_each(cc, &plog.clients, link)
+	wl_list_for_each(cc, &plog->clients, link)
 		if (cc->client == client)
 			return cc;
 	return NULL;
@@ -130,17 +130,18 @@ static void on_message(void *data, enum wl_protocol_logger_type type,
                        const struct wl_protocol_logger_message *m)
 {
 	struct wl_client *client = wl_resource_get_client(m->resource);
-	struct client_counts *cc = counts_for(client);
+	struct client_counts *cc = counts_for(data, client);
 	if (cc)
 		count_message(cc, m, type == WL_PROTOCOL_LOGGER_EVENT);
 }
 
-static void write_json(FILE *f)
+static void write_json(FILE *f, void *data)
 {
+	struct comp_protocol_log *plog = data;
 	fprintf(f, "{\"pid\":%d,\"clients\":[", (int)getpid());
 	struct client_counts *cc;
 	bool first = true;
-	wl_list_for_each(cc, &plog.clients, link) {
+	wl_list_for_each(cc, &plog->clients, link) {
 		fprintf(f, "%s{\"pid\":%d,\"connected\":%s,\"requests\":%llu,\"events\":%llu,"
 		        "\"request_bytes\":%llu,\"event_bytes\":%llu,\"request_fds\":%llu,"
 		        "\"event_fds\":%llu,\"other_messages\":%llu,\"messages\":{",
@@ -161,10 +162,10 @@ static void write_json(FILE *f)
 	fprintf(f, "]}\n");
 }
 
-static void dump(void)
+static void dump(struct comp_protocol_log *plog)
 {
-	if (!duet_write_replace(plog.path, write_json))
-		comp_log("protocol log: cannot write %s", plog.path);
+	if (!duet_write_replace(plog->path, write_json, plog))
+		comp_log("protocol log: cannot write %s", plog->path);
 }
 
 static void on_client_destroy(struct wl_listener *listener, void *data)
@@ -173,63 +174,58 @@ static void on_client_destroy(struct wl_listener *listener, void *data)
 	cc->client = NULL;
 	wl_list_remove(&cc->destroy.link);
 	wl_list_init(&cc->destroy.link);
-	dump();
+	dump(cc->plog);
 }
 
 static void on_client_created(struct wl_listener *listener, void *data)
 {
+	struct comp_protocol_log *plog = wl_container_of(listener, plog, client_created);
 	struct wl_client *client = data;
 	struct client_counts *cc = calloc(1, sizeof(*cc));
 	if (!cc)
 		return; /* this client goes uncounted; the dump shows it is missing */
+	cc->plog = plog;
 	cc->client = client;
 	wl_client_get_credentials(client, &cc->pid, NULL, NULL);
 	cc->destroy.notify = on_client_destroy;
 	wl_client_add_destroy_listener(client, &cc->destroy);
-	wl_list_insert(plog.clients.prev, &cc->link);
+	wl_list_insert(plog->clients.prev, &cc->link);
 }
 
-/* At exit: the last dump, then free everything. By then the display (and
- * every client) is gone; only our own records remain. */
-static void at_exit(void)
+/* The display's end, after its clients': the last dump, then free
+ * everything (libwayland does not free protocol loggers with the display). */
+static void on_display_destroy(struct wl_listener *listener, void *data)
 {
-	if (!plog.path)
-		return;
-	dump();
+	struct comp_protocol_log *plog = wl_container_of(listener, plog, display_destroy);
+	dump(plog);
+	wl_protocol_logger_destroy(plog->logger);
+	wl_list_remove(&plog->client_created.link);
+	wl_list_remove(&plog->display_destroy.link);
 	struct client_counts *cc, *tmp;
-	wl_list_for_each_safe(cc, tmp, &plog.clients, link) {
+	wl_list_for_each_safe(cc, tmp, &plog->clients, link) {
+		wl_list_remove(&cc->destroy.link);
 		wl_list_remove(&cc->link);
 		free(cc);
 	}
-	plog.path = NULL;
-}
-
-/* libwayland does not free protocol loggers with the display. */
-static void on_display_destroy(struct wl_listener *listener, void *data)
-{
-	wl_protocol_logger_destroy(plog.logger);
-	plog.logger = NULL;
-	wl_list_remove(&plog.client_created.link);
-	wl_list_remove(&plog.display_destroy.link);
-	plog.display = NULL;
+	free(plog);
 }
 
 void comp_protocol_log_init(struct comp_server *server)
 {
-	const char *path = getenv("DUET_PROTOCOL_LOG");
-	if (!path || !*path || plog.path)
+	const char *path = server->options.protocol_log;
+	if (!path || !*path)
 		return;
-	plog.path = path;
-	plog.display = server->display;
-	wl_list_init(&plog.clients);
-	plog.client_created.notify = on_client_created;
-	wl_display_add_client_created_listener(server->display, &plog.client_created);
-	plog.logger = wl_display_add_protocol_logger(server->display, on_message, NULL);
-	plog.display_destroy.notify = on_display_destroy;
-	wl_display_add_destroy_listener(server->display, &plog.display_destroy);
-	if (!plog.exit_hooked) {
-		atexit(at_exit);
-		plog.exit_hooked = true;
+	struct comp_protocol_log *plog = calloc(1, sizeof(*plog));
+	if (!plog) {
+		comp_log("protocol log: out of memory, not counting");
+		return;
 	}
+	plog->path = path;
+	wl_list_init(&plog->clients);
+	plog->client_created.notify = on_client_created;
+	wl_display_add_client_created_listener(server->display, &plog->client_created);
+	plog->logger = wl_display_add_protocol_logger(server->display, on_message, plog);
+	plog->display_destroy.notify = on_display_destroy;
+	wl_display_add_destroy_listener(server->display, &plog->display_destroy);
 	comp_log("counting protocol messages into %s", path);
 }

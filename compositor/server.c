@@ -45,6 +45,9 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	}
 	server->loop = wl_display_get_event_loop(server->display);
 	comp_protocol_log_init(server);
+	if (options->trace_path && *options->trace_path &&
+	    render_trace_open(options->trace_path, &server->trace) != 0)
+		goto fail;
 
 	server->backend = backend;
 	if (options->pixman) {
@@ -161,5 +164,7 @@ void comp_server_finish(struct comp_server *server)
 	server->backend = NULL;
 	wl_display_destroy(server->display);
 	server->display = NULL;
-	comp_linux_dmabuf_finish();
+	comp_linux_dmabuf_finish(server);
+	render_trace_close(server->trace);
+	server->trace = NULL;
 }

@@ -565,17 +565,21 @@ int render_keep_loaded(void);
 /* JSON lines, one event per line:
  *   {"name":"frame","ns":123456789,"pid":42,<fields>}
  * ns is CLOCK_MONOTONIC. The bench and the client apps share this format.
- * render_trace_open(NULL) uses $DUET_TRACE if set; with no file every
- * render_trace call is a cheap no-op. fields is a printf format producing
- * the remaining JSON members without braces, e.g. "\"seq\":%u", or NULL. */
-int render_trace_open(const char *path);
-/* Traces to an open fd instead (the apps default to stdout); takes it. */
-int render_trace_open_fd(int fd);
-void render_trace_close(void);
-bool render_trace_enabled(void);
-void render_trace(const char *name, const char *fields, ...)
-	__attribute__((format(printf, 2, 3)));
-void render_tracev(const char *name, const char *fields, va_list args)
-	__attribute__((format(printf, 2, 0)));
+ * A trace belongs to its opener (a server, a window manager, an app), not
+ * to the process. render_trace_open(NULL, &t) uses $DUET_TRACE if set;
+ * with no file t is NULL, and tracing into NULL is a cheap no-op (-1, t
+ * NULL and a log line when the file cannot be opened). fields is a printf
+ * format producing the remaining JSON members without braces, e.g.
+ * "\"seq\":%u", or NULL. */
+struct render_trace;
+int render_trace_open(const char *path, struct render_trace **trace);
+/* Traces to an open fd instead (the apps default to stdout); takes it.
+ * NULL when out of memory. */
+struct render_trace *render_trace_from_fd(int fd);
+void render_trace_close(struct render_trace *trace); /* NULL: nothing */
+void render_trace(struct render_trace *trace, const char *name, const char *fields, ...)
+	__attribute__((format(printf, 3, 4)));
+void render_tracev(struct render_trace *trace, const char *name, const char *fields,
+                   va_list args) __attribute__((format(printf, 3, 0)));
 
 #endif

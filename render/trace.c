@@ -10,12 +10,15 @@
 
 #include "render-private.h"
 
-static int trace_fd = -1;
+struct render_trace {
+	int fd;
+};
 
-int render_trace_open(const char *path)
+int render_trace_open(const char *path, struct render_trace **trace)
 {
 	int fd;
 
+	*trace = NULL;
 	if (!path)
 		path = getenv("DUET_TRACE");
 	if (!path || !*path)
@@ -27,31 +30,32 @@ int render_trace_open(const char *path)
 		render_log("trace: cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	render_trace_close();
-	trace_fd = fd;
+	*trace = render_trace_from_fd(fd);
+	if (!*trace) {
+		close(fd);
+		return -1;
+	}
 	return 0;
 }
 
-int render_trace_open_fd(int fd)
+struct render_trace *render_trace_from_fd(int fd)
 {
-	render_trace_close();
-	trace_fd = fd;
-	return 0;
+	struct render_trace *t = malloc(sizeof(*t));
+	if (t)
+		t->fd = fd;
+	return t;
 }
 
-void render_trace_close(void)
+void render_trace_close(struct render_trace *trace)
 {
-	if (trace_fd >= 0)
-		close(trace_fd);
-	trace_fd = -1;
+	if (!trace)
+		return;
+	close(trace->fd);
+	free(trace);
 }
 
-bool render_trace_enabled(void)
-{
-	return trace_fd >= 0;
-}
-
-void render_tracev(const char *name, const char *fields, va_list args)
+void render_tracev(struct render_trace *trace, const char *name, const char *fields,
+                   va_list args)
 {
 	char stack[512];
 	char *line = stack;
@@ -60,7 +64,7 @@ void render_tracev(const char *name, const char *fields, va_list args)
 	size_t total;
 	va_list ap;
 
-	if (trace_fd < 0)
+	if (!trace)
 		return;
 	ns = (unsigned long long)render_now_ns();
 	pid = (int)getpid();
@@ -93,7 +97,7 @@ void render_tracev(const char *name, const char *fields, va_list args)
 	/* One write() per event: lines of concurrent writers never interleave
 	 * (a pipe may still take a long line in parts). */
 	for (size_t off = 0; off < total;) {
-		ssize_t n = write(trace_fd, line + off, total - off);
+		ssize_t n = write(trace->fd, line + off, total - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -104,11 +108,11 @@ void render_tracev(const char *name, const char *fields, va_list args)
 		free(line);
 }
 
-void render_trace(const char *name, const char *fields, ...)
+void render_trace(struct render_trace *trace, const char *name, const char *fields, ...)
 {
 	va_list ap;
 
 	va_start(ap, fields);
-	render_tracev(name, fields, ap);
+	render_tracev(trace, name, fields, ap);
 	va_end(ap);
 }

@@ -219,7 +219,7 @@ int xwm_composite_start(struct xwm_cm *cm)
 	}
 	xwm_log("content path: %s (%s); output path: %s, repaint path: %s", cm->content_path,
 	        why, xwm_output_path(cm), xwm_output_repaint_path(cm));
-	render_trace("xwm_paths",
+	render_trace(cm->trace, "xwm_paths",
 	             "\"content\":\"%s\",\"output\":\"%s\",\"repaint\":\"%s\",\"egl\":\"%s\","
 	             "\"renderer\":\"%s\"",
 	             cm->content_path, xwm_output_path(cm), xwm_output_repaint_path(cm),
@@ -359,7 +359,7 @@ static void mapped(void *data, struct xwm_window *w, bool has_content)
 	c->full_damage = true;
 	c->composited = false;
 	c->awaiting_content = wait;
-	render_trace("window_mapped", "\"window\":%u,\"awaiting_content\":%s", w->id,
+	render_trace(c->cm->trace, "window_mapped", "\"window\":%u,\"awaiting_content\":%s", w->id,
 	             wait ? "true" : "false");
 	if (!wait)
 		xwm_schedule_repaint(data);
@@ -443,7 +443,7 @@ static void handle_damage(struct xwm_cm *cm, xcb_damage_notify_event_t *ev)
 	c->damaged = true;
 	if (c->awaiting_content) {
 		c->awaiting_content = false;
-		render_trace("first_damage", "\"window\":%u,\"x\":%d,\"y\":%d,\"width\":%u,"
+		render_trace(cm->trace, "first_damage", "\"window\":%u,\"x\":%d,\"y\":%d,\"width\":%u,"
 		             "\"height\":%u", w->id, ev->area.x, ev->area.y, ev->area.width,
 		             ev->area.height);
 	}

@@ -153,7 +153,7 @@ static void note_path(struct xwm_window *w, const char *path, const char *detail
 		return;
 	w->content->content_path = path;
 	xwm_log("window 0x%x: content path %s (%s)", w->id, path, detail);
-	render_trace("content_path", "\"window\":%u,\"path\":\"%s\",\"pid\":%u", w->id, path,
+	render_trace(w->content->cm->trace, "content_path", "\"window\":%u,\"path\":\"%s\",\"pid\":%u", w->id, path,
 	             xwm_window_pid(w));
 }
 

@@ -341,7 +341,7 @@ int main(int argc, char **argv)
 
 	if (cm.options.screenshot_dir && xwm_screenshot_dir_open(&cm, cm.options.screenshot_dir) < 0)
 		return 1;
-	render_trace_open(NULL);
+	render_trace_open(NULL, &cm.trace);
 	int signal_fd = setup_signals();
 	cm.sync_timer_fd = render_timer_create();
 	if (signal_fd < 0 || cm.sync_timer_fd < 0) {
@@ -357,7 +357,7 @@ int main(int argc, char **argv)
 	xwm_props_init_root(&xwm, cm.screenshot_dir_path);
 	if (xwm_composite_start(&cm) < 0 || xwm_wm_start(&xwm, cm.sync_event != 0) < 0)
 		goto out;
-	render_trace("xwm_start", "\"width\":%d,\"height\":%d", xwm.screen->width_in_pixels,
+	render_trace(cm.trace, "xwm_start", "\"width\":%d,\"height\":%d", xwm.screen->width_in_pixels,
 	             xwm.screen->height_in_pixels);
 	/* The renderer and the output are up: from now on a window that
 	 * draws is composited, so tools may take us as ready. */
@@ -381,6 +381,6 @@ out:
 	close(cm.sync_timer_fd);
 	close(signal_fd);
 	xwm_screenshot_dir_close(&cm);
-	render_trace_close();
+	render_trace_close(cm.trace);
 	return ret;
 }

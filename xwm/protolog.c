@@ -209,7 +209,7 @@ static void kind_name(const struct kind *k, char *buf, size_t size)
 	}
 }
 
-static void write_json(FILE *f)
+static void write_json(FILE *f, void *data)
 {
 	unsigned long long u;
 	fprintf(f, "{\"pid\":%d,\"clients\":[{\"pid\":%d,\"connected\":true,", (int)getpid(),
@@ -244,7 +244,7 @@ static void write_json(FILE *f)
 
 void xwm_protolog_write(void)
 {
-	if (plog.path && !duet_write_replace(plog.path, write_json))
+	if (plog.path && !duet_write_replace(plog.path, write_json, NULL))
 		xwm_log("protocol log: cannot write %s", plog.path);
 }
 

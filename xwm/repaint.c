@@ -64,7 +64,7 @@ static void trace_shown(struct xwm_cm *cm, uint64_t seq, uint64_t done_ns)
 		c->composited = true;
 		c->composited_width = width;
 		c->composited_height = height;
-		render_trace("composited",
+		render_trace(cm->trace, "composited",
 		             "\"t_ns\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client_pid\":%u,"
 		             "\"width\":%d,\"height\":%d,\"first\":%s,\"window\":%u",
 		             done_ns, seq, w->client->pid, width, height, first ? "true" : "false",
@@ -79,12 +79,12 @@ static void frame_drawn(void *data, const struct render_frame *frame, uint64_t d
 	struct xwm_cm *cm = data;
 	bool painted = frame->paint;
 
-	if (render_trace_enabled()) {
+	if (cm->trace) {
 		char output[XWM_MAX_RECTS * 56 + 128];
 		uint64_t in_place, copied;
 		xwm_output_trace(cm, painted, output, sizeof(output));
 		xwm_contents_counts(cm, &in_place, &copied);
-		render_trace("frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
+		render_trace(cm->trace, "frame", "\"seq\":%" PRIu64 ",\"painted\":%s,\"damage\":%" PRIu64
 		             ",\"tick_ns\":%" PRIu64 ",\"done_ns\":%" PRIu64 ",%s"
 		             ",\"fetch_in_place\":%" PRIu64 ",\"fetch_copied\":%" PRIu64
 		             ",\"frames_drawn\":%u",

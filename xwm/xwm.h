@@ -98,6 +98,7 @@ struct xwm_cm {
 	int screenshot_dir_fd;       /* --screenshot-dir, -1 without (screenshot.c) */
 	char *screenshot_dir_path;   /* its absolute path */
 
+	struct render_trace *trace;  /* $DUET_TRACE's, NULL: not tracing */
 	struct render_egl *egl;
 	struct renderer *renderer;
 	struct render_target *target;

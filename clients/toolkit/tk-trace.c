@@ -19,15 +19,17 @@ uint64_t tk_now_ns(void)
 
 void tk_trace(const char *name, const char *fields, ...)
 {
+	/* The app's one trace, for its whole life (exit closes it). */
+	static struct render_trace *trace;
 	static bool opened;
 	va_list ap;
 
 	if (!opened) {
 		opened = true;
-		if (render_trace_open(NULL) != 0 || !render_trace_enabled())
-			render_trace_open_fd(STDOUT_FILENO);
+		if (render_trace_open(NULL, &trace) != 0 || !trace)
+			trace = render_trace_from_fd(STDOUT_FILENO);
 	}
 	va_start(ap, fields);
-	render_tracev(name, fields, ap);
+	render_tracev(trace, name, fields, ap);
 	va_end(ap);
 }

@@ -1,5 +1,6 @@
 /* The trace log: valid one-line JSON objects with name, ns and pid, whole
- * lines even with two processes writing at once, and a no-op when off. */
+ * lines even with two processes writing at once, a no-op when off, and
+ * each trace its opener's (two in one process write to their own files). */
 #include <ctype.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,10 +108,23 @@ static bool parse_line(const char *line, struct event *ev)
 	}
 }
 
-static void write_events(const char *who)
+static void write_events(struct render_trace *trace, const char *who)
 {
 	for (unsigned i = 0; i < PER_PROCESS; i++)
-		render_trace("tick", "\"seq\":%u,\"who\":\"%s\"", i, who);
+		render_trace(trace, "tick", "\"seq\":%u,\"who\":\"%s\"", i, who);
+}
+
+/* Lines in path, -1 if it cannot be read. */
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
 }
 
 int main(void)
@@ -131,36 +145,51 @@ int main(void)
 		return 1;
 	close(fd);
 
+	struct render_trace *trace = (struct render_trace *)&trace, *other = NULL;
 	unit_say("without a path or $DUET_TRACE tracing is off and a no-op");
 	unsetenv("DUET_TRACE");
-	CHECK(render_trace_open(NULL) == 0, "open(NULL) without env");
-	CHECK(!render_trace_enabled(), "enabled without a file");
-	render_trace("nothing", NULL);
+	CHECK(render_trace_open(NULL, &trace) == 0, "open(NULL) without env");
+	CHECK(trace == NULL, "a trace without a file");
+	render_trace(trace, "nothing", NULL);
 
 	unit_say("$DUET_TRACE names the file");
 	setenv("DUET_TRACE", path, 1);
-	CHECK(render_trace_open(NULL) == 0, "open via env");
-	CHECK(render_trace_enabled(), "enabled");
-	render_trace("plain", NULL);
+	CHECK(render_trace_open(NULL, &trace) == 0 && trace, "open via env");
+	render_trace(trace, "plain", NULL);
 	memset(longtext, 'x', sizeof(longtext) - 1);
 	longtext[sizeof(longtext) - 1] = '\0';
-	render_trace("long", "\"text\":\"%s\"", longtext); /* longer than the stack buffer */
+	/* longer than the stack buffer */
+	render_trace(trace, "long", "\"text\":\"%s\"", longtext);
+
+	unit_say("a second trace in the process writes to its own file");
+	char other_path[] = "/tmp/duet-test-trace-other-XXXXXX";
+	int other_fd = mkstemp(other_path);
+	CHECK(other_fd >= 0, "mkstemp");
+	if (other_fd >= 0)
+		close(other_fd);
+	CHECK(render_trace_open(other_path, &other) == 0 && other, "open a second trace");
+	for (int i = 0; i < 3; i++)
+		render_trace(other, "elsewhere", "\"seq\":%d", i);
+	render_trace_close(other);
+	CHECK(count_lines(other_path) == 3, "the second trace has %d lines, want 3",
+	      count_lines(other_path));
+	unlink(other_path);
 
 	unit_say("two processes writing %d events each give whole lines", PER_PROCESS);
 	fflush(NULL);
 	child = fork();
 	CHECK(child >= 0, "fork");
 	if (child == 0) {
-		write_events("child");
-		render_trace_close();
+		write_events(trace, "child");
+		render_trace_close(trace);
 		_exit(0);
 	}
-	write_events("parent");
+	write_events(trace, "parent");
 	waitpid(child, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed");
-	render_trace_close();
-	CHECK(!render_trace_enabled(), "closed");
-	CHECK(render_trace_open("/nonexistent-dir/trace") == -1, "bad path accepted");
+	render_trace_close(trace);
+	CHECK(render_trace_open("/nonexistent-dir/trace", &trace) == -1 && !trace,
+	      "bad path accepted");
 
 	f = fopen(path, "r");
 	CHECK(f != NULL, "reopen");
