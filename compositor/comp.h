@@ -45,6 +45,7 @@ struct comp_options {
 	struct comp_output_config outputs[COMP_MAX_OUTPUTS];
 	int n_outputs;
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
+	bool no_listen;        /* no socket: clients come by wl_client_create (wlcs) */
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" or "drm" */
 	bool pixman;           /* --renderer pixman: render/'s pixman engine (headless) */
@@ -61,6 +62,7 @@ struct comp_options {
 	uint64_t texture_budget, client_texture_budget;
 };
 
+#define COMP_MAX_GLOBALS 32
 #define COMP_DEFAULT_TEXTURE_BUDGET (1024ull << 20)
 #define COMP_DEFAULT_CLIENT_TEXTURE_BUDGET (256ull << 20)
 /* MIME types one wl_data_source may offer. */
@@ -90,6 +92,13 @@ struct comp_server {
 	bool has_render_device;
 	dev_t render_device;
 	struct comp_dmabuf *dmabuf; /* linux-dmabuf.c; NULL where it is not offered */
+	/* The interfaces offered to clients, each once, at the highest
+	 * version offered (resource.c). */
+	struct comp_offered {
+		const char *name;
+		int version;
+	} offered[COMP_MAX_GLOBALS];
+	int n_offered;
 	struct render_trace *trace; /* options.trace_path's; NULL: not tracing */
 
 	struct wl_list surfaces;   /* comp_surface.link */
@@ -116,6 +125,13 @@ struct wl_resource *comp_resource_create(struct wl_client *client,
                                          const struct wl_interface *interface, int version,
                                          uint32_t id, const void *implementation, void *data,
                                          wl_resource_destroy_func_t destroy);
+/* wl_global_create for every client's global, noted in server->offered
+ * (NULL and a log line when it fails); comp_server_offers notes one that
+ * libwayland made (wl_shm). The test-only duet_test global is not noted. */
+struct wl_global *comp_global_create(struct comp_server *server,
+                                     const struct wl_interface *interface, int version,
+                                     void *data, wl_global_bind_func_t bind);
+void comp_server_offers(struct comp_server *server, const char *interface, int version);
 /* budget.c: charges a surface's texture (bytes replaces its current
  * charge) to its client and the total; false after posting the error. */
 bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes);

@@ -412,10 +412,9 @@ void comp_data_device_manager_create(struct comp_server *server)
 	wl_list_init(&manager->devices);
 	wl_list_init(&manager->focus_destroy.link);
 	manager->focus_destroy.notify = handle_focus_destroy;
-	manager->global = wl_global_create(server->display, &wl_data_device_manager_interface,
-	                                   DATA_DEVICE_MANAGER_VERSION, manager, manager_bind);
+	manager->global = comp_global_create(server, &wl_data_device_manager_interface,
+	                                     DATA_DEVICE_MANAGER_VERSION, manager, manager_bind);
 	if (!manager->global) {
-		comp_log("data-device: cannot create the wl_data_device_manager global");
 		free(manager);
 		return;
 	}

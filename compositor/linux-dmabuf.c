@@ -615,11 +615,9 @@ void comp_linux_dmabuf_create(struct comp_server *server)
 		snprintf(device, sizeof(device), "feedback: main device %u:%u, %u table entries",
 		         major(dm->table.device), minor(dm->table.device), dm->table.entries);
 	}
-	if (!wl_global_create(server->display, &zwp_linux_dmabuf_v1_interface, version, server,
-	                      dmabuf_bind)) {
-		comp_log("cannot create the zwp_linux_dmabuf_v1 global");
+	if (!comp_global_create(server, &zwp_linux_dmabuf_v1_interface, version, server,
+	                        dmabuf_bind))
 		return;
-	}
 	comp_log("linux-dmabuf: offered (version %d): %s; %s", version, list, device);
 }
 

@@ -282,10 +282,8 @@ static void output_bind(struct wl_client *client, void *data, uint32_t version, 
 void comp_output_enable(struct comp_output *output, int refresh_mhz)
 {
 	if (!output->global) {
-		output->global = wl_global_create(output->server->display, &wl_output_interface,
-		                                  OUTPUT_VERSION, output, output_bind);
-		if (!output->global)
-			comp_log("output %s: cannot create its wl_output global again", output->name);
+		output->global = comp_global_create(output->server, &wl_output_interface,
+		                                    OUTPUT_VERSION, output, output_bind);
 		comp_layout_update_surfaces(output->server);
 	}
 	if (output->enabled)
@@ -420,8 +418,8 @@ struct comp_output *comp_output_create(struct comp_server *server,
 	if (!output->repaint_timer)
 		goto fail;
 
-	output->global = wl_global_create(server->display, &wl_output_interface, OUTPUT_VERSION,
-	                                  output, output_bind);
+	output->global = comp_global_create(server, &wl_output_interface, OUTPUT_VERSION,
+	                                    output, output_bind);
 	if (!output->global)
 		goto fail;
 

@@ -74,9 +74,8 @@ static void presentation_bind(struct wl_client *client, void *data, uint32_t ver
 
 void comp_presentation_create(struct comp_server *server)
 {
-	if (!wl_global_create(server->display, &wp_presentation_interface, PRESENTATION_VERSION,
-	                      server, presentation_bind))
-		comp_log("presentation: cannot create the wp_presentation global");
+	comp_global_create(server, &wp_presentation_interface, PRESENTATION_VERSION, server,
+	                   presentation_bind);
 }
 
 void comp_presentation_send_presented(struct comp_output *output, struct wl_list *feedbacks,

@@ -774,8 +774,8 @@ void comp_seat_create(struct comp_server *server)
 	if (!keymap_init(seat))
 		comp_log("seat: no keymap, clients get wl_keyboard without one");
 
-	seat->global = wl_global_create(server->display, &wl_seat_interface, SEAT_VERSION, seat,
-	                                seat_bind);
+	seat->global = comp_global_create(server, &wl_seat_interface, SEAT_VERSION, seat,
+	                                  seat_bind);
 	seat->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(server->display, &seat->display_destroy);
 	server->seat = seat;

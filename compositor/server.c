@@ -2,6 +2,7 @@
  * created in dependency order and torn down in reverse. */
 #include <stdlib.h>
 #include <string.h>
+#include <wayland-server-protocol.h>
 
 #include "comp.h"
 
@@ -98,6 +99,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 		comp_log("wl_display_init_shm failed");
 		goto fail;
 	}
+	comp_server_offers(server, wl_shm_interface.name, wl_shm_interface.version);
 	comp_compositor_create(server);
 	comp_subcompositor_create(server);
 	comp_xdg_shell_create(server);
@@ -111,7 +113,9 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	if (options->test_protocol)
 		comp_test_protocol_create(server);
 
-	if (options->socket) {
+	if (options->no_listen) {
+		/* The library's caller makes the clients. */
+	} else if (options->socket) {
 		if (wl_display_add_socket(server->display, options->socket) != 0) {
 			comp_log("cannot listen on socket '%s' (in use, or XDG_RUNTIME_DIR unusable?)",
 			         options->socket);

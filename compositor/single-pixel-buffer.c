@@ -78,6 +78,6 @@ static void bind_manager(struct wl_client *client, void *data, uint32_t version,
 
 void comp_single_pixel_buffer_create(struct comp_server *server)
 {
-	wl_global_create(server->display, &wp_single_pixel_buffer_manager_v1_interface,
-	                 SINGLE_PIXEL_BUFFER_VERSION, server, bind_manager);
+	comp_global_create(server, &wp_single_pixel_buffer_manager_v1_interface,
+	                   SINGLE_PIXEL_BUFFER_VERSION, server, bind_manager);
 }

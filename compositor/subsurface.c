@@ -480,7 +480,5 @@ static void subcompositor_bind(struct wl_client *client, void *data, uint32_t ve
 
 void comp_subcompositor_create(struct comp_server *server)
 {
-	if (!wl_global_create(server->display, &wl_subcompositor_interface, 1, server,
-	                      subcompositor_bind))
-		comp_log("cannot create the wl_subcompositor global");
+	comp_global_create(server, &wl_subcompositor_interface, 1, server, subcompositor_bind);
 }

@@ -1029,9 +1029,8 @@ static void compositor_bind(struct wl_client *client, void *data, uint32_t versi
 
 void comp_compositor_create(struct comp_server *server)
 {
-	if (!wl_global_create(server->display, &wl_compositor_interface, COMPOSITOR_VERSION,
-	                      server, compositor_bind))
-		comp_log("cannot create the wl_compositor global");
+	comp_global_create(server, &wl_compositor_interface, COMPOSITOR_VERSION, server,
+	                   compositor_bind);
 }
 
 /* ------------------------------------------------------- roles, mapping */

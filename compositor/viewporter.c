@@ -182,7 +182,6 @@ static void viewporter_bind(struct wl_client *client, void *data, uint32_t versi
 
 void comp_viewporter_create(struct comp_server *server)
 {
-	if (!wl_global_create(server->display, &wp_viewporter_interface, VIEWPORTER_VERSION, server,
-	                      viewporter_bind))
-		comp_log("viewporter: cannot create the wp_viewporter global");
+	comp_global_create(server, &wp_viewporter_interface, VIEWPORTER_VERSION, server,
+	                   viewporter_bind);
 }

@@ -67,6 +67,6 @@ static void bind_manager(struct wl_client *client, void *data, uint32_t version,
 
 void comp_xdg_output_create(struct comp_server *server)
 {
-	wl_global_create(server->display, &zxdg_output_manager_v1_interface,
-	                 XDG_OUTPUT_MANAGER_VERSION, server, bind_manager);
+	comp_global_create(server, &zxdg_output_manager_v1_interface,
+	                   XDG_OUTPUT_MANAGER_VERSION, server, bind_manager);
 }

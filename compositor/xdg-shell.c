@@ -493,7 +493,5 @@ static void wm_base_bind(struct wl_client *client, void *data, uint32_t version,
 void comp_xdg_shell_create(struct comp_server *server)
 {
 	wl_list_init(&server->popup_grabs);
-	if (!wl_global_create(server->display, &xdg_wm_base_interface, WM_BASE_VERSION, server,
-	                      wm_base_bind))
-		comp_log("cannot create the xdg_wm_base global");
+	comp_global_create(server, &xdg_wm_base_interface, WM_BASE_VERSION, server, wm_base_bind);
 }

@@ -1,0 +1,175 @@
+/* duet-compositor as a library: servers made, used by a real client and
+ * destroyed one after another in one process, each leaving no fd behind
+ * (and, in the ASan build, no memory), each offering its clients exactly
+ * the globals it notes in server->offered (what the wlcs module reports),
+ * each with a protocol log of its own that counts its own client.
+ *
+ * The client runs on this thread too, through wl_display_connect_to_fd on
+ * one end of a socketpair whose other end is the server's wl_client: each
+ * step flushes one side and dispatches the other until the answer came. */
+#include <dirent.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "comp.h"
+#include "unit.h"
+
+#define SERVERS 3
+
+struct registry {
+	char names[COMP_MAX_GLOBALS * 2][64];
+	uint32_t versions[COMP_MAX_GLOBALS * 2];
+	int n;
+	bool done;
+};
+
+static void on_global(void *data, struct wl_registry *reg, uint32_t name, const char *interface,
+                      uint32_t version)
+{
+	struct registry *r = data;
+	for (int i = 0; i < r->n; i++) {
+		if (strcmp(r->names[i], interface) == 0) {
+			if (version > r->versions[i])
+				r->versions[i] = version;
+			return;
+		}
+	}
+	if (r->n < (int)(sizeof(r->names) / sizeof(r->names[0]))) {
+		snprintf(r->names[r->n], sizeof(r->names[0]), "%s", interface);
+		r->versions[r->n++] = version;
+	}
+}
+
+static void on_global_remove(void *data, struct wl_registry *reg, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = { on_global, on_global_remove };
+
+static void on_done(void *data, struct wl_callback *cb, uint32_t serial)
+{
+	((struct registry *)data)->done = true;
+}
+
+static const struct wl_callback_listener done_listener = { on_done };
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Turns the crank of both ends until the client saw its sync answered. */
+static bool pump(struct comp_server *server, struct wl_display *display, bool *done)
+{
+	for (int i = 0; i < 1000 && !*done; i++) {
+		if (wl_display_flush(display) < 0)
+			return false;
+		wl_event_loop_dispatch(server->loop, 10);
+		wl_display_flush_clients(server->display);
+		while (wl_display_prepare_read(display) != 0)
+			wl_display_dispatch_pending(display);
+		if (wl_display_read_events(display) < 0 && errno != EAGAIN)
+			return false;
+		wl_display_dispatch_pending(display);
+	}
+	return *done;
+}
+
+/* The protocol log's count of one message, -1 where it is not there. */
+static long logged(const char *path, const char *message)
+{
+	char text[8192] = "", key[128];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	snprintf(key, sizeof(key), "\"%s\":", message);
+	const char *at = strstr(text, key);
+	return at ? strtol(at + strlen(key), NULL, 10) : -1;
+}
+
+static void one_server(const struct comp_options *shared, int round)
+{
+	struct comp_options options = *shared;
+	char log_path[] = "/tmp/duet-test-server-lib-XXXXXX";
+	int log_fd = mkstemp(log_path);
+	CHECK(log_fd >= 0, "mkstemp");
+	if (log_fd >= 0)
+		close(log_fd);
+	options.protocol_log = log_path;
+	struct comp_server server;
+	CHECK(comp_server_init(&server, &options) == 0, "server %d started", round);
+	if (!server.display)
+		return;
+	int fds[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0, "socketpair");
+	CHECK(wl_client_create(server.display, fds[0]) != NULL, "wl_client_create");
+	struct wl_display *display = wl_display_connect_to_fd(fds[1]);
+	CHECK(display != NULL, "client connected");
+	if (display) {
+		struct registry reg = { .n = 0 };
+		struct wl_registry *registry = wl_display_get_registry(display);
+		wl_registry_add_listener(registry, &registry_listener, &reg);
+		struct wl_callback *cb = wl_display_sync(display);
+		wl_callback_add_listener(cb, &done_listener, &reg);
+		CHECK(pump(&server, display, &reg.done), "server %d answered the client", round);
+		CHECK(reg.n == server.n_offered, "the client saw %d interfaces, the server noted %d",
+		      reg.n, server.n_offered);
+		for (int i = 0; i < server.n_offered; i++) {
+			int k;
+			for (k = 0; k < reg.n && strcmp(reg.names[k], server.offered[i].name); k++)
+				;
+			CHECK(k < reg.n && reg.versions[k] == (uint32_t)server.offered[i].version,
+			      "%s v%d noted, the client saw %s v%u", server.offered[i].name,
+			      server.offered[i].version, k < reg.n ? reg.names[k] : "nothing",
+			      k < reg.n ? reg.versions[k] : 0);
+		}
+		wl_callback_destroy(cb);
+		wl_registry_destroy(registry);
+		/* The server still holds the client when it is destroyed. */
+		comp_server_finish(&server);
+		wl_display_disconnect(display);
+	} else {
+		comp_server_finish(&server);
+	}
+	CHECK(logged(log_path, "wl_display.get_registry") == 1,
+	      "server %d's protocol log counted %ld get_registry, want its client's 1", round,
+	      logged(log_path, "wl_display.get_registry"));
+	unlink(log_path);
+}
+
+int main(void)
+{
+	struct comp_options options = {
+		.width = 640,
+		.height = 480,
+		.refresh_mhz = 60000,
+		.backend = "headless",
+		.no_listen = true,
+		.pixman = getenv("DUET_TEST_ENGINE") && strcmp(getenv("DUET_TEST_ENGINE"), "pixman") == 0,
+	};
+	if (!options.pixman) /* skip or fail as every GL unit test does */
+		render_egl_destroy(unit_egl_or_skip());
+	/* The first server loads the drivers (Mesa keeps fds open for the
+	 * process): fds are counted from the second on. */
+	unit_say("%d servers one after another, a client on each", SERVERS);
+	one_server(&options, 0);
+	int before = open_fds();
+	for (int round = 1; round < SERVERS; round++)
+		one_server(&options, round);
+	int after = open_fds();
+	CHECK(before > 0 && after == before, "open fds %d after the first server, %d at the end",
+	      before, after);
+	return unit_finish("test-server-lib");
+}
