@@ -46,6 +46,11 @@ struct comp_options {
 	int n_outputs;
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
 	bool no_listen;        /* no socket: clients come by wl_client_create (wlcs) */
+	/* An xdg_surface buffer committed after the initial configure was
+	 * sent but before it was acked is taken, not the spec's
+	 * unconfigured_buffer error: for wlcs 1.5.0 alone, whose
+	 * create_visible_surface does that (wlcs fixed it after 1.5.0). */
+	bool early_buffer_ok;
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" or "drm" */
 	bool pixman;           /* --renderer pixman: render/'s pixman engine (headless) */
@@ -331,6 +336,9 @@ struct comp_surface_state {
 struct comp_surface_role {
 	const char *name;
 	void (*commit)(struct comp_surface *surface);
+	/* wl_surface.attach of a buffer (not NULL), where the role has a rule
+	 * for it; NULL: none. */
+	void (*attach)(struct comp_surface *surface);
 };
 
 struct comp_surface {

@@ -815,6 +815,8 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 		                       "wl_surface.offset", wl_resource_get_id(resource));
 		return;
 	}
+	if (buffer && surface->role && surface->role_data && surface->role->attach)
+		surface->role->attach(surface);
 	surface->pending.buffer_attached = true;
 	state_set_buffer(&surface->pending, buffer);
 	/* From version 5 the offset is wl_surface.offset's alone: an attach

@@ -20,10 +20,12 @@
 #define MAX_UNACKED_CONFIGURES 64
 
 static void xdg_surface_role_commit(struct comp_surface *surface);
+static void xdg_surface_role_attach(struct comp_surface *surface);
 
 static const struct comp_surface_role xdg_surface_role = {
 	.name = "xdg_surface",
 	.commit = xdg_surface_role_commit,
+	.attach = xdg_surface_role_attach,
 };
 
 struct comp_xdg_surface *comp_xdg_surface_from_surface(struct comp_surface *surface)
@@ -170,10 +172,23 @@ static struct comp_xdg_surface *xdg_from_resource(struct wl_resource *resource)
 	return wl_resource_get_user_data(resource);
 }
 
+/* Before the initial commit no configure exists to ack: a buffer then is
+ * the unconfigured_buffer error at once ("Attaching a buffer to an
+ * unconfigured surface"). After it, the rule is checked at commit. */
+static void xdg_surface_role_attach(struct comp_surface *surface)
+{
+	struct comp_xdg_surface *xdg = surface->role_data;
+	if (!xdg->configured && !xdg->configure_sent)
+		wl_resource_post_error(xdg->resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
+		                       "xdg_surface@%u: buffer attached before the initial commit",
+		                       wl_resource_get_id(xdg->resource));
+}
+
 static void xdg_surface_role_commit(struct comp_surface *surface)
 {
 	struct comp_xdg_surface *xdg = surface->role_data;
-	if (surface->texture && !xdg->configured) {
+	if (surface->texture && !xdg->configured &&
+	    !(xdg->configure_sent && xdg->server->options.early_buffer_ok)) {
 		wl_resource_post_error(xdg->resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 		                       "xdg_surface@%u: buffer committed before the first "
 		                       "configure was acked", wl_resource_get_id(xdg->resource));
@@ -442,8 +457,11 @@ static void wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource
 	wl_resource_set_implementation(xdg->resource, &xdg_surface_impl, xdg,
 	                               xdg_surface_resource_destroy);
 
+	/* The spec names no error for it; the request at fault is
+	 * get_xdg_surface, and xdg_wm_base's invalid_surface_state fits
+	 * (wlcs 1.5.0 expects it there). */
 	if (surface->texture || (surface->pending.buffer_attached && surface->pending.buffer))
-		wl_resource_post_error(xdg->resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
+		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE,
 		                       "wl_surface@%u already has a buffer; an xdg_surface must "
 		                       "start without one", wl_resource_get_id(surface_resource));
 }

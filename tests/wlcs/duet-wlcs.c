@@ -309,6 +309,9 @@ static WlcsDisplayServer *create_server(int argc, const char **argv)
 		.refresh_mhz = 60000,
 		.backend = "headless",
 		.no_listen = true, /* wlcs' clients come through create_client_socket */
+		/* wlcs 1.5.0's create_visible_surface commits its buffer before it
+		 * acks the first configure (docs/conformance.md). */
+		.early_buffer_ok = true,
 	};
 	wl_list_init(&dw->clients);
 	if (!parse_args(&dw->options, argc, argv) || !learn_descriptor(dw)) {
