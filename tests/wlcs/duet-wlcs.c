@@ -7,6 +7,7 @@
  * Input goes into the seat as libinput's and the test protocol's do;
  * windows move as the test protocol's move_window moves them. */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +36,18 @@ struct duet_wlcs {
 	struct comp_server server;
 	bool running;
 	struct wl_list clients; /* client_link.link */
-	/* What the server offers, known before it starts (wlcs asks first). */
+	};
+
+/* What a server offers, known before it starts (wlcs asks first): learnt
+ * once per process from a probe server, since every test's server has the
+ * same options (wlcs passes the same arguments each time). */
+static struct {
+	pthread_once_t once;
+	bool ok;
+	struct comp_options options;
 	WlcsIntegrationDescriptor descriptor;
 	WlcsExtensionDescriptor extensions[COMP_MAX_GLOBALS];
-};
+} offered = { .once = PTHREAD_ONCE_INIT };
 
 /* A pointer or a touchscreen wlcs made: its hooks, then its server. */
 struct device {
@@ -259,26 +268,24 @@ static void stop(WlcsDisplayServer *base)
 
 static const WlcsIntegrationDescriptor *get_descriptor(const WlcsDisplayServer *base)
 {
-	return &from_base(base)->descriptor;
+	return &offered.descriptor;
 }
 
-/* What a server with these options offers: one started and stopped on
- * this thread, since wlcs asks before it starts the test's. */
-static bool learn_descriptor(struct duet_wlcs *dw)
+static void learn_offered(void)
 {
 	struct comp_server probe;
-	if (comp_server_init(&probe, &dw->options) != 0)
-		return false;
+	if (comp_server_init(&probe, &offered.options) != 0)
+		return;
 	for (int i = 0; i < probe.n_offered; i++)
-		dw->extensions[i] = (WlcsExtensionDescriptor){ probe.offered[i].name,
-		                                               (uint32_t)probe.offered[i].version };
-	dw->descriptor = (WlcsIntegrationDescriptor){
+		offered.extensions[i] = (WlcsExtensionDescriptor){
+			probe.offered[i].name, (uint32_t)probe.offered[i].version };
+	offered.descriptor = (WlcsIntegrationDescriptor){
 		.version = WLCS_INTEGRATION_DESCRIPTOR_VERSION,
 		.num_extensions = (size_t)probe.n_offered,
-		.supported_extensions = dw->extensions,
+		.supported_extensions = offered.extensions,
 	};
 	comp_server_finish(&probe);
-	return true;
+	offered.ok = true;
 }
 
 static bool parse_args(struct comp_options *o, int argc, const char **argv)
@@ -314,7 +321,14 @@ static WlcsDisplayServer *create_server(int argc, const char **argv)
 		.early_buffer_ok = true,
 	};
 	wl_list_init(&dw->clients);
-	if (!parse_args(&dw->options, argc, argv) || !learn_descriptor(dw)) {
+	if (!parse_args(&dw->options, argc, argv)) {
+		free(dw);
+		return NULL;
+	}
+	offered.options = dw->options;
+	pthread_once(&offered.once, learn_offered);
+	if (!offered.ok) {
+		fprintf(stderr, "duet-wlcs: a probe server did not start\n");
 		free(dw);
 		return NULL;
 	}
