@@ -44,6 +44,7 @@ struct comp_seat {
 	struct comp_surface *pointer_focus;
 	struct wl_listener pointer_focus_destroy;
 	uint32_t pointer_enter_serial;
+	double focus_sx, focus_sy;      /* where on pointer_focus it was last said to be */
 	struct wl_array buttons;        /* uint32_t buttons held: an implicit grab */
 
 	/* keyboard */

@@ -501,6 +501,8 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 			seat->pointer_focus = surface;
 			wl_resource_add_destroy_listener(surface->resource, &seat->pointer_focus_destroy);
 			seat->pointer_enter_serial = next_serial(seat);
+			seat->focus_sx = sx;
+			seat->focus_sy = sy;
 			struct wl_client *client = surface_client(surface);
 			wl_resource_for_each(ptr, &seat->pointers) {
 				if (wl_resource_get_client(ptr) != client)
@@ -512,8 +514,17 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 		}
 		return;
 	}
-	if (!surface || !send_motion)
+	if (!surface)
 		return;
+	if (!send_motion) {
+		/* The pointer stayed and the surface moved under it: the client
+		 * hears where on the surface it now is. */
+		if (sx == seat->focus_sx && sy == seat->focus_sy)
+			return;
+		time_ms = (uint32_t)(render_now_ns() / 1000000u);
+	}
+	seat->focus_sx = sx;
+	seat->focus_sy = sy;
 	struct wl_client *client = surface_client(surface);
 	wl_resource_for_each(ptr, &seat->pointers) {
 		if (wl_resource_get_client(ptr) != client)
@@ -528,7 +539,7 @@ static void handle_pointer_refresh(void *data)
 {
 	struct comp_seat *seat = data;
 	seat->pointer_refresh = NULL;
-	pointer_update(seat, 0, false); /* no motion, so no time to give */
+	pointer_update(seat, 0, false); /* no motion of the device */
 }
 
 void comp_seat_pointer_refresh(struct comp_server *server)

@@ -730,6 +730,7 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 		reset_per_commit(state);
 		return;
 	}
+	bool input_changed = !pixman_region32_equal(&surface->current.input, &state->input);
 	copy_sticky(&surface->current, state);
 	surface->current.dx = state->dx;
 	surface->current.dy = state->dy;
@@ -782,9 +783,12 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 	pixman_region32_clear(&surface->current.buffer_damage);
 	surface->current.dx = surface->current.dy = 0;
 
-	/* A new size changes the outputs it is on (a move already did). */
+	/* A new size changes the outputs it is on (a move already did), and
+	 * maybe what is under the pointer. */
 	comp_layout_update_surface(surface);
 	comp_layout_repaint_damaged(surface->server);
+	if (surface->mapped && (old_w != surface->width || old_h != surface->height || input_changed))
+		comp_seat_pointer_refresh(surface->server);
 	if (surface->mapped && (!wl_list_empty(&surface->current.frame_callbacks) ||
 	                        !wl_list_empty(&surface->current.feedbacks)))
 		comp_output_schedule_repaint(surface->frame_output);
@@ -1063,6 +1067,7 @@ void comp_surface_map(struct comp_surface *surface, int x, int y)
 		surface_update_node_visibility(surface);
 		comp_layout_update_surface(surface);
 		comp_subsurface_parent_mapped(surface, true);
+		comp_seat_pointer_refresh(surface->server);
 	}
 	comp_layout_repaint_damaged(surface->server);
 	/* Frame callbacks that waited for the map are due. */
@@ -1081,10 +1086,14 @@ void comp_surface_unmap(struct comp_surface *surface)
 	discard_feedbacks(&surface->current.feedbacks);
 	comp_subsurface_parent_mapped(surface, false);
 	comp_layout_repaint_damaged(surface->server);
+	comp_seat_pointer_refresh(surface->server);
 }
 
 void comp_surface_set_position(struct comp_surface *surface, int x, int y)
 {
+	/* What is under a pointer that stays may have changed. */
+	if (surface->mapped && (x != surface->x || y != surface->y))
+		comp_seat_pointer_refresh(surface->server);
 	surface->x = x;
 	surface->y = y;
 	render_node_set_position(surface->node, x, y);

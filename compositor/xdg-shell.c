@@ -121,6 +121,7 @@ void comp_stack_update(struct comp_server *server)
 	struct restack r = { NULL };
 	comp_stack_for_each(server, restack_surface, &r);
 	comp_layout_repaint_damaged(server);
+	comp_seat_pointer_refresh(server);
 }
 
 /* ------------------------------------------------------------ configure */

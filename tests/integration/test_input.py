@@ -11,6 +11,9 @@ and read back by tests/clients/input-probe.c:
             "activated"); activating the first gives it back
   click     a button press on an unfocused window raises and focuses it
             (policy rule 4) and the press is delivered to it
+  still     the pointer stays and the window moves or grows under it: enter
+            where it now is, motion as the window moves on, leave once it
+            moved away (what is under the pointer is picked again)
   held      a duet_test client that goes away with a key or button down
             has it released (as an unplugged keyboard would), so the next
             press of it is delivered and not dropped as a repeat
@@ -61,6 +64,25 @@ def scenario_pointer():
         s.testctl("motion", win.x + win.w + 20, win.y)
         after(c, mark, r"^pointer-leave$")
         log("enter, motion, button, leave delivered in surface coordinates")
+
+
+def scenario_still():
+    with duet.Session("input-still") as s:
+        c, win = probe(s, "p")
+        px, py = win.x + win.w + 30, win.y + 40
+        mark = len(lines(c))
+        s.testctl("motion", px, py)
+        s.sync()
+        check(not any(l.startswith("pointer-enter") for l in lines(c)[mark:]),
+              "entered while the pointer was beside the window")
+        s.testctl("move", str(win.id), str(win.x + 50), str(win.y))
+        after(c, mark, r"^pointer-enter %d 40$" % (win.w - 20))
+        mark = len(lines(c))
+        s.testctl("move", str(win.id), str(win.x + 60), str(win.y))
+        after(c, mark, r"^pointer-motion %d 40$" % (win.w - 30))
+        s.testctl("move", str(win.id), str(win.x), str(win.y))
+        after(c, mark, r"^pointer-leave$")
+        log("a window moved under a pointer that stayed: enter, motion, leave")
 
 
 def keyboard_state(c):
@@ -156,7 +178,7 @@ def scenario_held():
             "pressed again they were delivered")
 
 
-SCENARIOS = {"pointer": scenario_pointer, "keyboard": scenario_keyboard,
+SCENARIOS = {"pointer": scenario_pointer, "still": scenario_still, "keyboard": scenario_keyboard,
              "click": scenario_click, "held": scenario_held}
 
 if __name__ == "__main__":

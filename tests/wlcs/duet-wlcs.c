@@ -130,7 +130,6 @@ static void position_window_absolute(WlcsDisplayServer *base, struct wl_display 
 		struct comp_window *window = surface ? comp_window_from_surface(surface) : NULL;
 		if (window) {
 			comp_window_set_position(window, x, y);
-			comp_seat_pointer_refresh(&dw->server);
 		} else {
 			comp_log("wlcs: surface %u is no window: not moved",
 			         wl_proxy_get_id((struct wl_proxy *)proxy));
