@@ -16,7 +16,6 @@ and read back by tests/clients/input-probe.c:
             press of it is delivered and not dropped as a repeat
 """
 
-import sys
 import time
 
 import duet
@@ -160,6 +159,4 @@ SCENARIOS = {"pointer": scenario_pointer, "keyboard": scenario_keyboard,
              "click": scenario_click, "held": scenario_held}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_input.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

@@ -27,7 +27,6 @@ holds (tests/clients/hold-client.c; meson runs these on the pixman engine).
 """
 
 import os
-import sys
 import time
 
 import duet
@@ -193,6 +192,4 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_shm_hold.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

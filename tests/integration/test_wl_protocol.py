@@ -53,7 +53,6 @@ positioner-constrain a popup that does not fit on the output: flip-x opens
 """
 
 import subprocess
-import sys
 import time
 
 import duet
@@ -395,14 +394,5 @@ SCENARIOS = {
 }
 
 
-def test():
-    scenario = sys.argv[1]
-    if scenario not in SCENARIOS:
-        raise duet.Failure("unknown scenario %r" % scenario)
-    with duet.Session("wl-protocol-" + scenario) as s:
-        SCENARIOS[scenario](s)
-        s.check_alive()
-
-
 if __name__ == "__main__":
-    duet.main(test)
+    duet.main_session_scenario(SCENARIOS, "wl-protocol-")
