@@ -50,6 +50,17 @@ def load(out):
         return json.load(f)
 
 
+def run_valid(args, what, timeout):
+    """A bench run that must exit 0 (what: the run as the check names it)
+    and write a results.json that keeps to the schema; returns that,
+    the run's out and its mark."""
+    r, out, mark, _ = run_bench(args, {}, timeout)
+    check(r.returncode == 0, "%s exits 0 (%d)" % (what, r.returncode))
+    res = load(out)
+    check_schema(res)
+    return res, out, mark
+
+
 def run_killed(args, kill, timeout=300):
     """A bench run whose stack's server is killed (kill: the
     DUET_BENCH_TEST_KILL_SERVER "STACK:EXPERIMENT:MS"), checked for what

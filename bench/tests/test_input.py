@@ -21,8 +21,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check, check_schema  # noqa: E402
-from test_bench import check_nothing_left, load, run_bench, run_killed  # noqa: E402
+from checks import check  # noqa: E402
+from test_bench import check_nothing_left, run_killed, run_valid  # noqa: E402
 
 QUICK_PRESSES = 20  # inputlat.QUICK_PRESSES
 
@@ -52,12 +52,9 @@ def test_kms_missing():
 
 def test_quick():
     test_kms_missing()
-    r, out, mark, took = run_bench(["--quick", "--experiments", "input", "--stacks",
-                                    "wayland,x11,weston", "--no-ipc", "--seed", "3"], {},
-                                   timeout=300)
-    check(r.returncode == 0, "duet bench --experiments input exits 0 (%d)" % r.returncode)
-    res = load(out)
-    check_schema(res)
+    res, out, mark = run_valid(["--quick", "--experiments", "input", "--stacks",
+                                "wayland,x11,weston", "--no-ipc", "--seed", "3"],
+                               "duet bench --experiments input", timeout=300)
     means = {"wayland": "duet_test.key", "x11": "XTest FakeInput"}
     for st in ("wayland", "x11"):
         rec = res["experiments"]["input"][st]

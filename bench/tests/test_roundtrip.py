@@ -9,33 +9,22 @@ against bench/results.schema.json.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import csv
-import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check, check_schema  # noqa: E402
-from test_bench import check_nothing_left, run_killed  # noqa: E402
+from checks import check  # noqa: E402
+from test_bench import check_nothing_left, run_killed, run_valid  # noqa: E402
 
 FLOORS = {"floor-unix-1cpu", "floor-unix-2cpu", "floor-pipe-1cpu", "floor-pipe-2cpu"}
 
 
 def main():
-    out = tempfile.mkdtemp(prefix="duet-roundtrip-test-")
-    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out,
-                        "--quick", "--experiments", "roundtrip", "--stacks", "wayland,x11",
-                        "--rounds", "2", "--reps", "2", "--seed", "5", "--no-ipc"],
-                       capture_output=True, text=True, timeout=300)
-    print(r.stdout[-2000:])
-    print(r.stderr[-2000:])
-    check(r.returncode == 0, "duet bench --experiments roundtrip exits 0 (%d)" % r.returncode)
-    with open(os.path.join(out, "results.json")) as f:
-        res = json.load(f)
-    check_schema(res)
+    res, out, _ = run_valid(["--quick", "--experiments", "roundtrip", "--stacks", "wayland,x11",
+                             "--rounds", "2", "--reps", "2", "--seed", "5", "--no-ipc"],
+                            "duet bench --experiments roundtrip", timeout=300)
     for st, roles in (("wayland", {"server"}), ("x11", {"server", "wm"})):
         rec = res["experiments"]["roundtrip"][st]
         check(rec["status"] == "ok", "%s: roundtrip ran (%s)" % (st, rec.get("reason")))

@@ -25,15 +25,15 @@ import os
 import struct
 import subprocess
 import sys
-import tempfile
 import termios
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from checks import check, check_schema  # noqa: E402
+from checks import check  # noqa: E402
 from duet_bench import switches  # noqa: E402
+from test_bench import run_valid  # noqa: E402
 
 
 
@@ -139,17 +139,9 @@ def test_interval():
 
 
 def test_fields():
-    out = tempfile.mkdtemp(prefix="duet-switches-test-")
-    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out,
-                        "--quick", "--experiments", "launch,render,cpu,resize,roundtrip",
-                        "--stacks", "wayland", "--render-engines", "sw", "--no-ipc",
-                        "--seed", "3"], capture_output=True, text=True, timeout=500)
-    print(r.stdout[-1500:])
-    print(r.stderr[-1500:])
-    check(r.returncode == 0, "duet bench exits 0 (%d)" % r.returncode)
-    with open(os.path.join(out, "results.json")) as f:
-        res = json.load(f)
-    check_schema(res)
+    res, out, _ = run_valid(["--quick", "--experiments", "launch,render,cpu,resize,roundtrip",
+                             "--stacks", "wayland", "--render-engines", "sw", "--no-ipc",
+                             "--seed", "3"], "duet bench", timeout=500)
     cost = res["machine"]["switch_cost"]
     check(cost["status"] == "ok" and cost["us"] > 0, "machine.switch_cost: %s" % cost)
     ex = res["experiments"]

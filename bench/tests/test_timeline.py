@@ -70,12 +70,18 @@ def main():
     print("PASS")
 
 
+def record(res, experiment, stack):
+    """The stack's record of the experiment, checked to be ok, and its
+    samples."""
+    rec = res["experiments"][experiment].get(stack) or {}
+    check(rec.get("status") == "ok", "%s: %s ok (%s %s)"
+          % (stack, experiment, rec.get("status"), (rec.get("reason") or "")[:300]))
+    return rec, rec.get("samples", [])
+
+
 def check_results(res, engine):
     for stack in STACKS:
-        rec = res["experiments"]["launch"].get(stack) or {}
-        check(rec.get("status") == "ok", "%s: launch ok (%s %s)"
-              % (stack, rec.get("status"), (rec.get("reason") or "")[:300]))
-        samples = rec.get("samples", [])
+        rec, samples = record(res, "launch", stack)
         kinds = [s.get("kind") for s in samples]
         check(kinds.count("cold") == 1 and kinds.count("warm") == 3,
               "%s %s: one cold launch per fresh stack and the 3 --quick warm ones: %s"
@@ -132,10 +138,7 @@ RESIZE_SOURCES = dict(SOURCES, openbox="observer (Xvfb -fbdir: duet-resize's siz
 
 def check_resize(res, engine):
     for stack in STACKS:
-        rec = res["experiments"]["resize"].get(stack) or {}
-        check(rec.get("status") == "ok", "%s: resize ok (%s %s)"
-              % (stack, rec.get("status"), (rec.get("reason") or "")[:300]))
-        samples = rec.get("samples", [])
+        rec, samples = record(res, "resize", stack)
         check(len(samples) == 32, "%s %s: 2 runs x 8 sizes x 2 modes = 32 resize samples: %d"
               % (engine, stack, len(samples)))
         bad = []

@@ -33,19 +33,16 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import check, check_schema  # noqa: E402
-from test_bench import check_nothing_left, load, run_bench, run_killed  # noqa: E402
+from checks import check  # noqa: E402
+from test_bench import check_nothing_left, run_killed, run_valid  # noqa: E402
 
 METHODS = ["compare", "softdirty", "uffd-wp", "damage"]
 
 
 def test_quick():
-    r, out, mark, took = run_bench(["--quick", "--experiments", "vfb", "--stacks",
-                                    "wayland,x11,weston", "--no-ipc", "--seed", "5"], {},
-                                   timeout=400)
-    check(r.returncode == 0, "duet bench --quick --experiments vfb exits 0 (%d)" % r.returncode)
-    res = load(out)
-    check_schema(res)
+    res, out, mark = run_valid(["--quick", "--experiments", "vfb", "--stacks",
+                                "wayland,x11,weston", "--no-ipc", "--seed", "5"],
+                               "duet bench --quick --experiments vfb", timeout=400)
     check(res["options"].get("vfb_reps") == 3, "--quick records its 3 runs: %r"
           % res["options"].get("vfb_reps"))
     layouts = {"wayland": ["linear", "tiled"], "x11": ["linear"]}

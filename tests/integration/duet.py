@@ -751,3 +751,24 @@ def main(test):
         sys.exit(1)
     print("PASS", flush=True)
     sys.exit(0)
+
+
+def main_scenario(scenarios):
+    """main() of the scenario (a function of no arguments) that the one
+    argument names; any other command line exits 1 with a usage line."""
+    if len(sys.argv) != 2 or sys.argv[1] not in scenarios:
+        sys.exit("usage: %s %s" % (os.path.basename(sys.argv[0]), "|".join(scenarios)))
+    main(scenarios[sys.argv[1]])
+
+
+def main_session_scenario(scenarios, prefix, session_class=Session, **session_args):
+    """main_scenario() of scenarios that are functions of a session: each
+    runs in its own session_class(prefix + NAME, **session_args), whose
+    servers must still be alive after it."""
+    def in_session(name, scenario):
+        def test():
+            with session_class(prefix + name, **session_args) as s:
+                scenario(s)
+                s.check_alive()
+        return test
+    main_scenario({name: in_session(name, scenario) for name, scenario in scenarios.items()})

@@ -24,7 +24,6 @@
 
 import os
 import re
-import sys
 import time
 
 import duet
@@ -212,6 +211,4 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_compositor_perf.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

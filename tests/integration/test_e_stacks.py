@@ -22,7 +22,6 @@ run started carries the test's private TMPDIR in its environment.
 
 import os
 import signal
-import sys
 import tempfile
 import time
 
@@ -169,6 +168,4 @@ SCENARIOS = {"run-x11": lambda: scenario_run("e-x11"),
              "bench": scenario_bench, "crash": scenario_crash, "missing": scenario_missing}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_e_stacks.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

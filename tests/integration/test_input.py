@@ -19,7 +19,6 @@ and read back by tests/clients/input-probe.c:
             press of it is delivered and not dropped as a repeat
 """
 
-import sys
 import time
 
 import duet
@@ -182,6 +181,4 @@ SCENARIOS = {"pointer": scenario_pointer, "still": scenario_still, "keyboard": s
              "click": scenario_click, "held": scenario_held}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_input.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

@@ -13,7 +13,6 @@ feedback for every frame (tests/clients/present-client.c):
 """
 
 import math
-import sys
 import time
 
 import duet
@@ -94,6 +93,4 @@ def scenario_free():
 SCENARIOS = {"grid": scenario_grid, "free": scenario_free}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_presentation.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

@@ -7,7 +7,6 @@ usage: test_protocol_globals.py xdg-output|single-pixel-buffer
 """
 
 import re
-import sys
 
 import duet
 from duet import check
@@ -49,12 +48,5 @@ SCENARIOS = {"xdg-output": xdg_output,
              "single-pixel-buffer": single_pixel_buffer}
 
 
-def test():
-    name = sys.argv[1]
-    with duet.Session("protocol-" + name, size="800x600") as s:
-        SCENARIOS[name](s)
-        s.check_alive()
-
-
 if __name__ == "__main__":
-    duet.main(test)
+    duet.main_session_scenario(SCENARIOS, "protocol-", size="800x600")

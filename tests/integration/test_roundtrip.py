@@ -13,7 +13,6 @@ stacks it applies to and reports its groups.
 """
 
 import json
-import sys
 
 import duet
 from duet import check, log
@@ -71,6 +70,4 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_roundtrip.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

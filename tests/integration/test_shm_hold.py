@@ -26,8 +26,8 @@ holds (tests/clients/hold-client.c; meson runs these on the pixman engine).
                    another client keeps being served
 """
 
+import contextlib
 import os
-import sys
 import time
 
 import duet
@@ -48,6 +48,17 @@ def hold_client(s, mode):
     return s.client([path, mode], name="hold")
 
 
+@contextlib.contextmanager
+def holding(mode):
+    """A session (shm-hold-MODE) and duet-hold-client MODE in it."""
+    with duet.Session("shm-hold-" + mode) as s:
+        yield s, hold_client(s, mode)
+
+
+def check_no_error(c):
+    check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+
+
 def fields(match_line):
     return dict(kv.split("=") for kv in match_line.split()[1:] if "=" in kv)
 
@@ -59,9 +70,14 @@ def wait_fields(c, word):
     return f
 
 
-def check_window_colour(s, colour, label):
-    """Moves the window, so the repaint reads its whole texture again, and
-    checks every pixel of it."""
+def expect_field(c, word, field, want, msg):
+    """Waits for c's line WORD and checks that its field is want."""
+    check(wait_fields(c, word)[field] == want, msg)
+
+
+def check_window_colour(s, c, colour, label):
+    """Moves client c's window, so the repaint reads its whole texture
+    again, and checks every pixel of it; then that c got no error."""
     win = s.wait_window(app_id="duet-hold")
     s.testctl("move", win.id, win.x + 37, win.y + 23)
     win = s.wait_window(app_id="duet-hold", pred=lambda w: w.x == win.x + 37)
@@ -76,77 +92,62 @@ def check_window_colour(s, colour, label):
                 bad += 1
     check(bad == 0, "%d of %d window pixels are not %r after the move"
           % (bad, win.w * win.h, colour))
+    check_no_error(c)
 
 
 def scenario_release():
-    with duet.Session("shm-hold-release") as s:
-        c = hold_client(s, "release")
-        f = wait_fields(c, "shown-a")
-        check(f["a_released"] == 0,
-              "buffer A was released by the frame that showed it: a compositor that "
-              "samples it in place must hold it while it is shown")
+    with holding("release") as (s, c):
+        expect_field(c, "shown-a", "a_released", 0,
+                     "buffer A was released by the frame that showed it: a compositor that "
+                     "samples it in place must hold it while it is shown")
         f = wait_fields(c, "shown-b")
         check(f["a_released"] == 1, "A not released once B replaced it")
         check(f["at_done"] == 1, "A's release came after B's frame callback (it should go "
               "out with it, queued for the same flush)")
         check(f["b_released"] == 0, "B released while shown")
-        f = wait_fields(c, "destroyed")
-        check(f["b_released"] == 1, "B not released when its surface was destroyed")
+        expect_field(c, "destroyed", "b_released", 1,
+                     "B not released when its surface was destroyed")
         s.check_alive()
 
 
 def scenario_destroy_shown():
-    with duet.Session("shm-hold-destroy-shown") as s:
-        c = hold_client(s, "destroy-shown")
-        f = wait_fields(c, "shown-a")
-        check(f["a_released"] == 0, "A released while shown")
+    with holding("destroy-shown") as (s, c):
+        expect_field(c, "shown-a", "a_released", 0, "A released while shown")
         wait_fields(c, "gone")
-        check_window_colour(s, COLOUR_A, "destroyed-shown")
-        check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+        check_window_colour(s, c, COLOUR_A, "destroyed-shown")
 
 
 def scenario_destroy_pending():
-    with duet.Session("shm-hold-destroy-pending") as s:
-        c = hold_client(s, "destroy-pending")
+    with holding("destroy-pending") as (s, c):
         wait_fields(c, "shown-a")
-        f = wait_fields(c, "gone")
-        check(f["a_released"] == 1,
-              "A still held after the newer buffer replaced it (its content was copied)")
-        check_window_colour(s, COLOUR_B, "destroyed-pending")
-        check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+        expect_field(c, "gone", "a_released", 1,
+                     "A still held after the newer buffer replaced it (its content was copied)")
+        check_window_colour(s, c, COLOUR_B, "destroyed-pending")
 
 
 def scenario_grow_pool():
-    with duet.Session("shm-hold-grow-pool") as s:
-        c = hold_client(s, "grow-pool")
+    with holding("grow-pool") as (s, c):
         wait_fields(c, "shown-a")
         c.wait_line(r"^grown$")
-        check_window_colour(s, COLOUR_A, "grown")
-        check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+        check_window_colour(s, c, COLOUR_A, "grown")
 
 
 def scenario_shared():
-    with duet.Session("shm-hold-shared") as s:
-        c = hold_client(s, "shared")
+    with holding("shared") as (s, c):
         wait_fields(c, "shown-a")
-        f = wait_fields(c, "shared")
-        check(f["a_released"] == 0, "A released when the toplevel replaced it, while the "
-              "subsurface still shows it")
-        f = wait_fields(c, "sub-null")
-        check(f["a_released"] == 1, "A not released once neither surface shows it")
-        f = wait_fields(c, "cached")
-        check(f["b_released"] == 0, "B released when the toplevel replaced it, while the "
-              "subsurface's cache held it to show it")
-        f = wait_fields(c, "recached")
-        check(f["b_released"] == 0, "B released when a newer commit replaced it in the "
-              "subsurface's cache, while the subsurface still shows it")
-        f = wait_fields(c, "applied")
-        check(f["b_released"] == 1, "B not released once no surface shows it")
-        f = wait_fields(c, "uncached")
-        check(f["b_released"] == 1, "B not released when the subsurface whose cache held "
-              "it was destroyed")
+        expect_field(c, "shared", "a_released", 0, "A released when the toplevel replaced it, "
+                     "while the subsurface still shows it")
+        expect_field(c, "sub-null", "a_released", 1,
+                     "A not released once neither surface shows it")
+        expect_field(c, "cached", "b_released", 0, "B released when the toplevel replaced it, "
+                     "while the subsurface's cache held it to show it")
+        expect_field(c, "recached", "b_released", 0, "B released when a newer commit replaced "
+                     "it in the subsurface's cache, while the subsurface still shows it")
+        expect_field(c, "applied", "b_released", 1, "B not released once no surface shows it")
+        expect_field(c, "uncached", "b_released", 1, "B not released when the subsurface "
+                     "whose cache held it was destroyed")
         s.check_alive()
-        check(not any(l.startswith("error") for l in c.lines), "client got %r" % c.lines)
+        check_no_error(c)
 
 
 def scenario_truncate():
@@ -193,6 +194,4 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_shm_hold.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

@@ -23,7 +23,6 @@ steps) and read back by tests/clients/input-probe.c:
 """
 
 import subprocess
-import sys
 
 import duet
 from duet import check, log
@@ -250,6 +249,4 @@ SCENARIOS = {"basic": scenario_basic, "two": scenario_two, "destroy": scenario_d
              "held": scenario_held}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        sys.exit("usage: test_touch.py %s" % "|".join(SCENARIOS))
-    duet.main(SCENARIOS[sys.argv[1]])
+    duet.main_scenario(SCENARIOS)

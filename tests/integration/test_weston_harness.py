@@ -6,7 +6,6 @@ hide) a bug in duet-compositor.
 usage: test_weston_harness.py pattern|bad-clients|wayland-info
 """
 
-import sys
 import time
 
 import duet
@@ -69,12 +68,6 @@ def wayland_info(s):
 SCENARIOS = {"pattern": pattern, "bad-clients": bad_clients, "wayland-info": wayland_info}
 
 
-def test():
-    scenario = sys.argv[1]
-    with duet.WestonSession("weston-" + scenario, size="640x480", renderer="pixman") as s:
-        SCENARIOS[scenario](s)
-        s.check_alive()
-
-
 if __name__ == "__main__":
-    duet.main(test)
+    duet.main_session_scenario(SCENARIOS, "weston-", duet.WestonSession, size="640x480",
+                               renderer="pixman")

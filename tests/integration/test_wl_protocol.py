@@ -53,7 +53,6 @@ positioner-constrain a popup that does not fit on the output: flip-x opens
 """
 
 import subprocess
-import sys
 import time
 
 import duet
@@ -70,11 +69,11 @@ class Probe:
         self.s = s
         self.proc = s.spawn("probe", [duet.program("DUET_WL_PROBE"), mode], s.env,
                             stdin=subprocess.PIPE)
-        self.at = 0
+        self.line = 0  # where the next step line is looked for
 
     def wait_step(self, name):
-        self.at, _ = self.proc.wait_line(r"^step %s$" % name, start=self.at, timeout=20)
-        self.at += 1
+        self.line, _ = self.proc.wait_line(r"^step %s$" % name, start=self.line, timeout=20)
+        self.line += 1
         self.s.sync()
 
     def go(self):
@@ -89,6 +88,46 @@ class Probe:
         check(status == 0, "duet-wl-probe exited %d:\n%s\n%s"
               % (status, out, self.proc.stderr_tail()))
 
+    def colours_at(self, step, points, what, win=None, app_id="duet-probe", size=None,
+                   shot=None):
+        """At STEP: the colours at points ((x, y), colour) of the window
+        (win, or the one app_id has now, size (w, h) if given) on a
+        screenshot (shot, or named after the step); then lets the probe go
+        on. Returns the window."""
+        self.wait_step(step)
+        if win is None:
+            win = self.s.wait_window(app_id=app_id)
+        if size is not None:
+            check((win.w, win.h) == size,
+                  "%s is %dx%d, want %dx%d" % ((app_id, win.w, win.h) + size))
+        img = self.s.screenshot(shot or step)
+        expect_colours(img, win, points, what)
+        self.go()
+        return win
+
+    def at(self, step, *commands):
+        """At STEP: duet-testctl's commands (each a tuple of its
+        arguments); then lets the probe go on."""
+        self.wait_step(step)
+        for command in commands:
+            self.s.testctl(*command)
+        self.go()
+
+    def click_window(self, step, app_id, x, y):
+        """At STEP: a left click at x, y of app_id's window (returned);
+        then lets the probe go on."""
+        self.wait_step(step)
+        win = self.s.wait_window(app_id=app_id)
+        click(self.s, win.x + x, win.y + y)
+        self.go()
+        return win
+
+
+def probe_alone(mode):
+    """The scenario of a mode duet-wl-probe plays and checks by itself, no
+    step to drive."""
+    return lambda s: Probe(s, mode).finish()
+
 
 def expect_colours(img, win, points, what):
     for (x, y), want in points:
@@ -99,18 +138,10 @@ def expect_colours(img, win, points, what):
 
 def subsurface_merge(s):
     probe = Probe(s, "subsurface-merge")
-    probe.wait_step("check")
-    win = s.wait_window(app_id="duet-probe")
-    img = s.screenshot("merge")
     # The child is 40x40 at 30,30 of the toplevel.
-    expect_colours(img, win, [((50, 50), YELLOW), ((25, 25), GREEN), ((5, 5), RED)],
-                   "the child's newest commit")
-    probe.go()
+    probe.colours_at("check", [((50, 50), YELLOW), ((25, 25), GREEN), ((5, 5), RED)],
+                     "the child's newest commit", shot="merge")
     probe.finish()
-
-
-def subsurface_feedback(s):
-    Probe(s, "subsurface-feedback").finish()
 
 
 def maximize_ack(s):
@@ -152,92 +183,69 @@ def buffer_transform(s):
     # (checked with weston-screenshooter).
     for name, quads in (("90", (BLUE, RED, WHITE, GREEN)),
                         ("flipped-270", (WHITE, GREEN, BLUE, RED))):
-        probe.wait_step("check-" + name)
         app_id = "duet-probe-" + name
-        win = s.wait_window(app_id=app_id)
-        img = s.screenshot(name)
-        check((win.w, win.h) == (60, 100), "%s is %dx%d, want 60x100" % (app_id, win.w, win.h))
-        expect_colours(img, win, [((15, 25), quads[0]), ((45, 25), quads[1]),
-                                  ((15, 75), quads[2]), ((45, 75), quads[3])], app_id)
-        probe.go()
+        probe.colours_at("check-" + name, [((15, 25), quads[0]), ((45, 25), quads[1]),
+                                           ((15, 75), quads[2]), ((45, 75), quads[3])],
+                         app_id, app_id=app_id, size=(60, 100), shot=name)
     probe.finish()
 
 
 def offset(s):
     probe = Probe(s, "offset")
-    probe.wait_step("placed")
-    win = s.wait_window(app_id="duet-probe")
-    img = s.screenshot("placed")
     # Subsurface 20x20 at 10,10, popup 30x30 at 100,50.
-    expect_colours(img, win, [((15, 15), GREEN), ((110, 60), BLUE)], "before the offsets")
-    probe.go()
-    probe.wait_step("offset")
-    img = s.screenshot("offset")
+    win = probe.colours_at("placed", [((15, 15), GREEN), ((110, 60), BLUE)],
+                           "before the offsets")
     # Moved by 30,20 and 20,10.
-    expect_colours(img, win, [((15, 15), RED), ((45, 35), GREEN), ((105, 55), RED),
-                              ((125, 65), BLUE)], "after wl_surface.offset")
-    probe.go()
+    probe.colours_at("offset", [((15, 15), RED), ((45, 35), GREEN), ((105, 55), RED),
+                                ((125, 65), BLUE)], "after wl_surface.offset", win=win)
     probe.finish()
 
 
+def click_commands(x, y):
+    """duet-testctl's commands of a left click at x, y."""
+    return [("motion", x, y), ("button", "left", 1), ("button", "left", 0)]
+
+
 def click(s, x, y):
-    s.testctl("motion", x, y)
-    s.testctl("button", "left", 1)
-    s.testctl("button", "left", 0)
+    for command in click_commands(x, y):
+        s.testctl(*command)
+
+
+def start_other(s, program, size, mapped):
+    """Another client's window: duet's program (an environment name) with
+    app_id duet-other and size WxH, once it prints a line matching mapped.
+    Returns the client and its window."""
+    other = s.client([duet.program(program), "--app-id", "duet-other", "--size", size],
+                     name="other")
+    other.wait_line(mapped)
+    return other, s.wait_window(app_id="duet-other")
 
 
 def popup_grab(s):
-    other = s.client([duet.program("DUET_TEST_PATTERN"), "--app-id", "duet-other",
-                      "--size", "100x100"], name="other")
-    other.wait_line(r"^mapped 100 100$")
-    other_win = s.wait_window(app_id="duet-other")
+    _, other_win = start_other(s, "DUET_TEST_PATTERN", "100x100", r"^mapped 100 100$")
     probe = Probe(s, "popup-grab")
-    probe.wait_step("click-1")
     # The corner of the 200x150 window, outside the 100x100 one both
     # windows are centered.
-    win = s.wait_window(app_id="duet-probe")
-    click(s, win.x + 5, win.y + 5)
-    probe.go()
-    probe.wait_step("grabbed")
-    click(s, 2, 2)  # on the background, outside every window
-    probe.go()
-    probe.wait_step("click-2")
-    click(s, win.x + 5, win.y + 5)
-    probe.go()
-    probe.wait_step("regrabbed")
-    s.testctl("activate", other_win.id)
-    probe.go()
-    probe.wait_step("reactivated")
-    click(s, win.x + 5, win.y + 5)  # raises and focuses it, and a press to grab with
-    probe.go()
+    win = probe.click_window("click-1", "duet-probe", 5, 5)
+    probe.at("grabbed", *click_commands(2, 2))  # on the background, outside every window
+    probe.at("click-2", *click_commands(win.x + 5, win.y + 5))
+    probe.at("regrabbed", ("activate", other_win.id))
+    # Raises and focuses it, and a press to grab with.
+    probe.at("reactivated", *click_commands(win.x + 5, win.y + 5))
     probe.finish()
 
 
 def popup_grab_serial(s):
     probe = Probe(s, "popup-grab-serial")
-    probe.wait_step("click-b")
-    b = s.wait_window(app_id="duet-probe-b")
-    click(s, b.x + 50, b.y + 40)
-    probe.go()
-    probe.wait_step("click-a")
-    a = s.wait_window(app_id="duet-probe-a")
-    click(s, a.x + 5, a.y + 5)  # A's corner, outside B (both centered)
-    probe.go()
-    probe.wait_step("key")
-    s.testctl("key", 30, 1)
-    s.testctl("key", 30, 0)
-    probe.go()
-    probe.wait_step("click-nowhere")
-    click(s, 2, 2)
-    probe.go()
+    probe.click_window("click-b", "duet-probe-b", 50, 40)
+    probe.click_window("click-a", "duet-probe-a", 5, 5)  # A's corner, outside B (both centered)
+    probe.at("key", ("key", 30, 1), ("key", 30, 0))
+    probe.at("click-nowhere", *click_commands(2, 2))
     probe.finish()
 
 
 def popup_grab_pointer(s):
-    other = s.client([duet.program("DUET_INPUT_PROBE"), "--app-id", "duet-other",
-                      "--size", "400x300"], name="other")
-    other.wait_line(r"^mapped ")
-    ow = s.wait_window(app_id="duet-other")
+    other, ow = start_other(s, "DUET_INPUT_PROBE", "400x300", r"^mapped ")
     probe = Probe(s, "popup-grab-pointer")
     probe.wait_step("key")
     win = s.wait_window(app_id="duet-probe")  # 200x150, centered over the other
@@ -253,9 +261,7 @@ def popup_grab_pointer(s):
     other.wait_line(r"^pointer-leave$", start=mark, timeout=10)
     click(s, ow.x + 10, ow.y + 10)
     probe.go()
-    probe.wait_step("click")
-    click(s, win.x + 5, win.y + 5)
-    probe.go()
+    probe.at("click", *click_commands(win.x + 5, win.y + 5))
     probe.wait_step("grabbed")
     with other._cond:
         mark = len(other.lines)
@@ -276,18 +282,9 @@ def popup_grab_pointer(s):
     check(not [l for l in seen if l.startswith("pointer-button")],
           "the click that dismissed the grab reached another client: %r" % seen)
     probe.go()
-    probe.wait_step("click-2")
-    win2 = s.wait_window(app_id="duet-probe-2")
-    click(s, win2.x + 50, win2.y + 40)
-    probe.go()
-    probe.wait_step("own-activated")
-    s.testctl("activate", win.id)
-    probe.go()
+    probe.click_window("click-2", "duet-probe-2", 50, 40)
+    probe.at("own-activated", ("activate", win.id))
     probe.finish()
-
-
-def selection_focus(s):
-    Probe(s, "selection-focus").finish()
 
 
 def minimize(s):
@@ -317,40 +314,24 @@ def minimize(s):
     probe.finish()
 
 
-def selection_transfer(s):
-    Probe(s, "selection-transfer").finish()
-
-
 def subsurface_restack(s):
     probe = Probe(s, "subsurface-restack")
     # A (green) at 20..80, B (blue) at 50..110: 60,60 is in both, 25,25
     # in A only.
     for step, overlap, a_only in (("initial", BLUE, GREEN), ("pending", BLUE, GREEN),
                                   ("b-below-a", GREEN, GREEN), ("a-below-parent", BLUE, RED)):
-        probe.wait_step(step)
-        win = s.wait_window(app_id="duet-probe")
-        img = s.screenshot(step)
-        expect_colours(img, win, [((60, 60), overlap), ((25, 25), a_only), ((150, 130), RED)],
-                       "stacking " + step)
-        probe.go()
+        probe.colours_at(step, [((60, 60), overlap), ((25, 25), a_only), ((150, 130), RED)],
+                         "stacking " + step)
     probe.finish()
 
 
 def viewport_scale(s):
     probe = Probe(s, "viewport-scale")
-    probe.wait_step("scaled")
-    win = s.wait_window(app_id="duet-probe")
-    check((win.w, win.h) == (200, 150), "the viewport's window is %dx%d, want 200x150"
-          % (win.w, win.h))
-    img = s.screenshot("scaled")
-    expect_colours(img, win, [((50, 37), RED), ((150, 37), GREEN), ((50, 112), BLUE),
-                              ((150, 112), WHITE)], "the buffer scaled to 200x150")
-    probe.go()
-    probe.wait_step("cropped")
-    img = s.screenshot("cropped")
-    expect_colours(img, win, [((5, 5), GREEN), ((100, 75), GREEN), ((194, 144), GREEN)],
-                   "the top-right quadrant cropped and scaled")
-    probe.go()
+    win = probe.colours_at("scaled", [((50, 37), RED), ((150, 37), GREEN), ((50, 112), BLUE),
+                                      ((150, 112), WHITE)], "the buffer scaled to 200x150",
+                           size=(200, 150))
+    probe.colours_at("cropped", [((5, 5), GREEN), ((100, 75), GREEN), ((194, 144), GREEN)],
+                     "the top-right quadrant cropped and scaled", win=win)
     probe.finish()
 
 
@@ -379,30 +360,21 @@ def positioner_constrain(s):
 
 SCENARIOS = {
     "subsurface-merge": subsurface_merge,
-    "subsurface-feedback": subsurface_feedback,
+    "subsurface-feedback": probe_alone("subsurface-feedback"),
     "maximize-ack": maximize_ack,
     "buffer-transform": buffer_transform,
     "offset": offset,
-    "selection-focus": selection_focus,
+    "selection-focus": probe_alone("selection-focus"),
     "popup-grab": popup_grab,
     "popup-grab-serial": popup_grab_serial,
     "popup-grab-pointer": popup_grab_pointer,
     "subsurface-restack": subsurface_restack,
     "viewport-scale": viewport_scale,
     "positioner-constrain": positioner_constrain,
-    "selection-transfer": selection_transfer,
+    "selection-transfer": probe_alone("selection-transfer"),
     "minimize": minimize,
 }
 
 
-def test():
-    scenario = sys.argv[1]
-    if scenario not in SCENARIOS:
-        raise duet.Failure("unknown scenario %r" % scenario)
-    with duet.Session("wl-protocol-" + scenario) as s:
-        SCENARIOS[scenario](s)
-        s.check_alive()
-
-
 if __name__ == "__main__":
-    duet.main(test)
+    duet.main_session_scenario(SCENARIOS, "wl-protocol-")

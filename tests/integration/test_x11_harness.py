@@ -8,7 +8,6 @@ usage: test_x11_harness.py pattern|xctl|bad-clients
 """
 
 import re
-import sys
 import time
 
 import duet
@@ -152,12 +151,5 @@ def bad_clients(s):
 SCENARIOS = {"pattern": pattern, "xctl": xctl, "bad-clients": bad_clients}
 
 
-def test():
-    scenario = sys.argv[1]
-    with duet.XSession("x11-harness-" + scenario, wm="openbox") as s:
-        SCENARIOS[scenario](s)
-        s.check_alive()
-
-
 if __name__ == "__main__":
-    duet.main(test)
+    duet.main_session_scenario(SCENARIOS, "x11-harness-", duet.XSession, wm="openbox")

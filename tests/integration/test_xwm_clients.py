@@ -6,21 +6,14 @@ usage: test_xwm_clients.py xterm|glmark2|elementary
 """
 
 import os
-import sys
 
 import duet
 from duet import check
-from test_clients import content_check
-
-MAGENTA = (255, 0, 255)
+from test_clients import check_exit, client_shown, content_check, magenta_background
 
 
 def xterm_check(img, win, bg):
-    x0, y0, x1, y1 = duet.clip_rect(img, win)
-    area = max(1, (x1 - x0) * (y1 - y0))
-    magenta = img.count_color(MAGENTA, x0, y0, x1, y1)
-    check(magenta >= 0.5 * area, "only %d of %d pixels of xterm's window are its magenta "
-          "background" % (magenta, area))
+    (x0, y0, x1, y1), area, magenta = magenta_background(img, win, "xterm")
     # The text (the prompt of `sh`, in black) is drawn too.
     black = img.count_color((0, 0, 0), x0, y0, x1, y1)
     check(black > 0, "no text pixels in xterm's window")
@@ -40,38 +33,15 @@ CLIENTS = {
 
 
 def test():
-    name = sys.argv[1]
-    exe, args, extra_env, pixel_check, exits = CLIENTS[name]
-    path = duet.third_party(exe)
-    with duet.XSession("xwm-client-" + name) as s:
-        bg = s.background()
-        env = dict(extra_env)
-        # Private config and cache dirs: the caller's X resources or EFL
-        # profile must not change what the test sees.
-        env["XDG_CONFIG_HOME"] = os.path.join(s.workdir, "config")
-        env["XDG_CACHE_HOME"] = os.path.join(s.workdir, "cache")
-        env["HOME"] = s.workdir
-        env["XENVIRONMENT"] = os.devnull
-        proc = s.client([path] + args, name=name, env=env)
-
-        def ours(w):
-            return w.pid in (0, proc.pid)
-        win = s.wait_window(pred=ours, timeout=40)
-        duet.log("managed: %r" % (win,))
-        # Animated or slow-starting clients: retry until the composited
-        # frame passes, or time runs out. No decorations on either stack:
-        # beyond the window's own rectangle the screen is background.
-        win, what = s.wait_client_shown(proc, name, lambda img, win: pixel_check(img, win, bg), bg,
-                                        exits=exits)
-        duet.log("%s: %s in its %dx%d window at %d,%d"
-                 % (name, what, win.w, win.h, win.x, win.y))
-        check(win.focused == 1, "%s's window is not focused: %r" % (name, s.windows()))
+    # No decorations on either stack: beyond the window's own rectangle
+    # the screen is background (no margin).
+    with client_shown(lambda name: duet.XSession("xwm-client-" + name), CLIENTS,
+                      env={"XENVIRONMENT": os.devnull}) as (s, proc, win, exits):
+        check(win.focused == 1, "%s's window is not focused: %r" % (proc.name, s.windows()))
         if exits:
-            status = proc.wait(60)
-            check(status == 0, "%s exited %d; stderr:\n%s" % (name, status, proc.stderr_tail()))
+            check_exit(proc)
             s.sync()
-            check(not s.windows(), "windows left after %s exited: %r" % (name, s.windows()))
-        s.check_alive()
+            check(not s.windows(), "windows left after %s exited: %r" % (proc.name, s.windows()))
 
 
 if __name__ == "__main__":

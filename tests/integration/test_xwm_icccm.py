@@ -29,35 +29,38 @@ import duet
 from duet import check
 
 
-def above_overlay():
-    with duet.XSession("xwm-icccm-above-overlay") as s:
-        p = s.client([duet.program("DUET_X11_WM_CHECK"), "above-overlay"], name="check")
-        p.wait_line(r"^ready$", timeout=30)
+def check_screen(case, ready, look, label, what, source=None, **session_args):
+    """duet-x11-wm-check CASE in its own session, until it prints a line
+    matching ready; then screenshots (from source) until look(img, x, y),
+    x, y the screen's center, passes, and logs what it shows."""
+    with duet.XSession("xwm-icccm-" + case, **session_args) as s:
+        p = s.client([duet.program("DUET_X11_WM_CHECK"), case], name="check")
+        p.wait_line(ready, timeout=30)
         w, h = (int(v) for v in s.size.split("x"))
+        s.screenshot_until(lambda img: look(img, w // 2, h // 2), label, source=source)
+        duet.log(what)
 
-        def red_on_top(img):
-            got = img.pixel(w // 2, h // 2)
-            check(got == (255, 0, 0), "the center shows %r, not the red override-redirect "
-                  "window restacked above the overlay" % (got,))
-        s.screenshot_until(red_on_top, "above-overlay")
-        duet.log("the window stacked above the overlay is drawn on top")
+
+def above_overlay():
+    def red_on_top(img, x, y):
+        got = img.pixel(x, y)
+        check(got == (255, 0, 0), "the center shows %r, not the red override-redirect "
+              "window restacked above the overlay" % (got,))
+    check_screen("above-overlay", r"^ready$", red_on_top, "above-overlay",
+                 "the window stacked above the overlay is drawn on top")
 
 
 def reparent_root():
-    with duet.XSession("xwm-icccm-reparent-root", screenshots=False) as s:
-        p = s.client([duet.program("DUET_X11_WM_CHECK"), "reparent-root"], name="check")
-        p.wait_line(r"^ready ", timeout=30)
-        w, h = (int(v) for v in s.size.split("x"))
-
-        def both_shown(img):
-            got = img.pixel(w // 2, h // 2)
-            check(got == (0, 255, 0), "the center shows %r, not the green window reparented "
-                  "to the root (managed, centered)" % (got,))
-            got = img.pixel(30, 30)
-            check(got == (0, 0, 255), "20,20 shows %r, not the blue override-redirect window "
-                  "reparented to the root" % (got,))
-        s.screenshot_until(both_shown, "reparented", source="grab")
-        duet.log("both windows reparented to the root are composited")
+    def both_shown(img, x, y):
+        got = img.pixel(x, y)
+        check(got == (0, 255, 0), "the center shows %r, not the green window reparented "
+              "to the root (managed, centered)" % (got,))
+        got = img.pixel(30, 30)
+        check(got == (0, 0, 255), "20,20 shows %r, not the blue override-redirect window "
+              "reparented to the root" % (got,))
+    check_screen("reparent-root", r"^ready ", both_shown, "reparented",
+                 "both windows reparented to the root are composited", source="grab",
+                 screenshots=False)
 
 
 def test():

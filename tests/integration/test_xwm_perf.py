@@ -90,35 +90,49 @@ class Counts:
                   "client drew" % timeout)
             time.sleep(0.02)
 
+    def wait_drawn(self, client, before):
+        """Until the animated client has drawn its 60 frames and duet-xwm
+        has painted since it had painted before, and its last repaint."""
+        client.wait_line(r"^frame 60$", timeout=30)
+        self.s.sync()
+        self.wait_painted(before)
+        time.sleep(0.1)  # the last frame's repaint
+
 
 def session(name, wm_args=()):
+    """duet-xwm's session, writing its protocol log and trace, and their
+    Counts."""
     s = duet.XSession(name, size=SIZE, wm_args=wm_args)
     log = os.path.join(s.workdir, "protocol.json")
     trace = os.path.join(s.workdir, "trace.jsonl")
     s.wm_env = {"DUET_PROTOCOL_LOG": log, "DUET_TRACE": trace}
-    return s, log, trace
+    return s, Counts(s, log, trace)
+
+
+# duet-x11-test-pattern's arguments for 60 frames, 15 ms apart.
+ANIMATED = ["--frames", "60", "--interval-ms", "15"]
+
+
+def pattern(s, wm_class, name, args=()):
+    """duet-x11-test-pattern's 400x300 window of class wm_class, once
+    mapped."""
+    p = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
+                  "--class", wm_class] + list(args), name=name)
+    p.wait_line(r"^mapped 400 300$")
+    return p
 
 
 def frames():
-    s, log, trace = session("xwm-perf-frames")
+    s, c = session("xwm-perf-frames")
     with s:
-        c = Counts(s, log, trace)
-        p = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
-                      "--class", "frames"], name="still")
-        p.wait_line(r"^mapped 400 300$")
+        pattern(s, "frames", "still")
         s.wait_window(app_id="frames")
-        a = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
-                      "--class", "animated", "--frames", "60", "--interval-ms", "15"],
-                     name="animated")
         # Managing a window reads its attributes and properties, a few
         # waits once per window, all before the client sees its window
         # mapped; the frames come after.
-        a.wait_line(r"^mapped 400 300$")
+        a = pattern(s, "animated", "animated", ANIMATED)
         waits0, painted0 = c.reply_waits(), c.painted_frames()
-        a.wait_line(r"^frame 60$", timeout=30)
-        s.sync()
-        c.wait_painted(painted0)
-        time.sleep(0.1)  # the last frame's repaint
+        c.wait_drawn(a, painted0)
         waits, painted = c.reply_waits() - waits0, c.painted_frames() - painted0
         duet.log("%d frames painted while the client drew 60, %d replies waited for"
                  % (painted, waits))
@@ -127,12 +141,9 @@ def frames():
 
 
 def props():
-    s, log, trace = session("xwm-perf-props")
+    s, c = session("xwm-perf-props")
     with s:
-        c = Counts(s, log, trace)
-        p = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
-                      "--class", "props"], name="props")
-        p.wait_line(r"^mapped 400 300$")
+        pattern(s, "props", "props")
         win = s.wait_window(app_id="props")
         s.sync()
         waits0 = c.reply_waits()
@@ -160,20 +171,13 @@ def props():
 
 
 def unthrottled():
-    s, log, trace = session("xwm-perf-unthrottled", wm_args=["--refresh", "0"])
+    s, c = session("xwm-perf-unthrottled", wm_args=["--refresh", "0"])
     with s:
-        c = Counts(s, log, trace)
-        a = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "400x300",
-                      "--class", "animated", "--frames", "60", "--interval-ms", "15"],
-                     name="animated")
-        a.wait_line(r"^mapped 400 300$")
+        a = pattern(s, "animated", "animated", ANIMATED)
         st = duet.Strace(s.wm.pid, os.path.join(s.workdir, "strace.txt"),
                          ["-e", "trace=timerfd_settime"])
         painted0 = c.painted_frames()
-        a.wait_line(r"^frame 60$", timeout=30)
-        s.sync()
-        c.wait_painted(painted0)
-        time.sleep(0.1)  # the last frame's repaint
+        c.wait_drawn(a, painted0)
         calls = [l for l in st.stop().splitlines() if "timerfd_settime(" in l]
         painted = c.painted_frames() - painted0
         duet.log("%d frames painted while the client drew up to 60, %d timerfd_settime"
@@ -183,13 +187,13 @@ def unthrottled():
 
 
 def sync_frames():
-    s, log, trace = session("xwm-perf-sync-frames", wm_args=["--refresh", "0"])
+    s, c = session("xwm-perf-sync-frames", wm_args=["--refresh", "0"])
     with s:
         r = s.client([duet.program("DUET_RENDER"), "--backend", "x11", "--engine", "gl",
                       "--duration-ms", "1000", "--scenes", "gradient"], name="render")
         _, m = r.wait_line(r'"name":"scene".*"frames":(\d+)', timeout=30)
         r.wait()
-        frames = [e for e in duet.read_trace(trace) if e.get("name") == "frame"]
+        frames = [e for e in duet.read_trace(c.trace) if e.get("name") == "frame"]
         painted = sum(1 for e in frames if e.get("painted"))
         check(all("frames_drawn" in e for e in frames), "frame events carry no frames_drawn")
         # A frame that paints nothing is owed only for an answer (a

@@ -21,12 +21,17 @@ SIZE = "800x600"
 PATTERN = (300, 200)
 
 
+def show_pattern(s, program, id_option):
+    """The test pattern's window (app_id or class same-pixels, given with
+    id_option), once mapped."""
+    p = s.client([duet.program(program), "--size", "%dx%d" % PATTERN, id_option, "same-pixels"])
+    p.wait_line(r"^mapped %d %d$" % PATTERN)
+    return s.wait_window(app_id="same-pixels")
+
+
 def shot_wayland():
     with duet.Session("same-pixels-wayland", size=SIZE) as s:
-        p = s.client([duet.program("DUET_TEST_PATTERN"), "--size", "%dx%d" % PATTERN,
-                      "--app-id", "same-pixels"])
-        p.wait_line(r"^mapped %d %d$" % PATTERN)
-        win = s.wait_window(app_id="same-pixels")
+        win = show_pattern(s, "DUET_TEST_PATTERN", "--app-id")
         img = s.screenshot("wayland")
         check(duet.pattern_mismatches(img, win)[0] == 0,
               "duet-compositor does not show the pattern exactly in %r" % (win,))
@@ -35,10 +40,7 @@ def shot_wayland():
 
 def shot_x11():
     with duet.XSession("same-pixels-x11", size=SIZE) as s:
-        p = s.client([duet.program("DUET_X11_TEST_PATTERN"), "--size", "%dx%d" % PATTERN,
-                      "--class", "same-pixels"])
-        p.wait_line(r"^mapped %d %d$" % PATTERN)
-        win = s.wait_window(app_id="same-pixels")
+        win = show_pattern(s, "DUET_X11_TEST_PATTERN", "--class")
 
         def exact(img):
             bad, ex = duet.pattern_mismatches(img, win)
