@@ -46,10 +46,11 @@ struct comp_options {
 	int n_outputs;
 	const char *socket;    /* NULL = wl_display_add_socket_auto */
 	bool no_listen;        /* no socket: clients come by wl_client_create (wlcs) */
-	/* An xdg_surface buffer committed after the initial configure was
-	 * sent but before it was acked is taken, not the spec's
-	 * unconfigured_buffer error: for wlcs 1.5.0 alone, whose
-	 * create_visible_surface does that (wlcs fixed it after 1.5.0). */
+	/* xdg_surface buffers attached or committed before the first
+	 * configure is acked, even before the initial commit, are taken (a
+	 * first commit with a buffer is the initial commit and maps), not the
+	 * spec's unconfigured_buffer error: for wlcs 1.5.0 alone, whose
+	 * helpers do both (wlcs fixed that after 1.5.0). */
 	bool early_buffer_ok;
 	const char *screenshot_path; /* written on exit if set */
 	const char *backend;   /* "headless" or "drm" */

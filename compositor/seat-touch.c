@@ -18,7 +18,9 @@
  * owning the point's surface (a client may bind the seat several times).
  * A destroyed surface drops its points' focus through the wl_surface
  * resource's destroy listener, as the pointer's focus does (seat.c): the
- * client gets nothing more for them, other points go on.
+ * client gets an up (and a frame) for each, as if the points had lifted
+ * (wl_touch.up: "the touch point has disappeared"), and nothing more for
+ * them; other points go on.
  *
  * Frames: wl_touch.frame goes, at comp_seat_touch_frame, to each client
  * that got an event since the last one. A point that went up stays listed
@@ -64,9 +66,31 @@ static void point_free(struct touch_point *point)
 	free(point);
 }
 
+static void send_to_client(struct comp_seat *seat, struct wl_client *client, int32_t id,
+                           uint32_t serial, uint32_t time_ms, bool up)
+{
+	struct wl_resource *touch;
+	wl_resource_for_each(touch, &seat->touch.resources) {
+		if (wl_resource_get_client(touch) != client)
+			continue;
+		if (up)
+			wl_touch_send_up(touch, serial, time_ms, id);
+		else
+			wl_touch_send_frame(touch);
+	}
+}
+
 static void handle_surface_destroy(struct wl_listener *listener, void *data)
 {
 	struct touch_point *point = wl_container_of(listener, point, surface_destroy);
+	struct comp_server *server = point->surface->server;
+	if (!point->ended && server->seat) {
+		struct wl_client *client = point_client(point);
+		send_to_client(server->seat, client, point->id,
+		               wl_display_next_serial(server->display),
+		               (uint32_t)(render_now_ns() / 1000000u), true);
+		send_to_client(server->seat, client, 0, 0, 0, false);
+	}
 	point_drop_surface(point);
 }
 
@@ -257,13 +281,8 @@ void comp_seat_touch_up(struct comp_server *server, int32_t id, uint32_t time_ms
 		point_free(point);
 		return;
 	}
-	struct wl_client *client = point_client(point);
-	uint32_t serial = wl_display_next_serial(server->display);
-	struct wl_resource *touch;
-	wl_resource_for_each(touch, &seat->touch.resources) {
-		if (wl_resource_get_client(touch) == client)
-			wl_touch_send_up(touch, serial, time_ms, id);
-	}
+	send_to_client(seat, point_client(point), id, wl_display_next_serial(server->display),
+	               time_ms, true);
 	point->ended = true;
 	point->pending = true;
 }
@@ -286,13 +305,8 @@ void comp_seat_touch_frame(struct comp_server *server)
 			if (earlier->pending && point_client(earlier) == client)
 				sent = true;
 		}
-		if (sent)
-			continue;
-		struct wl_resource *touch;
-		wl_resource_for_each(touch, &seat->touch.resources) {
-			if (wl_resource_get_client(touch) == client)
-				wl_touch_send_frame(touch);
-		}
+		if (!sent)
+			send_to_client(seat, client, 0, 0, 0, false);
 	}
 	wl_list_for_each_safe(point, tmp, &seat->touch.points, link) {
 		point->pending = false;

@@ -115,7 +115,8 @@ void comp_xdg_popup_commit(struct comp_xdg_popup *popup)
 	struct comp_xdg_surface *xdg = popup->xdg;
 	if (!xdg->configure_sent) {
 		popup_send_configure(popup);
-		return;
+		if (!comp_xdg_surface_early_map(xdg))
+			return;
 	}
 	bool has_content = xdg->surface->texture != NULL;
 	if (has_content && !popup->mapped) {

@@ -107,6 +107,9 @@ void comp_xdg_surface_origin(const struct comp_xdg_surface *xdg, int *x, int *y)
 void comp_xdg_surface_update_position(struct comp_xdg_surface *xdg);
 /* Sends xdg_surface.configure with a new serial and remembers it. */
 void comp_xdg_surface_send_configure(struct comp_xdg_surface *xdg);
+/* A first commit that brings a buffer also maps: only where
+ * comp_options.early_buffer_ok allows buffers before the first ack. */
+bool comp_xdg_surface_early_map(const struct comp_xdg_surface *xdg);
 /* The role object is gone or unmapped: back to the unconfigured state. */
 void comp_xdg_surface_reset(struct comp_xdg_surface *xdg);
 /* Sends popup_done to every popup of xdg (and theirs) and hides them. */

@@ -22,6 +22,11 @@
 static void xdg_surface_role_commit(struct comp_surface *surface);
 static void xdg_surface_role_attach(struct comp_surface *surface);
 
+bool comp_xdg_surface_early_map(const struct comp_xdg_surface *xdg)
+{
+	return xdg->surface->texture && xdg->server->options.early_buffer_ok;
+}
+
 static const struct comp_surface_role xdg_surface_role = {
 	.name = "xdg_surface",
 	.commit = xdg_surface_role_commit,
@@ -179,7 +184,7 @@ static struct comp_xdg_surface *xdg_from_resource(struct wl_resource *resource)
 static void xdg_surface_role_attach(struct comp_surface *surface)
 {
 	struct comp_xdg_surface *xdg = surface->role_data;
-	if (!xdg->configured && !xdg->configure_sent)
+	if (!xdg->configured && !xdg->configure_sent && !xdg->server->options.early_buffer_ok)
 		wl_resource_post_error(xdg->resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 		                       "xdg_surface@%u: buffer attached before the initial commit",
 		                       wl_resource_get_id(xdg->resource));
@@ -188,8 +193,7 @@ static void xdg_surface_role_attach(struct comp_surface *surface)
 static void xdg_surface_role_commit(struct comp_surface *surface)
 {
 	struct comp_xdg_surface *xdg = surface->role_data;
-	if (surface->texture && !xdg->configured &&
-	    !(xdg->configure_sent && xdg->server->options.early_buffer_ok)) {
+	if (surface->texture && !xdg->configured && !xdg->server->options.early_buffer_ok) {
 		wl_resource_post_error(xdg->resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 		                       "xdg_surface@%u: buffer committed before the first "
 		                       "configure was acked", wl_resource_get_id(xdg->resource));

@@ -168,7 +168,8 @@ void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel)
 	if (!xdg->configure_sent) {
 		/* The initial commit: now the client waits for our configure. */
 		comp_policy_window_initial_configure(window);
-		return;
+		if (!comp_xdg_surface_early_map(xdg))
+			return;
 	}
 	struct comp_box g = comp_xdg_surface_geometry(xdg);
 	window->geometry.x = g.x;

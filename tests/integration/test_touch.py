@@ -16,7 +16,7 @@ steps) and read back by tests/clients/input-probe.c:
             frame per group
   destroy   a client destroys its surface while its point is down, another
             client is killed with its point down: the compositor lives on,
-            the destroyer gets nothing more for its point, and a third
+            the destroyer gets an up for its point and nothing more, a third
             client's point, down meanwhile, still gets motion and up
   held      a duet_test client that goes away with a point down has it go
             up (as its keys and buttons are released)
@@ -195,7 +195,11 @@ def scenario_destroy():
         t("touch", "down", 2, wb.x + 10, wb.y + 10)
         t("touch", "down", 3, wc.x + 10, wc.y + 10)
         t("touch", "frame")
-        a.wait_line(r"^destroyed$", start=mark_a)
+        i, _ = a.wait_line(r"^destroyed$", start=mark_a)
+        # Its point lifted with the surface (wl_touch.up: "the touch point
+        # has disappeared"), then nothing more for it.
+        i, _ = a.wait_line(r"^touch-up 1 seat=0$", start=i)
+        a.wait_line(r"^touch-frame seat=0$", start=i + 1)
         c.wait_line(r"^touch-down 3 10 10 seat=0$")
         c.kill()
         c.wait()

@@ -188,18 +188,18 @@ static WlcsPointer *create_pointer(WlcsDisplayServer *base)
 
 /* --------------------------------------------------------------- touch */
 
-/* wlcs' touchscreen has one point: id 0, each event its own frame. */
+/* wlcs' touchscreen has one point: id 0, each event its own frame. Its
+ * coordinates are whole pixels in wl_fixed_t's clothes: wlcs::Touch
+ * passes its ints through unconverted (as Mir's module reads them). */
 static void touch_down(WlcsTouch *t, wl_fixed_t x, wl_fixed_t y)
 {
-	comp_seat_touch_down(device_server(t), 0, wl_fixed_to_double(x), wl_fixed_to_double(y),
-	                     now_ms());
+	comp_seat_touch_down(device_server(t), 0, x, y, now_ms());
 	comp_seat_touch_frame(device_server(t));
 }
 
 static void touch_move(WlcsTouch *t, wl_fixed_t x, wl_fixed_t y)
 {
-	comp_seat_touch_motion(device_server(t), 0, wl_fixed_to_double(x), wl_fixed_to_double(y),
-	                       now_ms());
+	comp_seat_touch_motion(device_server(t), 0, x, y, now_ms());
 	comp_seat_touch_frame(device_server(t));
 }
 
@@ -211,8 +211,6 @@ static void touch_up(WlcsTouch *t)
 
 static void touch_destroy(WlcsTouch *t)
 {
-	/* Unplugged: the seat cancels a point still down. */
-	comp_seat_touch_device_remove(device_server(t));
 	free(t);
 }
 
@@ -228,7 +226,6 @@ static WlcsTouch *create_touch(WlcsDisplayServer *base)
 		.touch_up = touch_up,
 		.destroy = touch_destroy,
 	};
-	comp_seat_touch_device_add(device_server(d));
 	return &d->touch;
 }
 
@@ -247,6 +244,11 @@ static void start_on_this_thread(WlcsDisplayServer *base, struct wl_event_loop *
 		fprintf(stderr, "duet-wlcs: the server did not start\n");
 		abort();
 	}
+	/* The touchscreen is there from the start, as on a tablet: a wlcs
+	 * test makes its touch device after its clients and touches at once,
+	 * before a client could have asked for a wl_touch of a capability
+	 * that only then appeared. */
+	comp_seat_touch_device_add(&dw->server);
 	struct wl_event_source *source =
 		wl_event_loop_add_fd(dw->server.loop, wl_event_loop_get_fd(dispatcher),
 		                     WL_EVENT_READABLE, dispatch_wlcs, dispatcher);
