@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client-args.h"
 #include "client-common.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -318,9 +319,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--app-id") == 0 && i + 1 < argc) {
 			app_id = argv[++i];
 		} else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
-			char tail;
-			if (sscanf(argv[++i], "%dx%d%c", &p.width, &p.height, &tail) != 2 ||
-			    p.width <= 0 || p.height <= 0 || p.width > 4096 || p.height > 4096) {
+			if (!test_parse_size(argv[++i], 4096, &p.width, &p.height)) {
 				fprintf(stderr, "duet-input-probe: bad size '%s'\n", argv[i]);
 				return 2;
 			}
