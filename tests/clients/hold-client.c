@@ -50,7 +50,6 @@
  *                     uncached b_released=N      (1)
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,27 +152,16 @@ static int wait_frame(struct hold_app *app)
 	return 0;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
 static int protocol_error(struct hold_app *app)
 {
 	const struct wl_interface *iface = NULL;
 	uint32_t id = 0;
 	uint32_t code = wl_display_get_protocol_error(app->display, &iface, &id);
 	if (!iface) {
-		say("disconnected %s", strerror(wl_display_get_error(app->display)));
+		printf("disconnected %s\n", strerror(wl_display_get_error(app->display)));
 		return 1;
 	}
-	say("error %s %u", iface->name, code);
+	printf("error %s %u\n", iface->name, code);
 	return 0;
 }
 
@@ -195,22 +183,29 @@ static int run_release(struct hold_app *app)
 		return protocol_error(app) + 1;
 	if (wl_display_roundtrip(app->display) < 0)
 		return 1;
-	say("shown-b at_done=%d a_released=%d b_released=%d", app->a_released_at_done,
-	    app->a.released, app->b.released);
+	printf("shown-b at_done=%d a_released=%d b_released=%d\n", app->a_released_at_done,
+	       app->a.released, app->b.released);
 	test_toplevel_destroy(&app->top);
 	if (wl_display_roundtrip(app->display) < 0)
 		return 1;
-	say("destroyed b_released=%d", app->b.released);
+	printf("destroyed b_released=%d\n", app->b.released);
+	return stay(app);
+}
+
+/* Drops buffer and, after a round trip, tells whether A was released
+ * meanwhile; then stays for the test to look. */
+static int drop_and_stay(struct hold_app *app, struct hold_buffer *buffer)
+{
+	drop_buffer(buffer);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	printf("gone a_released=%d\n", app->a.released);
 	return stay(app);
 }
 
 static int run_destroy_shown(struct hold_app *app)
 {
-	drop_buffer(&app->a);
-	if (wl_display_roundtrip(app->display) < 0)
-		return protocol_error(app) + 1;
-	say("gone a_released=%d", app->a.released);
-	return stay(app);
+	return drop_and_stay(app, &app->a);
 }
 
 static int run_destroy_pending(struct hold_app *app)
@@ -221,11 +216,7 @@ static int run_destroy_pending(struct hold_app *app)
 	wl_surface_attach(app->top.surface, app->b.wl, 0, 0);
 	wl_surface_damage_buffer(app->top.surface, 0, 0, W, H);
 	wl_surface_commit(app->top.surface);
-	drop_buffer(&app->b);
-	if (wl_display_roundtrip(app->display) < 0)
-		return protocol_error(app) + 1;
-	say("gone a_released=%d", app->a.released);
-	return stay(app);
+	return drop_and_stay(app, &app->b);
 }
 
 static int run_grow_pool(struct hold_app *app)
@@ -238,7 +229,7 @@ static int run_grow_pool(struct hold_app *app)
 	wl_shm_pool_resize(app->a.pool, size);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("grown");
+	printf("grown\n");
 	return stay(app);
 }
 
@@ -248,7 +239,7 @@ static int run_truncate(struct hold_app *app)
 		perror("duet-hold-client: ftruncate");
 		return 2;
 	}
-	say("truncated");
+	printf("truncated\n");
 	while (wl_display_dispatch(app->display) >= 0)
 		;
 	return protocol_error(app);
@@ -286,31 +277,31 @@ static int run_shared(struct hold_app *app)
 	sub_commit(app, &app->a);
 	if (commit_settle(app, &app->b) < 0)
 		return protocol_error(app) + 1;
-	say("shared a_released=%d", app->a.released);
+	printf("shared a_released=%d\n", app->a.released);
 	sub_commit(app, NULL);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("sub-null a_released=%d", app->a.released);
+	printf("sub-null a_released=%d\n", app->a.released);
 
 	wl_subsurface_set_sync(app->sub);
 	sub_commit(app, &app->b);
 	if (commit_settle(app, &app->a) < 0)
 		return protocol_error(app) + 1;
-	say("cached b_released=%d", app->b.released);
+	printf("cached b_released=%d\n", app->b.released);
 	sub_commit(app, &app->b);
 	sub_commit(app, &app->a);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("recached b_released=%d", app->b.released);
+	printf("recached b_released=%d\n", app->b.released);
 	if (commit_settle(app, &app->a) < 0)
 		return protocol_error(app) + 1;
-	say("applied b_released=%d", app->b.released);
+	printf("applied b_released=%d\n", app->b.released);
 	sub_commit(app, &app->b);
 	wl_subsurface_destroy(app->sub);
 	app->sub = NULL;
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("uncached b_released=%d", app->b.released);
+	printf("uncached b_released=%d\n", app->b.released);
 	return stay(app);
 }
 
@@ -324,7 +315,7 @@ static int map_and_run(struct hold_app *app, int (*run)(struct hold_app *app))
 	commit(app, &app->a);
 	if (wait_frame(app) < 0 || wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("shown-a a_released=%d", app->a.released);
+	printf("shown-a a_released=%d\n", app->a.released);
 	return run(app);
 }
 
@@ -369,6 +360,8 @@ int main(int argc, char **argv)
 		        "grow-pool|truncate|shared\n");
 		return 2;
 	}
+	/* Tests read our stdout through a pipe while we run. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct hold_app app = { 0 };
 	app.display = test_connect("duet-hold-client", &app.g, NULL);
 	if (!app.display)
