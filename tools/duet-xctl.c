@@ -22,6 +22,7 @@
 #define CTL_PROG "duet-xctl"
 #include "ctl-args.h"
 #include "render.h"
+#include "x11-common.h"
 
 #define DEFAULT_WAIT_S 10.0
 #define POLL_INTERVAL_NS 20000000L
@@ -135,7 +136,7 @@ static bool connection_ok(struct ctl *ctl)
  * sent checked (our requests are checked through this). */
 static int round_trip(struct ctl *ctl)
 {
-	free(xcb_get_input_focus_reply(ctl->conn, xcb_get_input_focus(ctl->conn), NULL));
+	x11_round_trip(ctl->conn);
 	return connection_ok(ctl) ? 0 : 1;
 }
 
@@ -524,13 +525,11 @@ static xcb_window_t cm_owner(struct ctl *ctl)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "_NET_WM_CM_S%d", ctl->screen_num);
-	xcb_intern_atom_reply_t *a = xcb_intern_atom_reply(
-		ctl->conn, xcb_intern_atom(ctl->conn, 0, (uint16_t)strlen(name), name), NULL);
-	if (!a)
+	xcb_atom_t atom = x11_intern(ctl->conn, name);
+	if (atom == XCB_ATOM_NONE)
 		return XCB_NONE;
 	xcb_get_selection_owner_reply_t *o = xcb_get_selection_owner_reply(
-		ctl->conn, xcb_get_selection_owner(ctl->conn, a->atom), NULL);
-	free(a);
+		ctl->conn, xcb_get_selection_owner(ctl->conn, atom), NULL);
 	xcb_window_t owner = o ? o->owner : XCB_NONE;
 	free(o);
 	return owner;
@@ -885,19 +884,12 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	int screen_num = 0;
-	ctl.conn = xcb_connect(display, &screen_num);
-	if (xcb_connection_has_error(ctl.conn)) {
+	ctl.conn = x11_connect(display, &ctl.screen, &ctl.screen_num);
+	if (!ctl.conn) {
 		const char *name = display ? display : getenv("DISPLAY");
 		fprintf(stderr, "duet-xctl: cannot connect to X display '%s'\n", name ? name : "");
-		xcb_disconnect(ctl.conn);
 		return 1;
 	}
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(ctl.conn));
-	for (int s = 0; s < screen_num && it.rem; s++)
-		xcb_screen_next(&it);
-	ctl.screen = it.data;
-	ctl.screen_num = screen_num;
 	if (!ctl.screen || !intern_atoms(&ctl)) {
 		fprintf(stderr, "duet-xctl: X server setup failed\n");
 		ret = 1;

@@ -26,6 +26,7 @@
 
 #include "client-args.h"
 #include "pattern.h"
+#include "x11-common.h"
 
 #define MAX_SIDE 16384
 
@@ -50,15 +51,6 @@ struct x11_pattern {
 	long frame_interval_ms;
 	bool strips;
 };
-
-static xcb_atom_t intern(xcb_connection_t *conn, const char *name)
-{
-	xcb_intern_atom_reply_t *r =
-		xcb_intern_atom_reply(conn, xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
-	xcb_atom_t atom = r ? r->atom : XCB_ATOM_NONE;
-	free(r);
-	return atom;
-}
 
 /* A 24-bit TrueColor visual: the screen's own when it is one (Xvfb with
  * -screen 0 WxHx24), else the first one found. */
@@ -106,14 +98,15 @@ static void set_properties(struct x11_pattern *app, const char *wm_class, const 
 		free(cls);
 	}
 	set_string(app, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, title, strlen(title));
-	set_string(app, intern(c, "_NET_WM_NAME"), intern(c, "UTF8_STRING"), title, strlen(title));
+	set_string(app, x11_intern(c, "_NET_WM_NAME"), x11_intern(c, "UTF8_STRING"), title,
+	           strlen(title));
 
 	/* _NET_WM_PID is only meaningful with WM_CLIENT_MACHINE (EWMH). */
 	char host[256] = "";
 	if (gethostname(host, sizeof(host) - 1) == 0)
 		set_string(app, XCB_ATOM_WM_CLIENT_MACHINE, XCB_ATOM_STRING, host, strlen(host));
 	uint32_t pid = (uint32_t)getpid();
-	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, intern(c, "_NET_WM_PID"),
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, x11_intern(c, "_NET_WM_PID"),
 	                    XCB_ATOM_CARDINAL, 32, 1, &pid);
 
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, app->wm_protocols,
@@ -178,14 +171,6 @@ static void put_rows(struct x11_pattern *app, int y0, int rows)
 	}
 }
 
-/* Waits until the server has processed everything sent so far, so that a
- * line printed afterwards means "the pixels are in the window". */
-static bool round_trip(struct x11_pattern *app)
-{
-	free(xcb_get_input_focus_reply(app->conn, xcb_get_input_focus(app->conn), NULL));
-	return !xcb_connection_has_error(app->conn);
-}
-
 static bool draw_full(struct x11_pattern *app)
 {
 	int w = app->width, h = app->height;
@@ -198,7 +183,7 @@ static bool draw_full(struct x11_pattern *app)
 	if (app->args.frames > 0)
 		app->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
 	put_rows(app, 0, h);
-	return round_trip(app);
+	return x11_round_trip(app->conn);
 }
 
 /* The pattern's w x h rectangle at x, y, again (never the counter
@@ -238,7 +223,7 @@ static bool draw_counter(struct x11_pattern *app)
 		put_part(app, 1 + (int)((app->frames_done * 37) % (w - 3)), 1, 2, h - 1);
 	if (app->strips && app->frames_done % 4 == 2 && w > 2 && h > 3)
 		put_part(app, 1, 1 + (int)((app->frames_done * 13) % (h - 3)), w - 2, 2);
-	if (!round_trip(app))
+	if (!x11_round_trip(app->conn))
 		return false;
 	printf("frame %ld\n", app->frames_done);
 	return true;
@@ -359,27 +344,20 @@ int main(int argc, char **argv)
 	app.height = app.args.size[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	int screen_num = 0;
-	app.conn = xcb_connect(NULL, &screen_num);
-	if (xcb_connection_has_error(app.conn)) {
+	app.conn = x11_connect(NULL, &app.screen, NULL);
+	if (!app.conn) {
 		fprintf(stderr, "duet-x11-test-pattern: cannot connect to X display '%s'\n",
 		        getenv("DISPLAY") ? getenv("DISPLAY") : "");
-		xcb_disconnect(app.conn);
 		return 1;
 	}
-	const xcb_setup_t *setup = xcb_get_setup(app.conn);
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(setup);
-	for (int i = 0; i < screen_num && it.rem; i++)
-		xcb_screen_next(&it);
-	app.screen = it.data;
-	if (!find_visual(&app) || !pixmap_format_ok(setup)) {
+	if (!find_visual(&app) || !pixmap_format_ok(xcb_get_setup(app.conn))) {
 		fprintf(stderr, "duet-x11-test-pattern: no 24-bit TrueColor visual with 32-bit "
 		        "pixels (start the X server with a 24-bit screen)\n");
 		xcb_disconnect(app.conn);
 		return 1;
 	}
-	app.wm_protocols = intern(app.conn, "WM_PROTOCOLS");
-	app.wm_delete_window = intern(app.conn, "WM_DELETE_WINDOW");
+	app.wm_protocols = x11_intern(app.conn, "WM_PROTOCOLS");
+	app.wm_delete_window = x11_intern(app.conn, "WM_DELETE_WINDOW");
 
 	xcb_colormap_t colormap = app.screen->default_colormap;
 	if (app.visual != app.screen->root_visual) {
@@ -402,10 +380,11 @@ int main(int argc, char **argv)
 	set_properties(&app, wm_class, app.args.title, min, max);
 	if (app.args.maximized) {
 		/* Before mapping, a client states its own _NET_WM_STATE (EWMH). */
-		xcb_atom_t states[] = { intern(app.conn, "_NET_WM_STATE_MAXIMIZED_VERT"),
-		                        intern(app.conn, "_NET_WM_STATE_MAXIMIZED_HORZ") };
+		xcb_atom_t states[] = { x11_intern(app.conn, "_NET_WM_STATE_MAXIMIZED_VERT"),
+		                        x11_intern(app.conn, "_NET_WM_STATE_MAXIMIZED_HORZ") };
 		xcb_change_property(app.conn, XCB_PROP_MODE_REPLACE, app.window,
-		                    intern(app.conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 2, states);
+		                    x11_intern(app.conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 2,
+		                    states);
 	}
 	xcb_map_window(app.conn, app.window);
 	xcb_flush(app.conn);

@@ -19,6 +19,8 @@
 #include <xcb/composite.h>
 #include <xcb/xcb.h>
 
+#include "x11-common.h"
+
 #define CHECK_CLASS "duet-wm-check"
 
 struct check {
@@ -46,20 +48,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static xcb_atom_t intern(struct check *c, const char *name)
-{
-	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(
-		c->conn, xcb_intern_atom(c->conn, 0, (uint16_t)strlen(name), name), NULL);
-	xcb_atom_t atom = r ? r->atom : XCB_ATOM_NONE;
-	free(r);
-	return atom;
-}
-
-static void round_trip(struct check *c)
-{
-	free(xcb_get_input_focus_reply(c->conn, xcb_get_input_focus(c->conn), NULL));
 }
 
 /* Waits up to timeout_s for an event pred accepts (freed by the caller);
@@ -112,14 +100,14 @@ static int mode_screenshot(struct check *c, const char *path)
 	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, reply, c->root, -1, -1, 1, 1, 0,
 	                  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, reply,
-	                    intern(c, "_DUET_SCREENSHOT_PATH"), XCB_ATOM_STRING, 8,
+	                    x11_intern(c->conn, "_DUET_SCREENSHOT_PATH"), XCB_ATOM_STRING, 8,
 	                    (uint32_t)strlen(path), path);
-	struct answer a = { intern(c, "_DUET_SYNC"), reply, 0x5eed };
+	struct answer a = { x11_intern(c->conn, "_DUET_SYNC"), reply, 0x5eed };
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE,
 		.format = 32,
 		.window = c->root,
-		.type = intern(c, "_DUET_SCREENSHOT"),
+		.type = x11_intern(c->conn, "_DUET_SCREENSHOT"),
 		.data.data32 = { reply, a.cookie, 0, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
@@ -144,12 +132,12 @@ static bool wm_sync(struct check *c)
 	xcb_window_t reply = xcb_generate_id(c->conn);
 	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, reply, c->root, -1, -1, 1, 1, 0,
 	                  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
-	struct answer a = { intern(c, "_DUET_SYNC"), reply, 0x51c };
+	struct answer a = { x11_intern(c->conn, "_DUET_SYNC"), reply, 0x51c };
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = c->root,
 		.type = a.type, .data.data32 = { reply, a.cookie, 0, 0, 0 },
 	};
-	round_trip(c); /* our earlier requests reach the WM's queue first */
+	x11_round_trip(c->conn); /* our earlier requests reach the WM's queue first */
 	xcb_send_event(c->conn, 0, c->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
 	               (const char *)&ev);
@@ -228,7 +216,7 @@ static int mode_selections(struct check *c)
 	const char *names[] = { "WM_S0", "_NET_WM_CM_S0" };
 	for (int i = 0; i < 2; i++) {
 		xcb_get_selection_owner_reply_t *r = xcb_get_selection_owner_reply(c->conn,
-			xcb_get_selection_owner(c->conn, intern(c, names[i])), NULL);
+			xcb_get_selection_owner(c->conn, x11_intern(c->conn, names[i])), NULL);
 		xcb_window_t owner = r ? r->owner : XCB_NONE;
 		free(r);
 		printf("%s owner 0x%x\n", names[i], owner);
@@ -249,24 +237,24 @@ static int mode_iconic(struct check *c)
 	xcb_map_window(c->conn, w);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	xcb_atom_t wm_state = intern(c, "WM_STATE");
+	xcb_atom_t wm_state = x11_intern(c->conn, "WM_STATE");
 	uint8_t ms = map_state(c, w);
 	uint32_t state = prop32(c, w, wm_state, 0);
-	bool listed = list_has(c, c->root, intern(c, "_NET_CLIENT_LIST"), w);
+	bool listed = list_has(c, c->root, x11_intern(c->conn, "_NET_CLIENT_LIST"), w);
 	printf("iconic: map_state %u WM_STATE %u listed %d\n", ms, state, listed);
 	if (ms != XCB_MAP_STATE_UNMAPPED || state != 3 || !listed)
 		return fail("a window asking to start iconic has map state %u, WM_STATE %u, "
 		            "listed %d (want unmapped, 3, listed)", ms, state, listed);
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = w,
-		.type = intern(c, "_NET_ACTIVE_WINDOW"), .data.data32 = { 2, 0, 0, 0, 0 },
+		.type = x11_intern(c->conn, "_NET_ACTIVE_WINDOW"), .data.data32 = { 2, 0, 0, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
 	               (const char *)&ev);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	ms = map_state(c, w);
 	state = prop32(c, w, wm_state, 0);
 	printf("activated: map_state %u WM_STATE %u\n", ms, state);
@@ -301,7 +289,8 @@ static int mode_focus_time(struct check *c)
 {
 	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x40a040, false,
 	                             XCB_EVENT_MASK_PROPERTY_CHANGE);
-	struct take_focus t = { w, intern(c, "WM_PROTOCOLS"), intern(c, "WM_TAKE_FOCUS") };
+	struct take_focus t = { w, x11_intern(c->conn, "WM_PROTOCOLS"),
+	                        x11_intern(c->conn, "WM_TAKE_FOCUS") };
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, t.protocols, XCB_ATOM_ATOM, 32, 1,
 	                    &t.take_focus);
 	/* Let the server's clock move past anything the WM saw. */
@@ -338,7 +327,7 @@ static int mode_dialog(struct check *c)
 		return fail("no _DUET_SYNC answer");
 	xcb_client_message_event_t mv = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = parent,
-		.type = intern(c, "_NET_MOVERESIZE_WINDOW"),
+		.type = x11_intern(c->conn, "_NET_MOVERESIZE_WINDOW"),
 		.data.data32 = { (1u << 8) | (1u << 9) | (2u << 12), 10, 20, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
@@ -347,19 +336,20 @@ static int mode_dialog(struct check *c)
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
 	int px, py;
-	round_trip(c);
+	x11_round_trip(c->conn);
 	if (!root_position(c, parent, &px, &py) || px != 10 || py != 20)
 		return fail("the parent did not move to 10,20");
 	xcb_window_t dialog = make_window(c, 0, 0, 100, 80, 0xc0c040, false, 0);
-	xcb_atom_t type = intern(c, "_NET_WM_WINDOW_TYPE_DIALOG");
+	xcb_atom_t type = x11_intern(c->conn, "_NET_WM_WINDOW_TYPE_DIALOG");
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, dialog,
-	                    intern(c, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 1, &type);
+	                    x11_intern(c->conn, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 1,
+	                    &type);
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, dialog, XCB_ATOM_WM_TRANSIENT_FOR,
 	                    XCB_ATOM_WINDOW, 32, 1, &parent);
 	xcb_map_window(c->conn, dialog);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	int dx, dy;
 	if (!root_position(c, dialog, &dx, &dy))
 		return fail("the dialog is gone");
@@ -433,7 +423,7 @@ static int mode_reparent_root(struct check *c)
 	xcb_reparent_window(c->conn, kids[1], c->root, 20, 20);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	printf("ready 0x%x 0x%x\n", kids[0], kids[1]);
 	fflush(stdout);
 	for (;;)
@@ -465,7 +455,8 @@ static void send_resize(struct check *c, xcb_window_t w, uint32_t width, uint32_
 {
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = w,
-		.type = intern(c, "_DUET_RESIZE"), .data.data32 = { width, height, 0, 0, 0 },
+		.type = x11_intern(c->conn, "_DUET_RESIZE"),
+		.data.data32 = { width, height, 0, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
@@ -485,7 +476,7 @@ static int mode_stale_configure(struct check *c)
 	xcb_map_window(c->conn, w);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	intern(c, "_DUET_RESIZE");
+	x11_intern(c->conn, "_DUET_RESIZE");
 	send_resize(c, w, 300, 200);
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
 	                    8, 5, "title");
@@ -496,7 +487,7 @@ static int mode_stale_configure(struct check *c)
 	usleep(200000);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	xcb_get_geometry_reply_t *g = xcb_get_geometry_reply(c->conn,
 		xcb_get_geometry(c->conn, w), NULL);
 	if (!g)
@@ -538,16 +529,11 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	struct check c = { 0 };
-	int screen_num = 0;
-	c.conn = xcb_connect(NULL, &screen_num);
-	if (xcb_connection_has_error(c.conn)) {
+	c.conn = x11_connect(NULL, &c.screen, NULL);
+	if (!c.conn) {
 		fprintf(stderr, "duet-x11-wm-check: cannot connect to the X display\n");
 		return 1;
 	}
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(c.conn));
-	for (int i = 0; i < screen_num && it.rem; i++)
-		xcb_screen_next(&it);
-	c.screen = it.data;
 	c.root = c.screen->root;
 
 	const char *mode = argv[1];
@@ -574,7 +560,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		ret = 2;
 	}
-	round_trip(&c);
+	x11_round_trip(c.conn);
 	xcb_disconnect(c.conn);
 	return ret;
 }
