@@ -25,37 +25,24 @@ struct deep {
 static void deep_cleanup(struct bad_client *c)
 {
 	struct deep *d = c->mode_data;
-	for (size_t i = d->n; i-- > 0;) {
-		if (d->popups[i])
-			xdg_popup_destroy(d->popups[i]);
-		if (d->xdg_surfaces[i])
-			xdg_surface_destroy(d->xdg_surfaces[i]);
-		if (d->subsurfaces[i])
-			wl_subsurface_destroy(d->subsurfaces[i]);
-		if (d->surfaces[i])
-			wl_surface_destroy(d->surfaces[i]);
-	}
+	destroy_chain(d->n, d->popups, d->xdg_surfaces, d->subsurfaces, d->surfaces);
 	if (d->positioner)
 		xdg_positioner_destroy(d->positioner);
 	free(d->surfaces);
 	free(d->subsurfaces);
 	free(d->xdg_surfaces);
 	free(d->popups);
-	free(d);
-	c->mode_data = NULL;
 }
 
 static struct deep *deep_new(struct bad_client *c)
 {
-	struct deep *d = calloc(1, sizeof(*d));
+	struct deep *d = mode_data(c, sizeof(*d), deep_cleanup);
 	if (!d)
 		return NULL;
 	d->surfaces = calloc(DEEP + 1, sizeof(*d->surfaces));
 	d->subsurfaces = calloc(DEEP + 1, sizeof(*d->subsurfaces));
 	d->xdg_surfaces = calloc(DEEP + 1, sizeof(*d->xdg_surfaces));
 	d->popups = calloc(DEEP + 1, sizeof(*d->popups));
-	c->mode_data = d;
-	c->mode_cleanup = deep_cleanup;
 	if (!d->surfaces || !d->subsurfaces || !d->xdg_surfaces || !d->popups)
 		return NULL;
 	return d;
@@ -247,19 +234,13 @@ static void mime_cleanup(struct bad_client *c)
 	struct mime_flood *m = c->mode_data;
 	if (m->source)
 		wl_data_source_destroy(m->source);
-	free(m);
-	c->mode_data = NULL;
 }
 
 bool run_mime_flood(struct bad_client *c)
 {
-	struct mime_flood *m = calloc(1, sizeof(*m));
-	if (!m || !c->g.data_device_manager) {
-		free(m);
+	struct mime_flood *m = mode_data(c, sizeof(*m), mime_cleanup);
+	if (!m || !c->g.data_device_manager)
 		return false;
-	}
-	c->mode_data = m;
-	c->mode_cleanup = mime_cleanup;
 	m->source = wl_data_device_manager_create_data_source(c->g.data_device_manager);
 	for (int i = 0; i < DEEP; i++) {
 		char mime[32];

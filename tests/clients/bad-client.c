@@ -100,6 +100,29 @@ bool make_pool(struct bad_client *c, int32_t pool_size)
 	return true;
 }
 
+void *mode_data(struct bad_client *c, size_t size, void (*cleanup)(struct bad_client *c))
+{
+	c->mode_data = calloc(1, size);
+	if (c->mode_data)
+		c->mode_cleanup = cleanup;
+	return c->mode_data;
+}
+
+void destroy_chain(size_t n, struct xdg_popup **popups, struct xdg_surface **xdg_surfaces,
+                   struct wl_subsurface **subsurfaces, struct wl_surface **surfaces)
+{
+	for (size_t i = n; i-- > 0;) {
+		if (popups[i])
+			xdg_popup_destroy(popups[i]);
+		if (xdg_surfaces[i])
+			xdg_surface_destroy(xdg_surfaces[i]);
+		if (subsurfaces && subsurfaces[i])
+			wl_subsurface_destroy(subsurfaces[i]);
+		if (surfaces[i])
+			wl_surface_destroy(surfaces[i]);
+	}
+}
+
 static bool run_buffer_too_big(struct bad_client *c)
 {
 	if (!make_pool(c, 4096))
@@ -330,6 +353,7 @@ static void destroy_objects(struct bad_client *c)
 {
 	if (c->mode_cleanup)
 		c->mode_cleanup(c);
+	free(c->mode_data);
 	if (c->frame)
 		wl_callback_destroy(c->frame);
 	if (c->viewport)

@@ -46,6 +46,15 @@ uint64_t now_ms(void);
 bool make_toplevel(struct bad_client *c, bool wait_configure);
 /* A pool of pool_size bytes over a memfd of the same size. */
 bool make_pool(struct bad_client *c, int32_t pool_size);
+/* c->mode_data: size zeroed bytes, NULL if out of memory. At the end
+ * cleanup lets go of what the mode put in them, then they are freed. */
+void *mode_data(struct bad_client *c, size_t size, void (*cleanup)(struct bad_client *c));
+/* Destroys levels [0, n) of a chain of nested surfaces (popups or
+ * subsurfaces, each on the one below), the top one first, and of each
+ * level the objects it has: popup, xdg_surface, subsurface, surface.
+ * subsurfaces may be NULL. */
+void destroy_chain(size_t n, struct xdg_popup **popups, struct xdg_surface **xdg_surfaces,
+                   struct wl_subsurface **subsurfaces, struct wl_surface **surfaces);
 
 /* bad-client-limits.c */
 bool run_deep_subsurfaces(struct bad_client *c);
