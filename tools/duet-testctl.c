@@ -294,6 +294,20 @@ static int cmd_screenshot(struct ctl *ctl, const char *path, const char *output)
 	return 0;
 }
 
+/* An evdev button code, or its name: left, right, middle
+ * (linux/input-event-codes.h: BTN_LEFT 0x110, BTN_RIGHT, BTN_MIDDLE). */
+static bool parse_button(const char *s, long *code)
+{
+	static const char *const names[] = { "left", "right", "middle" };
+	for (long i = 0; i < 3; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*code = 0x110 + i;
+			return true;
+		}
+	}
+	return ctl_parse_long(s, 0, UINT32_MAX, code);
+}
+
 /* With ctl NULL only checks the arguments, so that bad usage is reported
  * (exit 2) before any connection is attempted. */
 static int run_command(struct ctl *ctl, int argc, char **argv)
@@ -332,18 +346,12 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return ctl ? cmd_screenshot(ctl, argv[1], argc == 3 ? argv[2] : NULL) : 0;
 	}
 	if (strcmp(cmd, "resize") == 0) {
-		CTL_NEED_ARGS(3, "resize ID W H");
-		CTL_PARSE_ARGS(resize_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, "resize ID W H", resize_args, v);
 		duet_test_resize_window(ctl->test, (uint32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
-		CTL_NEED_ARGS(3, "move ID X Y");
-		CTL_PARSE_ARGS(move_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, "move ID X Y", move_args, v);
 		if (ctl->test_version < 2) {
 			fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) "
 			        "cannot move windows\n", ctl->test_version);
@@ -353,10 +361,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
-		CTL_NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
-		CTL_PARSE_ARGS(id_args, 1, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID", id_args, v);
 		if (strcmp(cmd, "close") == 0)
 			duet_test_close_window(ctl->test, (uint32_t)v[0]);
 		else
@@ -375,33 +380,19 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		duet_test_pointer_motion(ctl->test, wl_fixed_from_double(x), wl_fixed_from_double(y));
 		return roundtrip(ctl);
 	}
-	if (strcmp(cmd, "button") == 0) {
-		CTL_NEED_ARGS(2, "button BTN 0|1");
-		/* linux/input-event-codes.h: BTN_LEFT 0x110, BTN_RIGHT, BTN_MIDDLE */
-		if (strcmp(argv[1], "left") == 0)
-			a = 0x110;
-		else if (strcmp(argv[1], "right") == 0)
-			a = 0x111;
-		else if (strcmp(argv[1], "middle") == 0)
-			a = 0x112;
-		else if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
-			return ctl_bad_usage("bad button '%s'", argv[1]);
+	if (strcmp(cmd, "button") == 0 || strcmp(cmd, "key") == 0) {
+		bool key = strcmp(cmd, "key") == 0;
+		CTL_NEED_ARGS(2, key ? "key KEY 0|1" : "button BTN 0|1");
+		if (key ? !ctl_parse_long(argv[1], 0, UINT32_MAX - 8, &a) : !parse_button(argv[1], &a))
+			return ctl_bad_usage(key ? "bad keycode '%s'" : "bad button '%s'", argv[1]);
 		if (!ctl_parse_long(argv[2], 0, 1, &b))
 			return ctl_bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
 		if (!ctl)
 			return 0;
-		duet_test_pointer_button(ctl->test, (uint32_t)a, (uint32_t)b);
-		return roundtrip(ctl);
-	}
-	if (strcmp(cmd, "key") == 0) {
-		CTL_NEED_ARGS(2, "key KEY 0|1");
-		if (!ctl_parse_long(argv[1], 0, UINT32_MAX - 8, &a))
-			return ctl_bad_usage("bad keycode '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], 0, 1, &b))
-			return ctl_bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
-		if (!ctl)
-			return 0;
-		duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
+		if (key)
+			duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
+		else
+			duet_test_pointer_button(ctl->test, (uint32_t)a, (uint32_t)b);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "touch") == 0) {
@@ -478,24 +469,14 @@ static int run_script(struct ctl *ctl)
 int main(int argc, char **argv)
 {
 	const char *socket = NULL;
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (ctl_option(argc, argv, &i, "--socket", &socket)) {
-			if (!socket)
-				return ctl_bad_usage("%s needs a NAME", argv[i]);
-		} else {
-			return ctl_bad_usage("unknown option '%s'", argv[i]);
-		}
-	}
-	if (i >= argc)
-		return ctl_bad_usage("%s", "missing COMMAND");
+	const struct ctl_opt opts[] = { { "--socket", "%s needs a NAME", &socket } };
+	int i = 0, ret = ctl_read_options(argc, argv, opts, 1, usage, &i);
+	if (ret >= 0)
+		return ret;
 	bool script = strcmp(argv[i], "-") == 0;
 	if (script && argc - i != 1)
 		return ctl_bad_usage("%s", "'-' takes no arguments (the commands come from stdin)");
-	int ret = script ? 0 : run_command(NULL, argc - i, argv + i);
+	ret = script ? 0 : run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
 

@@ -786,10 +786,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
 		bool ewmh = strcmp(cmd, "moveresize") == 0;
-		CTL_NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
-		CTL_PARSE_ARGS(resize_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H", resize_args, v);
 		if (ewmh)
 			send_moveresize(ctl, (xcb_window_t)v[0], false, (uint32_t)v[1], (uint32_t)v[2]);
 		else
@@ -798,20 +795,14 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
-		CTL_NEED_ARGS(3, "move ID X Y");
-		CTL_PARSE_ARGS(move_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, "move ID X Y", move_args, v);
 		send_moveresize(ctl, (xcb_window_t)v[0], true, (uint32_t)(int32_t)v[1],
 		                (uint32_t)(int32_t)v[2]);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		bool close_it = strcmp(cmd, "close") == 0;
-		CTL_NEED_ARGS(1, close_it ? "close ID" : "activate ID");
-		CTL_PARSE_ARGS(id_args, 1, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(1, close_it ? "close ID" : "activate ID", id_args, v);
 		/* data.l[0]: timestamp (close) or source (activate); 2 = pager,
 		 * which EWMH WMs obey without focus-stealing checks. */
 		if (close_it)
@@ -823,9 +814,8 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "click") == 0) {
-		CTL_NEED_ARGS(2, "click X Y");
-		CTL_PARSE_ARGS(click_args, 2, v);
-		return ctl ? cmd_click(ctl, (int)v[0], (int)v[1]) : 0;
+		CTL_COMMAND_ARGS(2, "click X Y", click_args, v);
+		return cmd_click(ctl, (int)v[0], (int)v[1]);
 	}
 	if (strcmp(cmd, "key") == 0) {
 		if (argc < 2 || argc > MAX_CHORD + 1)
@@ -860,27 +850,18 @@ static bool intern_atoms(struct ctl *ctl)
 
 int main(int argc, char **argv)
 {
-	const char *display = NULL;
+	const char *display = NULL, *timeout = NULL;
 	struct ctl ctl = { .timeout_s = DEFAULT_WAIT_S };
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (ctl_option(argc, argv, &i, "--display", &display)) {
-			if (!display)
-				return ctl_bad_usage("%s needs a DISPLAY", argv[i]);
-		} else if (strcmp(argv[i], "--timeout") == 0) {
-			if (i + 1 >= argc || !ctl_parse_double(argv[i + 1], 0, 1e9, &ctl.timeout_s))
-				return ctl_bad_usage("%s needs seconds (>= 0)", argv[i]);
-			i++;
-		} else {
-			return ctl_bad_usage("unknown option '%s'", argv[i]);
-		}
-	}
-	if (i >= argc)
-		return ctl_bad_usage("%s", "missing COMMAND");
-	int ret = run_command(NULL, argc - i, argv + i);
+	const struct ctl_opt opts[] = {
+		{ "--display", "%s needs a DISPLAY", &display },
+		{ "--timeout", "%s needs seconds (>= 0)", &timeout },
+	};
+	int i = 0, ret = ctl_read_options(argc, argv, opts, 2, usage, &i);
+	if (ret >= 0)
+		return ret;
+	if (timeout && !ctl_parse_double(timeout, 0, 1e9, &ctl.timeout_s))
+		return ctl_bad_usage("%s needs seconds (>= 0)", "--timeout");
+	ret = run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
 
