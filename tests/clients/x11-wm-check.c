@@ -94,8 +94,9 @@ static bool is_answer(xcb_generic_event_t *ev, void *data)
 /* Sends _DUET_SCREENSHOT with _DUET_SCREENSHOT_PATH set to exactly path,
  * as any X client could, and prints "answer N" (data.l[2]) or
  * "no answer". */
-static int mode_screenshot(struct check *c, const char *path)
+static int mode_screenshot(struct check *c, char **args)
 {
+	const char *path = args[0];
 	xcb_window_t reply = xcb_generate_id(c->conn);
 	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, reply, c->root, -1, -1, 1, 1, 0,
 	                  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
@@ -211,7 +212,7 @@ static bool root_position(struct check *c, xcb_window_t w, int *x, int *y)
 /* ------------------------------------------------------------- modes */
 
 /* ICCCM 2.8: the WM owns WM_S0 (and, compositing, _NET_WM_CM_S0). */
-static int mode_selections(struct check *c)
+static int mode_selections(struct check *c, char **args)
 {
 	const char *names[] = { "WM_S0", "_NET_WM_CM_S0" };
 	for (int i = 0; i < 2; i++) {
@@ -228,7 +229,7 @@ static int mode_selections(struct check *c)
 
 /* ICCCM 4.1.4: WM_HINTS initial_state IconicState keeps the window
  * unmapped with WM_STATE Iconic; activating it maps it, WM_STATE Normal. */
-static int mode_iconic(struct check *c)
+static int mode_iconic(struct check *c, char **args)
 {
 	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x3060c0, false, 0);
 	uint32_t hints[9] = { 2 /* StateHint */, 0, 3 /* IconicState */ };
@@ -285,7 +286,7 @@ static bool is_property_notify(xcb_generic_event_t *ev, void *data)
 /* ICCCM 4.1.7: focus is given with the time of the event that caused it,
  * never CurrentTime; for a map, the server's time then: no earlier than a
  * time the server reported to us before we mapped. */
-static int mode_focus_time(struct check *c)
+static int mode_focus_time(struct check *c, char **args)
 {
 	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x40a040, false,
 	                             XCB_EVENT_MASK_PROPERTY_CHANGE);
@@ -319,7 +320,7 @@ static int mode_focus_time(struct check *c)
 
 /* A dialog (_NET_WM_WINDOW_TYPE_DIALOG, WM_TRANSIENT_FOR) is centered
  * over its parent, moved off the screen's center first. */
-static int mode_dialog(struct check *c)
+static int mode_dialog(struct check *c, char **args)
 {
 	xcb_window_t parent = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
 	xcb_map_window(c->conn, parent);
@@ -365,7 +366,7 @@ static int mode_dialog(struct check *c)
  * (grey, 400x300) stacks itself above the composite overlay window, which
  * is above everything the WM draws: it must stay on top, not drop to the
  * bottom. Prints "ready" and holds the windows until killed. */
-static int mode_above_overlay(struct check *c)
+static int mode_above_overlay(struct check *c, char **args)
 {
 	int sw = c->screen->width_in_pixels, sh = c->screen->height_in_pixels;
 	xcb_window_t m = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
@@ -402,7 +403,7 @@ static int mode_above_overlay(struct check *c)
  * composited, an override-redirect one (blue, 60x40 at 20,20) composited
  * where it is. Both start as mapped children of a managed grey window.
  * Prints "ready" and holds the windows until killed. */
-static int mode_reparent_root(struct check *c)
+static int mode_reparent_root(struct check *c, char **args)
 {
 	xcb_window_t p = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
 	xcb_window_t kids[2];
@@ -433,8 +434,9 @@ static int mode_reparent_root(struct check *c)
 /* n managed windows of w x h (up to 32767 a side) with a background, for
  * the texture budgets; prints "mapped N" once the WM has handled them and
  * holds them until killed. */
-static int mode_windows(struct check *c, const char *count, const char *size)
+static int mode_windows(struct check *c, char **args)
 {
+	const char *count = args[0], *size = args[1];
 	int n = atoi(count), w = 0, h = 0;
 	if (n < 1 || n > 64 || sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 ||
 	    w > 32767 || h > 32767)
@@ -470,7 +472,7 @@ static void send_resize(struct check *c, xcb_window_t w, uint32_t width, uint32_
  * A's ConfigureNotify in behind it, then configures B), and a
  * ConfigureRequest for the height only (250), merged by the WM with the
  * width it holds: 400 unless A's stale notify replaced it. */
-static int mode_stale_configure(struct check *c)
+static int mode_stale_configure(struct check *c, char **args)
 {
 	xcb_window_t w = make_window(c, 0, 0, 200, 150, 0x806040, false, 0);
 	xcb_map_window(c->conn, w);
@@ -536,30 +538,33 @@ int main(int argc, char **argv)
 	}
 	c.root = c.screen->root;
 
-	const char *mode = argv[1];
-	int ret;
-	if (strcmp(mode, "screenshot") == 0 && argc == 3) {
-		ret = mode_screenshot(&c, argv[2]);
-	} else if (strcmp(mode, "selections") == 0) {
-		ret = mode_selections(&c);
-	} else if (strcmp(mode, "iconic") == 0) {
-		ret = mode_iconic(&c);
-	} else if (strcmp(mode, "focus-time") == 0) {
-		ret = mode_focus_time(&c);
-	} else if (strcmp(mode, "stale-configure") == 0) {
-		ret = mode_stale_configure(&c);
-	} else if (strcmp(mode, "windows") == 0 && argc == 4) {
-		ret = mode_windows(&c, argv[2], argv[3]);
-	} else if (strcmp(mode, "reparent-root") == 0) {
-		ret = mode_reparent_root(&c);
-	} else if (strcmp(mode, "above-overlay") == 0) {
-		ret = mode_above_overlay(&c);
-	} else if (strcmp(mode, "dialog") == 0) {
-		ret = mode_dialog(&c);
-	} else {
+	/* Each mode gets the words after its name, nargs of them; those
+	 * without any ignore what follows. */
+	static const struct mode {
+		const char *name;
+		int nargs;
+		int (*run)(struct check *c, char **args);
+	} modes[] = {
+		{ "screenshot", 1, mode_screenshot },
+		{ "selections", 0, mode_selections },
+		{ "iconic", 0, mode_iconic },
+		{ "focus-time", 0, mode_focus_time },
+		{ "stale-configure", 0, mode_stale_configure },
+		{ "windows", 2, mode_windows },
+		{ "reparent-root", 0, mode_reparent_root },
+		{ "above-overlay", 0, mode_above_overlay },
+		{ "dialog", 0, mode_dialog },
+	};
+	const struct mode *m = NULL;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !m; i++)
+		if (strcmp(argv[1], modes[i].name) == 0 &&
+		    (!modes[i].nargs || argc == 2 + modes[i].nargs))
+			m = &modes[i];
+	int ret = 2;
+	if (m)
+		ret = m->run(&c, argv + 2);
+	else
 		usage(stderr);
-		ret = 2;
-	}
 	x11_round_trip(c.conn);
 	xcb_disconnect(c.conn);
 	return ret;
