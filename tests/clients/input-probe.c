@@ -58,12 +58,10 @@ struct probe {
 	bool destroy_on_touch, destroyed;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct wl_buffer *buffer;
 	int width, height;
-	bool mapped, closed;
+	bool mapped;
 };
 
 /* ------------------------------------------------------------ pointer */
@@ -153,12 +151,7 @@ static const struct wl_keyboard_listener keyboard_listener = {
 /* ------------------------------------------------------------ touch */
 static void destroy_window(struct probe *p)
 {
-	xdg_toplevel_destroy(p->toplevel);
-	xdg_surface_destroy(p->xdg_surface);
-	wl_surface_destroy(p->surface);
-	p->toplevel = NULL;
-	p->xdg_surface = NULL;
-	p->surface = NULL;
+	test_toplevel_destroy(&p->top);
 	p->destroyed = true;
 	wl_display_flush(p->display);
 	printf("destroyed\n");
@@ -273,43 +266,30 @@ static void bind_seats(void *data, struct wl_registry *reg, uint32_t name,
 }
 
 /* ------------------------------------------------------------ window */
-static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-                               struct wl_array *states)
+static void toplevel_configure(void *data, struct wl_array *states)
 {
+	struct probe *p = data;
 	bool activated = false;
 	uint32_t *s;
 	wl_array_for_each(s, states)
 		if (*s == XDG_TOPLEVEL_STATE_ACTIVATED)
 			activated = true;
-	printf("configure %d %d activated=%d\n", w, h, activated);
+	printf("configure %d %d activated=%d\n", p->top.width, p->top.height, activated);
 }
 
-static void toplevel_close(void *data, struct xdg_toplevel *t)
-{
-	((struct probe *)data)->closed = true;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *s, uint32_t serial)
+/* Each configure (acked by then) is committed; the first maps the window. */
+static void configure(void *data)
 {
 	struct probe *p = data;
-	xdg_surface_ack_configure(s, serial);
+	struct wl_surface *surface = p->top.surface;
 	if (!p->mapped) {
-		wl_surface_attach(p->surface, p->buffer, 0, 0);
-		wl_surface_damage_buffer(p->surface, 0, 0, p->width, p->height);
+		wl_surface_attach(surface, p->buffer, 0, 0);
+		wl_surface_damage_buffer(surface, 0, 0, p->width, p->height);
 		p->mapped = true;
 		printf("mapped %d %d\n", p->width, p->height);
 	}
-	wl_surface_commit(p->surface);
+	wl_surface_commit(surface);
 }
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
 
 int main(int argc, char **argv)
 {
@@ -352,14 +332,12 @@ int main(int argc, char **argv)
 		perror("duet-input-probe: shm buffer");
 		return 1;
 	}
-	p.surface = wl_compositor_create_surface(p.g.compositor);
-	p.xdg_surface = xdg_wm_base_get_xdg_surface(p.g.wm_base, p.surface);
-	xdg_surface_add_listener(p.xdg_surface, &xdg_surface_listener, &p);
-	p.toplevel = xdg_surface_get_toplevel(p.xdg_surface);
-	xdg_toplevel_add_listener(p.toplevel, &toplevel_listener, &p);
-	xdg_toplevel_set_app_id(p.toplevel, app_id);
-	wl_surface_commit(p.surface);
-	while (!p.closed)
+	p.top.toplevel_configure = toplevel_configure;
+	p.top.configure = configure;
+	p.top.data = &p;
+	test_toplevel_create(&p.g, &p.top, app_id);
+	wl_surface_commit(p.top.surface);
+	while (!p.top.closed)
 		if (wl_display_dispatch(p.display) < 0) {
 			fprintf(stderr, "duet-input-probe: connection error %d\n",
 			        wl_display_get_error(p.display));

@@ -30,14 +30,13 @@ struct pattern_buffer {
 struct pattern_app {
 	struct wl_display *display;
 	struct test_globals g;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct wl_callback *frame;
 
 	int width, height;            /* size of the last drawn frame */
 	int want_width, want_height;  /* size to draw next */
-	bool drawn, mapped_reported, resize_to_report, closed;
+	bool drawn, mapped_reported, resize_to_report;
+	bool done; /* --exit-after-first-frame: that frame came */
 
 	struct pattern_buffer buffers[NUM_BUFFERS];
 
@@ -141,16 +140,16 @@ static void draw(struct pattern_app *app)
 		buffer->pixels[0] = test_pattern_pixel(0, 0);
 	}
 
-	wl_surface_attach(app->surface, buffer->wl, 0, 0);
+	wl_surface_attach(app->top.surface, buffer->wl, 0, 0);
 	if (fresh || size_changed)
-		wl_surface_damage_buffer(app->surface, 0, 0, w, h);
+		wl_surface_damage_buffer(app->top.surface, 0, 0, w, h);
 	else
-		wl_surface_damage_buffer(app->surface, 0, 0, 1, 1);
+		wl_surface_damage_buffer(app->top.surface, 0, 0, 1, 1);
 	if (app->frame)
 		wl_callback_destroy(app->frame);
-	app->frame = wl_surface_frame(app->surface);
+	app->frame = wl_surface_frame(app->top.surface);
 	wl_callback_add_listener(app->frame, &frame_listener, app);
-	wl_surface_commit(app->surface);
+	wl_surface_commit(app->top.surface);
 	buffer->busy = true;
 
 	if (app->drawn && size_changed)
@@ -170,7 +169,7 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 		app->mapped_reported = true;
 		printf("mapped %d %d\n", app->width, app->height);
 		if (app->args.exit_after_first_frame) {
-			app->closed = true;
+			app->done = true;
 			return;
 		}
 	} else if (app->resize_to_report) {
@@ -191,30 +190,19 @@ static const struct wl_callback_listener frame_listener = {
 	.done = frame_done,
 };
 
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
-                               int32_t height, struct wl_array *states)
+static void toplevel_configure(void *data, struct wl_array *states)
 {
 	struct pattern_app *app = data;
+	int32_t width = app->top.width, height = app->top.height;
 	/* 0 means "pick your own size"; keep ours then. */
 	app->want_width = width > 0 && width <= MAX_SIDE ? width : app->args.size[0];
 	app->want_height = height > 0 && height <= MAX_SIDE ? height : app->args.size[1];
 }
 
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+/* After each configure, acked: a new size is drawn, an old one committed. */
+static void configure(void *data)
 {
 	struct pattern_app *app = data;
-	app->closed = true;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct pattern_app *app = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
 	if (!app->drawn || app->want_width != app->width || app->want_height != app->height) {
 		/* While a frame is in flight a redraw waits for its callback,
 		 * unless nothing was drawn yet. */
@@ -222,13 +210,9 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 			draw(app);
 	} else {
 		/* Same size: commit so the ack takes effect. */
-		wl_surface_commit(app->surface);
+		wl_surface_commit(app->top.surface);
 	}
 }
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
 
 static void usage(FILE *out)
 {
@@ -259,19 +243,17 @@ int main(int argc, char **argv)
 	app.want_width = app.args.size[0];
 	app.want_height = app.args.size[1];
 
-	app.surface = wl_compositor_create_surface(app.g.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_app_id(app.toplevel, app_id);
-	xdg_toplevel_set_title(app.toplevel, app.args.title);
+	app.top.toplevel_configure = toplevel_configure;
+	app.top.configure = configure;
+	app.top.data = &app;
+	test_toplevel_create(&app.g, &app.top, app_id);
+	xdg_toplevel_set_title(app.top.toplevel, app.args.title);
 	if (app.args.maximized)
-		xdg_toplevel_set_maximized(app.toplevel);
-	wl_surface_commit(app.surface);
+		xdg_toplevel_set_maximized(app.top.toplevel);
+	wl_surface_commit(app.top.surface);
 
 	status = 0;
-	while (!app.closed) {
+	while (!app.done && !app.top.closed) {
 		if (wl_display_dispatch(app.display) < 0) {
 			int err = wl_display_get_error(app.display);
 			const struct wl_interface *iface = NULL;
@@ -289,9 +271,7 @@ int main(int argc, char **argv)
 		wl_callback_destroy(app.frame);
 	for (int i = 0; i < NUM_BUFFERS; i++)
 		buffer_free(&app.buffers[i]);
-	xdg_toplevel_destroy(app.toplevel);
-	xdg_surface_destroy(app.xdg_surface);
-	wl_surface_destroy(app.surface);
+	test_toplevel_destroy(&app.top);
 	test_globals_destroy(&app.g);
 	wl_display_disconnect(app.display);
 	return status;
