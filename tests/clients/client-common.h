@@ -1,7 +1,8 @@
 /* Shared bits of duet's test clients: connecting and binding globals
  * (client-common.c), shm buffers (client-shm.c), a plain toplevel and its
- * frame callbacks (client-toplevel.c). Kept small on purpose; each
- * client's behaviour is in its own file. */
+ * frame callbacks (client-toplevel.c), pointer and keyboard
+ * (client-input.c). Kept small on purpose; each client's behaviour is in
+ * its own file. */
 #ifndef DUET_TEST_CLIENT_COMMON_H
 #define DUET_TEST_CLIENT_COMMON_H
 
@@ -123,6 +124,25 @@ void test_frame_commit(struct test_frame *f, struct wl_surface *surface,
 
 /* Destroys f's pending callback, if there is one. */
 void test_frame_cancel(struct test_frame *f);
+
+/* A seat's pointer and keyboard as the test clients follow them: the
+ * keyboard focus, the serials a grab or a selection needs and, for a
+ * client that reports them, each event as a line (client-input.c). */
+struct test_input {
+	struct wl_pointer *pointer;
+	struct wl_keyboard *keyboard;
+	struct wl_surface *keyboard_focus; /* NULL without the focus */
+	uint32_t enter_serial;             /* of the keyboard's last enter */
+	uint32_t press_serial, key_serial; /* of the last button / key press */
+	int presses, key_presses;
+	/* If set, gets every event as a line, without its newline. */
+	void (*report)(void *data, const char *line);
+	void *data;
+};
+
+/* Gets seat's pointer (or keyboard) into in, listened to. */
+void test_input_pointer(struct test_input *in, struct wl_seat *seat);
+void test_input_keyboard(struct test_input *in, struct wl_seat *seat);
 
 /* The deterministic pattern tests compare screenshots against, shared
  * with the X11 test clients. */

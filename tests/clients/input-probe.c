@@ -56,97 +56,18 @@ struct probe {
 	struct seat_binding seats[MAX_SEATS];
 	int n_seats;
 	bool destroy_on_touch, destroyed;
-	struct wl_pointer *pointer;
-	struct wl_keyboard *keyboard;
+	struct test_input input; /* the first seat's pointer and keyboard */
 	struct test_toplevel top;
 	struct wl_buffer *buffer;
 	int width, height;
 	bool mapped;
 };
 
-/* ------------------------------------------------------------ pointer */
-static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
-                          struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+/* ------------------------------------------------------ pointer, keyboard */
+static void report(void *data, const char *line)
 {
-	printf("pointer-enter %d %d\n", wl_fixed_to_int(x), wl_fixed_to_int(y));
+	printf("%s\n", line);
 }
-
-static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
-                          struct wl_surface *surface)
-{
-	printf("pointer-leave\n");
-}
-
-static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
-                           wl_fixed_t y)
-{
-	printf("pointer-motion %d %d\n", wl_fixed_to_int(x), wl_fixed_to_int(y));
-}
-
-static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
-                           uint32_t button, uint32_t state)
-{
-	printf("pointer-button %u %u\n", button, state);
-}
-
-static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
-                         wl_fixed_t value)
-{
-	printf("pointer-axis %u %g\n", axis, wl_fixed_to_double(value));
-}
-
-static const struct wl_pointer_listener pointer_listener = {
-	.enter = pointer_enter,
-	.leave = pointer_leave,
-	.motion = pointer_motion,
-	.button = pointer_button,
-	.axis = pointer_axis,
-};
-
-/* ------------------------------------------------------------ keyboard */
-static void keyboard_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
-                            uint32_t size)
-{
-	printf("keymap %u %u\n", format, size);
-	close(fd);
-}
-
-static void keyboard_enter(void *data, struct wl_keyboard *k, uint32_t serial,
-                           struct wl_surface *surface, struct wl_array *keys)
-{
-	printf("keyboard-enter\n");
-}
-
-static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
-                           struct wl_surface *surface)
-{
-	printf("keyboard-leave\n");
-}
-
-static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
-                         uint32_t key, uint32_t state)
-{
-	printf("key %u %u\n", key, state);
-}
-
-static void keyboard_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
-                               uint32_t depressed, uint32_t latched, uint32_t locked,
-                               uint32_t group)
-{
-}
-
-static void keyboard_repeat_info(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
-{
-}
-
-static const struct wl_keyboard_listener keyboard_listener = {
-	.keymap = keyboard_keymap,
-	.enter = keyboard_enter,
-	.leave = keyboard_leave,
-	.key = keyboard_key,
-	.modifiers = keyboard_modifiers,
-	.repeat_info = keyboard_repeat_info,
-};
 
 /* ------------------------------------------------------------ touch */
 static void destroy_window(struct probe *p)
@@ -228,14 +149,10 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 	}
 	if (b->index != 0)
 		return;
-	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !p->pointer) {
-		p->pointer = wl_seat_get_pointer(seat);
-		wl_pointer_add_listener(p->pointer, &pointer_listener, p);
-	}
-	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !p->keyboard) {
-		p->keyboard = wl_seat_get_keyboard(seat);
-		wl_keyboard_add_listener(p->keyboard, &keyboard_listener, p);
-	}
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !p->input.pointer)
+		test_input_pointer(&p->input, seat);
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !p->input.keyboard)
+		test_input_keyboard(&p->input, seat);
 }
 
 static void seat_name(void *data, struct wl_seat *seat, const char *name)
@@ -293,7 +210,7 @@ static void configure(void *data)
 
 int main(int argc, char **argv)
 {
-	struct probe p = { .width = 200, .height = 200, .n_seats = 1 };
+	struct probe p = { .width = 200, .height = 200, .n_seats = 1, .input.report = report };
 	const char *app_id = "duet-input-probe";
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--app-id") == 0 && i + 1 < argc) {
