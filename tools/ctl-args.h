@@ -90,6 +90,40 @@ static inline int ctl_bad_usage(const char *fmt, const char *arg)
 	return CTL_EXIT_USAGE;
 }
 
+/* An option before the command, read by ctl_option into *value; missing
+ * is bad_usage's message (given the option) when its VALUE is missing. */
+struct ctl_opt {
+	const char *name, *missing;
+	const char **value;
+};
+
+/* Reads the options before COMMAND: the words from argv[1] on that start
+ * with '-' ('-' alone is a command), by opts, and -h or --help (usage on
+ * stdout). Returns -1 with *command the index of COMMAND, else the status
+ * to exit with. */
+static inline int ctl_read_options(int argc, char **argv, const struct ctl_opt *opts, size_t n,
+                                   void (*usage)(FILE *out), int *command)
+{
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		size_t k = 0;
+		while (k < n && !ctl_option(argc, argv, &i, opts[k].name, opts[k].value))
+			k++;
+		if (k == n)
+			return ctl_bad_usage("unknown option '%s'", argv[i]);
+		if (!*opts[k].value)
+			return ctl_bad_usage(opts[k].missing, argv[i]);
+	}
+	if (i >= argc)
+		return ctl_bad_usage("%s", "missing COMMAND");
+	*command = i;
+	return -1;
+}
+
 /* For a command's run function, with its argc and argv (argv[0] the
  * command): exactly n arguments, else the synopsis. */
 #define CTL_NEED_ARGS(n, synopsis) \
@@ -104,6 +138,17 @@ static inline int ctl_bad_usage(const char *fmt, const char *arg)
 		int bad_ = ctl_parse_args(argv + 1, spec, n, out); \
 		if (bad_ >= 0) \
 			return ctl_bad_usage((spec)[bad_].bad, argv[bad_ + 1]); \
+	} while (0)
+
+/* A command of exactly n integer arguments: their count, then each by
+ * spec into out; when the arguments are only checked (ctl NULL) the
+ * command ends there, with success. */
+#define CTL_COMMAND_ARGS(n, synopsis, spec, out) \
+	do { \
+		CTL_NEED_ARGS(n, synopsis); \
+		CTL_PARSE_ARGS(spec, n, out); \
+		if (!ctl) \
+			return 0; \
 	} while (0)
 
 static inline double ctl_now_s(void)

@@ -18,31 +18,11 @@
 
 #define CTL_PROG "duet-testctl"
 #include "ctl-args.h"
+#include "ctl-test.h"
 #include "duet-test-client-protocol.h"
 
 #define DEFAULT_WAIT_S 10.0
 #define POLL_INTERVAL_NS 20000000L
-
-struct window_info {
-	uint32_t id;
-	int32_t pid, x, y, width, height;
-	uint32_t focused;
-	char *app_id, *title;
-};
-
-struct ctl {
-	struct wl_display *display;
-	struct wl_registry *registry;
-	struct duet_test *test;
-	uint32_t test_version;
-	bool list_globals;
-
-	struct window_info *windows;
-	size_t n_windows;
-	bool windows_done;
-	bool screenshot_done;
-	int32_t shot_width, shot_height;
-};
 
 static void usage(FILE *out)
 {
@@ -94,77 +74,10 @@ static void usage(FILE *out)
 	        DEFAULT_WAIT_S);
 }
 
-/* ------------------------------------------------------------- events */
-
-static void handle_window(void *data, struct duet_test *test, uint32_t id, int32_t pid,
-                          int32_t x, int32_t y, int32_t width, int32_t height, uint32_t focused,
-                          const char *app_id, const char *title)
-{
-	struct ctl *ctl = data;
-	struct window_info *grown = realloc(ctl->windows, (ctl->n_windows + 1) * sizeof(*grown));
-	if (!grown) {
-		fprintf(stderr, "duet-testctl: out of memory\n");
-		exit(1);
-	}
-	ctl->windows = grown;
-	ctl->windows[ctl->n_windows++] = (struct window_info){
-		.id = id, .pid = pid, .x = x, .y = y, .width = width, .height = height,
-		.focused = focused,
-		.app_id = app_id ? strdup(app_id) : NULL,
-		.title = title ? strdup(title) : NULL,
-	};
-}
-
-static void handle_windows_done(void *data, struct duet_test *test)
-{
-	struct ctl *ctl = data;
-	ctl->windows_done = true;
-}
-
-static void handle_screenshot_done(void *data, struct duet_test *test, int32_t width,
-                                   int32_t height)
-{
-	struct ctl *ctl = data;
-	ctl->screenshot_done = true;
-	ctl->shot_width = width;
-	ctl->shot_height = height;
-}
-
-static const struct duet_test_listener test_listener = {
-	.window = handle_window,
-	.windows_done = handle_windows_done,
-	.screenshot_done = handle_screenshot_done,
-};
-
-static void handle_global(void *data, struct wl_registry *registry, uint32_t name,
-                          const char *interface, uint32_t version)
-{
-	struct ctl *ctl = data;
-	if (ctl->list_globals)
-		printf("%s %u\n", interface, version);
-	if (strcmp(interface, duet_test_interface.name) == 0 && !ctl->test) {
-		/* move_window is version 2, screenshot_output 3, touch and
-		 * touch_frame 4; every other request is 1's. */
-		ctl->test_version = version < 4 ? version : 4;
-		ctl->test = wl_registry_bind(registry, name, &duet_test_interface,
-		                             ctl->test_version);
-		duet_test_add_listener(ctl->test, &test_listener, ctl);
-	}
-}
-
-static void handle_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = handle_global,
-	.global_remove = handle_global_remove,
-};
-
 /* ------------------------------------------------------------ helpers */
 
 /* Reports a dead connection (protocol error or lost server) and returns 1. */
-static int connection_failed(struct ctl *ctl)
+static int connection_failed(struct ctl_test *ctl)
 {
 	int err = wl_display_get_error(ctl->display);
 	if (err == EPROTO) {
@@ -181,7 +94,7 @@ static int connection_failed(struct ctl *ctl)
 }
 
 /* Dispatches until *flag is set; 0 on success, 1 if the connection died. */
-static int dispatch_until(struct ctl *ctl, const bool *flag)
+static int dispatch_until(struct ctl_test *ctl, const bool *flag)
 {
 	while (!*flag) {
 		if (wl_display_dispatch(ctl->display) < 0)
@@ -190,7 +103,7 @@ static int dispatch_until(struct ctl *ctl, const bool *flag)
 	return 0;
 }
 
-static int roundtrip(struct ctl *ctl)
+static int roundtrip(struct ctl_test *ctl)
 {
 	return wl_display_roundtrip(ctl->display) < 0 ? connection_failed(ctl) : 0;
 }
@@ -203,7 +116,7 @@ static void sync_done(void *data, struct wl_callback *cb, uint32_t time)
 
 static const struct wl_callback_listener sync_listener = { .done = sync_done };
 
-static int do_sync(struct ctl *ctl)
+static int do_sync(struct ctl_test *ctl)
 {
 	bool done = false;
 	struct wl_callback *cb = duet_test_sync(ctl->test);
@@ -211,26 +124,14 @@ static int do_sync(struct ctl *ctl)
 	return dispatch_until(ctl, &done);
 }
 
-static void windows_clear(struct ctl *ctl)
+static int list_windows(struct ctl_test *ctl)
 {
-	for (size_t i = 0; i < ctl->n_windows; i++) {
-		free(ctl->windows[i].app_id);
-		free(ctl->windows[i].title);
-	}
-	free(ctl->windows);
-	ctl->windows = NULL;
-	ctl->n_windows = 0;
-	ctl->windows_done = false;
-}
-
-static int list_windows(struct ctl *ctl)
-{
-	windows_clear(ctl);
+	ctl_test_windows_clear(ctl);
 	duet_test_list_windows(ctl->test);
 	return dispatch_until(ctl, &ctl->windows_done);
 }
 
-static void print_window(const struct window_info *w)
+static void print_window(const struct ctl_window *w)
 {
 	printf("%u %d %d %d %d %d %u %s\t%s\n", w->id, w->pid, w->x, w->y, w->width, w->height,
 	       w->focused, w->app_id ? w->app_id : "-", w->title ? w->title : "");
@@ -238,7 +139,7 @@ static void print_window(const struct window_info *w)
 
 /* ----------------------------------------------------------- commands */
 
-static int cmd_windows(struct ctl *ctl)
+static int cmd_windows(struct ctl_test *ctl)
 {
 	if (list_windows(ctl))
 		return 1;
@@ -247,14 +148,14 @@ static int cmd_windows(struct ctl *ctl)
 	return 0;
 }
 
-static int cmd_wait_window(struct ctl *ctl, const char *app_id, double timeout_s)
+static int cmd_wait_window(struct ctl_test *ctl, const char *app_id, double timeout_s)
 {
 	double deadline = ctl_now_s() + timeout_s;
 	for (;;) {
 		if (do_sync(ctl) || list_windows(ctl))
 			return 1;
 		for (size_t i = 0; i < ctl->n_windows; i++) {
-			const struct window_info *w = &ctl->windows[i];
+			const struct ctl_window *w = &ctl->windows[i];
 			if (w->app_id && strcmp(w->app_id, app_id) == 0) {
 				print_window(w);
 				return 0;
@@ -269,11 +170,11 @@ static int cmd_wait_window(struct ctl *ctl, const char *app_id, double timeout_s
 	return 1;
 }
 
-static int cmd_screenshot(struct ctl *ctl, const char *path, const char *output)
+static int cmd_screenshot(struct ctl_test *ctl, const char *path, const char *output)
 {
-	if (output && ctl->test_version < 3) {
+	if (output && ctl->version < 3) {
 		fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) has no "
-		        "screenshot of another output\n", ctl->test_version);
+		        "screenshot of another output\n", ctl->version);
 		return 1;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -287,16 +188,30 @@ static int cmd_screenshot(struct ctl *ctl, const char *path, const char *output)
 	else
 		duet_test_screenshot(ctl->test, fd);
 	close(fd);
-	if (dispatch_until(ctl, &ctl->screenshot_done)) {
+	if (dispatch_until(ctl, &ctl->shot.done)) {
 		unlink(path);
 		return 1;
 	}
 	return 0;
 }
 
+/* An evdev button code, or its name: left, right, middle
+ * (linux/input-event-codes.h: BTN_LEFT 0x110, BTN_RIGHT, BTN_MIDDLE). */
+static bool parse_button(const char *s, long *code)
+{
+	static const char *const names[] = { "left", "right", "middle" };
+	for (long i = 0; i < 3; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*code = 0x110 + i;
+			return true;
+		}
+	}
+	return ctl_parse_long(s, 0, UINT32_MAX, code);
+}
+
 /* With ctl NULL only checks the arguments, so that bad usage is reported
  * (exit 2) before any connection is attempted. */
-static int run_command(struct ctl *ctl, int argc, char **argv)
+static int run_command(struct ctl_test *ctl, int argc, char **argv)
 {
 	const char *cmd = argv[0];
 	long a, b, v[3];
@@ -332,31 +247,22 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return ctl ? cmd_screenshot(ctl, argv[1], argc == 3 ? argv[2] : NULL) : 0;
 	}
 	if (strcmp(cmd, "resize") == 0) {
-		CTL_NEED_ARGS(3, "resize ID W H");
-		CTL_PARSE_ARGS(resize_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, "resize ID W H", resize_args, v);
 		duet_test_resize_window(ctl->test, (uint32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
-		CTL_NEED_ARGS(3, "move ID X Y");
-		CTL_PARSE_ARGS(move_args, 3, v);
-		if (!ctl)
-			return 0;
-		if (ctl->test_version < 2) {
+		CTL_COMMAND_ARGS(3, "move ID X Y", move_args, v);
+		if (ctl->version < 2) {
 			fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) "
-			        "cannot move windows\n", ctl->test_version);
+			        "cannot move windows\n", ctl->version);
 			return 1;
 		}
 		duet_test_move_window(ctl->test, (uint32_t)v[0], (int32_t)v[1], (int32_t)v[2]);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
-		CTL_NEED_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID");
-		CTL_PARSE_ARGS(id_args, 1, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(1, strcmp(cmd, "close") == 0 ? "close ID" : "activate ID", id_args, v);
 		if (strcmp(cmd, "close") == 0)
 			duet_test_close_window(ctl->test, (uint32_t)v[0]);
 		else
@@ -375,33 +281,19 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		duet_test_pointer_motion(ctl->test, wl_fixed_from_double(x), wl_fixed_from_double(y));
 		return roundtrip(ctl);
 	}
-	if (strcmp(cmd, "button") == 0) {
-		CTL_NEED_ARGS(2, "button BTN 0|1");
-		/* linux/input-event-codes.h: BTN_LEFT 0x110, BTN_RIGHT, BTN_MIDDLE */
-		if (strcmp(argv[1], "left") == 0)
-			a = 0x110;
-		else if (strcmp(argv[1], "right") == 0)
-			a = 0x111;
-		else if (strcmp(argv[1], "middle") == 0)
-			a = 0x112;
-		else if (!ctl_parse_long(argv[1], 0, UINT32_MAX, &a))
-			return ctl_bad_usage("bad button '%s'", argv[1]);
+	if (strcmp(cmd, "button") == 0 || strcmp(cmd, "key") == 0) {
+		bool key = strcmp(cmd, "key") == 0;
+		CTL_NEED_ARGS(2, key ? "key KEY 0|1" : "button BTN 0|1");
+		if (key ? !ctl_parse_long(argv[1], 0, UINT32_MAX - 8, &a) : !parse_button(argv[1], &a))
+			return ctl_bad_usage(key ? "bad keycode '%s'" : "bad button '%s'", argv[1]);
 		if (!ctl_parse_long(argv[2], 0, 1, &b))
 			return ctl_bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
 		if (!ctl)
 			return 0;
-		duet_test_pointer_button(ctl->test, (uint32_t)a, (uint32_t)b);
-		return roundtrip(ctl);
-	}
-	if (strcmp(cmd, "key") == 0) {
-		CTL_NEED_ARGS(2, "key KEY 0|1");
-		if (!ctl_parse_long(argv[1], 0, UINT32_MAX - 8, &a))
-			return ctl_bad_usage("bad keycode '%s'", argv[1]);
-		if (!ctl_parse_long(argv[2], 0, 1, &b))
-			return ctl_bad_usage("bad state '%s' (0 release, 1 press)", argv[2]);
-		if (!ctl)
-			return 0;
-		duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
+		if (key)
+			duet_test_key(ctl->test, (uint32_t)a, (uint32_t)b);
+		else
+			duet_test_pointer_button(ctl->test, (uint32_t)a, (uint32_t)b);
 		return roundtrip(ctl);
 	}
 	if (strcmp(cmd, "touch") == 0) {
@@ -433,9 +325,9 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		}
 		if (!ctl)
 			return 0;
-		if (ctl->test_version < 4) {
+		if (ctl->version < 4) {
 			fprintf(stderr, "duet-testctl: this compositor's duet_test (version %u) has no "
-			        "touch\n", ctl->test_version);
+			        "touch\n", ctl->version);
 			return 1;
 		}
 		if (argc == 2)
@@ -451,7 +343,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 /* '-': commands from stdin on one connection, so that what one holds down
  * stays down between them (a touch held while a test looks at a client).
  * A bad line or a failed command ends the run with its status. */
-static int run_script(struct ctl *ctl)
+static int run_script(struct ctl_test *ctl)
 {
 	char line[4096];
 	while (fgets(line, sizeof(line), stdin)) {
@@ -478,24 +370,14 @@ static int run_script(struct ctl *ctl)
 int main(int argc, char **argv)
 {
 	const char *socket = NULL;
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (ctl_option(argc, argv, &i, "--socket", &socket)) {
-			if (!socket)
-				return ctl_bad_usage("%s needs a NAME", argv[i]);
-		} else {
-			return ctl_bad_usage("unknown option '%s'", argv[i]);
-		}
-	}
-	if (i >= argc)
-		return ctl_bad_usage("%s", "missing COMMAND");
+	const struct ctl_opt opts[] = { { "--socket", "%s needs a NAME", &socket } };
+	int i = 0, ret = ctl_read_options(argc, argv, opts, 1, usage, &i);
+	if (ret >= 0)
+		return ret;
 	bool script = strcmp(argv[i], "-") == 0;
 	if (script && argc - i != 1)
 		return ctl_bad_usage("%s", "'-' takes no arguments (the commands come from stdin)");
-	int ret = script ? 0 : run_command(NULL, argc - i, argv + i);
+	ret = script ? 0 : run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
 
@@ -509,7 +391,7 @@ int main(int argc, char **argv)
 			return ctl_bad_usage("%s", "WAYLAND_DISPLAY is too long");
 		socket = derived;
 	}
-	struct ctl ctl = { .list_globals = strcmp(argv[i], "globals") == 0 };
+	struct ctl_test ctl = { .list_globals = strcmp(argv[i], "globals") == 0 };
 	ctl.display = wl_display_connect(socket);
 	if (!ctl.display) {
 		fprintf(stderr, "duet-testctl: cannot connect to Wayland display '%s': %s "
@@ -517,9 +399,9 @@ int main(int argc, char **argv)
 		        strerror(errno));
 		return 1;
 	}
-	ctl.registry = wl_display_get_registry(ctl.display);
-	wl_registry_add_listener(ctl.registry, &registry_listener, &ctl);
-	ret = roundtrip(&ctl);
+	/* move_window is version 2, screenshot_output 3, touch and
+	 * touch_frame 4; every other request is 1's. */
+	ret = ctl_test_bind(&ctl, 4) < 0 ? connection_failed(&ctl) : 0;
 	if (ret == 0 && !ctl.list_globals) {
 		if (!ctl.test) {
 			fprintf(stderr, "duet-testctl: the compositor does not advertise duet_test "
@@ -530,12 +412,6 @@ int main(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
-	windows_clear(&ctl);
-	/* On a failed connection too: the request is not sent, but the
-	 * destructor still frees the proxy. */
-	if (ctl.test)
-		duet_test_destroy(ctl.test);
-	wl_registry_destroy(ctl.registry);
-	wl_display_disconnect(ctl.display);
+	ctl_test_close(&ctl);
 	return ret;
 }

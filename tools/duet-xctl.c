@@ -22,6 +22,7 @@
 #define CTL_PROG "duet-xctl"
 #include "ctl-args.h"
 #include "render.h"
+#include "x11-common.h"
 
 #define DEFAULT_WAIT_S 10.0
 #define POLL_INTERVAL_NS 20000000L
@@ -135,7 +136,7 @@ static bool connection_ok(struct ctl *ctl)
  * sent checked (our requests are checked through this). */
 static int round_trip(struct ctl *ctl)
 {
-	free(xcb_get_input_focus_reply(ctl->conn, xcb_get_input_focus(ctl->conn), NULL));
+	x11_round_trip(ctl->conn);
 	return connection_ok(ctl) ? 0 : 1;
 }
 
@@ -524,13 +525,11 @@ static xcb_window_t cm_owner(struct ctl *ctl)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "_NET_WM_CM_S%d", ctl->screen_num);
-	xcb_intern_atom_reply_t *a = xcb_intern_atom_reply(
-		ctl->conn, xcb_intern_atom(ctl->conn, 0, (uint16_t)strlen(name), name), NULL);
-	if (!a)
+	xcb_atom_t atom = x11_intern(ctl->conn, name);
+	if (atom == XCB_ATOM_NONE)
 		return XCB_NONE;
 	xcb_get_selection_owner_reply_t *o = xcb_get_selection_owner_reply(
-		ctl->conn, xcb_get_selection_owner(ctl->conn, a->atom), NULL);
-	free(a);
+		ctl->conn, xcb_get_selection_owner(ctl->conn, atom), NULL);
 	xcb_window_t owner = o ? o->owner : XCB_NONE;
 	free(o);
 	return owner;
@@ -787,10 +786,7 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
 		bool ewmh = strcmp(cmd, "moveresize") == 0;
-		CTL_NEED_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H");
-		CTL_PARSE_ARGS(resize_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, ewmh ? "moveresize ID W H" : "resize ID W H", resize_args, v);
 		if (ewmh)
 			send_moveresize(ctl, (xcb_window_t)v[0], false, (uint32_t)v[1], (uint32_t)v[2]);
 		else
@@ -799,20 +795,14 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "move") == 0) {
-		CTL_NEED_ARGS(3, "move ID X Y");
-		CTL_PARSE_ARGS(move_args, 3, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(3, "move ID X Y", move_args, v);
 		send_moveresize(ctl, (xcb_window_t)v[0], true, (uint32_t)(int32_t)v[1],
 		                (uint32_t)(int32_t)v[2]);
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "close") == 0 || strcmp(cmd, "activate") == 0) {
 		bool close_it = strcmp(cmd, "close") == 0;
-		CTL_NEED_ARGS(1, close_it ? "close ID" : "activate ID");
-		CTL_PARSE_ARGS(id_args, 1, v);
-		if (!ctl)
-			return 0;
+		CTL_COMMAND_ARGS(1, close_it ? "close ID" : "activate ID", id_args, v);
 		/* data.l[0]: timestamp (close) or source (activate); 2 = pager,
 		 * which EWMH WMs obey without focus-stealing checks. */
 		if (close_it)
@@ -824,9 +814,8 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 		return round_trip(ctl);
 	}
 	if (strcmp(cmd, "click") == 0) {
-		CTL_NEED_ARGS(2, "click X Y");
-		CTL_PARSE_ARGS(click_args, 2, v);
-		return ctl ? cmd_click(ctl, (int)v[0], (int)v[1]) : 0;
+		CTL_COMMAND_ARGS(2, "click X Y", click_args, v);
+		return cmd_click(ctl, (int)v[0], (int)v[1]);
 	}
 	if (strcmp(cmd, "key") == 0) {
 		if (argc < 2 || argc > MAX_CHORD + 1)
@@ -861,43 +850,27 @@ static bool intern_atoms(struct ctl *ctl)
 
 int main(int argc, char **argv)
 {
-	const char *display = NULL;
+	const char *display = NULL, *timeout = NULL;
 	struct ctl ctl = { .timeout_s = DEFAULT_WAIT_S };
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (ctl_option(argc, argv, &i, "--display", &display)) {
-			if (!display)
-				return ctl_bad_usage("%s needs a DISPLAY", argv[i]);
-		} else if (strcmp(argv[i], "--timeout") == 0) {
-			if (i + 1 >= argc || !ctl_parse_double(argv[i + 1], 0, 1e9, &ctl.timeout_s))
-				return ctl_bad_usage("%s needs seconds (>= 0)", argv[i]);
-			i++;
-		} else {
-			return ctl_bad_usage("unknown option '%s'", argv[i]);
-		}
-	}
-	if (i >= argc)
-		return ctl_bad_usage("%s", "missing COMMAND");
-	int ret = run_command(NULL, argc - i, argv + i);
+	const struct ctl_opt opts[] = {
+		{ "--display", "%s needs a DISPLAY", &display },
+		{ "--timeout", "%s needs seconds (>= 0)", &timeout },
+	};
+	int i = 0, ret = ctl_read_options(argc, argv, opts, 2, usage, &i);
+	if (ret >= 0)
+		return ret;
+	if (timeout && !ctl_parse_double(timeout, 0, 1e9, &ctl.timeout_s))
+		return ctl_bad_usage("%s needs seconds (>= 0)", "--timeout");
+	ret = run_command(NULL, argc - i, argv + i);
 	if (ret)
 		return ret;
 
-	int screen_num = 0;
-	ctl.conn = xcb_connect(display, &screen_num);
-	if (xcb_connection_has_error(ctl.conn)) {
+	ctl.conn = x11_connect(display, &ctl.screen, &ctl.screen_num);
+	if (!ctl.conn) {
 		const char *name = display ? display : getenv("DISPLAY");
 		fprintf(stderr, "duet-xctl: cannot connect to X display '%s'\n", name ? name : "");
-		xcb_disconnect(ctl.conn);
 		return 1;
 	}
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(ctl.conn));
-	for (int s = 0; s < screen_num && it.rem; s++)
-		xcb_screen_next(&it);
-	ctl.screen = it.data;
-	ctl.screen_num = screen_num;
 	if (!ctl.screen || !intern_atoms(&ctl)) {
 		fprintf(stderr, "duet-xctl: X server setup failed\n");
 		ret = 1;

@@ -25,37 +25,24 @@ struct deep {
 static void deep_cleanup(struct bad_client *c)
 {
 	struct deep *d = c->mode_data;
-	for (size_t i = d->n; i-- > 0;) {
-		if (d->popups[i])
-			xdg_popup_destroy(d->popups[i]);
-		if (d->xdg_surfaces[i])
-			xdg_surface_destroy(d->xdg_surfaces[i]);
-		if (d->subsurfaces[i])
-			wl_subsurface_destroy(d->subsurfaces[i]);
-		if (d->surfaces[i])
-			wl_surface_destroy(d->surfaces[i]);
-	}
+	destroy_chain(d->n, d->popups, d->xdg_surfaces, d->subsurfaces, d->surfaces);
 	if (d->positioner)
 		xdg_positioner_destroy(d->positioner);
 	free(d->surfaces);
 	free(d->subsurfaces);
 	free(d->xdg_surfaces);
 	free(d->popups);
-	free(d);
-	c->mode_data = NULL;
 }
 
 static struct deep *deep_new(struct bad_client *c)
 {
-	struct deep *d = calloc(1, sizeof(*d));
+	struct deep *d = mode_data(c, sizeof(*d), deep_cleanup);
 	if (!d)
 		return NULL;
 	d->surfaces = calloc(DEEP + 1, sizeof(*d->surfaces));
 	d->subsurfaces = calloc(DEEP + 1, sizeof(*d->subsurfaces));
 	d->xdg_surfaces = calloc(DEEP + 1, sizeof(*d->xdg_surfaces));
 	d->popups = calloc(DEEP + 1, sizeof(*d->popups));
-	c->mode_data = d;
-	c->mode_cleanup = deep_cleanup;
 	if (!d->surfaces || !d->subsurfaces || !d->xdg_surfaces || !d->popups)
 		return NULL;
 	return d;
@@ -95,7 +82,7 @@ bool run_deep_popups(struct bad_client *c)
 	d->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
 	xdg_positioner_set_size(d->positioner, 10, 10);
 	xdg_positioner_set_anchor_rect(d->positioner, 0, 0, 1, 1);
-	struct xdg_surface *parent = c->xdg_surface;
+	struct xdg_surface *parent = c->top.xdg_surface;
 	for (size_t i = 0; i < DEEP; i++) {
 		d->surfaces[i] = wl_compositor_create_surface(c->g.compositor);
 		d->xdg_surfaces[i] = xdg_wm_base_get_xdg_surface(c->g.wm_base, d->surfaces[i]);
@@ -149,7 +136,7 @@ bool run_positioner_huge_size(struct bad_client *c)
 	xdg_positioner_set_constraint_adjustment(d->positioner, 0x3f); /* all of them */
 	d->surfaces[0] = wl_compositor_create_surface(c->g.compositor);
 	d->xdg_surfaces[0] = xdg_wm_base_get_xdg_surface(c->g.wm_base, d->surfaces[0]);
-	d->popups[0] = xdg_surface_get_popup(d->xdg_surfaces[0], c->xdg_surface, d->positioner);
+	d->popups[0] = xdg_surface_get_popup(d->xdg_surfaces[0], c->top.xdg_surface, d->positioner);
 	xdg_popup_add_listener(d->popups[0], &popup_listener, c);
 	d->n = 1;
 	wl_surface_commit(d->surfaces[0]); /* asks for the popup's configure */
@@ -164,15 +151,15 @@ bool run_offset_overflow(struct bad_client *c)
 {
 	const int w = 16, h = 16;
 	struct deep *d = deep_new(c);
-	if (!d || !c->g.subcompositor || !make_toplevel(c, true) || !make_pool(c, w * h * 4))
+	if (!d || !c->g.subcompositor || !make_toplevel(c, true) ||
+	    !make_buffer(c, w * h * 4, 0, w, h, w * 4))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_commit(c->surface);
+	xdg_surface_ack_configure(c->top.xdg_surface, c->top.serial);
+	wl_surface_attach(c->top.surface, c->buffer, 0, 0);
+	wl_surface_commit(c->top.surface);
 	d->surfaces[0] = wl_compositor_create_surface(c->g.compositor);
 	d->subsurfaces[0] = wl_subcompositor_get_subsurface(c->g.subcompositor, d->surfaces[0],
-	                                                    c->surface);
+	                                                    c->top.surface);
 	d->n = 1;
 	for (int i = 0; i < 4; i++) {
 		/* Cached until the parent commits: their offsets add up. */
@@ -180,8 +167,8 @@ bool run_offset_overflow(struct bad_client *c)
 			wl_surface_attach(d->surfaces[0], c->buffer, INT32_MAX, INT32_MAX);
 			wl_surface_commit(d->surfaces[0]);
 		}
-		wl_surface_attach(c->surface, c->buffer, INT32_MAX, INT32_MAX);
-		wl_surface_commit(c->surface);
+		wl_surface_attach(c->top.surface, c->buffer, INT32_MAX, INT32_MAX);
+		wl_surface_commit(c->top.surface);
 		if (wl_display_roundtrip(c->display) < 0)
 			return true;
 	}
@@ -194,22 +181,21 @@ bool run_offset_overflow(struct bad_client *c)
 bool run_huge_buffer_scale(struct bad_client *c)
 {
 	const int w = 4, h = 4;
-	if (!make_pool(c, w * h * 4))
+	if (!make_buffer(c, w * h * 4, 0, w, h, w * 4))
 		return false;
-	c->surface = wl_compositor_create_surface(c->g.compositor);
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
-	wl_surface_commit(c->surface);
+	c->other_surface = wl_compositor_create_surface(c->g.compositor);
+	wl_surface_attach(c->other_surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->other_surface, 0, 0, w, h);
+	wl_surface_commit(c->other_surface);
 	if (wl_display_roundtrip(c->display) < 0)
 		return false;
-	wl_surface_set_buffer_scale(c->surface, INT32_MAX);
-	wl_surface_commit(c->surface);
+	wl_surface_set_buffer_scale(c->other_surface, INT32_MAX);
+	wl_surface_commit(c->other_surface);
 	/* The size changed above, so that commit damaged everything; this one
 	 * scales its damage. */
-	wl_surface_damage(c->surface, 0, 0, 1, 1);
-	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
-	wl_surface_commit(c->surface);
+	wl_surface_damage(c->other_surface, 0, 0, 1, 1);
+	wl_surface_damage_buffer(c->other_surface, 0, 0, w, h);
+	wl_surface_commit(c->other_surface);
 	return true;
 }
 
@@ -220,10 +206,8 @@ bool run_texture_budget(struct bad_client *c)
 {
 	const int side = 4096, count = 8;
 	struct deep *d = deep_new(c);
-	if (!d || !make_pool(c, side * side * 4))
+	if (!d || !make_buffer(c, side * side * 4, 0, side, side, side * 4))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, side, side, side * 4,
-	                                      WL_SHM_FORMAT_XRGB8888);
 	for (int i = 0; i < count; i++) {
 		d->surfaces[i] = wl_compositor_create_surface(c->g.compositor);
 		d->n = (size_t)i + 1;
@@ -247,19 +231,13 @@ static void mime_cleanup(struct bad_client *c)
 	struct mime_flood *m = c->mode_data;
 	if (m->source)
 		wl_data_source_destroy(m->source);
-	free(m);
-	c->mode_data = NULL;
 }
 
 bool run_mime_flood(struct bad_client *c)
 {
-	struct mime_flood *m = calloc(1, sizeof(*m));
-	if (!m || !c->g.data_device_manager) {
-		free(m);
+	struct mime_flood *m = mode_data(c, sizeof(*m), mime_cleanup);
+	if (!m || !c->g.data_device_manager)
 		return false;
-	}
-	c->mode_data = m;
-	c->mode_cleanup = mime_cleanup;
 	m->source = wl_data_device_manager_create_data_source(c->g.data_device_manager);
 	for (int i = 0; i < DEEP; i++) {
 		char mime[32];

@@ -31,64 +31,55 @@ static void roles_cleanup(struct bad_client *c)
 		xdg_positioner_destroy(r->positioner);
 	if (r->surface)
 		wl_surface_destroy(r->surface);
-	free(r);
-	c->mode_data = NULL;
 }
 
-static struct roles *roles_new(struct bad_client *c)
+/* A wl_surface given one xdg role (a popup of c's toplevel if first_popup,
+ * else a toplevel) and committed; once the compositor has seen it, its
+ * xdg objects are destroyed and a new xdg_surface gives it the other
+ * role: xdg_wm_base.role, whichever way round. */
+static bool switch_role(struct bad_client *c, bool first_popup)
 {
-	struct roles *r = calloc(1, sizeof(*r));
+	struct roles *r = mode_data(c, sizeof(*r), roles_cleanup);
 	if (!r)
-		return NULL;
-	c->mode_data = r;
-	c->mode_cleanup = roles_cleanup;
+		return false;
 	r->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
 	xdg_positioner_set_size(r->positioner, 10, 10);
 	xdg_positioner_set_anchor_rect(r->positioner, 0, 0, 1, 1);
-	return r;
-}
-
-/* A wl_surface that was a toplevel, its xdg objects destroyed, made a
- * popup through a new xdg_surface: xdg_wm_base.role. */
-bool run_toplevel_to_popup(struct bad_client *c)
-{
-	struct roles *r = roles_new(c);
-	if (!r || !make_toplevel(c, false)) /* the parent */
+	if (!make_toplevel(c, false)) /* the popup's parent */
 		return false;
 	r->surface = wl_compositor_create_surface(c->g.compositor);
 	r->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
-	r->toplevel = xdg_surface_get_toplevel(r->xdg);
+	if (first_popup)
+		r->popup = xdg_surface_get_popup(r->xdg, c->top.xdg_surface, r->positioner);
+	else
+		r->toplevel = xdg_surface_get_toplevel(r->xdg);
 	wl_surface_commit(r->surface);
 	if (wl_display_roundtrip(c->display) < 0)
 		return false;
-	xdg_toplevel_destroy(r->toplevel);
+	if (r->popup)
+		xdg_popup_destroy(r->popup);
+	else
+		xdg_toplevel_destroy(r->toplevel);
+	r->popup = NULL;
 	r->toplevel = NULL;
 	xdg_surface_destroy(r->xdg);
 	r->xdg = NULL;
 	r->xdg_again = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
-	r->popup = xdg_surface_get_popup(r->xdg_again, c->xdg_surface, r->positioner);
+	if (first_popup)
+		r->toplevel = xdg_surface_get_toplevel(r->xdg_again);
+	else
+		r->popup = xdg_surface_get_popup(r->xdg_again, c->top.xdg_surface, r->positioner);
 	return true;
 }
 
-/* The other way round: a popup's wl_surface made a toplevel. */
+bool run_toplevel_to_popup(struct bad_client *c)
+{
+	return switch_role(c, false);
+}
+
 bool run_popup_to_toplevel(struct bad_client *c)
 {
-	struct roles *r = roles_new(c);
-	if (!r || !make_toplevel(c, false))
-		return false;
-	r->surface = wl_compositor_create_surface(c->g.compositor);
-	r->xdg = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
-	r->popup = xdg_surface_get_popup(r->xdg, c->xdg_surface, r->positioner);
-	wl_surface_commit(r->surface);
-	if (wl_display_roundtrip(c->display) < 0)
-		return false;
-	xdg_popup_destroy(r->popup);
-	r->popup = NULL;
-	xdg_surface_destroy(r->xdg);
-	r->xdg = NULL;
-	r->xdg_again = xdg_wm_base_get_xdg_surface(c->g.wm_base, r->surface);
-	r->toplevel = xdg_surface_get_toplevel(r->xdg_again);
-	return true;
+	return switch_role(c, true);
 }
 
 /* A 64-pixel-wide XRGB buffer whose rows are 64 bytes apart: libwayland
@@ -96,23 +87,20 @@ bool run_popup_to_toplevel(struct bad_client *c)
 bool run_short_stride(struct bad_client *c)
 {
 	const int w = 64, h = 64;
-	if (!make_toplevel(c, true) || !make_pool(c, w * h * 4))
+	if (!make_toplevel(c, true) || !make_buffer(c, w * h * 4, 0, w, h, w))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w, WL_SHM_FORMAT_XRGB8888);
-	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
-	wl_surface_commit(c->surface);
+	xdg_surface_ack_configure(c->top.xdg_surface, c->top.serial);
+	wl_surface_attach(c->top.surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->top.surface, 0, 0, w, h);
+	wl_surface_commit(c->top.surface);
 	return true;
 }
 
 /* offset + stride * height four bytes past the end of the pool. */
 bool run_offset_past_pool(struct bad_client *c)
 {
-	if (!make_pool(c, 4096))
+	if (!make_buffer(c, 4096, 4096 - 64 + 4, 16, 1, 64))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 4096 - 64 + 4, 16, 1, 64,
-	                                      WL_SHM_FORMAT_XRGB8888);
 	return true;
 }
 
@@ -120,9 +108,9 @@ bool run_min_over_max(struct bad_client *c)
 {
 	if (!make_toplevel(c, true))
 		return false;
-	xdg_toplevel_set_min_size(c->toplevel, 300, 100);
-	xdg_toplevel_set_max_size(c->toplevel, 200, 200);
-	wl_surface_commit(c->surface);
+	xdg_toplevel_set_min_size(c->top.toplevel, 300, 100);
+	xdg_toplevel_set_max_size(c->top.toplevel, 200, 200);
+	wl_surface_commit(c->top.surface);
 	return true;
 }
 
@@ -130,7 +118,7 @@ bool run_negative_min_size(struct bad_client *c)
 {
 	if (!make_toplevel(c, true))
 		return false;
-	xdg_toplevel_set_min_size(c->toplevel, -1, 10);
+	xdg_toplevel_set_min_size(c->top.toplevel, -1, 10);
 	return true;
 }
 
@@ -143,16 +131,15 @@ bool run_scale_viewport(struct bad_client *c)
 		fprintf(stderr, "duet-bad-client: no wp_viewporter\n");
 		return false;
 	}
-	if (!make_toplevel(c, true) || !make_pool(c, w * h * 4))
+	if (!make_toplevel(c, true) || !make_buffer(c, w * h * 4, 0, w, h, w * 4))
 		return false;
-	c->viewport = wp_viewporter_get_viewport(c->g.viewporter, c->surface);
+	c->viewport = wp_viewporter_get_viewport(c->g.viewporter, c->top.surface);
 	wp_viewport_set_destination(c->viewport, 50, 50);
-	wl_surface_set_buffer_scale(c->surface, 2);
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
-	wl_surface_commit(c->surface);
+	wl_surface_set_buffer_scale(c->top.surface, 2);
+	xdg_surface_ack_configure(c->top.xdg_surface, c->top.serial);
+	wl_surface_attach(c->top.surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->top.surface, 0, 0, w, h);
+	wl_surface_commit(c->top.surface);
 	return true;
 }
 
@@ -172,18 +159,9 @@ struct nested {
 static void nested_cleanup(struct bad_client *c)
 {
 	struct nested *n = c->mode_data;
-	for (int i = 1; i >= 0; i--) {
-		if (n->popup[i])
-			xdg_popup_destroy(n->popup[i]);
-		if (n->xdg[i])
-			xdg_surface_destroy(n->xdg[i]);
-		if (n->surface[i])
-			wl_surface_destroy(n->surface[i]);
-	}
+	destroy_chain(2, n->popup, n->xdg, NULL, n->surface);
 	if (n->positioner)
 		xdg_positioner_destroy(n->positioner);
-	free(n);
-	c->mode_data = NULL;
 }
 
 static void nested_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
@@ -201,22 +179,17 @@ static const struct xdg_surface_listener nested_listener = {
 bool run_popup_destroy_order(struct bad_client *c)
 {
 	const int size = 16;
-	struct nested *n = calloc(1, sizeof(*n));
-	if (!n)
+	struct nested *n = mode_data(c, sizeof(*n), nested_cleanup);
+	if (!n || !make_toplevel(c, true) ||
+	    !make_buffer(c, size * size * 4, 0, size, size, size * 4))
 		return false;
-	c->mode_data = n;
-	c->mode_cleanup = nested_cleanup;
-	if (!make_toplevel(c, true) || !make_pool(c, size * size * 4))
-		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, size, size, size * 4,
-	                                      WL_SHM_FORMAT_XRGB8888);
-	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_commit(c->surface);
+	xdg_surface_ack_configure(c->top.xdg_surface, c->top.serial);
+	wl_surface_attach(c->top.surface, c->buffer, 0, 0);
+	wl_surface_commit(c->top.surface);
 	n->positioner = xdg_wm_base_create_positioner(c->g.wm_base);
 	xdg_positioner_set_size(n->positioner, size, size);
 	xdg_positioner_set_anchor_rect(n->positioner, 0, 0, 1, 1);
-	struct xdg_surface *parent = c->xdg_surface;
+	struct xdg_surface *parent = c->top.xdg_surface;
 	for (int i = 0; i < 2; i++) {
 		n->surface[i] = wl_compositor_create_surface(c->g.compositor);
 		n->xdg[i] = xdg_wm_base_get_xdg_surface(c->g.wm_base, n->surface[i]);

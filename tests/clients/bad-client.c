@@ -23,43 +23,6 @@ struct bad_mode {
 	struct expected_error expected[MAX_EXPECTED];
 };
 
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct bad_client *c = data;
-	c->configure_serial = serial;
-	c->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
-                               int32_t height, struct wl_array *states)
-{
-}
-
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
-{
-	struct bad_client *c = data;
-	c->frame_done = true;
-	c->frame = NULL;
-	wl_callback_destroy(callback);
-}
-
-static const struct wl_callback_listener frame_listener = {
-	.done = frame_done,
-};
-
 uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -71,25 +34,21 @@ uint64_t now_ms(void)
  * configure received (not acked). */
 bool make_toplevel(struct bad_client *c, bool wait_configure)
 {
-	c->surface = wl_compositor_create_surface(c->g.compositor);
-	c->xdg_surface = xdg_wm_base_get_xdg_surface(c->g.wm_base, c->surface);
-	xdg_surface_add_listener(c->xdg_surface, &xdg_surface_listener, c);
-	c->toplevel = xdg_surface_get_toplevel(c->xdg_surface);
-	xdg_toplevel_add_listener(c->toplevel, &toplevel_listener, c);
-	xdg_toplevel_set_app_id(c->toplevel, "duet-bad-client");
-	wl_surface_commit(c->surface);
+	c->top.manual_ack = true;
+	test_toplevel_create(&c->g, &c->top, "duet-bad-client");
+	wl_surface_commit(c->top.surface);
 	if (!wait_configure)
 		return true;
 	uint64_t deadline = now_ms() + 5000;
-	while (!c->configured && now_ms() < deadline) {
+	while (!c->top.configured && now_ms() < deadline) {
 		if (wl_display_roundtrip(c->display) < 0)
 			return false;
 	}
-	return c->configured;
+	return c->top.configured;
 }
 
-/* A pool of pool_size bytes over a memfd of the same size. */
-bool make_pool(struct bad_client *c, int32_t pool_size)
+bool make_buffer(struct bad_client *c, int32_t pool_size, int32_t offset, int w, int h,
+                 int stride)
 {
 	c->pool_fd = test_create_memfd((size_t)pool_size);
 	if (c->pool_fd < 0) {
@@ -97,72 +56,80 @@ bool make_pool(struct bad_client *c, int32_t pool_size)
 		return false;
 	}
 	c->pool = wl_shm_create_pool(c->g.shm, c->pool_fd, pool_size);
+	c->buffer = wl_shm_pool_create_buffer(c->pool, offset, w, h, stride,
+	                                      WL_SHM_FORMAT_XRGB8888);
 	return true;
+}
+
+void *mode_data(struct bad_client *c, size_t size, void (*cleanup)(struct bad_client *c))
+{
+	c->mode_data = calloc(1, size);
+	if (c->mode_data)
+		c->mode_cleanup = cleanup;
+	return c->mode_data;
+}
+
+void destroy_chain(size_t n, struct xdg_popup **popups, struct xdg_surface **xdg_surfaces,
+                   struct wl_subsurface **subsurfaces, struct wl_surface **surfaces)
+{
+	for (size_t i = n; i-- > 0;) {
+		if (popups[i])
+			xdg_popup_destroy(popups[i]);
+		if (xdg_surfaces[i])
+			xdg_surface_destroy(xdg_surfaces[i]);
+		if (subsurfaces && subsurfaces[i])
+			wl_subsurface_destroy(subsurfaces[i]);
+		if (surfaces[i])
+			wl_surface_destroy(surfaces[i]);
+	}
 }
 
 static bool run_buffer_too_big(struct bad_client *c)
 {
-	if (!make_pool(c, 4096))
+	if (!make_buffer(c, 4096, 0, 64, 64, 256))
 		return false;
 	/* 64x64 XRGB needs 16 KiB, four times the pool. */
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, 64, 64, 256, WL_SHM_FORMAT_XRGB8888);
 	return true;
 }
 
 static bool run_negative_size(struct bad_client *c)
 {
-	if (!make_pool(c, 4096))
+	if (!make_buffer(c, 4096, 0, -16, 16, 64))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, -16, 16, 64, WL_SHM_FORMAT_XRGB8888);
 	return true;
 }
 
 static bool run_huge_stride(struct bad_client *c)
 {
-	if (!make_pool(c, 4096))
+	if (!make_buffer(c, 4096, 0, 16, 16, 0x7ffffffc))
 		return false;
 	/* stride * height overflows 32 bits if the server multiplies naively. */
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, 16, 16, 0x7ffffffc,
-	                                      WL_SHM_FORMAT_XRGB8888);
 	return true;
-}
-
-static void commit_buffer_with_frame(struct bad_client *c, int w, int h)
-{
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
-	if (c->frame)
-		wl_callback_destroy(c->frame);
-	c->frame = wl_surface_frame(c->surface);
-	wl_callback_add_listener(c->frame, &frame_listener, c);
-	c->frame_done = false;
-	wl_surface_commit(c->surface);
 }
 
 static bool run_truncated_pool(struct bad_client *c)
 {
 	const int w = 64, h = 64;
-	if (!make_toplevel(c, true) || !make_pool(c, w * h * 4))
+	if (!make_toplevel(c, true) || !make_buffer(c, w * h * 4, 0, w, h, w * 4))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial);
-	commit_buffer_with_frame(c, w, h);
+	xdg_surface_ack_configure(c->top.xdg_surface, c->top.serial);
+	test_frame_commit(&c->frame, c->top.surface, c->buffer, w, h);
 	/* Let the compositor show the buffer once while it is still valid, so
 	 * its mapping of the pool exists when the memory goes away. */
 	uint64_t deadline = now_ms() + 5000;
-	while (!c->frame_done && now_ms() < deadline) {
+	while (!c->frame.done && now_ms() < deadline) {
 		if (wl_display_roundtrip(c->display) < 0)
 			return true; /* an error already: let the caller report it */
-		if (!c->frame_done)
+		if (!c->frame.done)
 			usleep(10000);
 	}
-	if (!c->frame_done)
+	if (!c->frame.done)
 		fprintf(stderr, "duet-bad-client: first frame never presented\n");
 	if (ftruncate(c->pool_fd, 0) < 0) {
 		perror("duet-bad-client: ftruncate");
 		return false;
 	}
-	commit_buffer_with_frame(c, w, h);
+	test_frame_commit(&c->frame, c->top.surface, c->buffer, w, h);
 	return true;
 }
 
@@ -170,20 +137,19 @@ static bool run_bad_ack(struct bad_client *c)
 {
 	if (!make_toplevel(c, true))
 		return false;
-	xdg_surface_ack_configure(c->xdg_surface, c->configure_serial + 1000u);
-	wl_surface_commit(c->surface);
+	xdg_surface_ack_configure(c->top.xdg_surface, c->top.serial + 1000u);
+	wl_surface_commit(c->top.surface);
 	return true;
 }
 
 static bool run_unconfigured_buffer(struct bad_client *c)
 {
 	const int w = 32, h = 32;
-	if (!make_toplevel(c, false) || !make_pool(c, w * h * 4))
+	if (!make_toplevel(c, false) || !make_buffer(c, w * h * 4, 0, w, h, w * 4))
 		return false;
-	c->buffer = wl_shm_pool_create_buffer(c->pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
-	wl_surface_attach(c->surface, c->buffer, 0, 0);
-	wl_surface_damage_buffer(c->surface, 0, 0, w, h);
-	wl_surface_commit(c->surface);
+	wl_surface_attach(c->top.surface, c->buffer, 0, 0);
+	wl_surface_damage_buffer(c->top.surface, 0, 0, w, h);
+	wl_surface_commit(c->top.surface);
 	return true;
 }
 
@@ -191,7 +157,7 @@ static bool run_double_role(struct bad_client *c)
 {
 	if (!make_toplevel(c, false))
 		return false;
-	c->second_toplevel = xdg_surface_get_toplevel(c->xdg_surface);
+	c->second_toplevel = xdg_surface_get_toplevel(c->top.xdg_surface);
 	return true;
 }
 
@@ -204,7 +170,7 @@ static bool run_double_role_subsurface(struct bad_client *c)
 	if (!make_toplevel(c, false))
 		return false;
 	c->other_surface = wl_compositor_create_surface(c->g.compositor);
-	c->subsurface = wl_subcompositor_get_subsurface(c->g.subcompositor, c->surface,
+	c->subsurface = wl_subcompositor_get_subsurface(c->g.subcompositor, c->top.surface,
 	                                                c->other_surface);
 	return true;
 }
@@ -215,11 +181,11 @@ static bool run_bad_viewport(struct bad_client *c)
 		fprintf(stderr, "duet-bad-client: no wp_viewporter\n");
 		return false;
 	}
-	c->surface = wl_compositor_create_surface(c->g.compositor);
-	c->viewport = wp_viewporter_get_viewport(c->g.viewporter, c->surface);
+	c->other_surface = wl_compositor_create_surface(c->g.compositor);
+	c->viewport = wp_viewporter_get_viewport(c->g.viewporter, c->other_surface);
 	wp_viewport_set_source(c->viewport, wl_fixed_from_int(0), wl_fixed_from_int(0),
 	                       wl_fixed_from_int(-5), wl_fixed_from_int(10));
-	wl_surface_commit(c->surface);
+	wl_surface_commit(c->other_surface);
 	return true;
 }
 
@@ -330,8 +296,8 @@ static void destroy_objects(struct bad_client *c)
 {
 	if (c->mode_cleanup)
 		c->mode_cleanup(c);
-	if (c->frame)
-		wl_callback_destroy(c->frame);
+	free(c->mode_data);
+	test_frame_cancel(&c->frame);
 	if (c->viewport)
 		wp_viewport_destroy(c->viewport);
 	if (c->subsurface)
@@ -342,14 +308,9 @@ static void destroy_objects(struct bad_client *c)
 		wl_shm_pool_destroy(c->pool);
 	if (c->second_toplevel)
 		xdg_toplevel_destroy(c->second_toplevel);
-	if (c->toplevel)
-		xdg_toplevel_destroy(c->toplevel);
-	if (c->xdg_surface)
-		xdg_surface_destroy(c->xdg_surface);
+	test_toplevel_destroy(&c->top);
 	if (c->other_surface)
 		wl_surface_destroy(c->other_surface);
-	if (c->surface)
-		wl_surface_destroy(c->surface);
 	if (c->pool_fd >= 0)
 		close(c->pool_fd);
 	test_globals_destroy(&c->g);

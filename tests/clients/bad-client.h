@@ -23,18 +23,15 @@ struct bad_client {
 	struct test_globals g;
 	/* Kept alive until the error arrives: libwayland-client only names
 	 * the interface of an error if the object still exists client-side. */
-	struct wl_surface *surface, *other_surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel, *second_toplevel;
+	struct test_toplevel top; /* acked by the modes themselves, or not */
+	struct wl_surface *other_surface; /* the modes' other surface, or their only one */
+	struct xdg_toplevel *second_toplevel;
 	struct wl_shm_pool *pool;
 	struct wl_buffer *buffer;
 	struct wl_subsurface *subsurface;
 	struct wp_viewport *viewport;
-	struct wl_callback *frame;
 	int pool_fd;
-	uint32_t configure_serial;
-	bool configured;
-	bool frame_done;
+	struct test_frame frame;
 	/* A mode's own objects, and how to let go of them. */
 	void *mode_data;
 	void (*mode_cleanup)(struct bad_client *c);
@@ -44,8 +41,20 @@ uint64_t now_ms(void);
 /* A toplevel with its initial commit done; if wait_configure, also its first
  * configure received (not acked). */
 bool make_toplevel(struct bad_client *c, bool wait_configure);
-/* A pool of pool_size bytes over a memfd of the same size. */
-bool make_pool(struct bad_client *c, int32_t pool_size);
+/* c->pool, pool_size bytes over a memfd of that size (c->pool_fd), and
+ * c->buffer in it: XRGB8888, w x h at offset with stride, which the
+ * modes choose to be right or wrong. */
+bool make_buffer(struct bad_client *c, int32_t pool_size, int32_t offset, int w, int h,
+                 int stride);
+/* c->mode_data: size zeroed bytes, NULL if out of memory. At the end
+ * cleanup lets go of what the mode put in them, then they are freed. */
+void *mode_data(struct bad_client *c, size_t size, void (*cleanup)(struct bad_client *c));
+/* Destroys levels [0, n) of a chain of nested surfaces (popups or
+ * subsurfaces, each on the one below), the top one first, and of each
+ * level the objects it has: popup, xdg_surface, subsurface, surface.
+ * subsurfaces may be NULL. */
+void destroy_chain(size_t n, struct xdg_popup **popups, struct xdg_surface **xdg_surfaces,
+                   struct wl_subsurface **subsurfaces, struct wl_surface **surfaces);
 
 /* bad-client-limits.c */
 bool run_deep_subsurfaces(struct bad_client *c);

@@ -38,6 +38,21 @@ struct wl_shm_pool *test_shm_pool(struct wl_shm *shm, size_t size, uint32_t **pi
 	return pool;
 }
 
+static void buffer_release(void *data, struct wl_buffer *buffer)
+{
+	bool *busy = data;
+	*busy = false;
+}
+
+static const struct wl_buffer_listener release_listener = {
+	.release = buffer_release,
+};
+
+void test_buffer_track(struct wl_buffer *buffer, bool *busy)
+{
+	wl_buffer_add_listener(buffer, &release_listener, busy);
+}
+
 struct wl_buffer *test_solid_buffer(struct wl_shm *shm, int w, int h, uint32_t colour)
 {
 	size_t size = (size_t)w * (size_t)h * 4;

@@ -50,7 +50,6 @@
  *                     uncached b_released=N      (1)
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +68,7 @@ struct hold_buffer {
 	struct wl_shm_pool *pool;
 	uint32_t *pixels;
 	int fd;
-	bool released;
+	bool busy; /* committed, and not released since */
 };
 
 struct hold_app {
@@ -79,32 +78,16 @@ struct hold_app {
 	struct hold_buffer a, b;
 	struct wl_surface *sub_surface;
 	struct wl_subsurface *sub;
-	struct wl_callback *frame; /* the frame callback awaited, if any */
-	bool frame_done, a_released_at_done;
+	struct test_frame frame; /* the frame callback awaited, if any */
+	bool a_released_at_done;
 };
 
-static void buffer_release(void *data, struct wl_buffer *wl)
-{
-	struct hold_buffer *buffer = data;
-	buffer->released = true;
-}
-
-static const struct wl_buffer_listener buffer_listener = {
-	.release = buffer_release,
-};
-
-static void frame_done(void *data, struct wl_callback *cb, uint32_t time)
+/* Whether A's release had come by the time the frame callback did. */
+static void frame_done(void *data)
 {
 	struct hold_app *app = data;
-	app->frame_done = true;
-	app->a_released_at_done = app->a.released;
-	wl_callback_destroy(cb);
-	app->frame = NULL;
+	app->a_released_at_done = !app->a.busy;
 }
-
-static const struct wl_callback_listener frame_listener = {
-	.done = frame_done,
-};
 
 /* One buffer in a pool (and a file) of its own, so it can go alone. */
 static bool make_buffer(struct hold_app *app, struct hold_buffer *buffer, uint32_t colour)
@@ -117,7 +100,7 @@ static bool make_buffer(struct hold_app *app, struct hold_buffer *buffer, uint32
 		buffer->pixels[i] = colour;
 	buffer->wl = wl_shm_pool_create_buffer(buffer->pool, 0, W, H, W * 4,
 	                                       WL_SHM_FORMAT_XRGB8888);
-	wl_buffer_add_listener(buffer->wl, &buffer_listener, buffer);
+	test_buffer_track(buffer->wl, &buffer->busy);
 	return true;
 }
 
@@ -134,34 +117,15 @@ static void drop_buffer(struct hold_buffer *buffer)
 
 static void commit(struct hold_app *app, struct hold_buffer *buffer)
 {
-	buffer->released = false;
-	wl_surface_attach(app->top.surface, buffer->wl, 0, 0);
-	wl_surface_damage_buffer(app->top.surface, 0, 0, W, H);
-	if (app->frame)
-		wl_callback_destroy(app->frame);
-	app->frame = wl_surface_frame(app->top.surface);
-	wl_callback_add_listener(app->frame, &frame_listener, app);
-	app->frame_done = false;
-	wl_surface_commit(app->top.surface);
+	buffer->busy = true;
+	app->frame.hook = frame_done;
+	app->frame.data = app;
+	test_frame_commit(&app->frame, app->top.surface, buffer->wl, W, H);
 }
 
 static int wait_frame(struct hold_app *app)
 {
-	while (!app->frame_done)
-		if (wl_display_dispatch(app->display) < 0)
-			return -1;
-	return 0;
-}
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
+	return test_frame_wait(app->display, &app->frame.done) ? 0 : -1;
 }
 
 static int protocol_error(struct hold_app *app)
@@ -170,10 +134,10 @@ static int protocol_error(struct hold_app *app)
 	uint32_t id = 0;
 	uint32_t code = wl_display_get_protocol_error(app->display, &iface, &id);
 	if (!iface) {
-		say("disconnected %s", strerror(wl_display_get_error(app->display)));
+		printf("disconnected %s\n", strerror(wl_display_get_error(app->display)));
 		return 1;
 	}
-	say("error %s %u", iface->name, code);
+	printf("error %s %u\n", iface->name, code);
 	return 0;
 }
 
@@ -195,22 +159,29 @@ static int run_release(struct hold_app *app)
 		return protocol_error(app) + 1;
 	if (wl_display_roundtrip(app->display) < 0)
 		return 1;
-	say("shown-b at_done=%d a_released=%d b_released=%d", app->a_released_at_done,
-	    app->a.released, app->b.released);
+	printf("shown-b at_done=%d a_released=%d b_released=%d\n", app->a_released_at_done,
+	       !app->a.busy, !app->b.busy);
 	test_toplevel_destroy(&app->top);
 	if (wl_display_roundtrip(app->display) < 0)
 		return 1;
-	say("destroyed b_released=%d", app->b.released);
+	printf("destroyed b_released=%d\n", !app->b.busy);
+	return stay(app);
+}
+
+/* Drops buffer and, after a round trip, tells whether A was released
+ * meanwhile; then stays for the test to look. */
+static int drop_and_stay(struct hold_app *app, struct hold_buffer *buffer)
+{
+	drop_buffer(buffer);
+	if (wl_display_roundtrip(app->display) < 0)
+		return protocol_error(app) + 1;
+	printf("gone a_released=%d\n", !app->a.busy);
 	return stay(app);
 }
 
 static int run_destroy_shown(struct hold_app *app)
 {
-	drop_buffer(&app->a);
-	if (wl_display_roundtrip(app->display) < 0)
-		return protocol_error(app) + 1;
-	say("gone a_released=%d", app->a.released);
-	return stay(app);
+	return drop_and_stay(app, &app->a);
 }
 
 static int run_destroy_pending(struct hold_app *app)
@@ -221,11 +192,7 @@ static int run_destroy_pending(struct hold_app *app)
 	wl_surface_attach(app->top.surface, app->b.wl, 0, 0);
 	wl_surface_damage_buffer(app->top.surface, 0, 0, W, H);
 	wl_surface_commit(app->top.surface);
-	drop_buffer(&app->b);
-	if (wl_display_roundtrip(app->display) < 0)
-		return protocol_error(app) + 1;
-	say("gone a_released=%d", app->a.released);
-	return stay(app);
+	return drop_and_stay(app, &app->b);
 }
 
 static int run_grow_pool(struct hold_app *app)
@@ -238,7 +205,7 @@ static int run_grow_pool(struct hold_app *app)
 	wl_shm_pool_resize(app->a.pool, size);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("grown");
+	printf("grown\n");
 	return stay(app);
 }
 
@@ -248,7 +215,7 @@ static int run_truncate(struct hold_app *app)
 		perror("duet-hold-client: ftruncate");
 		return 2;
 	}
-	say("truncated");
+	printf("truncated\n");
 	while (wl_display_dispatch(app->display) >= 0)
 		;
 	return protocol_error(app);
@@ -258,7 +225,7 @@ static int run_truncate(struct hold_app *app)
 static void sub_commit(struct hold_app *app, struct hold_buffer *buffer)
 {
 	if (buffer)
-		buffer->released = false;
+		buffer->busy = true;
 	wl_surface_attach(app->sub_surface, buffer ? buffer->wl : NULL, 0, 0);
 	wl_surface_damage_buffer(app->sub_surface, 0, 0, W, H);
 	wl_surface_commit(app->sub_surface);
@@ -286,31 +253,31 @@ static int run_shared(struct hold_app *app)
 	sub_commit(app, &app->a);
 	if (commit_settle(app, &app->b) < 0)
 		return protocol_error(app) + 1;
-	say("shared a_released=%d", app->a.released);
+	printf("shared a_released=%d\n", !app->a.busy);
 	sub_commit(app, NULL);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("sub-null a_released=%d", app->a.released);
+	printf("sub-null a_released=%d\n", !app->a.busy);
 
 	wl_subsurface_set_sync(app->sub);
 	sub_commit(app, &app->b);
 	if (commit_settle(app, &app->a) < 0)
 		return protocol_error(app) + 1;
-	say("cached b_released=%d", app->b.released);
+	printf("cached b_released=%d\n", !app->b.busy);
 	sub_commit(app, &app->b);
 	sub_commit(app, &app->a);
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("recached b_released=%d", app->b.released);
+	printf("recached b_released=%d\n", !app->b.busy);
 	if (commit_settle(app, &app->a) < 0)
 		return protocol_error(app) + 1;
-	say("applied b_released=%d", app->b.released);
+	printf("applied b_released=%d\n", !app->b.busy);
 	sub_commit(app, &app->b);
 	wl_subsurface_destroy(app->sub);
 	app->sub = NULL;
 	if (wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("uncached b_released=%d", app->b.released);
+	printf("uncached b_released=%d\n", !app->b.busy);
 	return stay(app);
 }
 
@@ -324,7 +291,7 @@ static int map_and_run(struct hold_app *app, int (*run)(struct hold_app *app))
 	commit(app, &app->a);
 	if (wait_frame(app) < 0 || wl_display_roundtrip(app->display) < 0)
 		return protocol_error(app) + 1;
-	say("shown-a a_released=%d", app->a.released);
+	printf("shown-a a_released=%d\n", !app->a.busy);
 	return run(app);
 }
 
@@ -332,8 +299,7 @@ static int map_and_run(struct hold_app *app, int (*run)(struct hold_app *app))
  * proxies even after a protocol error) and disconnects. */
 static void app_close(struct hold_app *app)
 {
-	if (app->frame)
-		wl_callback_destroy(app->frame);
+	test_frame_cancel(&app->frame);
 	if (app->sub)
 		wl_subsurface_destroy(app->sub);
 	if (app->sub_surface)
@@ -369,6 +335,8 @@ int main(int argc, char **argv)
 		        "grow-pool|truncate|shared\n");
 		return 2;
 	}
+	/* Tests read our stdout through a pipe while we run. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct hold_app app = { 0 };
 	app.display = test_connect("duet-hold-client", &app.g, NULL);
 	if (!app.display)

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client-args.h"
 #include "client-common.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -55,109 +56,23 @@ struct probe {
 	struct seat_binding seats[MAX_SEATS];
 	int n_seats;
 	bool destroy_on_touch, destroyed;
-	struct wl_pointer *pointer;
-	struct wl_keyboard *keyboard;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_input input; /* the first seat's pointer and keyboard */
+	struct test_toplevel top;
 	struct wl_buffer *buffer;
 	int width, height;
-	bool mapped, closed;
+	bool mapped;
 };
 
-/* ------------------------------------------------------------ pointer */
-static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
-                          struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+/* ------------------------------------------------------ pointer, keyboard */
+static void report(void *data, const char *line)
 {
-	printf("pointer-enter %d %d\n", wl_fixed_to_int(x), wl_fixed_to_int(y));
+	printf("%s\n", line);
 }
-
-static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
-                          struct wl_surface *surface)
-{
-	printf("pointer-leave\n");
-}
-
-static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
-                           wl_fixed_t y)
-{
-	printf("pointer-motion %d %d\n", wl_fixed_to_int(x), wl_fixed_to_int(y));
-}
-
-static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
-                           uint32_t button, uint32_t state)
-{
-	printf("pointer-button %u %u\n", button, state);
-}
-
-static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
-                         wl_fixed_t value)
-{
-	printf("pointer-axis %u %g\n", axis, wl_fixed_to_double(value));
-}
-
-static const struct wl_pointer_listener pointer_listener = {
-	.enter = pointer_enter,
-	.leave = pointer_leave,
-	.motion = pointer_motion,
-	.button = pointer_button,
-	.axis = pointer_axis,
-};
-
-/* ------------------------------------------------------------ keyboard */
-static void keyboard_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
-                            uint32_t size)
-{
-	printf("keymap %u %u\n", format, size);
-	close(fd);
-}
-
-static void keyboard_enter(void *data, struct wl_keyboard *k, uint32_t serial,
-                           struct wl_surface *surface, struct wl_array *keys)
-{
-	printf("keyboard-enter\n");
-}
-
-static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
-                           struct wl_surface *surface)
-{
-	printf("keyboard-leave\n");
-}
-
-static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
-                         uint32_t key, uint32_t state)
-{
-	printf("key %u %u\n", key, state);
-}
-
-static void keyboard_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
-                               uint32_t depressed, uint32_t latched, uint32_t locked,
-                               uint32_t group)
-{
-}
-
-static void keyboard_repeat_info(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
-{
-}
-
-static const struct wl_keyboard_listener keyboard_listener = {
-	.keymap = keyboard_keymap,
-	.enter = keyboard_enter,
-	.leave = keyboard_leave,
-	.key = keyboard_key,
-	.modifiers = keyboard_modifiers,
-	.repeat_info = keyboard_repeat_info,
-};
 
 /* ------------------------------------------------------------ touch */
 static void destroy_window(struct probe *p)
 {
-	xdg_toplevel_destroy(p->toplevel);
-	xdg_surface_destroy(p->xdg_surface);
-	wl_surface_destroy(p->surface);
-	p->toplevel = NULL;
-	p->xdg_surface = NULL;
-	p->surface = NULL;
+	test_toplevel_destroy(&p->top);
 	p->destroyed = true;
 	wl_display_flush(p->display);
 	printf("destroyed\n");
@@ -234,14 +149,10 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 	}
 	if (b->index != 0)
 		return;
-	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !p->pointer) {
-		p->pointer = wl_seat_get_pointer(seat);
-		wl_pointer_add_listener(p->pointer, &pointer_listener, p);
-	}
-	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !p->keyboard) {
-		p->keyboard = wl_seat_get_keyboard(seat);
-		wl_keyboard_add_listener(p->keyboard, &keyboard_listener, p);
-	}
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !p->input.pointer)
+		test_input_pointer(&p->input, seat);
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !p->input.keyboard)
+		test_input_keyboard(&p->input, seat);
 }
 
 static void seat_name(void *data, struct wl_seat *seat, const char *name)
@@ -272,55 +183,40 @@ static void bind_seats(void *data, struct wl_registry *reg, uint32_t name,
 }
 
 /* ------------------------------------------------------------ window */
-static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-                               struct wl_array *states)
+static void toplevel_configure(void *data, struct wl_array *states)
 {
+	struct probe *p = data;
 	bool activated = false;
 	uint32_t *s;
 	wl_array_for_each(s, states)
 		if (*s == XDG_TOPLEVEL_STATE_ACTIVATED)
 			activated = true;
-	printf("configure %d %d activated=%d\n", w, h, activated);
+	printf("configure %d %d activated=%d\n", p->top.width, p->top.height, activated);
 }
 
-static void toplevel_close(void *data, struct xdg_toplevel *t)
-{
-	((struct probe *)data)->closed = true;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *s, uint32_t serial)
+/* Each configure (acked by then) is committed; the first maps the window. */
+static void configure(void *data)
 {
 	struct probe *p = data;
-	xdg_surface_ack_configure(s, serial);
+	struct wl_surface *surface = p->top.surface;
 	if (!p->mapped) {
-		wl_surface_attach(p->surface, p->buffer, 0, 0);
-		wl_surface_damage_buffer(p->surface, 0, 0, p->width, p->height);
+		wl_surface_attach(surface, p->buffer, 0, 0);
+		wl_surface_damage_buffer(surface, 0, 0, p->width, p->height);
 		p->mapped = true;
 		printf("mapped %d %d\n", p->width, p->height);
 	}
-	wl_surface_commit(p->surface);
+	wl_surface_commit(surface);
 }
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
 
 int main(int argc, char **argv)
 {
-	struct probe p = { .width = 200, .height = 200, .n_seats = 1 };
+	struct probe p = { .width = 200, .height = 200, .n_seats = 1, .input.report = report };
 	const char *app_id = "duet-input-probe";
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--app-id") == 0 && i + 1 < argc) {
 			app_id = argv[++i];
 		} else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
-			char tail;
-			if (sscanf(argv[++i], "%dx%d%c", &p.width, &p.height, &tail) != 2 ||
-			    p.width <= 0 || p.height <= 0 || p.width > 4096 || p.height > 4096) {
+			if (!test_parse_size(argv[++i], 4096, &p.width, &p.height)) {
 				fprintf(stderr, "duet-input-probe: bad size '%s'\n", argv[i]);
 				return 2;
 			}
@@ -353,14 +249,12 @@ int main(int argc, char **argv)
 		perror("duet-input-probe: shm buffer");
 		return 1;
 	}
-	p.surface = wl_compositor_create_surface(p.g.compositor);
-	p.xdg_surface = xdg_wm_base_get_xdg_surface(p.g.wm_base, p.surface);
-	xdg_surface_add_listener(p.xdg_surface, &xdg_surface_listener, &p);
-	p.toplevel = xdg_surface_get_toplevel(p.xdg_surface);
-	xdg_toplevel_add_listener(p.toplevel, &toplevel_listener, &p);
-	xdg_toplevel_set_app_id(p.toplevel, app_id);
-	wl_surface_commit(p.surface);
-	while (!p.closed)
+	p.top.toplevel_configure = toplevel_configure;
+	p.top.configure = configure;
+	p.top.data = &p;
+	test_toplevel_create(&p.g, &p.top, app_id);
+	wl_surface_commit(p.top.surface);
+	while (!p.top.closed)
 		if (wl_display_dispatch(p.display) < 0) {
 			fprintf(stderr, "duet-input-probe: connection error %d\n",
 			        wl_display_get_error(p.display));

@@ -21,54 +21,8 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include "ctl-test.h"
 #include "duet-test-client-protocol.h"
-
-struct late {
-	struct duet_test *test;
-	bool done;
-	int width, height;
-};
-
-static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
-                            const char *iface, uint32_t version)
-{
-	struct late *late = data;
-	if (strcmp(iface, duet_test_interface.name) == 0)
-		late->test = wl_registry_bind(registry, name, &duet_test_interface, 1);
-}
-
-static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = {
-	.global = registry_global,
-	.global_remove = registry_global_remove,
-};
-
-static void test_window(void *data, struct duet_test *t, uint32_t id, int32_t pid, int32_t x,
-                        int32_t y, int32_t w, int32_t h, uint32_t focused, const char *app_id,
-                        const char *title)
-{
-}
-
-static void test_windows_done(void *data, struct duet_test *t)
-{
-}
-
-static void test_screenshot_done(void *data, struct duet_test *t, int32_t w, int32_t h)
-{
-	struct late *late = data;
-	late->done = true;
-	late->width = w;
-	late->height = h;
-}
-
-static const struct duet_test_listener test_listener = {
-	.window = test_window,
-	.windows_done = test_windows_done,
-	.screenshot_done = test_screenshot_done,
-};
 
 int main(int argc, char **argv)
 {
@@ -81,19 +35,17 @@ int main(int argc, char **argv)
 	bool on_stdin = strcmp(argv[2], "stdin") == 0;
 	long delay_ms = on_stdin ? 0 : strtol(argv[2], NULL, 10);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	struct late late = { 0 };
-	struct wl_display *display = wl_display_connect(NULL);
+	/* late.shot tells the request's end. */
+	struct ctl_test late = { .display = wl_display_connect(NULL) };
+	struct wl_display *display = late.display;
 	if (!display) {
 		fprintf(stderr, "duet-late-screenshot: cannot connect\n");
 		return 2;
 	}
-	struct wl_registry *registry = wl_display_get_registry(display);
-	wl_registry_add_listener(registry, &registry_listener, &late);
-	if (wl_display_roundtrip(display) < 0 || !late.test) {
+	if (ctl_test_bind(&late, 1) < 0 || !late.test) {
 		fprintf(stderr, "duet-late-screenshot: no duet_test here\n");
 		return 2;
 	}
-	duet_test_add_listener(late.test, &test_listener, &late);
 
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -125,7 +77,7 @@ int main(int argc, char **argv)
 	size_t len = 0, cap = 1 << 16;
 	unsigned char *png = malloc(cap);
 	bool eof = false;
-	while (png && !(eof && late.done)) {
+	while (png && !(eof && late.shot.done)) {
 		struct pollfd pfd[2] = {
 			{ .fd = eof ? -1 : fds[0], .events = POLLIN },
 			{ .fd = wl_display_get_fd(display), .events = POLLIN },
@@ -133,7 +85,7 @@ int main(int argc, char **argv)
 		wl_display_flush(display);
 		if (poll(pfd, 2, 10000) <= 0) {
 			fprintf(stderr, "duet-late-screenshot: nothing for 10 s (%zu bytes read, done %d)\n",
-			        len, late.done);
+			        len, late.shot.done);
 			return 1;
 		}
 		if (pfd[0].revents) {
@@ -165,10 +117,8 @@ int main(int argc, char **argv)
 		perror("duet-late-screenshot: writing the PNG");
 		return 2;
 	}
-	printf("done %d %d %zu\n", late.width, late.height, len);
+	printf("done %d %d %zu\n", late.shot.width, late.shot.height, len);
 	free(png);
-	duet_test_destroy(late.test);
-	wl_registry_destroy(registry);
-	wl_display_disconnect(display);
+	ctl_test_close(&late);
 	return 0;
 }

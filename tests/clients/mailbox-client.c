@@ -39,16 +39,6 @@ struct mb_app {
 	bool frame_done;
 };
 
-static void buffer_release(void *data, struct wl_buffer *wl)
-{
-	struct mb_buffer *buffer = data;
-	buffer->busy = false;
-}
-
-static const struct wl_buffer_listener buffer_listener = {
-	.release = buffer_release,
-};
-
 static bool make_buffers(struct mb_app *app, int n)
 {
 	size_t one = (size_t)SIDE * SIDE * 4;
@@ -62,7 +52,7 @@ static bool make_buffers(struct mb_app *app, int n)
 			pixels[(size_t)i * SIDE * SIDE + p] = colour;
 		app->buffers[i].wl = wl_shm_pool_create_buffer(pool, (int32_t)(one * (size_t)i), SIDE,
 		                                               SIDE, SIDE * 4, WL_SHM_FORMAT_XRGB8888);
-		wl_buffer_add_listener(app->buffers[i].wl, &buffer_listener, &app->buffers[i]);
+		test_buffer_track(app->buffers[i].wl, &app->buffers[i].busy);
 	}
 	wl_shm_pool_destroy(pool);
 	munmap(pixels, one * (size_t)n);

@@ -43,10 +43,8 @@ struct probe {
 	struct wp_presentation *presentation;
 	struct probe_output outputs[MAX_OUTPUTS];
 	int n_outputs;
-	struct wl_surface *surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct wl_callback *frame;
-	bool configured;
 	unsigned frames;
 	char sync_name[64];
 };
@@ -225,46 +223,27 @@ static const struct wl_callback_listener frame_listener = { .done = frame_done }
  * repaint of the window's outputs and nothing else. */
 static void redraw(struct probe *p)
 {
-	p->frame = wl_surface_frame(p->surface);
+	p->frame = wl_surface_frame(p->top.surface);
 	wl_callback_add_listener(p->frame, &frame_listener, p);
 	if (p->presentation) {
 		struct wp_presentation_feedback *fb = wp_presentation_feedback(p->presentation,
-		                                                               p->surface);
+		                                                               p->top.surface);
 		wp_presentation_feedback_add_listener(fb, &feedback_listener, p);
 	}
-	wl_surface_damage(p->surface, 0, 0, WIDTH, HEIGHT);
-	wl_surface_commit(p->surface);
+	wl_surface_damage(p->top.surface, 0, 0, WIDTH, HEIGHT);
+	wl_surface_commit(p->top.surface);
 }
 
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg, uint32_t serial)
+/* Every configure after the first (which precedes the first
+ * xdg_surface.configure). */
+static void toplevel_configure(void *data, struct wl_array *states)
 {
 	struct probe *p = data;
-	xdg_surface_ack_configure(xdg, serial);
-	p->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
-static void toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h,
-                               struct wl_array *states)
-{
-	struct probe *p = data;
-	if (!p->configured)
+	if (!p->top.configured)
 		return;
-	printf("configure %d %d\n", w, h);
+	printf("configure %d %d\n", p->top.width, p->top.height);
 	fflush(stdout);
 }
-
-static void toplevel_close(void *data, struct xdg_toplevel *t)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
 
 int main(void)
 {
@@ -290,22 +269,18 @@ int main(void)
 	printf("outputs-done\n");
 	fflush(stdout);
 
-	p.surface = wl_compositor_create_surface(p.g.compositor);
-	wl_surface_add_listener(p.surface, &surface_listener, &p);
-	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(p.g.wm_base, p.surface);
-	xdg_surface_add_listener(xdg, &xdg_surface_listener, &p);
-	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
-	p.toplevel = toplevel;
-	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &p);
-	xdg_toplevel_set_app_id(toplevel, "duet-output-probe");
-	wl_surface_commit(p.surface);
-	while (!p.configured)
+	p.top.toplevel_configure = toplevel_configure;
+	p.top.data = &p;
+	test_toplevel_create(&p.g, &p.top, "duet-output-probe");
+	wl_surface_add_listener(p.top.surface, &surface_listener, &p);
+	wl_surface_commit(p.top.surface);
+	while (!p.top.configured)
 		if (wl_display_dispatch(p.display) < 0)
 			die("protocol error before the first configure");
 	struct wl_buffer *red = test_solid_buffer(p.g.shm, WIDTH, HEIGHT, RED);
 	if (!red)
 		die("shm buffer");
-	wl_surface_attach(p.surface, red, 0, 0);
+	wl_surface_attach(p.top.surface, red, 0, 0);
 	redraw(&p);
 
 	struct pollfd fds[2] = {
@@ -334,7 +309,7 @@ int main(void)
 			if (!fgets(line, sizeof(line), stdin))
 				return 0;
 			if (strcmp(line, "max\n") == 0) {
-				xdg_toplevel_set_maximized(p.toplevel);
+				xdg_toplevel_set_maximized(p.top.toplevel);
 				continue;
 			}
 			printf("frames %u sync %s\n", p.frames, p.sync_name);

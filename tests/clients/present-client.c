@@ -95,16 +95,6 @@ static const struct wp_presentation_feedback_listener feedback_listener = {
 	.discarded = feedback_discarded,
 };
 
-static void buffer_release(void *data, struct wl_buffer *wl)
-{
-	bool *busy = data;
-	*busy = false;
-}
-
-static const struct wl_buffer_listener buffer_listener = {
-	.release = buffer_release,
-};
-
 static bool make_buffers(struct pc_app *app)
 {
 	size_t one = (size_t)SIDE * SIDE * 4;
@@ -116,7 +106,7 @@ static bool make_buffers(struct pc_app *app)
 		app->pixels[i] = pixels + (size_t)i * SIDE * SIDE;
 		app->buffers[i] = wl_shm_pool_create_buffer(pool, (int32_t)(one * (size_t)i), SIDE,
 		                                            SIDE, SIDE * 4, WL_SHM_FORMAT_XRGB8888);
-		wl_buffer_add_listener(app->buffers[i], &buffer_listener, &app->busy[i]);
+		test_buffer_track(app->buffers[i], &app->busy[i]);
 	}
 	wl_shm_pool_destroy(pool);
 	return true;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "client-args.h"
 #include "client-common.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -29,21 +30,20 @@ struct pattern_buffer {
 struct pattern_app {
 	struct wl_display *display;
 	struct test_globals g;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct test_toplevel top;
 	struct wl_callback *frame;
 
 	int width, height;            /* size of the last drawn frame */
 	int want_width, want_height;  /* size to draw next */
-	int default_width, default_height;
-	bool drawn, mapped_reported, resize_to_report, closed;
+	bool drawn, mapped_reported, resize_to_report;
+	bool done; /* --exit-after-first-frame: that frame came */
 
 	struct pattern_buffer buffers[NUM_BUFFERS];
 
-	long frames_target; /* --frames N; 0 = draw once and idle */
+	/* --size is the size to draw without a configured one; --frames N
+	 * redraws, 0 = draw once and idle. */
+	struct pattern_args args;
 	long frames_done;
-	bool exit_after_first_frame;
 	bool draw_on_release; /* a draw found every buffer busy */
 };
 
@@ -92,10 +92,7 @@ static bool buffer_init(struct pattern_app *app, struct pattern_buffer *buffer, 
 	buffer->size = size;
 	buffer->width = w;
 	buffer->height = h;
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++)
-			buffer->pixels[(size_t)y * (size_t)w + (size_t)x] =
-				test_pattern_pixel((uint32_t)x, (uint32_t)y);
+	test_pattern_fill(buffer->pixels, w, h);
 	return true;
 }
 
@@ -135,7 +132,7 @@ static void draw(struct pattern_app *app)
 		return;
 	}
 	bool size_changed = !app->drawn || w != app->width || h != app->height;
-	if (app->frames_target > 0) {
+	if (app->args.frames > 0) {
 		/* The counter pixel makes every frame differ, so the compositor
 		 * really has something to upload and present. */
 		buffer->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
@@ -143,16 +140,16 @@ static void draw(struct pattern_app *app)
 		buffer->pixels[0] = test_pattern_pixel(0, 0);
 	}
 
-	wl_surface_attach(app->surface, buffer->wl, 0, 0);
+	wl_surface_attach(app->top.surface, buffer->wl, 0, 0);
 	if (fresh || size_changed)
-		wl_surface_damage_buffer(app->surface, 0, 0, w, h);
+		wl_surface_damage_buffer(app->top.surface, 0, 0, w, h);
 	else
-		wl_surface_damage_buffer(app->surface, 0, 0, 1, 1);
+		wl_surface_damage_buffer(app->top.surface, 0, 0, 1, 1);
 	if (app->frame)
 		wl_callback_destroy(app->frame);
-	app->frame = wl_surface_frame(app->surface);
+	app->frame = wl_surface_frame(app->top.surface);
 	wl_callback_add_listener(app->frame, &frame_listener, app);
-	wl_surface_commit(app->surface);
+	wl_surface_commit(app->top.surface);
 	buffer->busy = true;
 
 	if (app->drawn && size_changed)
@@ -171,8 +168,8 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 	if (!app->mapped_reported) {
 		app->mapped_reported = true;
 		printf("mapped %d %d\n", app->width, app->height);
-		if (app->exit_after_first_frame) {
-			app->closed = true;
+		if (app->args.exit_after_first_frame) {
+			app->done = true;
 			return;
 		}
 	} else if (app->resize_to_report) {
@@ -180,7 +177,7 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 	}
 	app->resize_to_report = false;
 
-	if (app->frames_done < app->frames_target) {
+	if (app->frames_done < app->args.frames) {
 		app->frames_done++;
 		printf("frame %ld\n", app->frames_done);
 		draw(app);
@@ -193,30 +190,19 @@ static const struct wl_callback_listener frame_listener = {
 	.done = frame_done,
 };
 
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
-                               int32_t height, struct wl_array *states)
+static void toplevel_configure(void *data, struct wl_array *states)
 {
 	struct pattern_app *app = data;
+	int32_t width = app->top.width, height = app->top.height;
 	/* 0 means "pick your own size"; keep ours then. */
-	app->want_width = width > 0 && width <= MAX_SIDE ? width : app->default_width;
-	app->want_height = height > 0 && height <= MAX_SIDE ? height : app->default_height;
+	app->want_width = width > 0 && width <= MAX_SIDE ? width : app->args.size[0];
+	app->want_height = height > 0 && height <= MAX_SIDE ? height : app->args.size[1];
 }
 
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+/* After each configure, acked: a new size is drawn, an old one committed. */
+static void configure(void *data)
 {
 	struct pattern_app *app = data;
-	app->closed = true;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct pattern_app *app = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
 	if (!app->drawn || app->want_width != app->width || app->want_height != app->height) {
 		/* While a frame is in flight a redraw waits for its callback,
 		 * unless nothing was drawn yet. */
@@ -224,13 +210,9 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 			draw(app);
 	} else {
 		/* Same size: commit so the ack takes effect. */
-		wl_surface_commit(app->surface);
+		wl_surface_commit(app->top.surface);
 	}
 }
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
 
 static void usage(FILE *out)
 {
@@ -240,74 +222,38 @@ static void usage(FILE *out)
 	        "Shows a toplevel with a fixed test pattern; prints 'mapped W H' once shown.\n");
 }
 
-static bool parse_size(const char *s, int *w, int *h)
-{
-	char tail;
-	if (sscanf(s, "%dx%d%c", w, h, &tail) != 2)
-		return false;
-	return *w > 0 && *h > 0 && *w <= MAX_SIDE && *h <= MAX_SIDE;
-}
-
 int main(int argc, char **argv)
 {
-	struct pattern_app app = {.default_width = 320, .default_height = 240};
+	struct pattern_app app = { .args = { .size = { 320, 240 }, .title = "duet test pattern" } };
 	const char *app_id = "duet-test-pattern";
-	const char *title = "duet test pattern";
-	bool maximized = false;
-
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		bool has_value = i + 1 < argc;
-		if (strcmp(arg, "--size") == 0 && has_value) {
-			if (!parse_size(argv[++i], &app.default_width, &app.default_height)) {
-				fprintf(stderr, "duet-test-pattern: bad size '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (strcmp(arg, "--app-id") == 0 && has_value) {
-			app_id = argv[++i];
-		} else if (strcmp(arg, "--title") == 0 && has_value) {
-			title = argv[++i];
-		} else if (strcmp(arg, "--frames") == 0 && has_value) {
-			char *end;
-			app.frames_target = strtol(argv[++i], &end, 10);
-			if (*end || app.frames_target < 0) {
-				fprintf(stderr, "duet-test-pattern: bad frame count '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
-			app.exit_after_first_frame = true;
-		} else if (strcmp(arg, "--maximized") == 0) {
-			maximized = true;
-		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+	const struct test_option options[] = {
+		PATTERN_OPTIONS(&app.args, MAX_SIDE),
+		{ "--app-id", TEST_OPT_STRING, &app_id, 0 },
+	};
+	int status = test_parse_options("duet-test-pattern", argc, argv, options,
+	                                sizeof(options) / sizeof(options[0]), usage);
+	if (status >= 0)
+		return status;
 	/* Tests read our stdout through a pipe while we run. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	app.display = test_connect("duet-test-pattern", &app.g, NULL);
 	if (!app.display)
 		return 1;
-	app.want_width = app.default_width;
-	app.want_height = app.default_height;
+	app.want_width = app.args.size[0];
+	app.want_height = app.args.size[1];
 
-	app.surface = wl_compositor_create_surface(app.g.compositor);
-	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.g.wm_base, app.surface);
-	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
-	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
-	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_app_id(app.toplevel, app_id);
-	xdg_toplevel_set_title(app.toplevel, title);
-	if (maximized)
-		xdg_toplevel_set_maximized(app.toplevel);
-	wl_surface_commit(app.surface);
+	app.top.toplevel_configure = toplevel_configure;
+	app.top.configure = configure;
+	app.top.data = &app;
+	test_toplevel_create(&app.g, &app.top, app_id);
+	xdg_toplevel_set_title(app.top.toplevel, app.args.title);
+	if (app.args.maximized)
+		xdg_toplevel_set_maximized(app.top.toplevel);
+	wl_surface_commit(app.top.surface);
 
-	int status = 0;
-	while (!app.closed) {
+	status = 0;
+	while (!app.done && !app.top.closed) {
 		if (wl_display_dispatch(app.display) < 0) {
 			int err = wl_display_get_error(app.display);
 			const struct wl_interface *iface = NULL;
@@ -325,9 +271,7 @@ int main(int argc, char **argv)
 		wl_callback_destroy(app.frame);
 	for (int i = 0; i < NUM_BUFFERS; i++)
 		buffer_free(&app.buffers[i]);
-	xdg_toplevel_destroy(app.toplevel);
-	xdg_surface_destroy(app.xdg_surface);
-	wl_surface_destroy(app.surface);
+	test_toplevel_destroy(&app.top);
 	test_globals_destroy(&app.g);
 	wl_display_disconnect(app.display);
 	return status;

@@ -36,15 +36,8 @@ struct conn {
 	struct wl_compositor *compositor5;      /* wl_surface.offset needs v5 */
 	struct wp_presentation *presentation;
 	struct wl_seat *seat;
-	struct wl_keyboard *keyboard;
-	struct wl_pointer *pointer;
+	struct test_input input; /* the focus, the serials of enter and presses */
 	struct wl_data_device *data_device;
-	uint32_t enter_serial;
-	bool focused;
-	struct wl_surface *keyboard_focus;
-	uint32_t press_serial, key_serial; /* of the last button / key press */
-	int presses, key_presses;
-	struct wl_surface *pointer_focus;
 	/* The wl_data_device's last selection offer, and whether its last
 	 * offer (of any kind) had TRANSFER_MIME. */
 	struct wl_data_offer *selection;
@@ -122,93 +115,6 @@ static void step(struct conn *c, const char *name)
 }
 
 /* ------------------------------------------------------------- globals */
-
-static void keyboard_keymap(void *data, struct wl_keyboard *kbd, uint32_t format, int32_t fd,
-                            uint32_t size)
-{
-	close(fd);
-}
-
-static void keyboard_enter(void *data, struct wl_keyboard *kbd, uint32_t serial,
-                           struct wl_surface *surface, struct wl_array *keys)
-{
-	struct conn *c = data;
-	c->enter_serial = serial;
-	c->focused = true;
-	c->keyboard_focus = surface;
-}
-
-static void keyboard_leave(void *data, struct wl_keyboard *kbd, uint32_t serial,
-                           struct wl_surface *surface)
-{
-	struct conn *c = data;
-	c->focused = false;
-	c->keyboard_focus = NULL;
-}
-
-static void keyboard_key(void *data, struct wl_keyboard *kbd, uint32_t serial, uint32_t time,
-                         uint32_t key, uint32_t state)
-{
-	struct conn *c = data;
-	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
-		c->key_serial = serial;
-		c->key_presses++;
-	}
-}
-
-static void keyboard_modifiers(void *data, struct wl_keyboard *kbd, uint32_t serial,
-                               uint32_t depressed, uint32_t latched, uint32_t locked,
-                               uint32_t group)
-{
-}
-
-static const struct wl_keyboard_listener keyboard_listener = {
-	.keymap = keyboard_keymap,
-	.enter = keyboard_enter,
-	.leave = keyboard_leave,
-	.key = keyboard_key,
-	.modifiers = keyboard_modifiers,
-};
-
-static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
-                          struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
-{
-	((struct conn *)data)->pointer_focus = surface;
-}
-
-static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
-                          struct wl_surface *surface)
-{
-	((struct conn *)data)->pointer_focus = NULL;
-}
-
-static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
-                           wl_fixed_t y)
-{
-}
-
-static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
-                           uint32_t button, uint32_t state)
-{
-	struct conn *c = data;
-	if (state == WL_POINTER_BUTTON_STATE_PRESSED) {
-		c->press_serial = serial;
-		c->presses++;
-	}
-}
-
-static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
-                         wl_fixed_t value)
-{
-}
-
-static const struct wl_pointer_listener pointer_listener = {
-	.enter = pointer_enter,
-	.leave = pointer_leave,
-	.motion = pointer_motion,
-	.button = pointer_button,
-	.axis = pointer_axis,
-};
 
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
                             const char *interface, uint32_t version)
@@ -771,10 +677,10 @@ static void seat_keyboard(struct conn *c)
 {
 	if (!c->seat || !c->g.data_device_manager)
 		die("no wl_seat or wl_data_device_manager");
-	c->keyboard = own(c, wl_seat_get_keyboard(c->seat));
-	wl_keyboard_add_listener(c->keyboard, &keyboard_listener, c);
-	c->pointer = own(c, wl_seat_get_pointer(c->seat));
-	wl_pointer_add_listener(c->pointer, &pointer_listener, c);
+	test_input_keyboard(&c->input, c->seat);
+	own(c, c->input.keyboard);
+	test_input_pointer(&c->input, c->seat);
+	own(c, c->input.pointer);
 	c->data_device = own(c, wl_data_device_manager_get_data_device(c->g.data_device_manager,
 	                                                               c->seat));
 	wl_data_device_add_listener(c->data_device, &dd_listener, c);
@@ -801,23 +707,23 @@ static int mode_selection_focus(struct conn *a)
 	map_toplevel(a, &wa, "duet-probe-a", solid(a, 100, 100, RED), 0);
 	roundtrip(a);
 	roundtrip(&b);
-	if (!a->focused || b.focused)
+	if (!a->input.keyboard_focus || b.input.keyboard_focus)
 		die("A should have the keyboard focus, B not");
 	struct source sa, sb, stale, again;
 	new_source(a, &sa, "text/x-duet-a");
-	wl_data_device_set_selection(a->data_device, sa.source, a->enter_serial);
+	wl_data_device_set_selection(a->data_device, sa.source, a->input.enter_serial);
 	roundtrip(a);
 	new_source(&b, &sb, "text/x-duet-b");
-	wl_data_device_set_selection(b.data_device, sb.source, b.enter_serial);
+	wl_data_device_set_selection(b.data_device, sb.source, b.input.enter_serial);
 	roundtrip(&b);
 	roundtrip(a);
 	bool ok = check(!sa.cancelled, "an unfocused client cannot replace the selection");
 	new_source(a, &stale, "text/x-duet-stale");
-	wl_data_device_set_selection(a->data_device, stale.source, b.enter_serial);
+	wl_data_device_set_selection(a->data_device, stale.source, b.input.enter_serial);
 	roundtrip(a);
 	ok &= check(!sa.cancelled, "a serial older than the focus does not replace it");
 	new_source(a, &again, "text/x-duet-again");
-	wl_data_device_set_selection(a->data_device, again.source, a->enter_serial);
+	wl_data_device_set_selection(a->data_device, again.source, a->input.enter_serial);
 	roundtrip(a);
 	ok &= check(sa.cancelled, "the focused client replaces it with its own serial");
 	conn_close(&b);
@@ -868,17 +774,17 @@ static int mode_selection_transfer(struct conn *a)
 	struct window wa, wb;
 	map_toplevel(a, &wa, "duet-probe-a", solid(a, 100, 100, RED), 0);
 	roundtrip(a);
-	if (!a->focused)
+	if (!a->input.keyboard_focus)
 		die("A should have the keyboard focus");
 	struct source sa = { NULL, false };
 	sa.source = own(a, wl_data_device_manager_create_data_source(a->g.data_device_manager));
 	wl_data_source_add_listener(sa.source, &transfer_source_listener, &sa);
 	wl_data_source_offer(sa.source, TRANSFER_MIME);
-	wl_data_device_set_selection(a->data_device, sa.source, a->enter_serial);
+	wl_data_device_set_selection(a->data_device, sa.source, a->input.enter_serial);
 	roundtrip(a);
 	map_toplevel(&b, &wb, "duet-probe-b", solid(&b, 100, 100, GREEN), 0);
 	roundtrip(&b);
-	bool ok = check(b.focused, "B has the focus");
+	bool ok = check(b.input.keyboard_focus != NULL, "B has the focus");
 	ok &= check(b.selection && b.offer_has_mime, "B got the selection offer with A's type");
 	if (!ok) {
 		conn_close(&b);
@@ -948,28 +854,30 @@ static int mode_popup_grab(struct conn *c)
 	struct window t, p1, p2, p3, p4;
 	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
 	roundtrip(c);
-	bool ok = check(c->keyboard_focus == t.surface, "the toplevel has the keyboard focus");
-	wait_press(c, "click-1", &c->presses);
-	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
+	bool ok = check(c->input.keyboard_focus == t.surface,
+	                "the toplevel has the keyboard focus");
+	wait_press(c, "click-1", &c->input.presses);
+	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->input.press_serial);
 	roundtrip(c);
-	ok &= check(c->keyboard_focus == p1.surface, "a grabbing popup takes the keyboard focus");
-	map_popup_grab(c, &p2, &p1, 10, 10, solid(c, 30, 30, BLUE), 30, 30, c->press_serial);
+	ok &= check(c->input.keyboard_focus == p1.surface,
+	            "a grabbing popup takes the keyboard focus");
+	map_popup_grab(c, &p2, &p1, 10, 10, solid(c, 30, 30, BLUE), 30, 30, c->input.press_serial);
 	roundtrip(c);
-	ok &= check(c->keyboard_focus == p2.surface, "a nested grabbing popup takes it next");
+	ok &= check(c->input.keyboard_focus == p2.surface, "a nested grabbing popup takes it next");
 	step(c, "grabbed");
 	wait_done(c, &p1);
 	wait_done(c, &p2);
 	ok &= check(p1.done && p2.done, "a click outside dismisses the grabbing popups");
-	ok &= check(c->keyboard_focus == t.surface, "the focus goes back to the toplevel");
+	ok &= check(c->input.keyboard_focus == t.surface, "the focus goes back to the toplevel");
 	struct window p5;
-	wait_press(c, "click-2", &c->presses);
-	map_popup_grab(c, &p5, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
+	wait_press(c, "click-2", &c->input.presses);
+	map_popup_grab(c, &p5, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->input.press_serial);
 	step(c, "regrabbed"); /* the test activates another client's window */
 	wait_done(c, &p5);
 	ok &= check(p5.done, "another client's window taking the focus dismisses the grab");
 	/* The test clicks the toplevel: on top again, and a press to grab with. */
-	wait_press(c, "reactivated", &c->presses);
-	map_popup_grab(c, &p3, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
+	wait_press(c, "reactivated", &c->input.presses);
+	map_popup_grab(c, &p3, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->input.press_serial);
 	map_popup(c, &p4, &p3, 10, 10, solid(c, 30, 30, BLUE), 30, 30);
 	ok &= check(!p3.done, "a grab with the click's serial is taken");
 	/* A grab on a child of p4, which took none: p3 is the topmost. */
@@ -979,7 +887,7 @@ static int mode_popup_grab(struct conn *c)
 	xdg_positioner_set_size(pos, 10, 10);
 	xdg_positioner_set_anchor_rect(pos, 0, 0, 1, 1);
 	struct xdg_popup *bad = own(c, xdg_surface_get_popup(xdg, p4.xdg, pos));
-	xdg_popup_grab(bad, c->seat, c->press_serial);
+	xdg_popup_grab(bad, c->seat, c->input.press_serial);
 	wl_display_roundtrip(c->display);
 	const struct wl_interface *iface = NULL;
 	uint32_t code = wl_display_get_protocol_error(c->display, &iface, NULL);
@@ -1009,30 +917,31 @@ static int mode_popup_grab_serial(struct conn *a)
 	struct window ta, tb, denied1, denied2, p1, p2, late;
 	map_toplevel(a, &ta, "duet-probe-a", solid(a, 300, 200, RED), 0);
 	map_toplevel(&b, &tb, "duet-probe-b", solid(&b, 100, 80, GREEN), 0);
-	wait_press(&b, "click-b", &b.presses);
-	wait_press(a, "click-a", &a->presses);
+	wait_press(&b, "click-b", &b.input.presses);
+	wait_press(a, "click-a", &a->input.presses);
 	roundtrip(a);
-	bool ok = check(a->keyboard_focus == ta.surface, "A has the keyboard focus");
-	ok &= check(a->enter_serial != a->press_serial, "the enter and the click differ");
-	small_popup(a, &denied1, &ta, a->enter_serial);
+	bool ok = check(a->input.keyboard_focus == ta.surface, "A has the keyboard focus");
+	ok &= check(a->input.enter_serial != a->input.press_serial,
+	            "the enter and the click differ");
+	small_popup(a, &denied1, &ta, a->input.enter_serial);
 	ok &= check(denied1.done, "a grab with a serial that is no press is dismissed");
-	ok &= check(a->keyboard_focus == ta.surface, "a denied grab takes no keyboard focus");
-	small_popup(a, &denied2, &ta, b.press_serial);
+	ok &= check(a->input.keyboard_focus == ta.surface, "a denied grab takes no keyboard focus");
+	small_popup(a, &denied2, &ta, b.input.press_serial);
 	ok &= check(denied2.done, "a grab with another client's press serial is dismissed");
 	struct window orphan;
-	small_popup(a, &orphan, &denied1, a->press_serial); /* dies on a protocol error */
+	small_popup(a, &orphan, &denied1, a->input.press_serial); /* dies on a protocol error */
 	ok &= check(orphan.done, "a grab on a dismissed popup is dismissed, not an error");
-	small_popup(a, &p1, &ta, a->press_serial);
-	ok &= check(!p1.done && a->keyboard_focus == p1.surface,
+	small_popup(a, &p1, &ta, a->input.press_serial);
+	ok &= check(!p1.done && a->input.keyboard_focus == p1.surface,
 	            "a grab with the client's own click serial is taken");
-	wait_press(a, "key", &a->key_presses);
-	small_popup(a, &p2, &p1, a->key_serial);
-	ok &= check(!p2.done && a->keyboard_focus == p2.surface,
+	wait_press(a, "key", &a->input.key_presses);
+	small_popup(a, &p2, &p1, a->input.key_serial);
+	ok &= check(!p2.done && a->input.keyboard_focus == p2.surface,
 	            "a nested grab with a key press's serial is taken");
 	step(a, "click-nowhere");
 	wait_done(a, &p1);
 	ok &= check(p1.done && p2.done, "the click on nothing dismissed the grab");
-	small_popup(a, &late, &ta, a->press_serial);
+	small_popup(a, &late, &ta, a->input.press_serial);
 	ok &= check(late.done, "a click serial older than the last press is dismissed");
 	roundtrip(&b);
 	conn_close(&b);
@@ -1055,29 +964,30 @@ static int mode_popup_grab_pointer(struct conn *c)
 	seat_keyboard(c);
 	struct window t, t2, p0, p1, p2;
 	map_toplevel(c, &t, "duet-probe", solid(c, 200, 150, RED), 0);
-	wait_press(c, "key", &c->key_presses);
-	map_popup_grab(c, &p0, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->key_serial);
+	wait_press(c, "key", &c->input.key_presses);
+	map_popup_grab(c, &p0, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->input.key_serial);
 	roundtrip(c);
-	bool ok = check(!p0.done && c->keyboard_focus == p0.surface, "the key's grab is taken");
+	bool ok = check(!p0.done && c->input.keyboard_focus == p0.surface,
+	                "the key's grab is taken");
 	step(c, "key-grabbed");
 	wait_done(c, &p0);
 	ok &= check(p0.done, "a click on another client's window dismisses it");
-	wait_press(c, "click", &c->presses);
-	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->press_serial);
+	wait_press(c, "click", &c->input.presses);
+	map_popup_grab(c, &p1, &t, 20, 20, solid(c, 60, 60, GREEN), 60, 60, c->input.press_serial);
 	roundtrip(c);
-	ok &= check(!p1.done && c->keyboard_focus == p1.surface, "the click's grab is taken");
+	ok &= check(!p1.done && c->input.keyboard_focus == p1.surface, "the click's grab is taken");
 	step(c, "grabbed");
 	wait_done(c, &p1);
 	ok &= check(p1.done, "a click on another client's window dismisses the grab");
 	map_toplevel(c, &t2, "duet-probe-2", solid(c, 100, 80, YELLOW), 0);
-	wait_press(c, "click-2", &c->presses);
-	map_popup_grab(c, &p2, &t2, 10, 10, solid(c, 40, 40, BLUE), 40, 40, c->press_serial);
+	wait_press(c, "click-2", &c->input.presses);
+	map_popup_grab(c, &p2, &t2, 10, 10, solid(c, 40, 40, BLUE), 40, 40, c->input.press_serial);
 	roundtrip(c);
-	ok &= check(!p2.done && c->keyboard_focus == p2.surface, "the second grab is taken");
+	ok &= check(!p2.done && c->input.keyboard_focus == p2.surface, "the second grab is taken");
 	step(c, "own-activated");
 	roundtrip(c);
 	ok &= check(!p2.done, "the client's own window taking the focus keeps the grab");
-	ok &= check(c->keyboard_focus == p2.surface,
+	ok &= check(c->input.keyboard_focus == p2.surface,
 	            "the grabbing popup keeps the keyboard focus meanwhile");
 	return ok ? 0 : 1;
 }

@@ -17,6 +17,8 @@
 
 #include <xcb/xcb.h>
 
+#include "x11-common.h"
+
 #define BAD_CLASS "duet-x11-bad-client"
 
 struct bad {
@@ -26,15 +28,6 @@ struct bad {
 	uint32_t rng;
 };
 
-static xcb_atom_t intern(struct bad *b, const char *name)
-{
-	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(
-		b->conn, xcb_intern_atom(b->conn, 0, (uint16_t)strlen(name), name), NULL);
-	xcb_atom_t atom = r ? r->atom : XCB_ATOM_NONE;
-	free(r);
-	return atom;
-}
-
 /* Deterministic, so a failure can be replayed. */
 static uint32_t rnd(struct bad *b)
 {
@@ -42,11 +35,6 @@ static uint32_t rnd(struct bad *b)
 	b->rng ^= b->rng >> 17;
 	b->rng ^= b->rng << 5;
 	return b->rng;
-}
-
-static void round_trip(struct bad *b)
-{
-	free(xcb_get_input_focus_reply(b->conn, xcb_get_input_focus(b->conn), NULL));
 }
 
 static void set_prop(struct bad *b, xcb_window_t w, xcb_atom_t prop, xcb_atom_t type,
@@ -68,7 +56,7 @@ static xcb_window_t make_window(struct bad *b, int w, int h, const char *title)
 	set_prop(b, win, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(cls), cls);
 	set_prop(b, win, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, (uint32_t)strlen(title), title);
 	uint32_t pid = (uint32_t)getpid();
-	set_prop(b, win, intern(b, "_NET_WM_PID"), XCB_ATOM_CARDINAL, 32, 1, &pid);
+	set_prop(b, win, x11_intern(b->conn, "_NET_WM_PID"), XCB_ATOM_CARDINAL, 32, 1, &pid);
 	set_prop(b, win, b->wm_protocols, XCB_ATOM_ATOM, 32, 1, &b->wm_delete_window);
 	return win;
 }
@@ -100,7 +88,7 @@ static int destroy_after_map(struct bad *b)
 		}
 		xcb_destroy_window(b->conn, w);
 	}
-	round_trip(b);
+	x11_round_trip(b->conn);
 	printf("destroyed %d\n", rounds);
 	return 0;
 }
@@ -145,7 +133,7 @@ static int bad_normal_hints(struct bad *b, bool hold)
 		         c->format, c->n, c->data);
 		xcb_map_window(b->conn, w);
 	}
-	round_trip(b);
+	x11_round_trip(b->conn);
 	printf("mapped %d\n", n);
 	fflush(stdout);
 	return hold ? 1 : 0;
@@ -159,18 +147,19 @@ static int bad_properties(struct bad *b, bool hold)
 	static const char no_nul_class[] = { 'x', 'y', 'z' };
 	set_prop(b, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(no_nul_class), no_nul_class);
 	static const unsigned char bad_utf8[] = { 0xff, 0xfe, 0xc0, 0x80, 'x', 0xe2, 0x82 };
-	set_prop(b, w, intern(b, "_NET_WM_NAME"), intern(b, "UTF8_STRING"), 8, sizeof(bad_utf8),
-	         bad_utf8);
+	set_prop(b, w, x11_intern(b->conn, "_NET_WM_NAME"), x11_intern(b->conn, "UTF8_STRING"), 8,
+	         sizeof(bad_utf8), bad_utf8);
 	uint32_t one = 1;
 	set_prop(b, w, XCB_ATOM_WM_HINTS, XCB_ATOM_WM_HINTS, 32, 1, &one);
 	set_prop(b, w, b->wm_protocols, XCB_ATOM_ATOM, 8, 4, "abcd");
-	set_prop(b, w, intern(b, "_NET_WM_PID"), XCB_ATOM_CARDINAL, 16, 1, &one);
+	set_prop(b, w, x11_intern(b->conn, "_NET_WM_PID"), XCB_ATOM_CARDINAL, 16, 1, &one);
 	uint32_t bogus_atoms[3] = { 0xdeadbeef, 0, 0xffffffff };
-	set_prop(b, w, intern(b, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 3, bogus_atoms);
-	set_prop(b, w, intern(b, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 3, bogus_atoms);
+	set_prop(b, w, x11_intern(b->conn, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 3,
+	         bogus_atoms);
+	set_prop(b, w, x11_intern(b->conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 3, bogus_atoms);
 	set_prop(b, w, XCB_ATOM_WM_TRANSIENT_FOR, XCB_ATOM_WINDOW, 32, 1, &w); /* itself */
 	xcb_map_window(b->conn, w);
-	round_trip(b);
+	x11_round_trip(b->conn);
 	printf("mapped 1\n");
 	fflush(stdout);
 	return hold ? 1 : 0;
@@ -205,7 +194,7 @@ static int configure_flood(struct bad *b, bool hold)
 		                     XCB_CONFIG_WINDOW_STACK_MODE,
 		                     values);
 	}
-	round_trip(b);
+	x11_round_trip(b->conn);
 	printf("flooded %d\n", requests);
 	fflush(stdout);
 	return hold ? 1 : 0;
@@ -218,7 +207,7 @@ static int die_mid_request(struct bad *b)
 {
 	xcb_window_t w = make_window(b, 180, 140, "die-mid-request");
 	xcb_map_window(b->conn, w);
-	round_trip(b);
+	x11_round_trip(b->conn);
 	printf("dying\n");
 	fflush(stdout);
 	/* A ChangeProperty(WM_NAME) announcing 4 KiB of data, cut off after a
@@ -301,19 +290,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	struct bad b = { .rng = 0x2545f491u };
-	int screen_num = 0;
-	b.conn = xcb_connect(NULL, &screen_num);
-	if (xcb_connection_has_error(b.conn)) {
+	b.conn = x11_connect(NULL, &b.screen, NULL);
+	if (!b.conn) {
 		fprintf(stderr, "duet-x11-bad-client: cannot connect to the X display\n");
-		xcb_disconnect(b.conn);
 		return 1;
 	}
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(b.conn));
-	for (int i = 0; i < screen_num && it.rem; i++)
-		xcb_screen_next(&it);
-	b.screen = it.data;
-	b.wm_protocols = intern(&b, "WM_PROTOCOLS");
-	b.wm_delete_window = intern(&b, "WM_DELETE_WINDOW");
+	b.wm_protocols = x11_intern(b.conn, "WM_PROTOCOLS");
+	b.wm_delete_window = x11_intern(b.conn, "WM_DELETE_WINDOW");
 
 	int r;
 	if (strcmp(mode, "destroy-after-map") == 0) {

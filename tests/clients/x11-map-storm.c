@@ -25,6 +25,8 @@
 
 #include <xcb/xcb.h>
 
+#include "x11-common.h"
+
 #define SWEEP_STEP_US 10
 #define SWEEP_END_US 4000
 
@@ -151,13 +153,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	st.screen = xcb_setup_roots_iterator(xcb_get_setup(st.conn)).data;
-	static const char name[] = "_NET_CLIENT_LIST";
-	xcb_intern_atom_reply_t *a = xcb_intern_atom_reply(st.conn,
-		xcb_intern_atom(st.conn, 0, sizeof(name) - 1, name), NULL);
-	if (!a)
+	st.client_list = x11_intern(st.conn, "_NET_CLIENT_LIST");
+	if (st.client_list == XCB_ATOM_NONE)
 		return 1;
-	st.client_list = a->atom;
-	free(a);
 	uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
 	xcb_change_window_attributes(st.conn, st.screen->root, XCB_CW_EVENT_MASK, &mask);
 

@@ -24,7 +24,9 @@
 
 #include <xcb/xcb.h>
 
+#include "client-args.h"
 #include "pattern.h"
+#include "x11-common.h"
 
 #define MAX_SIDE 16384
 
@@ -44,20 +46,11 @@ struct x11_pattern {
 	uint32_t *pixels; /* pattern at drawn size, counter pixel included */
 	size_t pixels_size;
 
-	long frames_target, frames_done;
+	struct pattern_args args; /* --size is the window's size at its creation */
+	long frames_done;
 	long frame_interval_ms;
-	bool exit_after_first_frame;
 	bool strips;
 };
-
-static xcb_atom_t intern(xcb_connection_t *conn, const char *name)
-{
-	xcb_intern_atom_reply_t *r =
-		xcb_intern_atom_reply(conn, xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
-	xcb_atom_t atom = r ? r->atom : XCB_ATOM_NONE;
-	free(r);
-	return atom;
-}
 
 /* A 24-bit TrueColor visual: the screen's own when it is one (Xvfb with
  * -screen 0 WxHx24), else the first one found. */
@@ -105,14 +98,15 @@ static void set_properties(struct x11_pattern *app, const char *wm_class, const 
 		free(cls);
 	}
 	set_string(app, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, title, strlen(title));
-	set_string(app, intern(c, "_NET_WM_NAME"), intern(c, "UTF8_STRING"), title, strlen(title));
+	set_string(app, x11_intern(c, "_NET_WM_NAME"), x11_intern(c, "UTF8_STRING"), title,
+	           strlen(title));
 
 	/* _NET_WM_PID is only meaningful with WM_CLIENT_MACHINE (EWMH). */
 	char host[256] = "";
 	if (gethostname(host, sizeof(host) - 1) == 0)
 		set_string(app, XCB_ATOM_WM_CLIENT_MACHINE, XCB_ATOM_STRING, host, strlen(host));
 	uint32_t pid = (uint32_t)getpid();
-	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, intern(c, "_NET_WM_PID"),
+	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, x11_intern(c, "_NET_WM_PID"),
 	                    XCB_ATOM_CARDINAL, 32, 1, &pid);
 
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, app->wm_protocols,
@@ -152,10 +146,7 @@ static bool ensure_pixels(struct x11_pattern *app, int w, int h)
 		app->pixels = p;
 		app->pixels_size = need;
 	}
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++)
-			app->pixels[(size_t)y * (size_t)w + (size_t)x] =
-				test_pattern_pixel((uint32_t)x, (uint32_t)y);
+	test_pattern_fill(app->pixels, w, h);
 	return true;
 }
 
@@ -180,14 +171,6 @@ static void put_rows(struct x11_pattern *app, int y0, int rows)
 	}
 }
 
-/* Waits until the server has processed everything sent so far, so that a
- * line printed afterwards means "the pixels are in the window". */
-static bool round_trip(struct x11_pattern *app)
-{
-	free(xcb_get_input_focus_reply(app->conn, xcb_get_input_focus(app->conn), NULL));
-	return !xcb_connection_has_error(app->conn);
-}
-
 static bool draw_full(struct x11_pattern *app)
 {
 	int w = app->width, h = app->height;
@@ -197,10 +180,10 @@ static bool draw_full(struct x11_pattern *app)
 	}
 	app->drawn_width = w;
 	app->drawn_height = h;
-	if (app->frames_target > 0)
+	if (app->args.frames > 0)
 		app->pixels[0] = 0xff000000u | ((uint32_t)app->frames_done & 0xffffffu);
 	put_rows(app, 0, h);
-	return round_trip(app);
+	return x11_round_trip(app->conn);
 }
 
 /* The pattern's w x h rectangle at x, y, again (never the counter
@@ -240,7 +223,7 @@ static bool draw_counter(struct x11_pattern *app)
 		put_part(app, 1 + (int)((app->frames_done * 37) % (w - 3)), 1, 2, h - 1);
 	if (app->strips && app->frames_done % 4 == 2 && w > 2 && h > 3)
 		put_part(app, 1, 1 + (int)((app->frames_done * 13) % (h - 3)), w - 2, 2);
-	if (!round_trip(app))
+	if (!x11_round_trip(app->conn))
 		return false;
 	printf("frame %ld\n", app->frames_done);
 	return true;
@@ -270,7 +253,7 @@ static int handle_event(struct x11_pattern *app, xcb_generic_event_t *ev)
 		if (!app->mapped_reported) {
 			app->mapped_reported = true;
 			printf("mapped %d %d\n", app->drawn_width, app->drawn_height);
-			if (app->exit_after_first_frame)
+			if (app->args.exit_after_first_frame)
 				return 0;
 		}
 		return 1;
@@ -328,25 +311,6 @@ static void usage(FILE *out)
 	        "WM_DELETE_WINDOW. Connects to $DISPLAY.\n");
 }
 
-static bool parse_size(const char *s, int *w, int *h)
-{
-	char tail;
-	if (sscanf(s, "%dx%d%c", w, h, &tail) != 2)
-		return false;
-	return *w > 0 && *h > 0 && *w <= MAX_SIDE && *h <= MAX_SIDE;
-}
-
-static bool parse_long(const char *s, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0)
-		return false;
-	*out = v;
-	return true;
-}
-
 static bool pixmap_format_ok(const xcb_setup_t *setup)
 {
 	xcb_format_iterator_t f = xcb_setup_pixmap_formats_iterator(setup);
@@ -358,75 +322,42 @@ static bool pixmap_format_ok(const xcb_setup_t *setup)
 
 int main(int argc, char **argv)
 {
-	struct x11_pattern app = { .width = 320, .height = 240, .frame_interval_ms = 16 };
+	struct x11_pattern app = {
+		.args = { .size = { 320, 240 }, .title = "duet x11 test pattern" },
+		.frame_interval_ms = 16,
+	};
 	const char *wm_class = "duet-x11-test-pattern";
-	const char *title = "duet x11 test pattern";
 	int min[2] = { 0, 0 }, max[2] = { 0, 0 };
-	bool maximized = false;
-
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		bool has_value = i + 1 < argc;
-		if (strcmp(arg, "--size") == 0 && has_value) {
-			if (!parse_size(argv[++i], &app.width, &app.height))
-				goto bad_value;
-		} else if (strcmp(arg, "--min") == 0 && has_value) {
-			if (!parse_size(argv[++i], &min[0], &min[1]))
-				goto bad_value;
-		} else if (strcmp(arg, "--max") == 0 && has_value) {
-			if (!parse_size(argv[++i], &max[0], &max[1]))
-				goto bad_value;
-		} else if (strcmp(arg, "--class") == 0 && has_value) {
-			wm_class = argv[++i];
-		} else if (strcmp(arg, "--title") == 0 && has_value) {
-			title = argv[++i];
-		} else if (strcmp(arg, "--frames") == 0 && has_value) {
-			if (!parse_long(argv[++i], &app.frames_target))
-				goto bad_value;
-		} else if (strcmp(arg, "--interval-ms") == 0 && has_value) {
-			if (!parse_long(argv[++i], &app.frame_interval_ms))
-				goto bad_value;
-		} else if (strcmp(arg, "--exit-after-first-frame") == 0) {
-			app.exit_after_first_frame = true;
-		} else if (strcmp(arg, "--strips") == 0) {
-			app.strips = true;
-		} else if (strcmp(arg, "--maximized") == 0) {
-			maximized = true;
-		} else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-		continue;
-bad_value:
-		fprintf(stderr, "duet-x11-test-pattern: bad value '%s' for %s\n", argv[i], arg);
-		return 2;
-	}
+	const struct test_option options[] = {
+		PATTERN_OPTIONS(&app.args, MAX_SIDE),
+		{ "--class", TEST_OPT_STRING, &wm_class, 0 },
+		{ "--min", TEST_OPT_SIZE, min, MAX_SIDE },
+		{ "--max", TEST_OPT_SIZE, max, MAX_SIDE },
+		{ "--interval-ms", TEST_OPT_COUNT, &app.frame_interval_ms, 0 },
+		{ "--strips", TEST_OPT_FLAG, &app.strips, 0 },
+	};
+	int status = test_parse_options("duet-x11-test-pattern", argc, argv, options,
+	                                sizeof(options) / sizeof(options[0]), usage);
+	if (status >= 0)
+		return status;
+	app.width = app.args.size[0];
+	app.height = app.args.size[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	int screen_num = 0;
-	app.conn = xcb_connect(NULL, &screen_num);
-	if (xcb_connection_has_error(app.conn)) {
+	app.conn = x11_connect(NULL, &app.screen, NULL);
+	if (!app.conn) {
 		fprintf(stderr, "duet-x11-test-pattern: cannot connect to X display '%s'\n",
 		        getenv("DISPLAY") ? getenv("DISPLAY") : "");
-		xcb_disconnect(app.conn);
 		return 1;
 	}
-	const xcb_setup_t *setup = xcb_get_setup(app.conn);
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(setup);
-	for (int i = 0; i < screen_num && it.rem; i++)
-		xcb_screen_next(&it);
-	app.screen = it.data;
-	if (!find_visual(&app) || !pixmap_format_ok(setup)) {
+	if (!find_visual(&app) || !pixmap_format_ok(xcb_get_setup(app.conn))) {
 		fprintf(stderr, "duet-x11-test-pattern: no 24-bit TrueColor visual with 32-bit "
 		        "pixels (start the X server with a 24-bit screen)\n");
 		xcb_disconnect(app.conn);
 		return 1;
 	}
-	app.wm_protocols = intern(app.conn, "WM_PROTOCOLS");
-	app.wm_delete_window = intern(app.conn, "WM_DELETE_WINDOW");
+	app.wm_protocols = x11_intern(app.conn, "WM_PROTOCOLS");
+	app.wm_delete_window = x11_intern(app.conn, "WM_DELETE_WINDOW");
 
 	xcb_colormap_t colormap = app.screen->default_colormap;
 	if (app.visual != app.screen->root_visual) {
@@ -446,18 +377,19 @@ bad_value:
 	                  XCB_CW_BORDER_PIXEL | XCB_CW_EVENT_MASK | XCB_CW_COLORMAP, values);
 	app.gc = xcb_generate_id(app.conn);
 	xcb_create_gc(app.conn, app.gc, app.window, 0, NULL);
-	set_properties(&app, wm_class, title, min, max);
-	if (maximized) {
+	set_properties(&app, wm_class, app.args.title, min, max);
+	if (app.args.maximized) {
 		/* Before mapping, a client states its own _NET_WM_STATE (EWMH). */
-		xcb_atom_t states[] = { intern(app.conn, "_NET_WM_STATE_MAXIMIZED_VERT"),
-		                        intern(app.conn, "_NET_WM_STATE_MAXIMIZED_HORZ") };
+		xcb_atom_t states[] = { x11_intern(app.conn, "_NET_WM_STATE_MAXIMIZED_VERT"),
+		                        x11_intern(app.conn, "_NET_WM_STATE_MAXIMIZED_HORZ") };
 		xcb_change_property(app.conn, XCB_PROP_MODE_REPLACE, app.window,
-		                    intern(app.conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 2, states);
+		                    x11_intern(app.conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 2,
+		                    states);
 	}
 	xcb_map_window(app.conn, app.window);
 	xcb_flush(app.conn);
 
-	int status = 0;
+	status = 0;
 	bool running = true;
 	long next_frame_ms = 0;
 	struct pollfd pfd = { .fd = xcb_get_file_descriptor(app.conn), .events = POLLIN };
@@ -479,7 +411,7 @@ bad_value:
 			status = 1;
 			break;
 		}
-		bool animating = app.mapped_reported && app.frames_done < app.frames_target;
+		bool animating = app.mapped_reported && app.frames_done < app.args.frames;
 		int timeout = -1;
 		if (animating) {
 			/* A steady frame rate whatever events arrive meanwhile. */

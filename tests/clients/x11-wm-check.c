@@ -19,6 +19,8 @@
 #include <xcb/composite.h>
 #include <xcb/xcb.h>
 
+#include "x11-common.h"
+
 #define CHECK_CLASS "duet-wm-check"
 
 struct check {
@@ -46,20 +48,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static xcb_atom_t intern(struct check *c, const char *name)
-{
-	xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(
-		c->conn, xcb_intern_atom(c->conn, 0, (uint16_t)strlen(name), name), NULL);
-	xcb_atom_t atom = r ? r->atom : XCB_ATOM_NONE;
-	free(r);
-	return atom;
-}
-
-static void round_trip(struct check *c)
-{
-	free(xcb_get_input_focus_reply(c->conn, xcb_get_input_focus(c->conn), NULL));
 }
 
 /* Waits up to timeout_s for an event pred accepts (freed by the caller);
@@ -106,20 +94,21 @@ static bool is_answer(xcb_generic_event_t *ev, void *data)
 /* Sends _DUET_SCREENSHOT with _DUET_SCREENSHOT_PATH set to exactly path,
  * as any X client could, and prints "answer N" (data.l[2]) or
  * "no answer". */
-static int mode_screenshot(struct check *c, const char *path)
+static int mode_screenshot(struct check *c, char **args)
 {
+	const char *path = args[0];
 	xcb_window_t reply = xcb_generate_id(c->conn);
 	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, reply, c->root, -1, -1, 1, 1, 0,
 	                  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, reply,
-	                    intern(c, "_DUET_SCREENSHOT_PATH"), XCB_ATOM_STRING, 8,
+	                    x11_intern(c->conn, "_DUET_SCREENSHOT_PATH"), XCB_ATOM_STRING, 8,
 	                    (uint32_t)strlen(path), path);
-	struct answer a = { intern(c, "_DUET_SYNC"), reply, 0x5eed };
+	struct answer a = { x11_intern(c->conn, "_DUET_SYNC"), reply, 0x5eed };
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE,
 		.format = 32,
 		.window = c->root,
-		.type = intern(c, "_DUET_SCREENSHOT"),
+		.type = x11_intern(c->conn, "_DUET_SCREENSHOT"),
 		.data.data32 = { reply, a.cookie, 0, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
@@ -144,12 +133,12 @@ static bool wm_sync(struct check *c)
 	xcb_window_t reply = xcb_generate_id(c->conn);
 	xcb_create_window(c->conn, XCB_COPY_FROM_PARENT, reply, c->root, -1, -1, 1, 1, 0,
 	                  XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
-	struct answer a = { intern(c, "_DUET_SYNC"), reply, 0x51c };
+	struct answer a = { x11_intern(c->conn, "_DUET_SYNC"), reply, 0x51c };
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = c->root,
 		.type = a.type, .data.data32 = { reply, a.cookie, 0, 0, 0 },
 	};
-	round_trip(c); /* our earlier requests reach the WM's queue first */
+	x11_round_trip(c->conn); /* our earlier requests reach the WM's queue first */
 	xcb_send_event(c->conn, 0, c->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
 	               (const char *)&ev);
@@ -223,12 +212,12 @@ static bool root_position(struct check *c, xcb_window_t w, int *x, int *y)
 /* ------------------------------------------------------------- modes */
 
 /* ICCCM 2.8: the WM owns WM_S0 (and, compositing, _NET_WM_CM_S0). */
-static int mode_selections(struct check *c)
+static int mode_selections(struct check *c, char **args)
 {
 	const char *names[] = { "WM_S0", "_NET_WM_CM_S0" };
 	for (int i = 0; i < 2; i++) {
 		xcb_get_selection_owner_reply_t *r = xcb_get_selection_owner_reply(c->conn,
-			xcb_get_selection_owner(c->conn, intern(c, names[i])), NULL);
+			xcb_get_selection_owner(c->conn, x11_intern(c->conn, names[i])), NULL);
 		xcb_window_t owner = r ? r->owner : XCB_NONE;
 		free(r);
 		printf("%s owner 0x%x\n", names[i], owner);
@@ -240,7 +229,7 @@ static int mode_selections(struct check *c)
 
 /* ICCCM 4.1.4: WM_HINTS initial_state IconicState keeps the window
  * unmapped with WM_STATE Iconic; activating it maps it, WM_STATE Normal. */
-static int mode_iconic(struct check *c)
+static int mode_iconic(struct check *c, char **args)
 {
 	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x3060c0, false, 0);
 	uint32_t hints[9] = { 2 /* StateHint */, 0, 3 /* IconicState */ };
@@ -249,24 +238,24 @@ static int mode_iconic(struct check *c)
 	xcb_map_window(c->conn, w);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	xcb_atom_t wm_state = intern(c, "WM_STATE");
+	xcb_atom_t wm_state = x11_intern(c->conn, "WM_STATE");
 	uint8_t ms = map_state(c, w);
 	uint32_t state = prop32(c, w, wm_state, 0);
-	bool listed = list_has(c, c->root, intern(c, "_NET_CLIENT_LIST"), w);
+	bool listed = list_has(c, c->root, x11_intern(c->conn, "_NET_CLIENT_LIST"), w);
 	printf("iconic: map_state %u WM_STATE %u listed %d\n", ms, state, listed);
 	if (ms != XCB_MAP_STATE_UNMAPPED || state != 3 || !listed)
 		return fail("a window asking to start iconic has map state %u, WM_STATE %u, "
 		            "listed %d (want unmapped, 3, listed)", ms, state, listed);
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = w,
-		.type = intern(c, "_NET_ACTIVE_WINDOW"), .data.data32 = { 2, 0, 0, 0, 0 },
+		.type = x11_intern(c->conn, "_NET_ACTIVE_WINDOW"), .data.data32 = { 2, 0, 0, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
 	               (const char *)&ev);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	ms = map_state(c, w);
 	state = prop32(c, w, wm_state, 0);
 	printf("activated: map_state %u WM_STATE %u\n", ms, state);
@@ -297,11 +286,12 @@ static bool is_property_notify(xcb_generic_event_t *ev, void *data)
 /* ICCCM 4.1.7: focus is given with the time of the event that caused it,
  * never CurrentTime; for a map, the server's time then: no earlier than a
  * time the server reported to us before we mapped. */
-static int mode_focus_time(struct check *c)
+static int mode_focus_time(struct check *c, char **args)
 {
 	xcb_window_t w = make_window(c, 0, 0, 120, 90, 0x40a040, false,
 	                             XCB_EVENT_MASK_PROPERTY_CHANGE);
-	struct take_focus t = { w, intern(c, "WM_PROTOCOLS"), intern(c, "WM_TAKE_FOCUS") };
+	struct take_focus t = { w, x11_intern(c->conn, "WM_PROTOCOLS"),
+	                        x11_intern(c->conn, "WM_TAKE_FOCUS") };
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, t.protocols, XCB_ATOM_ATOM, 32, 1,
 	                    &t.take_focus);
 	/* Let the server's clock move past anything the WM saw. */
@@ -330,7 +320,7 @@ static int mode_focus_time(struct check *c)
 
 /* A dialog (_NET_WM_WINDOW_TYPE_DIALOG, WM_TRANSIENT_FOR) is centered
  * over its parent, moved off the screen's center first. */
-static int mode_dialog(struct check *c)
+static int mode_dialog(struct check *c, char **args)
 {
 	xcb_window_t parent = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
 	xcb_map_window(c->conn, parent);
@@ -338,7 +328,7 @@ static int mode_dialog(struct check *c)
 		return fail("no _DUET_SYNC answer");
 	xcb_client_message_event_t mv = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = parent,
-		.type = intern(c, "_NET_MOVERESIZE_WINDOW"),
+		.type = x11_intern(c->conn, "_NET_MOVERESIZE_WINDOW"),
 		.data.data32 = { (1u << 8) | (1u << 9) | (2u << 12), 10, 20, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
@@ -347,19 +337,20 @@ static int mode_dialog(struct check *c)
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
 	int px, py;
-	round_trip(c);
+	x11_round_trip(c->conn);
 	if (!root_position(c, parent, &px, &py) || px != 10 || py != 20)
 		return fail("the parent did not move to 10,20");
 	xcb_window_t dialog = make_window(c, 0, 0, 100, 80, 0xc0c040, false, 0);
-	xcb_atom_t type = intern(c, "_NET_WM_WINDOW_TYPE_DIALOG");
+	xcb_atom_t type = x11_intern(c->conn, "_NET_WM_WINDOW_TYPE_DIALOG");
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, dialog,
-	                    intern(c, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 1, &type);
+	                    x11_intern(c->conn, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 1,
+	                    &type);
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, dialog, XCB_ATOM_WM_TRANSIENT_FOR,
 	                    XCB_ATOM_WINDOW, 32, 1, &parent);
 	xcb_map_window(c->conn, dialog);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	int dx, dy;
 	if (!root_position(c, dialog, &dx, &dy))
 		return fail("the dialog is gone");
@@ -375,7 +366,7 @@ static int mode_dialog(struct check *c)
  * (grey, 400x300) stacks itself above the composite overlay window, which
  * is above everything the WM draws: it must stay on top, not drop to the
  * bottom. Prints "ready" and holds the windows until killed. */
-static int mode_above_overlay(struct check *c)
+static int mode_above_overlay(struct check *c, char **args)
 {
 	int sw = c->screen->width_in_pixels, sh = c->screen->height_in_pixels;
 	xcb_window_t m = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
@@ -412,7 +403,7 @@ static int mode_above_overlay(struct check *c)
  * composited, an override-redirect one (blue, 60x40 at 20,20) composited
  * where it is. Both start as mapped children of a managed grey window.
  * Prints "ready" and holds the windows until killed. */
-static int mode_reparent_root(struct check *c)
+static int mode_reparent_root(struct check *c, char **args)
 {
 	xcb_window_t p = make_window(c, 0, 0, 400, 300, 0x808080, false, 0);
 	xcb_window_t kids[2];
@@ -433,7 +424,7 @@ static int mode_reparent_root(struct check *c)
 	xcb_reparent_window(c->conn, kids[1], c->root, 20, 20);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	printf("ready 0x%x 0x%x\n", kids[0], kids[1]);
 	fflush(stdout);
 	for (;;)
@@ -443,8 +434,9 @@ static int mode_reparent_root(struct check *c)
 /* n managed windows of w x h (up to 32767 a side) with a background, for
  * the texture budgets; prints "mapped N" once the WM has handled them and
  * holds them until killed. */
-static int mode_windows(struct check *c, const char *count, const char *size)
+static int mode_windows(struct check *c, char **args)
 {
+	const char *count = args[0], *size = args[1];
 	int n = atoi(count), w = 0, h = 0;
 	if (n < 1 || n > 64 || sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 ||
 	    w > 32767 || h > 32767)
@@ -465,7 +457,8 @@ static void send_resize(struct check *c, xcb_window_t w, uint32_t width, uint32_
 {
 	xcb_client_message_event_t ev = {
 		.response_type = XCB_CLIENT_MESSAGE, .format = 32, .window = w,
-		.type = intern(c, "_DUET_RESIZE"), .data.data32 = { width, height, 0, 0, 0 },
+		.type = x11_intern(c->conn, "_DUET_RESIZE"),
+		.data.data32 = { width, height, 0, 0, 0 },
 	};
 	xcb_send_event(c->conn, 0, c->root,
 	               XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
@@ -479,13 +472,13 @@ static void send_resize(struct check *c, xcb_window_t w, uint32_t width, uint32_
  * A's ConfigureNotify in behind it, then configures B), and a
  * ConfigureRequest for the height only (250), merged by the WM with the
  * width it holds: 400 unless A's stale notify replaced it. */
-static int mode_stale_configure(struct check *c)
+static int mode_stale_configure(struct check *c, char **args)
 {
 	xcb_window_t w = make_window(c, 0, 0, 200, 150, 0x806040, false, 0);
 	xcb_map_window(c->conn, w);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	intern(c, "_DUET_RESIZE");
+	x11_intern(c->conn, "_DUET_RESIZE");
 	send_resize(c, w, 300, 200);
 	xcb_change_property(c->conn, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING,
 	                    8, 5, "title");
@@ -496,7 +489,7 @@ static int mode_stale_configure(struct check *c)
 	usleep(200000);
 	if (!wm_sync(c))
 		return fail("no _DUET_SYNC answer");
-	round_trip(c);
+	x11_round_trip(c->conn);
 	xcb_get_geometry_reply_t *g = xcb_get_geometry_reply(c->conn,
 		xcb_get_geometry(c->conn, w), NULL);
 	if (!g)
@@ -538,43 +531,41 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	struct check c = { 0 };
-	int screen_num = 0;
-	c.conn = xcb_connect(NULL, &screen_num);
-	if (xcb_connection_has_error(c.conn)) {
+	c.conn = x11_connect(NULL, &c.screen, NULL);
+	if (!c.conn) {
 		fprintf(stderr, "duet-x11-wm-check: cannot connect to the X display\n");
 		return 1;
 	}
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(c.conn));
-	for (int i = 0; i < screen_num && it.rem; i++)
-		xcb_screen_next(&it);
-	c.screen = it.data;
 	c.root = c.screen->root;
 
-	const char *mode = argv[1];
-	int ret;
-	if (strcmp(mode, "screenshot") == 0 && argc == 3) {
-		ret = mode_screenshot(&c, argv[2]);
-	} else if (strcmp(mode, "selections") == 0) {
-		ret = mode_selections(&c);
-	} else if (strcmp(mode, "iconic") == 0) {
-		ret = mode_iconic(&c);
-	} else if (strcmp(mode, "focus-time") == 0) {
-		ret = mode_focus_time(&c);
-	} else if (strcmp(mode, "stale-configure") == 0) {
-		ret = mode_stale_configure(&c);
-	} else if (strcmp(mode, "windows") == 0 && argc == 4) {
-		ret = mode_windows(&c, argv[2], argv[3]);
-	} else if (strcmp(mode, "reparent-root") == 0) {
-		ret = mode_reparent_root(&c);
-	} else if (strcmp(mode, "above-overlay") == 0) {
-		ret = mode_above_overlay(&c);
-	} else if (strcmp(mode, "dialog") == 0) {
-		ret = mode_dialog(&c);
-	} else {
+	/* Each mode gets the words after its name, nargs of them; those
+	 * without any ignore what follows. */
+	static const struct mode {
+		const char *name;
+		int nargs;
+		int (*run)(struct check *c, char **args);
+	} modes[] = {
+		{ "screenshot", 1, mode_screenshot },
+		{ "selections", 0, mode_selections },
+		{ "iconic", 0, mode_iconic },
+		{ "focus-time", 0, mode_focus_time },
+		{ "stale-configure", 0, mode_stale_configure },
+		{ "windows", 2, mode_windows },
+		{ "reparent-root", 0, mode_reparent_root },
+		{ "above-overlay", 0, mode_above_overlay },
+		{ "dialog", 0, mode_dialog },
+	};
+	const struct mode *m = NULL;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !m; i++)
+		if (strcmp(argv[1], modes[i].name) == 0 &&
+		    (!modes[i].nargs || argc == 2 + modes[i].nargs))
+			m = &modes[i];
+	int ret = 2;
+	if (m)
+		ret = m->run(&c, argv + 2);
+	else
 		usage(stderr);
-		ret = 2;
-	}
-	round_trip(&c);
+	x11_round_trip(c.conn);
 	xcb_disconnect(c.conn);
 	return ret;
 }
