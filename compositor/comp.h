@@ -486,6 +486,7 @@ struct comp_window {
 	struct { int x, y, width, height; } geometry; /* xdg_surface.set_window_geometry */
 	int min_width, min_height, max_width, max_height; /* 0 = unbounded */
 	bool mapped, maximized, fullscreen, minimized, activated;
+	bool resizing; /* an interactive resize lasts (seat-move.c) */
 	int saved_x, saved_y, saved_width, saved_height; /* before maximize/fullscreen */
 	/* Buffer size in the last painted frame that showed the window, for
 	 * the "composited" trace event (output.c); composited: shown since
@@ -598,6 +599,15 @@ void comp_seat_touch_motion(struct comp_server *server, int32_t id, double x, do
 void comp_seat_touch_up(struct comp_server *server, int32_t id, uint32_t time_ms);
 void comp_seat_touch_frame(struct comp_server *server);
 void comp_seat_touch_cancel(struct comp_server *server, int32_t id);
+
+/* xdg_toplevel.move and .resize (seat-move.c): starts the compositor's
+ * pointer grab when serial is client's latest button press and a button
+ * is still held; false (nothing started) otherwise. edges: resize only. */
+bool comp_seat_start_move(struct comp_server *server, struct comp_window *window,
+                          struct wl_client *client, uint32_t serial, bool resize,
+                          uint32_t edges);
+/* Ends a move or resize of window (it is going away). */
+void comp_seat_window_unmapped(struct comp_server *server, struct comp_window *window);
 
 /* The client whose surface has keyboard focus, or NULL. */
 struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server);

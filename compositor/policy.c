@@ -118,6 +118,7 @@ void comp_policy_window_mapped(struct comp_window *window)
 
 void comp_policy_window_unmapped(struct comp_window *window)
 {
+	comp_seat_window_unmapped(window->server, window);
 	if (window->server->focused == window)
 		focus_topmost(window->server, window);
 }

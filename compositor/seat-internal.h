@@ -22,6 +22,15 @@ struct grab_press {
 	struct wl_listener client_destroy;
 };
 
+/* An interactive move or resize (seat-move.c); window NULL: none. */
+struct seat_move {
+	struct comp_window *window;
+	bool resize;
+	uint32_t edges;            /* xdg_toplevel.resize_edge */
+	double start_x, start_y;   /* the pointer when it began */
+	int window_x, window_y, width, height; /* the window's geometry then */
+};
+
 /* wl_touch (seat-touch.c). */
 struct seat_touch {
 	struct wl_list resources; /* wl_touch resources */
@@ -62,6 +71,7 @@ struct comp_seat {
 	} mods;
 
 	struct seat_touch touch;
+	struct seat_move move;
 
 	/* The last button press and key press (and touch.press), for
 	 * xdg_popup.grab's serial check: a grab answers one of them
@@ -86,6 +96,15 @@ void seat_detach_resources(struct wl_list *list);
 void seat_send_capabilities(struct comp_seat *seat);
 /* The toplevel a click or touch on surface activates, or NULL. */
 struct comp_window *seat_window_for_input(struct comp_surface *surface);
+
+/* Gives the pointer to surface (NULL: nobody) at surface-local sx, sy:
+ * leave to the old one, enter to the new. */
+void seat_pointer_set_focus(struct comp_seat *seat, struct comp_surface *surface, double sx,
+                            double sy);
+
+/* seat-move.c: pointer motion while a move or resize lasts, and its end. */
+void seat_move_motion(struct seat_move *move, double x, double y);
+void seat_move_end(struct seat_move *move);
 
 /* seat-touch.c */
 void seat_touch_init(struct comp_seat *seat);

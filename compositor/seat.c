@@ -460,12 +460,50 @@ static void handle_pointer_focus_destroy(struct wl_listener *listener, void *dat
 /* Moves pointer focus to whatever is under the pointer now (leave, enter)
  * or, if it stayed on the same surface and send_motion is set, sends
  * motion. Every group of events ends with a frame on v5+. */
+void seat_pointer_set_focus(struct comp_seat *seat, struct comp_surface *surface, double sx,
+                            double sy)
+{
+	struct wl_resource *ptr;
+	if (seat->pointer_focus) {
+		struct wl_client *old = surface_client(seat->pointer_focus);
+		uint32_t serial = next_serial(seat);
+		wl_resource_for_each(ptr, &seat->pointers) {
+			if (wl_resource_get_client(ptr) != old)
+				continue;
+			wl_pointer_send_leave(ptr, serial, seat->pointer_focus->resource);
+			pointer_send_frame(ptr);
+		}
+		pointer_focus_clear(seat);
+	}
+	if (!surface)
+		return;
+	seat->pointer_focus = surface;
+	wl_resource_add_destroy_listener(surface->resource, &seat->pointer_focus_destroy);
+	seat->pointer_enter_serial = next_serial(seat);
+	seat->focus_sx = sx;
+	seat->focus_sy = sy;
+	struct wl_client *client = surface_client(surface);
+	wl_resource_for_each(ptr, &seat->pointers) {
+		if (wl_resource_get_client(ptr) != client)
+			continue;
+		wl_pointer_send_enter(ptr, seat->pointer_enter_serial, surface->resource,
+		                      wl_fixed_from_double(sx), wl_fixed_from_double(sy));
+		pointer_send_frame(ptr);
+	}
+}
+
 static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_motion)
 {
 	double sx = 0, sy = 0;
 	struct comp_surface *surface;
 	struct wl_resource *ptr;
 
+	if (seat->move.window) {
+		/* A move or resize has the pointer: no client hears of it. */
+		if (send_motion)
+			seat_move_motion(&seat->move, seat->x, seat->y);
+		return;
+	}
 	if (seat->buttons.size > 0) {
 		/* Implicit grab: while a button is held the surface that got the
 		 * press keeps the pointer, even outside it (drags, selections);
@@ -486,32 +524,7 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 		surface = NULL;
 
 	if (surface != seat->pointer_focus) {
-		if (seat->pointer_focus) {
-			struct wl_client *old = surface_client(seat->pointer_focus);
-			uint32_t serial = next_serial(seat);
-			wl_resource_for_each(ptr, &seat->pointers) {
-				if (wl_resource_get_client(ptr) != old)
-					continue;
-				wl_pointer_send_leave(ptr, serial, seat->pointer_focus->resource);
-				pointer_send_frame(ptr);
-			}
-			pointer_focus_clear(seat);
-		}
-		if (surface) {
-			seat->pointer_focus = surface;
-			wl_resource_add_destroy_listener(surface->resource, &seat->pointer_focus_destroy);
-			seat->pointer_enter_serial = next_serial(seat);
-			seat->focus_sx = sx;
-			seat->focus_sy = sy;
-			struct wl_client *client = surface_client(surface);
-			wl_resource_for_each(ptr, &seat->pointers) {
-				if (wl_resource_get_client(ptr) != client)
-					continue;
-				wl_pointer_send_enter(ptr, seat->pointer_enter_serial, surface->resource,
-				                      wl_fixed_from_double(sx), wl_fixed_from_double(sy));
-				pointer_send_frame(ptr);
-			}
-		}
+		seat_pointer_set_focus(seat, surface, sx, sy);
 		return;
 	}
 	if (!surface)
@@ -620,11 +633,26 @@ struct comp_window *seat_window_for_input(struct comp_surface *surface)
 	return comp_window_from_surface(comp_subsurface_get_root(surface));
 }
 
+/* The last button up ends a move or resize; the press went to the client,
+ * its release does not (it had a leave when the grab began). */
+static bool move_button(struct comp_seat *seat, uint32_t button, bool pressed, uint32_t time_ms)
+{
+	if (!seat->move.window)
+		return false;
+	if (pressed_update(&seat->buttons, button, pressed) && seat->buttons.size == 0) {
+		seat_move_end(&seat->move);
+		pointer_update(seat, time_ms, false);
+	}
+	return true;
+}
+
 void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool pressed,
                               uint32_t time_ms)
 {
 	struct comp_seat *seat = server->seat;
 	if (!seat)
+		return;
+	if (move_button(seat, button, pressed, time_ms))
 		return;
 	/* Windows may have been mapped, moved or closed under a pointer that
 	 * did not move since: refresh the focus before the click lands (a no-op
@@ -672,6 +700,7 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 	if (!pressed && seat->buttons.size == 0)
 		pointer_update(seat, time_ms, false);
 }
+
 
 /* -------------------------------------------------------------- seat */
 
@@ -798,6 +827,8 @@ void comp_seat_create(struct comp_server *server)
 
 void comp_seat_destroy(struct comp_server *server)
 {
-	if (server->seat)
+	if (server->seat) {
+		seat_move_end(&server->seat->move);
 		seat_free(server->seat);
+	}
 }

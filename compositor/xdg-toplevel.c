@@ -88,6 +88,8 @@ void comp_window_configure(struct comp_window *window, int width, int height)
 		add_state(&states, XDG_TOPLEVEL_STATE_FULLSCREEN);
 	if (window->activated)
 		add_state(&states, XDG_TOPLEVEL_STATE_ACTIVATED);
+	if (window->resizing)
+		add_state(&states, XDG_TOPLEVEL_STATE_RESIZING);
 	if (wl_resource_get_version(window->xdg_toplevel) >=
 	    XDG_TOPLEVEL_CONFIGURE_BOUNDS_SINCE_VERSION) {
 		struct comp_output *output = comp_policy_window_output(window);
@@ -283,11 +285,20 @@ static void toplevel_show_window_menu(struct wl_client *client, struct wl_resour
 	/* No window menu (not advertised in wm_capabilities). */
 }
 
+/* A maximized or fullscreen window keeps its place and size. */
+static void grab(struct wl_resource *resource, uint32_t serial, bool resize, uint32_t edges)
+{
+	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
+	struct comp_window *window = toplevel ? &toplevel->window : NULL;
+	if (window && !window->maximized && !window->fullscreen)
+		comp_seat_start_move(window->server, window, wl_resource_get_client(resource), serial,
+		                     resize, edges);
+}
+
 static void toplevel_move(struct wl_client *client, struct wl_resource *resource,
                           struct wl_resource *seat, uint32_t serial)
 {
-	/* Interactive moves need a pointer grab; duet's input is injected by
-	 * tests, which position windows through the policy instead. */
+	grab(resource, serial, false, 0);
 }
 
 static void toplevel_resize(struct wl_client *client, struct wl_resource *resource,
@@ -303,7 +314,8 @@ static void toplevel_resize(struct wl_client *client, struct wl_resource *resour
 	case XDG_TOPLEVEL_RESIZE_EDGE_RIGHT:
 	case XDG_TOPLEVEL_RESIZE_EDGE_TOP_RIGHT:
 	case XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM_RIGHT:
-		break; /* valid, and ignored like move */
+		grab(resource, serial, true, edges);
+		break;
 	default:
 		wl_resource_post_error(resource, XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE,
 		                       "xdg_toplevel.resize: invalid edge %u", edges);

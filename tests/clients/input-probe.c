@@ -2,11 +2,12 @@
  * so tests can check pointer and keyboard delivery and focus.
  *
  *   duet-input-probe [--app-id ID] [--size WxH] [--seats N] [--destroy-on-touch]
+ *                    [--move-on-press | --resize-on-press EDGES]
  *
  * Maps a WxH (default 200x200) XRGB8888 toplevel in one flat colour and
  * prints, one line each, on stdout:
  *   mapped W H                    the first buffer is committed
- *   configure W H activated=0|1   every xdg_toplevel.configure
+ *   configure W H activated=0|1 [resizing]  every xdg_toplevel.configure
  *   pointer-enter X Y             surface-local, whole pixels
  *   pointer-motion X Y
  *   pointer-button BUTTON STATE   evdev code, 1 pressed / 0 released
@@ -27,6 +28,9 @@
  * as toolkits that bind it per window do; the pointer and keyboard come
  * from the first. --destroy-on-touch destroys the window (toplevel and
  * wl_surface) at its first touch down and stays connected.
+ * --move-on-press asks for an interactive move (xdg_toplevel.move) at each
+ * button press, --resize-on-press for a resize from those edges
+ * (xdg_toplevel.resize_edge), as a title bar or a border would.
  * Exits 0 when closed, 1 on a connection error.
  */
 #include <stdio.h>
@@ -56,6 +60,8 @@ struct probe {
 	struct seat_binding seats[MAX_SEATS];
 	int n_seats;
 	bool destroy_on_touch, destroyed;
+	bool move_on_press;
+	int resize_edges; /* --resize-on-press; 0: none */
 	struct test_input input; /* the first seat's pointer and keyboard */
 	struct test_toplevel top;
 	struct wl_buffer *buffer;
@@ -66,7 +72,15 @@ struct probe {
 /* ------------------------------------------------------ pointer, keyboard */
 static void report(void *data, const char *line)
 {
+	struct probe *p = data;
 	printf("%s\n", line);
+	size_t n = strlen(line);
+	bool press = strncmp(line, "pointer-button ", 15) == 0 && n > 2 && strcmp(line + n - 2, " 1") == 0;
+	if (press && p->move_on_press)
+		xdg_toplevel_move(p->top.toplevel, p->seats[0].seat, p->input.press_serial);
+	else if (press && p->resize_edges)
+		xdg_toplevel_resize(p->top.toplevel, p->seats[0].seat, p->input.press_serial,
+		                    (uint32_t)p->resize_edges);
 }
 
 /* ------------------------------------------------------------ touch */
@@ -186,12 +200,14 @@ static void bind_seats(void *data, struct wl_registry *reg, uint32_t name,
 static void toplevel_configure(void *data, struct wl_array *states)
 {
 	struct probe *p = data;
-	bool activated = false;
+	bool activated = false, resizing = false;
 	uint32_t *s;
-	wl_array_for_each(s, states)
-		if (*s == XDG_TOPLEVEL_STATE_ACTIVATED)
-			activated = true;
-	printf("configure %d %d activated=%d\n", p->top.width, p->top.height, activated);
+	wl_array_for_each(s, states) {
+		activated |= *s == XDG_TOPLEVEL_STATE_ACTIVATED;
+		resizing |= *s == XDG_TOPLEVEL_STATE_RESIZING;
+	}
+	printf("configure %d %d activated=%d%s\n", p->top.width, p->top.height, activated,
+	       resizing ? " resizing" : "");
 }
 
 /* Each configure (acked by then) is committed; the first maps the window. */
@@ -211,6 +227,7 @@ static void configure(void *data)
 int main(int argc, char **argv)
 {
 	struct probe p = { .width = 200, .height = 200, .n_seats = 1, .input.report = report };
+	p.input.data = &p;
 	const char *app_id = "duet-input-probe";
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--app-id") == 0 && i + 1 < argc) {
@@ -229,9 +246,13 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(argv[i], "--destroy-on-touch") == 0) {
 			p.destroy_on_touch = true;
+		} else if (strcmp(argv[i], "--move-on-press") == 0) {
+			p.move_on_press = true;
+		} else if (strcmp(argv[i], "--resize-on-press") == 0 && i + 1 < argc) {
+			p.resize_edges = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: duet-input-probe [--app-id ID] [--size WxH] [--seats N] "
-			        "[--destroy-on-touch]\n");
+			        "[--destroy-on-touch] [--move-on-press | --resize-on-press EDGES]\n");
 			return 2;
 		}
 	}

@@ -207,6 +207,28 @@ class _Stack(launch_stack.Stack):
         return child
 
 
+class Injector:
+    """One duet-testctl reading commands from stdin (`duet-testctl -`): the
+    keys, buttons and touch points it presses stay down until it is told
+    to release them or exits (one testctl run per command releases them
+    as it goes)."""
+
+    def __init__(self, s, name="injector"):
+        self.proc = s.spawn(name, [program("DUET_TESTCTL"), "-"], dict(s.env),
+                            stdin=subprocess.PIPE)
+        self.done = 0
+
+    def __call__(self, *args):
+        self.proc.popen.stdin.write((" ".join(str(a) for a in args) + "\n").encode())
+        self.proc.popen.stdin.flush()
+        i, _ = self.proc.wait_line(r"^ok$", start=self.done)
+        self.done = i + 1
+
+    def close(self):
+        self.proc.popen.stdin.close()
+        check(self.proc.wait() == 0, "duet-testctl - failed: %s" % self.proc.stderr_tail())
+
+
 class Session:
     """One duet-compositor with its clients; use as a context manager.
 

@@ -14,6 +14,12 @@ and read back by tests/clients/input-probe.c:
   still     the pointer stays and the window moves or grows under it: enter
             where it now is, motion as the window moves on, leave once it
             moved away (what is under the pointer is picked again)
+  move      a press on a window that answers with xdg_toplevel.move: the
+            surface loses the pointer, the window follows the pointer's
+            travel, the release ends it and the window has the pointer back
+  resize    the same with xdg_toplevel.resize from the bottom-right
+            corner: a configure with the travelled size and "resizing",
+            one without "resizing" at the release
   held      a duet_test client that goes away with a key or button down
             has it released (as an unplugged keyboard would), so the next
             press of it is delivered and not dropped as a repeat
@@ -28,9 +34,9 @@ BTN_LEFT = 272
 KEY_A = 30
 
 
-def probe(s, name, size="200x200"):
-    c = s.client([duet.program("DUET_INPUT_PROBE"), "--app-id", name, "--size", size],
-                 name=name)
+def probe(s, name, size="200x200", args=()):
+    c = s.client([duet.program("DUET_INPUT_PROBE"), "--app-id", name, "--size", size] +
+                 list(args), name=name)
     c.wait_line(r"^mapped ")
     win = s.wait_window(app_id=name)
     s.sync()
@@ -82,6 +88,47 @@ def scenario_still():
         s.testctl("move", str(win.id), str(win.x), str(win.y))
         after(c, mark, r"^pointer-leave$")
         log("a window moved under a pointer that stayed: enter, motion, leave")
+
+
+def scenario_move():
+    with duet.Session("input-move") as s:
+        c, win = probe(s, "p", args=["--move-on-press"])
+        x, y = win.x + 50, win.y + 70
+        mark = len(lines(c))
+        inject = duet.Injector(s)
+        inject("motion", x, y)
+        inject("button", BTN_LEFT, 1)
+        i, _ = after(c, mark, r"^pointer-button %d 1$" % BTN_LEFT)
+        after(c, i, r"^pointer-leave$")
+        inject("motion", x + 100, y + 40)
+        inject("button", BTN_LEFT, 0)
+        inject.close()
+        i, _ = after(c, i, r"^pointer-enter 50 70$")
+        moved = s.wait_window(app_id="p")
+        check((moved.x, moved.y) == (win.x + 100, win.y + 40), "the window went from %d,%d to "
+              "%d,%d, the pointer travelled 100,40" % (win.x, win.y, moved.x, moved.y))
+        check(not any(l.startswith("pointer-motion") or l == "pointer-button %d 0" % BTN_LEFT
+                      for l in lines(c)[mark:]), "the client heard the drag: %s" % lines(c)[mark:])
+        log("an interactive move: leave, the window followed the pointer, enter after")
+
+
+def scenario_resize():
+    with duet.Session("input-resize") as s:
+        bottom_right = 10
+        c, win = probe(s, "p", args=["--resize-on-press", str(bottom_right)])
+        x, y = win.x + win.w - 5, win.y + win.h - 5
+        mark = len(lines(c))
+        inject = duet.Injector(s)
+        inject("motion", x, y)
+        inject("button", BTN_LEFT, 1)
+        after(c, mark, r"^pointer-leave$")
+        inject("motion", x + 30, y + 20)
+        i, _ = after(c, mark, r"^configure %d %d activated=1 resizing$" % (win.w + 30, win.h + 20))
+        inject("button", BTN_LEFT, 0)
+        inject.close()
+        after(c, i, r"^configure %d %d activated=1$" % (win.w + 30, win.h + 20))
+        log("an interactive resize: configures with the travelled size, resizing until the "
+            "release")
 
 
 def keyboard_state(c):
@@ -177,7 +224,8 @@ def scenario_held():
             "pressed again they were delivered")
 
 
-SCENARIOS = {"pointer": scenario_pointer, "still": scenario_still, "keyboard": scenario_keyboard,
+SCENARIOS = {"pointer": scenario_pointer, "still": scenario_still, "move": scenario_move,
+             "resize": scenario_resize, "keyboard": scenario_keyboard,
              "click": scenario_click, "held": scenario_held}
 
 if __name__ == "__main__":

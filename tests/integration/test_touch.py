@@ -22,7 +22,6 @@ steps) and read back by tests/clients/input-probe.c:
             up (as its keys and buttons are released)
 """
 
-import subprocess
 
 import duet
 from duet import check, log
@@ -55,26 +54,6 @@ def touch_lines(c, start=0):
             not l.startswith("touch-bound")]
 
 
-class Toucher:
-    """One duet-testctl reading commands from stdin: its touch points stay
-    down until it is told to lift them or exits."""
-
-    def __init__(self, s, name="touchctl"):
-        self.proc = s.spawn(name, [duet.program("DUET_TESTCTL"), "-"], dict(s.env),
-                            stdin=subprocess.PIPE)
-        self.done = 0
-
-    def __call__(self, *args):
-        self.proc.popen.stdin.write((" ".join(str(a) for a in args) + "\n").encode())
-        self.proc.popen.stdin.flush()
-        i, _ = self.proc.wait_line(r"^ok$", start=self.done)
-        self.done = i + 1
-
-    def close(self):
-        self.proc.popen.stdin.close()
-        check(self.proc.wait() == 0, "duet-testctl - failed: %s" % self.proc.stderr_tail())
-
-
 def scenario_basic():
     with duet.Session("touch-basic") as s:
         a = probe(s, "a", args=["--seats", "2"])
@@ -84,7 +63,7 @@ def scenario_basic():
         check(not [l for l in lines(a) if l.startswith("touch-bound")],
               "the seat had touch before any touchscreen: %s" % lines(a))
 
-        t = Toucher(s)
+        t = duet.Injector(s, "touchctl")
         t("touch", "frame")  # plugs the test's touchscreen in
         a.wait_line(r"^touch-bound seat=0$")
         a.wait_line(r"^touch-bound seat=1$")
@@ -141,7 +120,7 @@ def scenario_two():
         b = probe(s, "b")
         wa = place(s, "a", 50, 50)
         wb = place(s, "b", 400, 300)
-        t = Toucher(s)
+        t = duet.Injector(s, "touchctl")
         t("touch", "frame")
         a.wait_line(r"^touch-bound seat=0$")
         b.wait_line(r"^touch-bound seat=0$")
@@ -185,7 +164,7 @@ def scenario_destroy():
         wa = place(s, "a", 50, 50)
         wb = place(s, "b", 400, 50)
         wc = place(s, "c", 50, 400)
-        t = Toucher(s)
+        t = duet.Injector(s, "touchctl")
         t("touch", "frame")
         for p in (a, b, c):
             p.wait_line(r"^touch-bound seat=0$")
