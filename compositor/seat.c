@@ -451,10 +451,12 @@ static void pointer_focus_clear(struct comp_seat *seat)
 	seat->pointer_focus = NULL;
 }
 
+/* The client destroyed the surface under the pointer: it hears the leave
+ * (its surface argument already gone on its side) before any enter. */
 static void handle_pointer_focus_destroy(struct wl_listener *listener, void *data)
 {
 	struct comp_seat *seat = wl_container_of(listener, seat, pointer_focus_destroy);
-	pointer_focus_clear(seat);
+	seat_pointer_set_focus(seat, NULL, 0, 0);
 }
 
 /* Moves pointer focus to whatever is under the pointer now (leave, enter)
