@@ -40,10 +40,11 @@ DUET_KMS_PACKAGES="
 	xserver-xorg-core openbox xcompmgr x11-utils make gcc-12 xz-utils
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
-# the bench's packages).
+# the bench's packages), and wlcs with Mir's module beside it (tests/wlcs).
 DUET_TEST_PACKAGES="
 	wayland-utils foot xterm gtk-3-examples
 	python3-jsonschema lava-common
+	wlcs mir-wlcs-integration
 "
 # The client matrix (scripts/client-matrix, docs/clients.md): real toolkit
 # apps from Debian on all four stacks (the test packages' gtk3-demo, foot,
