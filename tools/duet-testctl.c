@@ -182,6 +182,8 @@ static int cmd_screenshot(struct ctl_test *ctl, const char *path, const char *ou
 		fprintf(stderr, "duet-testctl: cannot open %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	/* A script may take several: each waits for its own answer. */
+	ctl->shot.done = false;
 	/* libwayland duplicates the fd when it queues the request. */
 	if (output)
 		duet_test_screenshot_output(ctl->test, fd, output);

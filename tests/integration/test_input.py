@@ -25,6 +25,7 @@ and read back by tests/clients/input-probe.c:
             press of it is delivered and not dropped as a repeat
 """
 
+import os
 import time
 
 import duet
@@ -109,6 +110,13 @@ def scenario_move():
               "%d,%d, the pointer travelled 100,40" % (win.x, win.y, moved.x, moved.y))
         check(not any(l.startswith("pointer-motion") or l == "pointer-button %d 0" % BTN_LEFT
                       for l in lines(c)[mark:]), "the client heard the drag: %s" % lines(c)[mark:])
+        # One duet-testctl taking two screenshots waits for each answer.
+        shots = duet.Injector(s, "shots")
+        for n in (1, 2):
+            path = os.path.join(s.workdir, "moved-%d.png" % n)
+            shots("screenshot", path)
+            s._read_screenshot(path, "output")
+        shots.close()
         log("an interactive move: leave, the window followed the pointer, enter after")
 
 
