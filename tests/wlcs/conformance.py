@@ -155,6 +155,10 @@ def doc(duet_json, mir_json, expected_path):
         out.append("| **%s** | %d | %d | %d | %d | %d | %d | %d | |"
                    % (label, sum(t["duet"].values()), t["duet"][PASS], t["duet"][FAIL],
                       t["duet"][SKIP], t["mir"][PASS], t["mir"][FAIL], t["mir"][SKIP]))
+    ran = [t for t, (kind, _) in duet.items() if kind != SKIP]
+    out += ["", "On the %d tests duet ran (its protocols and versions), duet passes %d and Mir %d."
+            % (len(ran), sum(1 for t in ran if duet[t][0] == PASS),
+               sum(1 for t in ran if mir.get(t, ("",))[0] == PASS))]
     mir_passes = sorted(t for t in expected if mir.get(t, ("",))[0] == PASS)
     out += ["", "## duet's expected failures (tests/wlcs/expected-failures.txt)", "",
             "%d tests; %d of them pass on Mir." % (len(expected), len(mir_passes)), "",
