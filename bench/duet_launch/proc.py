@@ -107,6 +107,23 @@ class Child:
     def alive(self):
         return self.popen.poll() is None
 
+    def dying(self):
+        """Alive, but killed: SIGKILL pending or already exiting (a large
+        process under load, or one emulated by qemu-user, takes a while to
+        tear down its memory before its parent can see it gone)."""
+        if not self.alive():
+            return False
+        try:
+            with open("/proc/%d/stat" % self.pid) as f:
+                flags = int(f.read().rsplit(")", 1)[1].split()[6])
+            with open("/proc/%d/status" % self.pid) as f:
+                pending = [int(l.split()[1], 16) for l in f
+                           if l.startswith(("ShdPnd:", "SigPnd:"))]
+        except (OSError, ValueError, IndexError):
+            return False
+        PF_EXITING, SIGKILL_BIT = 0x4, 1 << (signal.SIGKILL - 1)
+        return bool(flags & PF_EXITING) or any(p & SIGKILL_BIT for p in pending)
+
     def status(self):
         rc = self.popen.poll()
         if rc is None:

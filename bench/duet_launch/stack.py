@@ -632,6 +632,10 @@ class Stack:
                 return c
         return None
 
+    def dying(self):
+        """Whether a stack process was killed and is still exiting."""
+        return any(c.dying() for c in self.procs.values())
+
     def pids(self):
         return dict({role: c.pid for role, c in self.procs.items()}, **self.role_pids)
 
