@@ -130,8 +130,17 @@ def start_program(source):
     check(line.startswith("pid "), "the program started its child (%r)" % line)
     pid = int(line.split()[1])
     on_fail(lambda: os.kill(pid, signal.SIGKILL))
-    with open("/proc/%d/environ" % pid, "rb") as f:
-        mark = [v for v in f.read().split(b"\0") if v.startswith(b"DUET_BENCH_RUN=")]
+    # A process in the middle of an exec shows an empty environment: Popen
+    # (and so the pid line) returns once exec closed the child's
+    # close-on-exec fds, a moment before its new environment is in place.
+    deadline = time.monotonic() + 10
+    while True:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            env = f.read()
+        if env or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    mark = [v for v in env.split(b"\0") if v.startswith(b"DUET_BENCH_RUN=")]
     check(mark, "the child carries a run mark")
     return proc, pid, mark
 
@@ -156,9 +165,7 @@ EXITS = r"""
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from duet_launch import proc
-# No exec after "up": the test reads the child's environment at once, and
-# a process in the middle of an exec shows an empty one.
-c = proc.Child("stubborn", ["sh", "-c", "trap '' TERM; echo up; sleep 600"],
+c = proc.Child("stubborn", ["sh", "-c", "trap '' TERM; echo up; exec sleep 600"],
                dict(os.environ), lines=True)
 c.wait_line("up", 30)
 print("pid", c.pid, flush=True)
