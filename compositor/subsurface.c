@@ -317,9 +317,8 @@ static void subsurface_set_position(struct wl_client *client, struct wl_resource
 {
 	struct comp_subsurface *sub = wl_resource_get_user_data(resource);
 	/* Keep offsets in a range where adding output positions cannot overflow. */
-	const int32_t lim = 1 << 24;
-	sub->pending_x = x < -lim ? -lim : x > lim ? lim : x;
-	sub->pending_y = y < -lim ? -lim : y > lim ? lim : y;
+	sub->pending_x = comp_clamp_coord(x);
+	sub->pending_y = comp_clamp_coord(y);
 }
 
 /* The pending-list link of sibling (the parent or another child of it), or

@@ -295,12 +295,8 @@ static void xdg_surface_set_window_geometry(struct wl_client *client,
 		                       "size", wl_resource_get_id(resource), width, height);
 		return;
 	}
-	const int32_t lim = 1 << 24;
 	xdg->pending_has_geometry = true;
-	xdg->pending_geometry = (struct comp_box){
-		x < -lim ? -lim : x > lim ? lim : x, y < -lim ? -lim : y > lim ? lim : y,
-		width > lim ? lim : width, height > lim ? lim : height,
-	};
+	xdg->pending_geometry = comp_clamp_box(x, y, width, height);
 }
 
 static void xdg_surface_ack_configure(struct wl_client *client, struct wl_resource *resource,
