@@ -49,26 +49,30 @@ static void positioner_set_anchor_rect(struct wl_client *client, struct wl_resou
 	p->has_anchor_rect = true;
 }
 
+/* set_anchor and set_gravity take a value of the protocol's enum; false
+ * after invalid_input for any other. */
+static bool known_value(struct wl_resource *resource, const char *what, uint32_t value,
+                        uint32_t last)
+{
+	if (value <= last)
+		return true;
+	wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
+	                       "xdg_positioner.set_%s: unknown %s %u", what, what, value);
+	return false;
+}
+
 static void positioner_set_anchor(struct wl_client *client, struct wl_resource *resource,
                                   uint32_t anchor)
 {
-	if (anchor > XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
-		                       "xdg_positioner.set_anchor: unknown anchor %u", anchor);
-		return;
-	}
-	positioner(resource)->anchor = anchor;
+	if (known_value(resource, "anchor", anchor, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT))
+		positioner(resource)->anchor = anchor;
 }
 
 static void positioner_set_gravity(struct wl_client *client, struct wl_resource *resource,
                                    uint32_t gravity)
 {
-	if (gravity > XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
-		                       "xdg_positioner.set_gravity: unknown gravity %u", gravity);
-		return;
-	}
-	positioner(resource)->gravity = gravity;
+	if (known_value(resource, "gravity", gravity, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT))
+		positioner(resource)->gravity = gravity;
 }
 
 static void positioner_set_constraint_adjustment(struct wl_client *client,
