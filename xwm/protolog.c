@@ -67,17 +67,25 @@ static struct kind *kind_of(const xcb_extension_t *ext, uint8_t opcode, bool eve
 	return &plog.kinds[plog.nkinds++];
 }
 
+/* libxcb's own definition of a function wrapped here. libxcb without it
+ * could not have linked us, so there is no going on without it. */
+static void *libxcb_symbol(const char *name)
+{
+	void *sym = dlsym(RTLD_NEXT, name);
+
+	if (!sym)
+		abort();
+	return sym;
+}
+
 uint64_t xcb_send_request_with_fds64(xcb_connection_t *c, int flags, struct iovec *vector,
                                      const xcb_protocol_request_t *req, unsigned int num_fds,
                                      int *fds)
 {
 	static send_fn real;
 
-	if (!real) {
-		real = (send_fn)dlsym(RTLD_NEXT, "xcb_send_request_with_fds64");
-		if (!real)
-			abort(); /* libxcb without it cannot have linked us */
-	}
+	if (!real)
+		real = (send_fn)libxcb_symbol("xcb_send_request_with_fds64");
 	if (plog.path && req) {
 		size_t bytes = 0;
 		for (size_t i = 0; i < req->count; i++)
@@ -107,11 +115,8 @@ void *xcb_wait_for_reply(xcb_connection_t *c, unsigned int request, xcb_generic_
 {
 	static wait_fn real;
 
-	if (!real) {
-		real = (wait_fn)dlsym(RTLD_NEXT, "xcb_wait_for_reply");
-		if (!real)
-			abort();
-	}
+	if (!real)
+		real = (wait_fn)libxcb_symbol("xcb_wait_for_reply");
 	if (plog.path)
 		plog.reply_waits++;
 	return real(c, request, e);
@@ -121,11 +126,8 @@ void *xcb_wait_for_reply64(xcb_connection_t *c, uint64_t request, xcb_generic_er
 {
 	static wait64_fn real;
 
-	if (!real) {
-		real = (wait64_fn)dlsym(RTLD_NEXT, "xcb_wait_for_reply64");
-		if (!real)
-			abort();
-	}
+	if (!real)
+		real = (wait64_fn)libxcb_symbol("xcb_wait_for_reply64");
 	if (plog.path)
 		plog.reply_waits++;
 	return real(c, request, e);
