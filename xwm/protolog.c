@@ -111,26 +111,29 @@ uint64_t xcb_send_request_with_fds64(xcb_connection_t *c, int flags, struct iove
 typedef void *(*wait_fn)(xcb_connection_t *, unsigned int, xcb_generic_error_t **);
 typedef void *(*wait64_fn)(xcb_connection_t *, uint64_t, xcb_generic_error_t **);
 
-void *xcb_wait_for_reply(xcb_connection_t *c, unsigned int request, xcb_generic_error_t **e)
+/* What both wait wrappers do before libxcb's wait: count it and find
+ * libxcb's function (*real, resolved on first use). */
+static void *counted_wait(void **real, const char *name)
 {
-	static wait_fn real;
-
-	if (!real)
-		real = (wait_fn)libxcb_symbol("xcb_wait_for_reply");
+	if (!*real)
+		*real = libxcb_symbol(name);
 	if (plog.path)
 		plog.reply_waits++;
-	return real(c, request, e);
+	return *real;
+}
+
+void *xcb_wait_for_reply(xcb_connection_t *c, unsigned int request, xcb_generic_error_t **e)
+{
+	static void *real;
+
+	return ((wait_fn)counted_wait(&real, "xcb_wait_for_reply"))(c, request, e);
 }
 
 void *xcb_wait_for_reply64(xcb_connection_t *c, uint64_t request, xcb_generic_error_t **e)
 {
-	static wait64_fn real;
+	static void *real;
 
-	if (!real)
-		real = (wait64_fn)libxcb_symbol("xcb_wait_for_reply64");
-	if (plog.path)
-		plog.reply_waits++;
-	return real(c, request, e);
+	return ((wait64_fn)counted_wait(&real, "xcb_wait_for_reply64"))(c, request, e);
 }
 
 void xwm_protolog_event(const xcb_generic_event_t *ev)
