@@ -21,6 +21,15 @@ static void read_all(void)
 	CHECK(render_target_read_pixels(t, &box, fb, W * 4) == 0, "read_pixels failed");
 }
 
+/* One frame that draws tex through q alone, then the read-back. */
+static void draw_and_read(struct render_texture *tex, const struct render_quad *q)
+{
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, q);
+	render_end(r);
+	read_all();
+}
+
 static uint32_t px(int x, int y)
 {
 	return fb[y * W + x];
@@ -80,10 +89,7 @@ static void check_orientation(void)
 		pix[i] = i < 4 ? 0x00ff0000 : 0x0000ff00;
 	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
 	clear_to(0xff000000);
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(10, 5, 14, 6, 0xffff0000, 0, "top row red");
 	expect_rect(10, 6, 14, 9, 0xff00ff00, 0, "rows below green");
 	expect_rect(0, 0, W, 5, 0xff000000, 0, "above the quad untouched");
@@ -119,19 +125,13 @@ static void check_premultiplied_blend(void)
 	tex = make_texture(RENDER_FORMAT_ARGB8888, 8, 8, pix);
 	CHECK(render_texture_has_alpha(tex), "ARGB texture has alpha");
 	clear_to(bg);
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(20, 10, 28, 18, blend(src, bg), 1, "blended quad");
 	expect_rect(0, 0, 20, H, bg, 0, "background left");
 
 	unit_say("quad.opaque draws ARGB without blending");
 	q.opaque = true;
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(20, 10, 28, 18, src, 0, "replaced, not blended");
 	render_texture_destroy(tex);
 }
@@ -150,10 +150,7 @@ static void check_node_alpha(void)
 	CHECK(!render_texture_has_alpha(tex), "XRGB texture has no alpha");
 	clear_to(bg);
 	q.alpha = 0.5f;
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(30, 20, 34, 24, 0xff007f80, 1, "half green over blue");
 	render_texture_destroy(tex);
 }
@@ -385,10 +382,7 @@ static void check_transforms(void)
 		unit_say("transform %d: each shown pixel is the texel it undoes to", tr);
 		q.transform = tr;
 		clear_to(0xff000000);
-		render_begin(r, t, NULL);
-		render_draw_texture(r, tex, &q);
-		render_end(r);
-		read_all();
+		draw_and_read(tex, &q);
 		for (int y = 0; y < h; y++)
 			for (int x = 0; x < w; x++) {
 				/* Quad-normalised s,t of the pixel centre, through
@@ -428,10 +422,7 @@ static void check_linear_scale(void)
 	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
 	q.nearest = false;
 	clear_to(0xff000000);
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	for (int y = 0; y < 8; y++)
 		for (int x = 0; x < 8; x++) {
 			/* Texel-space sample point, clamped to the edge texels'
