@@ -27,24 +27,10 @@
 #include <pixman.h>
 
 #include "render.h"
+#include "samples.h"
 
 #define OUT_W 1920
 #define OUT_H 1080
-
-static double clock_ms(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 struct series {
 	double *wall, *cpu;
@@ -52,8 +38,8 @@ struct series {
 
 static double report(const char *what, struct series *s, int reps)
 {
-	qsort(s->wall, (size_t)reps, sizeof(double), by_value);
-	qsort(s->cpu, (size_t)reps, sizeof(double), by_value);
+	samples_sort(s->wall, reps);
+	samples_sort(s->cpu, reps);
 	printf("%-13s wall min %.3f median %.3f max %.3f ms   cpu min %.3f median %.3f max %.3f ms"
 	       "  (%d composites)\n",
 	       what, s->wall[0], s->wall[reps / 2], s->wall[reps - 1], s->cpu[0],
@@ -72,7 +58,7 @@ static int time_render(struct renderer *r, struct render_target *t, struct rende
 
 	pixman_region32_init_rect(&all, 0, 0, (unsigned)w, (unsigned)h);
 	for (int i = 0; i < reps; i++) {
-		double w0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+		double w0 = sample_ms(CLOCK_MONOTONIC), c0 = sample_ms(CLOCK_PROCESS_CPUTIME_ID);
 		if (render_texture_upload(tex, pixels, w * 4, &all) < 0) {
 			pixman_region32_fini(&all);
 			return -1;
@@ -84,8 +70,8 @@ static int time_render(struct renderer *r, struct render_target *t, struct rende
 			pixman_region32_fini(&all);
 			return -1;
 		}
-		s->wall[i] = clock_ms(CLOCK_MONOTONIC) - w0;
-		s->cpu[i] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		s->wall[i] = sample_ms(CLOCK_MONOTONIC) - w0;
+		s->cpu[i] = sample_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	}
 	pixman_region32_fini(&all);
 	return 0;
@@ -99,10 +85,10 @@ static void time_pixman(uint32_t *pixels, int w, int h, int reps, struct series 
 	pixman_image_t *src = pixman_image_create_bits(PIXMAN_x8r8g8b8, w, h, pixels, w * 4);
 
 	for (int i = 0; i < reps; i++) {
-		double w0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+		double w0 = sample_ms(CLOCK_MONOTONIC), c0 = sample_ms(CLOCK_PROCESS_CPUTIME_ID);
 		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 100, 100, w, h);
-		s->wall[i] = clock_ms(CLOCK_MONOTONIC) - w0;
-		s->cpu[i] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		s->wall[i] = sample_ms(CLOCK_MONOTONIC) - w0;
+		s->cpu[i] = sample_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	}
 	pixman_image_unref(src);
 	pixman_image_unref(dst);

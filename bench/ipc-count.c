@@ -207,13 +207,26 @@ static uint32_t fd_info(int fd)
 	return v;
 }
 
-static void forget_fd(int fd)
+/* Returns fd, so that a wrapper can pass on the call's result through it. */
+static int forget_fd(int fd)
 {
 	if (fd >= 0 && fd < N_FDS)
 		__atomic_store_n(&fd_cache[fd], 0, __ATOMIC_RELAXED);
+	return fd;
 }
 
-static void count_fd(enum call c, int fd, ssize_t result)
+/* The two fds a successful pipe or socketpair made (r == 0); returns r. */
+static int forget_fds(int r, const int fds[2])
+{
+	if (r == 0) {
+		forget_fd(fds[0]);
+		forget_fd(fds[1]);
+	}
+	return r;
+}
+
+/* Returns result, which the wrappers pass on, as wait_end does. */
+static ssize_t count_fd(enum call c, int fd, ssize_t result)
 {
 	uint32_t v = fd_info(fd);
 	uint64_t bytes = result > 0 ? (uint64_t)result : 0;
@@ -225,6 +238,7 @@ static void count_fd(enum call c, int fd, ssize_t result)
 		ADD(&p->c[c].calls, 1);
 		ADD(&p->c[c].bytes, bytes);
 	}
+	return result;
 }
 
 /* Set by the dump's signal handler on the thread it interrupted: the wait
@@ -252,89 +266,66 @@ static int wait_end(enum call c, int r)
 /* ------------------------------------------------------------ wrappers */
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	ssize_t r = REAL(real_sendmsg, "sendmsg")(fd, msg, flags);
-	count_fd(C_SENDMSG, fd, r);
-	return r;
+	return count_fd(C_SENDMSG, fd, REAL(real_sendmsg, "sendmsg")(fd, msg, flags));
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	ssize_t r = REAL(real_recvmsg, "recvmsg")(fd, msg, flags);
-	count_fd(C_RECVMSG, fd, r);
-	return r;
+	return count_fd(C_RECVMSG, fd, REAL(real_recvmsg, "recvmsg")(fd, msg, flags));
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	ssize_t r = REAL(real_send, "send")(fd, buf, len, flags);
-	count_fd(C_SEND, fd, r);
-	return r;
+	return count_fd(C_SEND, fd, REAL(real_send, "send")(fd, buf, len, flags));
 }
 
 EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	ssize_t r = REAL(real_recv, "recv")(fd, buf, len, flags);
-	count_fd(C_RECV, fd, r);
-	return r;
+	return count_fd(C_RECV, fd, REAL(real_recv, "recv")(fd, buf, len, flags));
 }
 
 EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags)
 {
-	ssize_t r = REAL(real_recv_chk, "__recv_chk")(fd, buf, len, buflen, flags);
-	count_fd(C_RECV, fd, r);
-	return r;
+	return count_fd(C_RECV, fd, REAL(real_recv_chk, "__recv_chk")(fd, buf, len, buflen, flags));
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
                       const struct sockaddr *addr, socklen_t alen)
 {
-	ssize_t r = REAL(real_sendto, "sendto")(fd, buf, len, flags, addr, alen);
-	count_fd(C_SENDTO, fd, r);
-	return r;
+	return count_fd(C_SENDTO, fd, REAL(real_sendto, "sendto")(fd, buf, len, flags, addr, alen));
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
                         socklen_t *alen)
 {
-	ssize_t r = REAL(real_recvfrom, "recvfrom")(fd, buf, len, flags, addr, alen);
-	count_fd(C_RECVFROM, fd, r);
-	return r;
+	return count_fd(C_RECVFROM, fd,
+	                REAL(real_recvfrom, "recvfrom")(fd, buf, len, flags, addr, alen));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	ssize_t r = REAL(real_writev, "writev")(fd, iov, n);
-	count_fd(C_WRITEV, fd, r);
-	return r;
+	return count_fd(C_WRITEV, fd, REAL(real_writev, "writev")(fd, iov, n));
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-	ssize_t r = REAL(real_readv, "readv")(fd, iov, n);
-	count_fd(C_READV, fd, r);
-	return r;
+	return count_fd(C_READV, fd, REAL(real_readv, "readv")(fd, iov, n));
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
-	ssize_t r = REAL(real_read, "read")(fd, buf, len);
-	count_fd(C_READ, fd, r);
-	return r;
+	return count_fd(C_READ, fd, REAL(real_read, "read")(fd, buf, len));
 }
 
 /* _FORTIFY_SOURCE builds (Debian's packages) call these instead. */
 EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 {
-	ssize_t r = REAL(real_read_chk, "__read_chk")(fd, buf, len, buflen);
-	count_fd(C_READ, fd, r);
-	return r;
+	return count_fd(C_READ, fd, REAL(real_read_chk, "__read_chk")(fd, buf, len, buflen));
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	ssize_t r = REAL(real_write, "write")(fd, buf, len);
-	count_fd(C_WRITE, fd, r);
-	return r;
+	return count_fd(C_WRITE, fd, REAL(real_write, "write")(fd, buf, len));
 }
 
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -393,67 +384,42 @@ EXPORT int close(int fd)
 
 EXPORT int dup2(int old, int new)
 {
-	int r = REAL(real_dup2, "dup2")(old, new);
-	forget_fd(r);
-	return r;
+	return forget_fd(REAL(real_dup2, "dup2")(old, new));
 }
 
 EXPORT int dup3(int old, int new, int flags)
 {
-	int r = REAL(real_dup3, "dup3")(old, new, flags);
-	forget_fd(r);
-	return r;
+	return forget_fd(REAL(real_dup3, "dup3")(old, new, flags));
 }
 
 EXPORT int socket(int domain, int type, int proto)
 {
-	int r = REAL(real_socket, "socket")(domain, type, proto);
-	forget_fd(r);
-	return r;
+	return forget_fd(REAL(real_socket, "socket")(domain, type, proto));
 }
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
-	int r = REAL(real_accept, "accept")(fd, addr, len);
-	forget_fd(r);
-	return r;
+	return forget_fd(REAL(real_accept, "accept")(fd, addr, len));
 }
 
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-	int r = REAL(real_accept4, "accept4")(fd, addr, len, flags);
-	forget_fd(r);
-	return r;
+	return forget_fd(REAL(real_accept4, "accept4")(fd, addr, len, flags));
 }
 
 EXPORT int socketpair(int domain, int type, int proto, int sv[2])
 {
-	int r = REAL(real_socketpair, "socketpair")(domain, type, proto, sv);
-	if (r == 0) {
-		forget_fd(sv[0]);
-		forget_fd(sv[1]);
-	}
-	return r;
+	return forget_fds(REAL(real_socketpair, "socketpair")(domain, type, proto, sv), sv);
 }
 
 EXPORT int pipe(int fds[2])
 {
-	int r = REAL(real_pipe, "pipe")(fds);
-	if (r == 0) {
-		forget_fd(fds[0]);
-		forget_fd(fds[1]);
-	}
-	return r;
+	return forget_fds(REAL(real_pipe, "pipe")(fds), fds);
 }
 
 EXPORT int pipe2(int fds[2], int flags)
 {
-	int r = REAL(real_pipe2, "pipe2")(fds, flags);
-	if (r == 0) {
-		forget_fd(fds[0]);
-		forget_fd(fds[1]);
-	}
-	return r;
+	return forget_fds(REAL(real_pipe2, "pipe2")(fds, flags), fds);
 }
 
 /* ------------------------------------------------------------ dumping */
@@ -490,6 +456,18 @@ static void put_i64(struct out *o, int64_t v)
 	} else {
 		put_u64(o, (uint64_t)v);
 	}
+}
+
+/* o becomes the NUL-terminated path DIR<before>PID<after>. */
+static void put_path(struct out *o, const char *dir, const char *before, pid_t pid,
+                     const char *after)
+{
+	o->len = 0;
+	put(o, dir);
+	put(o, before);
+	put_i64(o, pid);
+	put(o, after);
+	o->buf[o->len] = 0;
 }
 
 /* A JSON string of at most 64 bytes, unusual bytes dropped. */
@@ -590,19 +568,9 @@ static void dump(const char *reason)
 
 	/* DIR/PID.json via DIR/.PID.json.tmp and rename. */
 	static struct out path;
-	path.len = 0;
-	put(&path, dir);
-	put(&path, "/.");
-	put_i64(&path, pid);
-	put(&path, ".json.tmp");
-	path.buf[path.len] = 0;
+	put_path(&path, dir, "/.", pid, ".json.tmp");
 	static struct out final_path;
-	final_path.len = 0;
-	put(&final_path, dir);
-	put(&final_path, "/");
-	put_i64(&final_path, pid);
-	put(&final_path, ".json");
-	final_path.buf[final_path.len] = 0;
+	put_path(&final_path, dir, "/", pid, ".json");
 
 	int fd = open(path.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {

@@ -10,21 +10,7 @@
 #include <time.h>
 
 #include "render.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "samples.h"
 
 static int time_reads(struct render_target *t, pixman_box32_t box, int reps, uint32_t *buf,
                       const char *what)
@@ -35,15 +21,15 @@ static int time_reads(struct render_target *t, pixman_box32_t box, int reps, uin
 	if (!ms)
 		return -1;
 	for (int i = 0; i < reps; i++) {
-		double t0 = now_ms();
+		double t0 = sample_ms(CLOCK_MONOTONIC);
 		if (render_target_read_pixels(t, &box, buf, w * 4) < 0) {
 			fprintf(stderr, "duet-readback-bench: read of %s failed\n", what);
 			free(ms);
 			return -1;
 		}
-		ms[i] = now_ms() - t0;
+		ms[i] = sample_ms(CLOCK_MONOTONIC) - t0;
 	}
-	qsort(ms, (size_t)reps, sizeof(*ms), by_value);
+	samples_sort(ms, reps);
 	printf("%-10s min %.3f ms  median %.3f ms  max %.3f ms  (%d reads)\n", what, ms[0],
 	       ms[reps / 2], ms[reps - 1], reps);
 	free(ms);

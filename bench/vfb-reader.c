@@ -126,6 +126,20 @@ struct totals {
 	uint64_t frames, raced, detected, damage, hit, bytes, detect_ns, detect_cpu_ns;
 };
 
+/* One look checked against a truth (the compositor's damage or X's): a
+ * look that raced the writer counts apart, as its truth may not be all. */
+static void tally(struct totals *t, bool raced, uint64_t detected, uint64_t damage,
+                  uint64_t hit)
+{
+	if (raced) {
+		t->raced++;
+		return;
+	}
+	t->detected += detected;
+	t->damage += damage;
+	t->hit += hit;
+}
+
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
@@ -276,13 +290,7 @@ int main(int argc, char **argv)
 			uint64_t lost = vfb_damage_marks(&src, &truth, seen, after, &dbytes);
 			bool raced = after != now;
 			uint64_t damage = vfb_marks_count(&truth), hit = vfb_marks_both(&found, &truth);
-			if (!raced && !lost) {
-				t.detected += detected;
-				t.damage += damage;
-				t.hit += hit;
-			} else {
-				t.raced++;
-			}
+			tally(&t, raced || lost, detected, damage, hit);
 			if (!quiet) {
 				printf(",\"writer_frames\":%" PRIu64 ",\"raced\":%s", now - seen,
 				       raced ? "true" : "false");
@@ -299,13 +307,7 @@ int main(int argc, char **argv)
 			 * half next time: both looks race the writer. */
 			bool raced = vfb_xdamage_pending(xtruth);
 			uint64_t damage = vfb_marks_count(&truth), hit = vfb_marks_both(&found, &truth);
-			if (!raced && !prev_raced) {
-				t.detected += detected;
-				t.damage += damage;
-				t.hit += hit;
-			} else {
-				t.raced++;
-			}
+			tally(&t, raced || prev_raced, detected, damage, hit);
 			prev_raced = raced;
 			if (!quiet)
 				printf(",\"raced\":%s,\"damage\":%" PRIu64 ",\"hit\":%" PRIu64,

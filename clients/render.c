@@ -21,31 +21,47 @@ typedef void (*scene_fn)(struct tk_draw *d, const struct assets *a, int w, int h
 static const struct tk_color white = { 1, 1, 1, 1 };
 static const struct tk_color backdrop = { 0.15f, 0.15f, 0.18f, 1 };
 
-/* 64 alpha-blended logos, scaled with a bilinear filter and moving: the
- * study's "Image Blend Smooth Scaled" (its average-score test). */
-static void image_blend_smooth_scaled(struct tk_draw *d, const struct assets *a, int w, int h,
-                                      int f)
+/* 64 alpha-blended logos, scaled and moving: logo i's size and position
+ * each swing on a wave (sinf or cosf) at its own speed and phase, and all
+ * the scene's parameters are these. */
+struct logo_swarm {
+	int stagger; /* frames between neighbouring logos' clocks */
+	float size, grow; /* size + grow * (0.5 + 0.5 * wave) */
+	float (*size_wave)(float), (*x_wave)(float), (*y_wave)(float);
+	float x_speed, x_phase, y_speed, y_phase;
+	enum tk_filter filter;
+};
+
+static void logo_swarm(struct tk_draw *d, const struct assets *a, int w, int h, int f,
+                       const struct logo_swarm *m)
 {
 	tk_draw_clear(d, backdrop);
 	for (int i = 0; i < 64; i++) {
-		float t = (float)(f + i * 7) * 0.05f;
-		float s = 40.0f + 100.0f * (0.5f + 0.5f * sinf(t + (float)i));
-		float x = (float)(w - 40) * (0.5f + 0.5f * sinf(t * 0.7f + (float)i * 1.3f)) - s / 2;
-		float y = (float)(h - 40) * (0.5f + 0.5f * cosf(t * 0.9f + (float)i * 0.7f)) - s / 2;
-		tk_draw_image(d, a->logo, 0, 0, 128, 128, x, y, s, s, TK_FILTER_SMOOTH, white);
+		float t = (float)(f + i * m->stagger) * 0.05f;
+		float s = m->size + m->grow * (0.5f + 0.5f * m->size_wave(t + (float)i));
+		float x = (float)(w - 40) *
+		          (0.5f + 0.5f * m->x_wave(t * m->x_speed + (float)i * m->x_phase)) - s / 2;
+		float y = (float)(h - 40) *
+		          (0.5f + 0.5f * m->y_wave(t * m->y_speed + (float)i * m->y_phase)) - s / 2;
+		tk_draw_image(d, a->logo, 0, 0, 128, 128, x, y, s, s, m->filter, white);
 	}
+}
+
+/* With a bilinear filter: the study's "Image Blend Smooth Scaled" (its
+ * average-score test). */
+static void image_blend_smooth_scaled(struct tk_draw *d, const struct assets *a, int w, int h,
+                                      int f)
+{
+	static const struct logo_swarm m = { 7, 40.0f, 100.0f, sinf, sinf, cosf,
+	                                     0.7f, 1.3f, 0.9f, 0.7f, TK_FILTER_SMOOTH };
+	logo_swarm(d, a, w, h, f, &m);
 }
 
 static void image_blend_nearest(struct tk_draw *d, const struct assets *a, int w, int h, int f)
 {
-	tk_draw_clear(d, backdrop);
-	for (int i = 0; i < 64; i++) {
-		float t = (float)(f + i * 11) * 0.05f;
-		float s = 48.0f + 96.0f * (0.5f + 0.5f * cosf(t + (float)i));
-		float x = (float)(w - 40) * (0.5f + 0.5f * cosf(t * 0.6f + (float)i * 1.1f)) - s / 2;
-		float y = (float)(h - 40) * (0.5f + 0.5f * sinf(t * 0.8f + (float)i * 0.9f)) - s / 2;
-		tk_draw_image(d, a->logo, 0, 0, 128, 128, x, y, s, s, TK_FILTER_NEAREST, white);
-	}
+	static const struct logo_swarm m = { 11, 48.0f, 96.0f, cosf, cosf, sinf,
+	                                     0.6f, 1.1f, 0.8f, 0.9f, TK_FILTER_NEAREST };
+	logo_swarm(d, a, w, h, f, &m);
 }
 
 static void rect_blend(struct tk_draw *d, const struct assets *a, int w, int h, int f)

@@ -183,19 +183,29 @@ static void fill_output(struct comp_window *window)
 		comp_window_move_on_ack(window, output->x, output->y);
 }
 
-void comp_policy_request_maximize(struct comp_window *window, bool maximize)
+/* What maximize and fullscreen requests share: a request for the state
+ * the window is in still gets a configure (the spec wants one even when
+ * nothing changes), and the first of the two states to be entered saves
+ * the geometry to go back to. True when the window is mapped and so must
+ * change its size now; an unmapped one's initial configure will carry the
+ * state. */
+static bool set_size_state(struct comp_window *window, bool *state, bool other, bool on)
 {
-	if (window->maximized == maximize) {
-		/* The spec wants a configure in reply even when nothing changes. */
+	if (*state == on) {
 		if (window->mapped)
 			comp_window_send_state(window);
-		return;
+		return false;
 	}
-	if (maximize && !window->fullscreen && window->mapped)
+	if (on && !other && window->mapped)
 		save_geometry(window);
-	window->maximized = maximize;
-	if (!window->mapped)
-		return; /* the initial configure will carry the state */
+	*state = on;
+	return window->mapped;
+}
+
+void comp_policy_request_maximize(struct comp_window *window, bool maximize)
+{
+	if (!set_size_state(window, &window->maximized, window->fullscreen, maximize))
+		return;
 	if (window->fullscreen)
 		comp_window_send_state(window); /* fullscreen size stays */
 	else if (maximize)
@@ -206,15 +216,7 @@ void comp_policy_request_maximize(struct comp_window *window, bool maximize)
 
 void comp_policy_request_fullscreen(struct comp_window *window, bool fullscreen)
 {
-	if (window->fullscreen == fullscreen) {
-		if (window->mapped)
-			comp_window_send_state(window);
-		return;
-	}
-	if (fullscreen && !window->maximized && window->mapped)
-		save_geometry(window);
-	window->fullscreen = fullscreen;
-	if (!window->mapped)
+	if (!set_size_state(window, &window->fullscreen, window->maximized, fullscreen))
 		return;
 	if (fullscreen || window->maximized)
 		fill_output(window);

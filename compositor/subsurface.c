@@ -317,9 +317,8 @@ static void subsurface_set_position(struct wl_client *client, struct wl_resource
 {
 	struct comp_subsurface *sub = wl_resource_get_user_data(resource);
 	/* Keep offsets in a range where adding output positions cannot overflow. */
-	const int32_t lim = 1 << 24;
-	sub->pending_x = x < -lim ? -lim : x > lim ? lim : x;
-	sub->pending_y = y < -lim ? -lim : y > lim ? lim : y;
+	sub->pending_x = comp_clamp_coord(x);
+	sub->pending_y = comp_clamp_coord(y);
 }
 
 /* The pending-list link of sibling (the parent or another child of it), or
@@ -341,8 +340,10 @@ static struct wl_list *sibling_pending_link(struct comp_subsurface *sub,
 	return &other->pending_link;
 }
 
-static void subsurface_place_above(struct wl_client *client, struct wl_resource *resource,
-                                   struct wl_resource *sibling)
+/* place_above and place_below: the lists run bottom to top, so "above"
+ * goes after the sibling's link and "below" before it. */
+static void subsurface_restack(struct wl_resource *resource, struct wl_resource *sibling,
+                               bool above)
 {
 	struct comp_subsurface *sub = wl_resource_get_user_data(resource);
 	if (!sub->parent || !sub->surface)
@@ -351,20 +352,19 @@ static void subsurface_place_above(struct wl_client *client, struct wl_resource 
 	if (!link)
 		return;
 	wl_list_remove(&sub->pending_link);
-	wl_list_insert(link, &sub->pending_link); /* lists run bottom to top */
+	wl_list_insert(above ? link : link->prev, &sub->pending_link);
+}
+
+static void subsurface_place_above(struct wl_client *client, struct wl_resource *resource,
+                                   struct wl_resource *sibling)
+{
+	subsurface_restack(resource, sibling, true);
 }
 
 static void subsurface_place_below(struct wl_client *client, struct wl_resource *resource,
                                    struct wl_resource *sibling)
 {
-	struct comp_subsurface *sub = wl_resource_get_user_data(resource);
-	if (!sub->parent || !sub->surface)
-		return;
-	struct wl_list *link = sibling_pending_link(sub, sibling);
-	if (!link)
-		return;
-	wl_list_remove(&sub->pending_link);
-	wl_list_insert(link->prev, &sub->pending_link);
+	subsurface_restack(resource, sibling, false);
 }
 
 static void subsurface_set_sync(struct wl_client *client, struct wl_resource *resource)

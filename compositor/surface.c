@@ -36,6 +36,8 @@
  * at latch.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <wayland-server-protocol.h>
@@ -91,13 +93,21 @@ static void buffer_release(struct wl_resource *buffer, bool queue)
 		wl_buffer_send_release(buffer);
 }
 
+/* Points *slot at buffer (or NULL) and moves onto it the listener that
+ * forgets it when the client destroys it. */
+static void watch_buffer(struct wl_resource **slot, struct wl_listener *destroy,
+                         struct wl_resource *buffer)
+{
+	wl_list_remove(&destroy->link);
+	wl_list_init(&destroy->link);
+	*slot = buffer;
+	if (buffer)
+		wl_resource_add_destroy_listener(buffer, destroy);
+}
+
 static void state_set_buffer(struct comp_surface_state *state, struct wl_resource *buffer)
 {
-	wl_list_remove(&state->buffer_destroy.link);
-	wl_list_init(&state->buffer_destroy.link);
-	state->buffer = buffer;
-	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &state->buffer_destroy);
+	watch_buffer(&state->buffer, &state->buffer_destroy, buffer);
 }
 
 void comp_surface_state_init(struct comp_surface_state *state)
@@ -133,6 +143,17 @@ static void discard_feedbacks(struct wl_list *feedbacks)
 		comp_presentation_discard(feedbacks);
 }
 
+/* The frame callbacks and feedback of a commit that will never be shown:
+ * destroyed, so that the client's objects are not left on a list that is
+ * gone or about to be reused. */
+static void drop_callbacks(struct comp_surface_state *state)
+{
+	struct wl_resource *cb, *tmp;
+	wl_resource_for_each_safe(cb, tmp, &state->frame_callbacks)
+		wl_resource_destroy(cb);
+	discard_feedbacks(&state->feedbacks);
+}
+
 void comp_surface_state_finish(struct comp_surface_state *state)
 {
 	state_set_buffer(state, NULL);
@@ -140,12 +161,7 @@ void comp_surface_state_finish(struct comp_surface_state *state)
 	pixman_region32_fini(&state->buffer_damage);
 	pixman_region32_fini(&state->opaque);
 	pixman_region32_fini(&state->input);
-	/* Callbacks that can no longer fire: destroy them so the client's
-	 * objects are not left waiting on a list that is gone. */
-	struct wl_resource *cb, *tmp;
-	wl_resource_for_each_safe(cb, tmp, &state->frame_callbacks)
-		wl_resource_destroy(cb);
-	discard_feedbacks(&state->feedbacks);
+	drop_callbacks(state);
 }
 
 /* A cached buffer that will never be shown is given back (weston does
@@ -174,12 +190,8 @@ static void reset_per_commit(struct comp_surface_state *state)
 	state->dx = state->dy = 0;
 	pixman_region32_clear(&state->damage);
 	pixman_region32_clear(&state->buffer_damage);
-	/* Lists still holding something belong to a commit that failed: their
-	 * objects must not point at a list that is about to be reused. */
-	struct wl_resource *cb, *tmp;
-	wl_resource_for_each_safe(cb, tmp, &state->frame_callbacks)
-		wl_resource_destroy(cb);
-	discard_feedbacks(&state->feedbacks);
+	/* Lists still holding something belong to a commit that failed. */
+	drop_callbacks(state);
 }
 
 void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surface_state *src)
@@ -226,9 +238,7 @@ static bool surface_wraps(const struct comp_surface *surface)
 
 static void shown_forget(struct comp_surface *surface)
 {
-	surface->shown = NULL;
-	wl_list_remove(&surface->shown_destroy.link);
-	wl_list_init(&surface->shown_destroy.link);
+	watch_buffer(&surface->shown, &surface->shown_destroy, NULL);
 }
 
 /* The buffer the repaints sample in place (a dmabuf, or a wl_shm buffer
@@ -240,10 +250,7 @@ static void surface_set_shown(struct comp_surface *surface, struct wl_resource *
 	struct wl_resource *old = surface->shown;
 	if (old == buffer)
 		return;
-	shown_forget(surface);
-	surface->shown = buffer;
-	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &surface->shown_destroy);
+	watch_buffer(&surface->shown, &surface->shown_destroy, buffer);
 	buffer_release(old, queue_release);
 }
 
@@ -322,11 +329,7 @@ static bool surface_take_dmabuf(struct comp_surface *surface, struct comp_surfac
 
 static void latch_set_buffer(struct comp_surface *surface, struct wl_resource *buffer)
 {
-	wl_list_remove(&surface->latch_buffer_destroy.link);
-	wl_list_init(&surface->latch_buffer_destroy.link);
-	surface->latch_buffer = buffer;
-	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &surface->latch_buffer_destroy);
+	watch_buffer(&surface->latch_buffer, &surface->latch_buffer_destroy, buffer);
 }
 
 /* Gives back the latched buffer uncopied: replaced, or its surface gone
@@ -440,12 +443,36 @@ static void surface_show_wrapped(struct comp_surface *surface,
 	surface_set_shown(surface, buffer, callbacks);
 }
 
+/* A wl_surface protocol error whose message starts with the surface, so
+ * that a client's log says which one. (libwayland cuts every error
+ * message at 128 bytes, so the buffer here cuts nothing it would keep.) */
+static void surface_post_error(struct wl_resource *resource, uint32_t code, const char *fmt,
+                               ...) __attribute__((format(printf, 3, 4)));
+static void surface_post_error(struct wl_resource *resource, uint32_t code, const char *fmt,
+                               ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	wl_resource_post_error(resource, code, "wl_surface@%u: %s", wl_resource_get_id(resource),
+	                       msg);
+}
+
 /* The buffer must be a whole number of scale-sized pixels, unless a
  * viewport destination sets the surface size instead (the later
- * wl_surface text exempts that case; weston and wlroots do too). */
-static bool scale_fits(int width, int height, const struct comp_surface_state *state)
+ * wl_surface text exempts that case; weston and wlroots do too). False
+ * after posting invalid_size. */
+static bool scale_fits(struct comp_surface *surface, int width, int height,
+                       const struct comp_surface_state *state)
 {
-	return state->viewport.dst_w > 0 || (width % state->scale == 0 && height % state->scale == 0);
+	if (state->viewport.dst_w > 0 || (width % state->scale == 0 && height % state->scale == 0))
+		return true;
+	surface_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+	                   "buffer %dx%d is not a multiple of scale %d", width, height,
+	                   state->scale);
+	return false;
 }
 
 /* Takes the committed buffer for the next repaint: checks it, (re)creates
@@ -465,9 +492,8 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 	if (!shm && !single_pixel && !image) {
 		/* Only wl_shm, single-pixel and dmabuf buffers are advertised,
 		 * so nothing else can be valid here. */
-		wl_resource_post_error(surface->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
-		                       "wl_surface@%u: attached buffer is not a wl_shm buffer",
-		                       wl_resource_get_id(surface->resource));
+		surface_post_error(surface->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
+		                   "attached buffer is not a wl_shm buffer");
 		return false;
 	}
 	if (image)
@@ -496,13 +522,8 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		                       width, bpp);
 		return false;
 	}
-	if (!scale_fits(width, height, state)) {
-		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
-		                       wl_resource_get_id(surface->resource), width, height,
-		                       state->scale);
+	if (!scale_fits(surface, width, height, state))
 		return false;
-	}
 
 	/* The pixman engine samples the client's buffer in place where
 	 * pixman can read its layout; everything else is copied at latch. */
@@ -603,13 +624,8 @@ static bool surface_take_dmabuf(struct comp_surface *surface, struct comp_surfac
 	int width, height;
 	enum render_format format;
 	struct render_texture *tex = comp_dmabuf_image_texture(image, &width, &height, &format);
-	if (!scale_fits(width, height, state)) {
-		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
-		                       wl_resource_get_id(surface->resource), width, height,
-		                       state->scale);
+	if (!scale_fits(surface, width, height, state))
 		return false;
-	}
 	*full = surface->texture != tex || surface->buffer_width != width ||
 	        surface->buffer_height != height;
 	if (surface->texture != tex) {
@@ -719,14 +735,10 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 			full = true;
 		}
 	} else if (surface->texture &&
-	           !scale_fits(surface->buffer_width, surface->buffer_height, state)) {
+	           !scale_fits(surface, surface->buffer_width, surface->buffer_height, state)) {
 		/* A new scale applies to the buffer already committed as well;
 		 * checking it here also keeps the scale no larger than a buffer
 		 * side, which bounds the damage arithmetic below. */
-		wl_resource_post_error(surface->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-		                       "wl_surface@%u: buffer %dx%d is not a multiple of scale %d",
-		                       wl_resource_get_id(surface->resource), surface->buffer_width,
-		                       surface->buffer_height, state->scale);
 		reset_per_commit(state);
 		return;
 	}
@@ -814,9 +826,8 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 	struct comp_surface *surface = comp_surface_from_resource(resource);
 	if (wl_resource_get_version(resource) >= WL_SURFACE_OFFSET_SINCE_VERSION &&
 	    (x != 0 || y != 0)) {
-		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_OFFSET,
-		                       "wl_surface@%u: attach with a non-zero offset, use "
-		                       "wl_surface.offset", wl_resource_get_id(resource));
+		surface_post_error(resource, WL_SURFACE_ERROR_INVALID_OFFSET,
+		                   "attach with a non-zero offset, use wl_surface.offset");
 		return;
 	}
 	if (buffer && surface->role && surface->role_data && surface->role->attach)
@@ -911,26 +922,22 @@ static void surface_set_buffer_transform(struct wl_client *client,
                                          struct wl_resource *resource, int32_t transform)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
-		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
-		                       "wl_surface@%u: buffer transform %d is not valid",
-		                       wl_resource_get_id(resource), transform);
-		return;
-	}
-	surface->pending.transform = transform;
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270)
+		surface_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
+		                   "buffer transform %d is not valid", transform);
+	else
+		surface->pending.transform = transform;
 }
 
 static void surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
                                      int32_t scale)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	if (scale < 1) {
-		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_SCALE,
-		                       "wl_surface@%u: buffer scale %d must be at least 1",
-		                       wl_resource_get_id(resource), scale);
-		return;
-	}
-	surface->pending.scale = scale;
+	if (scale < 1)
+		surface_post_error(resource, WL_SURFACE_ERROR_INVALID_SCALE,
+		                   "buffer scale %d must be at least 1", scale);
+	else
+		surface->pending.scale = scale;
 }
 
 static void surface_offset(struct wl_client *client, struct wl_resource *resource,

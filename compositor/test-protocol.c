@@ -339,26 +339,34 @@ static void held_update(struct wl_array *held, uint32_t code, bool down)
 		*slot = code;
 }
 
+/* A press or release of a button or key from client: recorded in held
+ * (see held_update) and the client's test state returned to deliver it
+ * to, or NULL and nothing recorded. */
+static struct test_state *held_press(struct wl_client *client, struct wl_array *held,
+                                     uint32_t code, bool down)
+{
+	struct test_state *state = state_from_client(client);
+	if (state)
+		held_update(held, code, down);
+	return state;
+}
+
 static void test_handle_pointer_button(struct wl_client *client, struct wl_resource *resource,
                                        uint32_t button, uint32_t pressed)
 {
 	struct test_object *obj = wl_resource_get_user_data(resource);
-	struct test_state *state = state_from_client(client);
-	if (!state)
-		return;
-	held_update(&obj->buttons, button, pressed != 0);
-	comp_seat_pointer_button(state->server, button, pressed != 0, now_ms());
+	struct test_state *state = held_press(client, &obj->buttons, button, pressed != 0);
+	if (state)
+		comp_seat_pointer_button(state->server, button, pressed != 0, now_ms());
 }
 
 static void test_handle_key(struct wl_client *client, struct wl_resource *resource, uint32_t key,
                             uint32_t pressed)
 {
 	struct test_object *obj = wl_resource_get_user_data(resource);
-	struct test_state *state = state_from_client(client);
-	if (!state)
-		return;
-	held_update(&obj->keys, key, pressed != 0);
-	comp_seat_key(state->server, key, pressed != 0, now_ms());
+	struct test_state *state = held_press(client, &obj->keys, key, pressed != 0);
+	if (state)
+		comp_seat_key(state->server, key, pressed != 0, now_ms());
 }
 
 /* The test's touchscreen is plugged in at its first use, so that the

@@ -30,9 +30,8 @@ static void positioner_set_size(struct wl_client *client, struct wl_resource *re
 	 * and offset are, so that the placement arithmetic (position + size,
 	 * a flip's position - size, summed over nested popups) stays far from
 	 * int overflow (docs/security.md). */
-	const int32_t lim = 1 << 24;
-	positioner(resource)->width = width > lim ? lim : width;
-	positioner(resource)->height = height > lim ? lim : height;
+	positioner(resource)->width = comp_clamp_coord(width);
+	positioner(resource)->height = comp_clamp_coord(height);
 }
 
 static void positioner_set_anchor_rect(struct wl_client *client, struct wl_resource *resource,
@@ -45,35 +44,35 @@ static void positioner_set_anchor_rect(struct wl_client *client, struct wl_resou
 		return;
 	}
 	/* Bound coordinates so that the placement arithmetic cannot overflow. */
-	const int32_t lim = 1 << 24;
 	struct comp_positioner *p = positioner(resource);
-	p->anchor_rect = (struct comp_box){
-		x < -lim ? -lim : x > lim ? lim : x, y < -lim ? -lim : y > lim ? lim : y,
-		width > lim ? lim : width, height > lim ? lim : height,
-	};
+	p->anchor_rect = comp_clamp_box(x, y, width, height);
 	p->has_anchor_rect = true;
+}
+
+/* set_anchor and set_gravity take a value of the protocol's enum; false
+ * after invalid_input for any other. */
+static bool known_value(struct wl_resource *resource, const char *what, uint32_t value,
+                        uint32_t last)
+{
+	if (value <= last)
+		return true;
+	wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
+	                       "xdg_positioner.set_%s: unknown %s %u", what, what, value);
+	return false;
 }
 
 static void positioner_set_anchor(struct wl_client *client, struct wl_resource *resource,
                                   uint32_t anchor)
 {
-	if (anchor > XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
-		                       "xdg_positioner.set_anchor: unknown anchor %u", anchor);
-		return;
-	}
-	positioner(resource)->anchor = anchor;
+	if (known_value(resource, "anchor", anchor, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT))
+		positioner(resource)->anchor = anchor;
 }
 
 static void positioner_set_gravity(struct wl_client *client, struct wl_resource *resource,
                                    uint32_t gravity)
 {
-	if (gravity > XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
-		                       "xdg_positioner.set_gravity: unknown gravity %u", gravity);
-		return;
-	}
-	positioner(resource)->gravity = gravity;
+	if (known_value(resource, "gravity", gravity, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT))
+		positioner(resource)->gravity = gravity;
 }
 
 static void positioner_set_constraint_adjustment(struct wl_client *client,
@@ -86,9 +85,8 @@ static void positioner_set_constraint_adjustment(struct wl_client *client,
 static void positioner_set_offset(struct wl_client *client, struct wl_resource *resource,
                                   int32_t x, int32_t y)
 {
-	const int32_t lim = 1 << 24;
-	positioner(resource)->offset_x = x < -lim ? -lim : x > lim ? lim : x;
-	positioner(resource)->offset_y = y < -lim ? -lim : y > lim ? lim : y;
+	positioner(resource)->offset_x = comp_clamp_coord(x);
+	positioner(resource)->offset_y = comp_clamp_coord(y);
 }
 
 static void positioner_set_reactive(struct wl_client *client, struct wl_resource *resource)

@@ -11,6 +11,15 @@ struct comp_box {
 	int x, y, width, height;
 };
 
+/* A box from a client, its position clamped as comp_clamp_coord does and
+ * its (non-negative) size to at most COMP_MAX_COORD. */
+static inline struct comp_box comp_clamp_box(int32_t x, int32_t y, int32_t width,
+                                             int32_t height)
+{
+	return (struct comp_box){ comp_clamp_coord(x), comp_clamp_coord(y),
+	                          comp_clamp_coord(width), comp_clamp_coord(height) };
+}
+
 /* A copy of an xdg_positioner's state (popups keep their own copy, the
  * positioner object may be destroyed right after get_popup). */
 struct comp_positioner {

@@ -190,6 +190,20 @@ static void xdg_surface_role_attach(struct comp_surface *surface)
 		                       wl_resource_get_id(xdg->resource));
 }
 
+/* The xdg_surface of a request that needs a role first, or NULL after the
+ * not_constructed error. */
+static struct comp_xdg_surface *constructed_xdg(struct wl_resource *resource,
+                                                const char *request)
+{
+	struct comp_xdg_surface *xdg = xdg_from_resource(resource);
+	if (xdg->role != COMP_XDG_ROLE_NONE)
+		return xdg;
+	wl_resource_post_error(resource, XDG_SURFACE_ERROR_NOT_CONSTRUCTED,
+	                       "xdg_surface@%u.%s before get_toplevel or get_popup",
+	                       wl_resource_get_id(resource), request);
+	return NULL;
+}
+
 static void xdg_surface_role_commit(struct comp_surface *surface)
 {
 	struct comp_xdg_surface *xdg = surface->role_data;
@@ -302,37 +316,25 @@ static void xdg_surface_set_window_geometry(struct wl_client *client,
                                             struct wl_resource *resource, int32_t x, int32_t y,
                                             int32_t width, int32_t height)
 {
-	struct comp_xdg_surface *xdg = xdg_from_resource(resource);
-	if (xdg->role == COMP_XDG_ROLE_NONE) {
-		wl_resource_post_error(resource, XDG_SURFACE_ERROR_NOT_CONSTRUCTED,
-		                       "xdg_surface@%u.set_window_geometry before get_toplevel or "
-		                       "get_popup", wl_resource_get_id(resource));
+	struct comp_xdg_surface *xdg = constructed_xdg(resource, "set_window_geometry");
+	if (!xdg)
 		return;
-	}
 	if (width <= 0 || height <= 0) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_INVALID_SIZE,
 		                       "xdg_surface@%u.set_window_geometry: %dx%d is not a positive "
 		                       "size", wl_resource_get_id(resource), width, height);
 		return;
 	}
-	const int32_t lim = 1 << 24;
 	xdg->pending_has_geometry = true;
-	xdg->pending_geometry = (struct comp_box){
-		x < -lim ? -lim : x > lim ? lim : x, y < -lim ? -lim : y > lim ? lim : y,
-		width > lim ? lim : width, height > lim ? lim : height,
-	};
+	xdg->pending_geometry = comp_clamp_box(x, y, width, height);
 }
 
 static void xdg_surface_ack_configure(struct wl_client *client, struct wl_resource *resource,
                                       uint32_t serial)
 {
-	struct comp_xdg_surface *xdg = xdg_from_resource(resource);
-	if (xdg->role == COMP_XDG_ROLE_NONE) {
-		wl_resource_post_error(resource, XDG_SURFACE_ERROR_NOT_CONSTRUCTED,
-		                       "xdg_surface@%u.ack_configure before get_toplevel or "
-		                       "get_popup", wl_resource_get_id(resource));
+	struct comp_xdg_surface *xdg = constructed_xdg(resource, "ack_configure");
+	if (!xdg)
 		return;
-	}
 	struct comp_xdg_configure *c, *tmp;
 	bool found = false;
 	wl_list_for_each(c, &xdg->configures, link) {

@@ -4,53 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gl-program.h"
 #include "render-private.h"
-
-static GLuint compile_shader(GLenum type, const char *source)
-{
-	GLuint shader = glCreateShader(type);
-	GLint ok = GL_FALSE;
-
-	glShaderSource(shader, 1, &source, NULL);
-	glCompileShader(shader);
-	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
-		render_log("shader compile failed: %s", log);
-		glDeleteShader(shader);
-		return 0;
-	}
-	return shader;
-}
 
 static bool link_program(struct render_program *p, enum render_shader_kind kind)
 {
-	GLuint vs = compile_shader(GL_VERTEX_SHADER, render_shader_vertex_source());
-	GLuint fs = compile_shader(GL_FRAGMENT_SHADER, render_shader_fragment_source(kind));
-	GLint ok = GL_FALSE;
+	/* Listed at their RENDER_ATTR_* locations. */
+	static const char *const attribs[] = { "a_pos", "a_texcoord", NULL };
+	char why[1200];
 
-	if (!vs || !fs) {
-		glDeleteShader(vs);
-		glDeleteShader(fs);
-		return false;
-	}
-	p->program = glCreateProgram();
-	glAttachShader(p->program, vs);
-	glAttachShader(p->program, fs);
-	glBindAttribLocation(p->program, RENDER_ATTR_POS, "a_pos");
-	glBindAttribLocation(p->program, RENDER_ATTR_TEXCOORD, "a_texcoord");
-	glLinkProgram(p->program);
-	/* The program keeps the shaders; flag them for deletion with it. */
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	glGetProgramiv(p->program, GL_LINK_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetProgramInfoLog(p->program, sizeof(log), NULL, log);
-		render_log("program link failed: %s", log);
-		glDeleteProgram(p->program);
-		p->program = 0;
+	p->program = render_gl_program(render_shader_vertex_source(),
+	                               render_shader_fragment_source(kind), attribs, why,
+	                               sizeof(why));
+	if (!p->program) {
+		render_log("%s", why);
 		return false;
 	}
 	p->u_proj = glGetUniformLocation(p->program, "u_proj");

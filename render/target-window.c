@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gl-program.h"
 #include "render-private.h"
 
 #ifndef EGL_BUFFER_AGE_EXT
@@ -71,24 +72,6 @@ static bool disabled(const char *name)
 	return render_extension_in_list(list, name);
 }
 
-static GLuint compile(GLenum type, const char *src)
-{
-	GLuint s = glCreateShader(type);
-	GLint ok = 0;
-
-	glShaderSource(s, 1, &src, NULL);
-	glCompileShader(s);
-	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[512];
-		glGetShaderInfoLog(s, sizeof(log), NULL, log);
-		render_log("window blit shader: %s", log);
-		glDeleteShader(s);
-		return 0;
-	}
-	return s;
-}
-
 /* A full-screen copy of the framebuffer texture; scissoring limits it to
  * the damage. Texture rows are output rows top-down and the window shows GL
  * rows bottom-up, hence the flipped t coordinate. */
@@ -106,29 +89,12 @@ static bool create_blit_program(struct window_target *w)
 		"uniform sampler2D u_tex;\n"
 		"varying vec2 v_tex;\n"
 		"void main() { gl_FragColor = texture2D(u_tex, v_tex); }\n";
-	GLuint vs = compile(GL_VERTEX_SHADER, vs_src);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, fs_src);
-	GLint ok = 0;
+	static const char *const attribs[] = { "a_pos", NULL };
+	char why[1200];
 
-	if (!vs || !fs) {
-		if (vs)
-			glDeleteShader(vs);
-		if (fs)
-			glDeleteShader(fs);
-		return false;
-	}
-	w->blit_program = glCreateProgram();
-	glAttachShader(w->blit_program, vs);
-	glAttachShader(w->blit_program, fs);
-	glBindAttribLocation(w->blit_program, 0, "a_pos");
-	glLinkProgram(w->blit_program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	glGetProgramiv(w->blit_program, GL_LINK_STATUS, &ok);
-	if (!ok) {
-		render_log("window blit program failed to link");
-		glDeleteProgram(w->blit_program);
-		w->blit_program = 0;
+	w->blit_program = render_gl_program(vs_src, fs_src, attribs, why, sizeof(why));
+	if (!w->blit_program) {
+		render_log("window blit %s", why);
 		return false;
 	}
 	w->blit_u_tex = glGetUniformLocation(w->blit_program, "u_tex");

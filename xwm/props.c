@@ -356,9 +356,32 @@ static int compare_manage_order(const void *a, const void *b)
 	       wa->client->manage_order > wb->client->manage_order;
 }
 
+typedef xcb_void_cookie_t (*set_list_fn)(xcb_ewmh_connection_t *, int, uint32_t,
+                                         xcb_window_t *);
+
+/* Writes one of the two root lists, of the windows of list in its order,
+ * unless copy (what we last wrote: only we write these root properties,
+ * so it is what the server has) says the same. Without room for the
+ * copies (keep false, client_lists_written too) it just writes. */
+static void write_client_list(struct xwm *xwm, set_list_fn set, struct xwm_window **list,
+                              size_t n, xcb_window_t *ids, xcb_window_t *copy, bool keep)
+{
+	for (size_t i = 0; i < n; i++)
+		ids[i] = list[i]->id;
+	/* n may be 0 with no copies allocated yet: memcmp/memcpy must not see
+	 * their NULL pointers even for zero bytes. */
+	if (xwm->client_lists_written && n == xwm->client_list_len &&
+	    (!n || memcmp(ids, copy, n * sizeof(*ids)) == 0))
+		return;
+	set(&xwm->ewmh, 0, (uint32_t)n, ids);
+	if (keep && n)
+		memcpy(copy, ids, n * sizeof(*ids));
+}
+
 void xwm_props_update_client_lists(struct xwm *xwm)
 {
 	size_t count = 0, n = 0;
+	bool copies = true;
 
 	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next)
 		count++;
@@ -377,8 +400,7 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 			list[n++] = w;
 	}
 	/* A map raises (which updates the lists) and then lists the
-	 * window (updating them again): write only what changed. Only we
-	 * write these root properties, so our copy is what the server has. */
+	 * window (updating them again): write only what changed. */
 	if (n > xwm->client_list_cap) {
 		xcb_window_t *a = realloc(xwm->client_list, n * sizeof(*a));
 		xcb_window_t *b = a ? realloc(xwm->client_list_stacking, n * sizeof(*b)) : NULL;
@@ -386,44 +408,19 @@ void xwm_props_update_client_lists(struct xwm *xwm)
 			xwm->client_list = a;
 		if (b)
 			xwm->client_list_stacking = b;
-		if (!a || !b) {
+		copies = a && b;
+		xwm->client_list_cap = copies ? n : 0;
+		if (!copies)
 			xwm->client_lists_written = false;
-			xwm->client_list_cap = 0;
-			goto write_all;
-		}
-		xwm->client_list_cap = n;
 	}
-	for (size_t i = 0; i < n; i++)
-		ids[i] = list[i]->id;
-	/* n may be 0 with no copies allocated yet: memcmp/memcpy must not see
-	 * their NULL pointers even for zero bytes. */
-	if (!xwm->client_lists_written || n != xwm->client_list_len ||
-	    (n && memcmp(ids, xwm->client_list_stacking, n * sizeof(*ids)) != 0))
-		xcb_ewmh_set_client_list_stacking(&xwm->ewmh, 0, (uint32_t)n, ids);
-	if (n)
-		memcpy(xwm->client_list_stacking, ids, n * sizeof(*ids));
+	write_client_list(xwm, xcb_ewmh_set_client_list_stacking, list, n, ids,
+	                  xwm->client_list_stacking, copies);
 	qsort(list, n, sizeof(*list), compare_manage_order);
-	for (size_t i = 0; i < n; i++)
-		ids[i] = list[i]->id;
-	if (!xwm->client_lists_written || n != xwm->client_list_len ||
-	    (n && memcmp(ids, xwm->client_list, n * sizeof(*ids)) != 0))
-		xcb_ewmh_set_client_list(&xwm->ewmh, 0, (uint32_t)n, ids);
-	if (n)
-		memcpy(xwm->client_list, ids, n * sizeof(*ids));
-	xwm->client_list_len = n;
-	xwm->client_lists_written = true;
-	free(list);
-	free(ids);
-	return;
-
-write_all: /* out of memory for the copies: just write */
-	for (size_t i = 0; i < n; i++)
-		ids[i] = list[i]->id;
-	xcb_ewmh_set_client_list_stacking(&xwm->ewmh, 0, (uint32_t)n, ids);
-	qsort(list, n, sizeof(*list), compare_manage_order);
-	for (size_t i = 0; i < n; i++)
-		ids[i] = list[i]->id;
-	xcb_ewmh_set_client_list(&xwm->ewmh, 0, (uint32_t)n, ids);
+	write_client_list(xwm, xcb_ewmh_set_client_list, list, n, ids, xwm->client_list, copies);
+	if (copies) {
+		xwm->client_list_len = n;
+		xwm->client_lists_written = true;
+	}
 	free(list);
 	free(ids);
 }

@@ -67,17 +67,25 @@ static struct kind *kind_of(const xcb_extension_t *ext, uint8_t opcode, bool eve
 	return &plog.kinds[plog.nkinds++];
 }
 
+/* libxcb's own definition of a function wrapped here. libxcb without it
+ * could not have linked us, so there is no going on without it. */
+static void *libxcb_symbol(const char *name)
+{
+	void *sym = dlsym(RTLD_NEXT, name);
+
+	if (!sym)
+		abort();
+	return sym;
+}
+
 uint64_t xcb_send_request_with_fds64(xcb_connection_t *c, int flags, struct iovec *vector,
                                      const xcb_protocol_request_t *req, unsigned int num_fds,
                                      int *fds)
 {
 	static send_fn real;
 
-	if (!real) {
-		real = (send_fn)dlsym(RTLD_NEXT, "xcb_send_request_with_fds64");
-		if (!real)
-			abort(); /* libxcb without it cannot have linked us */
-	}
+	if (!real)
+		real = (send_fn)libxcb_symbol("xcb_send_request_with_fds64");
 	if (plog.path && req) {
 		size_t bytes = 0;
 		for (size_t i = 0; i < req->count; i++)
@@ -103,32 +111,29 @@ uint64_t xcb_send_request_with_fds64(xcb_connection_t *c, int flags, struct iove
 typedef void *(*wait_fn)(xcb_connection_t *, unsigned int, xcb_generic_error_t **);
 typedef void *(*wait64_fn)(xcb_connection_t *, uint64_t, xcb_generic_error_t **);
 
-void *xcb_wait_for_reply(xcb_connection_t *c, unsigned int request, xcb_generic_error_t **e)
+/* What both wait wrappers do before libxcb's wait: count it and find
+ * libxcb's function (*real, resolved on first use). */
+static void *counted_wait(void **real, const char *name)
 {
-	static wait_fn real;
-
-	if (!real) {
-		real = (wait_fn)dlsym(RTLD_NEXT, "xcb_wait_for_reply");
-		if (!real)
-			abort();
-	}
+	if (!*real)
+		*real = libxcb_symbol(name);
 	if (plog.path)
 		plog.reply_waits++;
-	return real(c, request, e);
+	return *real;
+}
+
+void *xcb_wait_for_reply(xcb_connection_t *c, unsigned int request, xcb_generic_error_t **e)
+{
+	static void *real;
+
+	return ((wait_fn)counted_wait(&real, "xcb_wait_for_reply"))(c, request, e);
 }
 
 void *xcb_wait_for_reply64(xcb_connection_t *c, uint64_t request, xcb_generic_error_t **e)
 {
-	static wait64_fn real;
+	static void *real;
 
-	if (!real) {
-		real = (wait64_fn)dlsym(RTLD_NEXT, "xcb_wait_for_reply64");
-		if (!real)
-			abort();
-	}
-	if (plog.path)
-		plog.reply_waits++;
-	return real(c, request, e);
+	return ((wait64_fn)counted_wait(&real, "xcb_wait_for_reply64"))(c, request, e);
 }
 
 void xwm_protolog_event(const xcb_generic_event_t *ev)

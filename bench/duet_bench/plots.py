@@ -43,6 +43,16 @@ def paths(out, name):
     return os.path.join(d, name + ".dat"), os.path.join(d, name + ".svg")
 
 
+def datasets(out, name, blocks):
+    """Writes blocks (each a list of data lines) to the plot's data file,
+    one gnuplot index each; returns the data and SVG paths."""
+    data, svg = paths(out, name)
+    with open(data, "w") as f:
+        for lines in blocks:
+            f.write("\n".join(lines) + "\n\n\n")
+    return data, svg
+
+
 def bars(out, name, title, ylabel, rows):
     """rows: (label, median, min, max, color); study rows have min = max."""
     if not rows:
@@ -142,15 +152,12 @@ def resize_sizes(out, name, title, sizes, series):
     series = [s for s in series if s[3]]
     if not series:
         return None
-    data, svg = paths(out, name)
-    plots = []
-    with open(data, "w") as f:
-        for i, (label, color, dashed, pts) in enumerate(series):
-            f.write("\n".join("%d %g %g %g" % p for p in pts) + "\n\n\n")
-            # Each series is shifted a little so the bars do not hide each other.
-            plots.append("%s index %d using ($1+%g):2:3:4 with yerrorlines lc rgb '#%06x' "
-                         "%s title %s" % (qs(data), i, (i - len(series) / 2) * 0.03, color,
-                                          "dt 2" if dashed else "dt 1", qs(label)))
+    data, svg = datasets(out, name, [["%d %g %g %g" % p for p in s[3]] for s in series])
+    # Each series is shifted a little so the bars do not hide each other.
+    plots = ["%s index %d using ($1+%g):2:3:4 with yerrorlines lc rgb '#%06x' %s title %s"
+             % (qs(data), i, (i - len(series) / 2) * 0.03, color, "dt 2" if dashed else "dt 1",
+                qs(label))
+             for i, (label, color, dashed, _) in enumerate(series)]
     script = HEAD % (820, 420, qs(svg)) + """set title %s
 set ylabel 'ms (median, bars: min..max)'
 set xtics (%s) rotate by 30 right nomirror
@@ -169,15 +176,13 @@ def cpu_timeline(out, name, title, series):
     series = [s for s in series if s[2]]
     if not series:
         return None
-    data, svg = paths(out, name)
+    data, svg = datasets(out, name, [["%g %g %g" % p for p in s[2]] for s in series])
     plots = []
-    with open(data, "w") as f:
-        for i, (st, color, pts) in enumerate(series):
-            f.write("\n".join("%g %g %g" % p for p in pts) + "\n\n\n")
-            plots.append("%s index %d using 1:2 with lines lw 2 lc rgb '#%06x' title %s"
-                         % (qs(data), i, color, qs(st + " window system")))
-            plots.append("%s index %d using 1:3 with lines dt 3 lc rgb '#%06x' title %s"
-                         % (qs(data), i, color, qs(st + " app")))
+    for i, (st, color, _) in enumerate(series):
+        plots.append("%s index %d using 1:2 with lines lw 2 lc rgb '#%06x' title %s"
+                     % (qs(data), i, color, qs(st + " window system")))
+        plots.append("%s index %d using 1:3 with lines dt 3 lc rgb '#%06x' title %s"
+                     % (qs(data), i, color, qs(st + " app")))
     script = HEAD % (820, 400, qs(svg)) + """set title %s
 set xlabel 'ms since the app started'
 set ylabel '%% of one core'

@@ -92,16 +92,14 @@ static void make_file(const char *path, enum vfb_layout layout, struct vfb_geom 
 	close(fd);
 }
 
-static void step(int cmd, int ack, char what)
-{
-	char c;
-	CHECK(write(cmd, &what, 1) == 1 && read(ack, &c, 1) == 1, "writer step %c", what);
-}
+/* A writer process on path and the two pipes that drive it. */
+struct writer_proc {
+	pid_t pid;
+	int cmd, ack; /* our ends */
+};
 
-static void check_method(const char *name, const char *path, enum vfb_layout layout)
+static struct writer_proc start_writer(const char *path)
 {
-	struct vfb_geom g;
-	make_file(path, layout, &g);
 	int cmd[2], ack[2];
 	CHECK(pipe(cmd) == 0 && pipe(ack) == 0, "pipes");
 	pid_t pid = fork();
@@ -112,13 +110,38 @@ static void check_method(const char *name, const char *path, enum vfb_layout lay
 	}
 	close(cmd[0]);
 	close(ack[1]);
+	return (struct writer_proc){ pid, cmd[1], ack[0] };
+}
+
+/* Closing its command pipe ends the writer; returns its wait status (-1,
+ * no normal exit, if it cannot be had). */
+static int stop_writer(struct writer_proc *w)
+{
+	int status = -1;
+	close(w->cmd);
+	waitpid(w->pid, &status, 0);
+	close(w->ack);
+	return status;
+}
+
+static void step(const struct writer_proc *w, char what)
+{
+	char c;
+	CHECK(write(w->cmd, &what, 1) == 1 && read(w->ack, &c, 1) == 1, "writer step %c", what);
+}
+
+static void check_method(const char *name, const char *path, enum vfb_layout layout)
+{
+	struct vfb_geom g;
+	make_file(path, layout, &g);
+	struct writer_proc w = start_writer(path);
 	struct vfb_source src;
 	char why[1024] = "";
 	CHECK(vfb_source_open_file(&src, path, why, sizeof(why)) == 0, "open: %s", why);
 	/* The writer has its mapping once it answered a first step. */
-	step(cmd[1], ack[0], '4');
+	step(&w, '4');
 	struct vfb_method m = { .ops = vfb_method_find(name) };
-	if (m.ops->open(&m, &src, pid, why, sizeof(why)) != 0) {
+	if (m.ops->open(&m, &src, w.pid, why, sizeof(why)) != 0) {
 		CHECK(why[0] != '\0', "%s unavailable without a reason", name);
 		printf("check: %s on %s: unavailable: %s\n", name, vfb_layout_name(layout), why);
 	} else {
@@ -127,7 +150,7 @@ static void check_method(const char *name, const char *path, enum vfb_layout lay
 		vfb_marks_init(&truth, W, H);
 		uint64_t seen = vfb_source_frame(&src);
 		for (int i = 0; i < N_RECTS; i++) {
-			step(cmd[1], ack[0], (char)('0' + i));
+			step(&w, (char)('0' + i));
 			uint64_t now = vfb_source_frame(&src), bytes = 0;
 			vfb_marks_clear(&found);
 			vfb_marks_clear(&truth);
@@ -149,10 +172,7 @@ static void check_method(const char *name, const char *path, enum vfb_layout lay
 		m.ops->close(&m);
 	}
 	vfb_source_close(&src);
-	close(cmd[1]);
-	int status;
-	waitpid(pid, &status, 0);
-	close(ack[0]);
+	int status = stop_writer(&w);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer exit");
 }
 
@@ -164,16 +184,7 @@ static void check_tile_pages(const char *path)
 	make_file(path, VFB_TILED, &g);
 	CHECK(g.tiles_x == 7 && g.tiles_y == 4 && g.file_size == VFB_PAGE * (1 + 28),
 	      "tiled geometry %ux%u tiles, %zu bytes", g.tiles_x, g.tiles_y, g.file_size);
-	int cmd[2], ack[2];
-	CHECK(pipe(cmd) == 0 && pipe(ack) == 0, "pipes");
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(cmd[1]);
-		close(ack[0]);
-		writer(path, cmd[0], ack[1]);
-	}
-	close(cmd[0]);
-	close(ack[1]);
+	struct writer_proc w = start_writer(path);
 	struct vfb_source src;
 	char why[256];
 	CHECK(vfb_source_open_file(&src, path, why, sizeof(why)) == 0, "open: %s", why);
@@ -184,7 +195,7 @@ static void check_tile_pages(const char *path)
 	for (int i = 0; i < 20; i++) {
 		uint32_t x = (uint32_t)(i * 37) % W, y = (uint32_t)(i * 53) % H;
 		memcpy(before, vfb_source_pixels(&src), g.pixel_bytes);
-		step(cmd[1], ack[0], (char)('a' + i));
+		step(&w, (char)('a' + i));
 		size_t changed = SIZE_MAX;
 		int n_changed = 0;
 		for (size_t p = 0; p < g.pixel_bytes / VFB_PAGE; p++) {
@@ -209,9 +220,7 @@ static void check_tile_pages(const char *path)
 	free(before);
 	vfb_marks_fini(&k);
 	vfb_source_close(&src);
-	close(cmd[1]);
-	waitpid(pid, NULL, 0);
-	close(ack[0]);
+	stop_writer(&w);
 }
 
 int main(void)

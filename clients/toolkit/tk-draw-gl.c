@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gl-program.h"
 #include "tk-draw.h"
 
 #define BATCH_QUADS 2048
@@ -43,23 +44,6 @@ static const char *fragment_src =
 	"void main() {\n"
 	"  gl_FragColor = texture2D(u_tex, v_uv) * v_color;\n"
 	"}\n";
-
-static GLuint compile(GLenum type, const char *src)
-{
-	GLuint s = glCreateShader(type);
-	GLint ok = 0;
-	glShaderSource(s, 1, &src, NULL);
-	glCompileShader(s);
-	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[512];
-		glGetShaderInfoLog(s, sizeof(log), NULL, log);
-		fprintf(stderr, "shader compile failed: %s\n", log);
-		glDeleteShader(s);
-		return 0;
-	}
-	return s;
-}
 
 static struct gl_draw *gl(struct tk_draw *d)
 {
@@ -238,26 +222,11 @@ struct tk_draw *tk_draw_gl_create(void)
 	if (!g)
 		return NULL;
 	g->base.ops = &gl_ops;
-	GLuint vs = compile(GL_VERTEX_SHADER, vertex_src);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_src);
-	if (!vs || !fs) {
-		free(g);
-		return NULL;
-	}
-	g->program = glCreateProgram();
-	glAttachShader(g->program, vs);
-	glAttachShader(g->program, fs);
-	glBindAttribLocation(g->program, 0, "a_pos");
-	glBindAttribLocation(g->program, 1, "a_uv");
-	glBindAttribLocation(g->program, 2, "a_color");
-	glLinkProgram(g->program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(g->program, GL_LINK_STATUS, &ok);
-	if (!ok) {
-		fprintf(stderr, "shader link failed\n");
-		glDeleteProgram(g->program);
+	static const char *const attribs[] = { "a_pos", "a_uv", "a_color", NULL };
+	char why[1200];
+	g->program = render_gl_program(vertex_src, fragment_src, attribs, why, sizeof(why));
+	if (!g->program) {
+		fprintf(stderr, "%s\n", why);
 		free(g);
 		return NULL;
 	}

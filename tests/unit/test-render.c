@@ -21,6 +21,15 @@ static void read_all(void)
 	CHECK(render_target_read_pixels(t, &box, fb, W * 4) == 0, "read_pixels failed");
 }
 
+/* One frame that draws tex through q alone, then the read-back. */
+static void draw_and_read(struct render_texture *tex, const struct render_quad *q)
+{
+	render_begin(r, t, NULL);
+	render_draw_texture(r, tex, q);
+	render_end(r);
+	read_all();
+}
+
 static uint32_t px(int x, int y)
 {
 	return fb[y * W + x];
@@ -45,6 +54,16 @@ static struct render_texture *make_texture(enum render_format f, int w, int h,
 	if (tex)
 		CHECK(render_texture_upload(tex, pixels, w * 4, NULL) == 0, "upload");
 	return tex;
+}
+
+/* A texture of at most 8x8 texels, each argb. */
+static struct render_texture *solid_texture(enum render_format f, int w, int h, uint32_t argb)
+{
+	uint32_t pix[8 * 8];
+
+	for (int i = 0; i < w * h; i++)
+		pix[i] = argb;
+	return make_texture(f, w, h, pix);
 }
 
 static struct render_quad quad_at(int x, int y, int w, int h)
@@ -80,10 +99,7 @@ static void check_orientation(void)
 		pix[i] = i < 4 ? 0x00ff0000 : 0x0000ff00;
 	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
 	clear_to(0xff000000);
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(10, 5, 14, 6, 0xffff0000, 0, "top row red");
 	expect_rect(10, 6, 14, 9, 0xff00ff00, 0, "rows below green");
 	expect_rect(0, 0, W, 5, 0xff000000, 0, "above the quad untouched");
@@ -108,52 +124,37 @@ static uint32_t blend(uint32_t src, uint32_t dst)
 
 static void check_premultiplied_blend(void)
 {
-	uint32_t pix[8 * 8];
 	struct render_texture *tex;
 	struct render_quad q = quad_at(20, 10, 8, 8);
 	const uint32_t bg = 0xff0000ff, src = 0x80800000; /* half-covered red */
 
 	unit_say("premultiplied ARGB with alpha 0.5 blends over the background (+-1)");
-	for (int i = 0; i < 64; i++)
-		pix[i] = src;
-	tex = make_texture(RENDER_FORMAT_ARGB8888, 8, 8, pix);
+	tex = solid_texture(RENDER_FORMAT_ARGB8888, 8, 8, src);
 	CHECK(render_texture_has_alpha(tex), "ARGB texture has alpha");
 	clear_to(bg);
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(20, 10, 28, 18, blend(src, bg), 1, "blended quad");
 	expect_rect(0, 0, 20, H, bg, 0, "background left");
 
 	unit_say("quad.opaque draws ARGB without blending");
 	q.opaque = true;
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(20, 10, 28, 18, src, 0, "replaced, not blended");
 	render_texture_destroy(tex);
 }
 
 static void check_node_alpha(void)
 {
-	uint32_t pix[4 * 4];
 	struct render_texture *tex;
 	struct render_quad q = quad_at(30, 20, 4, 4);
 	const uint32_t bg = 0xff0000ff;
 
 	unit_say("XRGB quad with alpha 0.5 gives half of each (+-1)");
-	for (int i = 0; i < 16; i++)
-		pix[i] = 0xff00ff00;
-	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
+	tex = solid_texture(RENDER_FORMAT_XRGB8888, 4, 4, 0xff00ff00);
 	CHECK(!render_texture_has_alpha(tex), "XRGB texture has no alpha");
 	clear_to(bg);
 	q.alpha = 0.5f;
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	expect_rect(30, 20, 34, 24, 0xff007f80, 1, "half green over blue");
 	render_texture_destroy(tex);
 }
@@ -163,16 +164,24 @@ static uint32_t texel(int x, int y)
 	return 0xff000000u | (uint32_t)(x * 60 + 15) << 16 | (uint32_t)(y * 60 + 15) << 8 | 0x33;
 }
 
-static void check_crop_and_scale(void)
+/* A texture of at most 4x4 texels, texel(x, y) each: every one differs,
+ * so a check can tell which one shows where. */
+static struct render_texture *texel_texture(enum render_format f, int w, int h)
 {
 	uint32_t pix[4 * 4];
+
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			pix[y * w + x] = texel(x, y);
+	return make_texture(f, w, h, pix);
+}
+
+static void check_crop_and_scale(void)
+{
 	struct render_texture *tex;
 	struct render_quad q;
 
-	for (int y = 0; y < 4; y++)
-		for (int x = 0; x < 4; x++)
-			pix[y * 4 + x] = texel(x, y);
-	tex = make_texture(RENDER_FORMAT_ARGB8888, 4, 4, pix);
+	tex = texel_texture(RENDER_FORMAT_ARGB8888, 4, 4);
 	clear_to(0xff000000);
 
 	unit_say("source crop (1,2 2x2) picks exactly those texels");
@@ -253,7 +262,6 @@ static void check_screenshot(void)
 	int fd = mkstemp(path);
 	png_image img;
 	uint32_t *png_px;
-	uint32_t pix[16];
 	struct render_texture *tex;
 	struct render_quad q = quad_at(5, 5, 4, 4);
 
@@ -262,9 +270,7 @@ static void check_screenshot(void)
 	if (fd < 0)
 		return;
 	close(fd);
-	for (int i = 0; i < 16; i++)
-		pix[i] = 0x80402010;
-	tex = make_texture(RENDER_FORMAT_ARGB8888, 4, 4, pix);
+	tex = solid_texture(RENDER_FORMAT_ARGB8888, 4, 4, 0x80402010);
 	q.opaque = true; /* replace: the target then holds alpha 0x80 there */
 	clear_to(0xff000000);
 	render_begin(r, t, NULL);
@@ -321,19 +327,15 @@ static void check_flush_fence(void)
  * frame must leave each draw its own alpha. */
 static void check_copy_shaders(void)
 {
-	uint32_t pix[4 * 4];
 	struct render_texture *xrgb, *argb;
 	struct render_quad q;
 	const uint32_t bg = 0xff0000ff;
 	uint64_t quads, copies;
 
 	unit_say("alpha 1 draws take the copy shaders, alpha 0.5 the multiplying ones, in one frame");
-	for (int i = 0; i < 16; i++)
-		pix[i] = 0x0000ff00; /* X byte 0: must still come out opaque */
-	xrgb = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
-	for (int i = 0; i < 16; i++)
-		pix[i] = 0x80800000;
-	argb = make_texture(RENDER_FORMAT_ARGB8888, 4, 4, pix);
+	/* X byte 0: must still come out opaque. */
+	xrgb = solid_texture(RENDER_FORMAT_XRGB8888, 4, 4, 0x0000ff00);
+	argb = solid_texture(RENDER_FORMAT_ARGB8888, 4, 4, 0x80800000);
 	clear_to(bg);
 	quads = renderer_stats(r)->quads;
 	copies = renderer_stats(r)->copy_quads;
@@ -370,13 +372,8 @@ static void check_copy_shaders(void)
  * the texel the transform puts there: exact on both engines. */
 static void check_transforms(void)
 {
-	uint32_t pix[2 * 3];
-	struct render_texture *tex;
+	struct render_texture *tex = texel_texture(RENDER_FORMAT_XRGB8888, 2, 3);
 
-	for (int y = 0; y < 3; y++)
-		for (int x = 0; x < 2; x++)
-			pix[y * 2 + x] = texel(x, y);
-	tex = make_texture(RENDER_FORMAT_XRGB8888, 2, 3, pix);
 	for (int tr = 0; tr < 8; tr++) {
 		/* 90 and 270 degrees show the texture 3 wide, 2 high. */
 		int w = tr & 1 ? 3 : 2, h = tr & 1 ? 2 : 3;
@@ -385,10 +382,7 @@ static void check_transforms(void)
 		unit_say("transform %d: each shown pixel is the texel it undoes to", tr);
 		q.transform = tr;
 		clear_to(0xff000000);
-		render_begin(r, t, NULL);
-		render_draw_texture(r, tex, &q);
-		render_end(r);
-		read_all();
+		draw_and_read(tex, &q);
 		for (int y = 0; y < h; y++)
 			for (int x = 0; x < w; x++) {
 				/* Quad-normalised s,t of the pixel centre, through
@@ -417,21 +411,14 @@ static void check_transforms(void)
  * here; the engines round differently, so only here a tolerance of 2. */
 static void check_linear_scale(void)
 {
-	uint32_t pix[4 * 4];
 	struct render_texture *tex;
 	struct render_quad q = quad_at(4, 4, 8, 8);
 
 	unit_say("4x4 texture scaled to 8x8 with linear filtering: texel means (+-2), edges clamped");
-	for (int y = 0; y < 4; y++)
-		for (int x = 0; x < 4; x++)
-			pix[y * 4 + x] = texel(x, y);
-	tex = make_texture(RENDER_FORMAT_XRGB8888, 4, 4, pix);
+	tex = texel_texture(RENDER_FORMAT_XRGB8888, 4, 4);
 	q.nearest = false;
 	clear_to(0xff000000);
-	render_begin(r, t, NULL);
-	render_draw_texture(r, tex, &q);
-	render_end(r);
-	read_all();
+	draw_and_read(tex, &q);
 	for (int y = 0; y < 8; y++)
 		for (int x = 0; x < 8; x++) {
 			/* Texel-space sample point, clamped to the edge texels'

@@ -86,6 +86,12 @@ static void map(struct xwm_window *w)
 	xwm_policy_window_mapped(w);
 }
 
+static void unmap(struct xwm_window *w)
+{
+	w->client->mapped = false;
+	xwm_policy_window_unmapped(w);
+}
+
 static void reset(void)
 {
 	memset(&xwm, 0, sizeof(xwm));
@@ -120,18 +126,15 @@ static void test_map_focus(void)
 	CHECK(top() == a && xwm.focused == a);
 
 	puts("rule 3: unmapping the focused window focuses the topmost visible one");
-	a->client->mapped = false;
-	xwm_policy_window_unmapped(a);
+	unmap(a);
 	CHECK(xwm.focused == b);
-	b->client->mapped = false;
-	xwm_policy_window_unmapped(b);
+	unmap(b);
 	CHECK(xwm.focused == NULL);
 
 	puts("rule 3: unmapping an unfocused window keeps the focus");
 	map(a);
 	map(b);
-	a->client->mapped = false;
-	xwm_policy_window_unmapped(a);
+	unmap(a);
 	CHECK(xwm.focused == b);
 }
 
