@@ -352,8 +352,8 @@ def launch_counts(ctx, stack):
     wd = wayland_debug_counts(run.log) if stack.kind == "wayland" else None
     xp = with_wm(x_counts(run.named("first_frame")), xwm_protocol_log(stack), wm_before)
     res["protocol"] = proto or srv or wd or xp or {
-        "unavailable": "X protocol counts need the XCB sequence-number hook in duet-xwm "
-                       "and the app, not landed yet (see docs/methodology.md)"}
+        "unavailable": "no protocol counts: the server logged none for this app and the "
+                       "app printed no XCB sequence numbers (see docs/methodology.md)"}
     if (proto or srv) and wd:
         res["protocol_client_side"] = wd
     res["interval"] = "fork of the app -> its first_frame line (servers); app: its whole life " \
