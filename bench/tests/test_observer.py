@@ -314,10 +314,13 @@ def test_size_tags(workdir):
     put_tag(px, W, 1700, 900, 400, 300)             # bottom-right off screen
     put_tag(px, W, 200, 400, 500, 400, bottom_right=False)  # not drawn whole yet
     write_vfb_px(path, W, H, 2, px)
-    time.sleep(0.1)
+    # Each frame waits for its report, not for a fixed time: a busy or
+    # emulated machine may not poll within any such time.
+    wait_for("the two sizes drawn whole in frame 2", lambda: len(obs.seen_lines()) >= 2, 30)
     put_tag(px, W, 200, 400, 500, 400)
     write_vfb_px(path, W, H, 3, px)
-    time.sleep(0.1)
+    wait_for("the size completed in frame 3", lambda: len(obs.seen_lines()) >= 3, 30)
+    time.sleep(0.1)  # room for a wrong fourth report
     done = obs.stop()
     seen = {(e["width"], e["height"]): e for e in obs.seen_lines()}
     check(set(seen) == {(300, 200), (400, 300), (500, 400)},
@@ -331,14 +334,23 @@ def test_size_tags(workdir):
           "a tag whose bottom-right cells were missing is seen only once they are drawn")
     check(done.get("mode") == "sizes" and done.get("reported") == 3 and done["cpu_ns"] > 0,
           "size mode's done line: %s" % done)
-    # A list: reported in its order only.
+    # A list: reported in its order only. It starts on an empty screen, so
+    # that no size of the list counts as already visible.
+    write_vfb_px(path, W, H, 4, bytearray(W * H * 4))
     obs = observer.Observer(path, None, os.environ, sizes="400x300,300x200").start()
     obs.wait_ready(5)
-    for frame, (x, y, w, h) in enumerate([(100, 100, 300, 200), (100, 100, 400, 300),
-                                          (100, 100, 300, 200)], start=4):
+    # 300x200 before 400x300 is out of the list's order and not reported
+    # (if no poll sees it, it shows nothing); the next two frames each wait
+    # for their report rather than for a fixed time.
+    for frame, (x, y, w, h), reports in ((5, (100, 100, 300, 200), 0),
+                                         (6, (100, 100, 400, 300), 1),
+                                         (7, (100, 100, 300, 200), 2)):
         px = bytearray(W * H * 4)
         put_tag(px, W, x, y, w, h)
         write_vfb_px(path, W, H, frame, px)
+        if reports:
+            wait_for("report %d of the list" % reports,
+                     lambda n=reports: len(obs.seen_lines()) >= n, 30)
         time.sleep(0.1)
     obs.stop()
     got = [(e["width"], e["height"]) for e in obs.seen_lines()]
