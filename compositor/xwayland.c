@@ -263,9 +263,11 @@ static int start(struct comp_xwayland *xw)
 	argv[argc++] = display;
 	argv[argc++] = "-rootless";
 	/* Lazily started, it exits when its last X client leaves and the next
-	 * X connection starts it again; started at once, it stays. */
-	if (!xw->server->options.xwayland_now)
-		argv[argc++] = "-terminate";
+	 * X connection starts it again; started at once, it stays, and must
+	 * not reset either: an X server resets when its last client leaves,
+	 * and Xwayland's reset connects to Wayland again, which its one
+	 * WAYLAND_SOCKET cannot (it dies with "Couldn't add screen"). */
+	argv[argc++] = xw->server->options.xwayland_now ? "-noreset" : "-terminate";
 	argv[argc++] = "-listenfd";
 	argv[argc++] = fd0;
 	argv[argc++] = "-listenfd";
