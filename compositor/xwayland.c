@@ -219,6 +219,9 @@ static void exec_child(const char *path, char **argv, char **envp, const int *ke
 	sigaction(SIGPIPE, &dfl, NULL);
 	for (int i = 0; i < n_keep; i++)
 		fcntl(keep[i], F_SETFD, 0); /* these are Xwayland's: not closed on exec */
+	/* The server's stdout carries its announcements (DISPLAY=,
+	 * WAYLAND_DISPLAY=) that launchers read: Xwayland's output is log. */
+	dup2(STDERR_FILENO, STDOUT_FILENO);
 	execve(path, argv, envp);
 	static const char msg[] = "duet-compositor: cannot run Xwayland\n";
 	ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
