@@ -138,6 +138,8 @@ static int handle_rearm(void *data)
  * last (QUICK_EXIT_MS). */
 static void rearm(struct comp_xwayland *xw, bool quick)
 {
+	if (xw->rearm_timer)
+		return; /* already pausing */
 	if (!quick) {
 		watch_listen_fds(xw);
 		return;
