@@ -22,6 +22,7 @@ struct comp_output;
 struct comp_surface;
 struct comp_window;
 struct comp_seat;
+struct comp_xwayland;
 
 /* ------------------------------------------------------------- logging */
 
@@ -66,6 +67,15 @@ struct comp_options {
 	const char *trace_path; /* the frame trace's file (render_trace), or NULL ($DUET_TRACE) */
 	/* Texture memory (docs/security.md), bytes; 0 = the default. */
 	uint64_t texture_budget, client_texture_budget;
+	/* --xwayland: an X display for X clients, served by Xwayland
+	 * (xwayland.c), started on its first X connection, or at once and
+	 * kept with xwayland_now; the binary is xwayland_path (NULL:
+	 * "Xwayland" in PATH) and the display the first free one from
+	 * xwayland_display on. */
+	bool xwayland;
+	bool xwayland_now;
+	const char *xwayland_path;
+	int xwayland_display;
 };
 
 #define COMP_MAX_GLOBALS 32
@@ -120,6 +130,8 @@ struct comp_server {
 
 	struct wl_signal window_mapped;   /* data: struct comp_window * */
 	struct wl_signal window_unmapped; /* data: struct comp_window * */
+
+	struct comp_xwayland *xwayland;   /* with options.xwayland, xwayland.h */
 };
 
 int comp_server_init(struct comp_server *server, const struct comp_options *options);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "comp.h"
+#include "xwayland.h"
 
 #define DEFAULT_SCREENSHOT "duet-screenshot.png"
 
@@ -72,13 +73,27 @@ static const char usage[] =
 	"                       no_memory error for its client (docs/security.md)\n"
 	"  --client-texture-budget MIB\n"
 	"                       the same for each client alone (default 256)\n"
+	"  --xwayland           also serve X11 clients, through Xwayland (off by\n"
+	"                       default): an X display :N of this server's, printed\n"
+	"                       as DISPLAY=:N before WAYLAND_DISPLAY and given to CMD;\n"
+	"                       Xwayland is started on the first X connection, exits\n"
+	"                       when its last X client has gone, and is started again\n"
+	"                       by the next one (also after it crashed). Without the\n"
+	"                       Xwayland binary (Debian package xwayland) the\n"
+	"                       compositor does not start\n"
+	"  --xwayland-now       with --xwayland: start Xwayland at once and keep it\n"
+	"                       running while there are no X clients\n"
+	"  --xwayland-path PATH the Xwayland binary (default: Xwayland in PATH)\n"
+	"  --xwayland-display N the X display: the first free one from :N on\n"
+	"                       (default 0)\n"
 	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
 	"                       listens; exit when it exits, with its exit status\n"
 	"                       (128+N if killed by signal N)\n"
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
-	"The socket name is printed on stdout as WAYLAND_DISPLAY=NAME; logs go to\n"
+	"The socket name is printed on stdout as WAYLAND_DISPLAY=NAME (after\n"
+	"DUET_TEST_DISPLAY= and DISPLAY=, where there are); logs go to\n"
 	"stderr. SIGINT and SIGTERM exit cleanly. If XDG_RUNTIME_DIR is unset, a\n"
 	"private one is created under /tmp. DUET_TRACE=FILE writes a JSON-lines\n"
 	"trace of every frame. DUET_DRM_LEGACY=1 makes the drm backend use legacy\n"
@@ -176,6 +191,10 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "test-protocol", no_argument, NULL, 'T' },
 		{ "texture-budget", required_argument, NULL, 'B' },
 		{ "client-texture-budget", required_argument, NULL, 'C' },
+		{ "xwayland", no_argument, NULL, 'X' },
+		{ "xwayland-now", no_argument, NULL, 'N' },
+		{ "xwayland-path", required_argument, NULL, 'P' },
+		{ "xwayland-display", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -266,6 +285,27 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 				return bad_usage("bad texture budget '%s': expected MiB from 1 to "
 				                 "1048576", optarg);
 			break;
+		case 'X':
+			opt->xwayland = true;
+			break;
+		case 'N':
+			opt->xwayland_now = true;
+			break;
+		case 'P':
+			if (!*optarg)
+				return bad_usage("bad --xwayland-path '%s': empty path", optarg);
+			opt->xwayland_path = optarg;
+			break;
+		case 'd': {
+			char *end;
+			errno = 0;
+			long n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || n < 0 || n > 32000)
+				return bad_usage("bad --xwayland-display '%s': expected a number from 0 "
+				                 "to 32000", optarg);
+			opt->xwayland_display = (int)n;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -295,6 +335,10 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		if (opt->mode_mhz)
 			opt->refresh_mhz = opt->mode_mhz;
 	}
+	if ((opt->xwayland_now || opt->xwayland_path || opt->xwayland_display) &&
+	    !opt->xwayland)
+		return bad_usage("%s: --xwayland-now, --xwayland-path and --xwayland-display are "
+		                 "options of --xwayland", "no --xwayland");
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return bad_usage("unexpected argument '%s': put the command after --",
@@ -328,10 +372,9 @@ static int handle_child(int sig, void *data)
 {
 	struct main_state *m = data;
 	int status;
-	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (pid != m->child)
-			continue;
+	/* Only the command's: Xwayland is the server's own child, reaped by
+	 * xwayland.c through its pidfd. */
+	if (m->child > 0 && waitpid(m->child, &status, WNOHANG) == m->child) {
 		m->child = 0;
 		if (WIFEXITED(status))
 			m->exit_status = WEXITSTATUS(status);
@@ -343,8 +386,11 @@ static int handle_child(int sig, void *data)
 	return 0;
 }
 
-static pid_t spawn(char **cmd, const char *socket_name, const char *test_socket_name)
+static pid_t spawn(char **cmd, const char *socket_name, const char *test_socket_name,
+                   int x_display)
 {
+	char display[16];
+	snprintf(display, sizeof(display), ":%d", x_display);
 	pid_t pid = fork();
 	if (pid < 0) {
 		comp_log("fork: %s", strerror(errno));
@@ -361,6 +407,8 @@ static pid_t spawn(char **cmd, const char *socket_name, const char *test_socket_
 			setenv("DUET_TEST_DISPLAY", test_socket_name, 1);
 		else
 			unsetenv("DUET_TEST_DISPLAY");
+		if (x_display >= 0)
+			setenv("DISPLAY", display, 1);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "duet-compositor: cannot run '%s': %s\n", cmd[0], strerror(errno));
 		_exit(127);
@@ -438,6 +486,9 @@ int main(int argc, char **argv)
 	 * finds both sockets listening. */
 	if (m.server.test_socket_name)
 		printf("DUET_TEST_DISPLAY=%s\n", m.server.test_socket_name);
+	/* Likewise the X display, which listens from the start. */
+	if (m.server.xwayland)
+		printf("DISPLAY=:%d\n", comp_xwayland_display(m.server.xwayland));
 	printf("WAYLAND_DISPLAY=%s\n", m.server.socket_name);
 	fflush(stdout);
 	struct comp_output *output;
@@ -457,7 +508,8 @@ int main(int argc, char **argv)
 	}
 
 	if (cmd) {
-		m.child = spawn(cmd, m.server.socket_name, m.server.test_socket_name);
+		m.child = spawn(cmd, m.server.socket_name, m.server.test_socket_name,
+		                m.server.xwayland ? comp_xwayland_display(m.server.xwayland) : -1);
 		if (m.child < 0) {
 			m.exit_status = 127;
 			m.child = 0;

@@ -5,6 +5,7 @@
 #include <wayland-server-protocol.h>
 
 #include "comp.h"
+#include "xwayland.h"
 
 #define BACKGROUND_ARGB 0xff202020u
 
@@ -45,6 +46,13 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 		return -1;
 	}
 	server->loop = wl_display_get_event_loop(server->display);
+	/* First, so that a missing Xwayland is the one line the server says
+	 * before it refuses to start. */
+	if (options->xwayland) {
+		server->xwayland = comp_xwayland_create(server);
+		if (!server->xwayland)
+			goto fail;
+	}
 	comp_protocol_log_init(server);
 	if (options->trace_path && *options->trace_path &&
 	    render_trace_open(options->trace_path, &server->trace) != 0)
@@ -136,6 +144,8 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 			goto fail;
 		}
 	}
+	if (server->xwayland)
+		comp_xwayland_run(server->xwayland);
 	return 0;
 
 fail:
@@ -147,6 +157,10 @@ void comp_server_finish(struct comp_server *server)
 {
 	if (!server->display)
 		return;
+	/* Before the clients: Xwayland's is one, and its sources are on the
+	 * display's loop. */
+	comp_xwayland_destroy(server->xwayland);
+	server->xwayland = NULL;
 	/* Clients first: their resources' destructors still use the output,
 	 * the scene and the renderer. */
 	wl_display_destroy_clients(server->display);

@@ -40,9 +40,10 @@ DUET_KMS_PACKAGES="
 	xserver-xorg-core openbox xcompmgr x11-utils make gcc-12 xz-utils
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
-# the bench's packages), and wlcs with Mir's module beside it (tests/wlcs).
+# the bench's packages), wlcs with Mir's module beside it (tests/wlcs), and
+# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland.py).
 DUET_TEST_PACKAGES="
-	wayland-utils foot xterm gtk-3-examples
+	wayland-utils foot xterm gtk-3-examples xwayland
 	python3-jsonschema lava-common
 	wlcs mir-wlcs-integration
 "

@@ -330,14 +330,20 @@ class Stack:
         argv += list(cfg.server_args)
         server = self.spawn("server", argv, env, lines=True,
                             stdout_path=os.path.join(self.dir, "server.stdout.log"))
-        # It announces DUET_TEST_DISPLAY=NAME-test (with --test-protocol),
-        # then WAYLAND_DISPLAY=NAME once it listens.
+        # It announces DUET_TEST_DISPLAY=NAME-test (with --test-protocol)
+        # and DISPLAY=:N (with --xwayland), then WAYLAND_DISPLAY=NAME once
+        # it listens.
         try:
             server.wait_line(r"^WAYLAND_DISPLAY=", timeout=self.patience(START_TIMEOUT))
         except proc.LineTimeout as e:
             raise StackError(str(e))
         self.display = sock
         self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
+        x_display = [line[len("DISPLAY="):] for line in server.lines
+                     if line.startswith("DISPLAY=")]
+        if x_display:
+            # Its X display, served by the Xwayland it hosts.
+            self.env["DISPLAY"] = x_display[0]
         if cfg.test_protocol:
             self.trusted_env = {"WAYLAND_DISPLAY": sock + "-test"}
         if cfg.refresh == 0:
@@ -724,6 +730,6 @@ class Stack:
 def _echo_line(line):
     """duet-compositor's stdout under duet run: its announcements are ours
     to read; anything else it prints goes to our stderr."""
-    if not line.startswith(("WAYLAND_DISPLAY=", "DUET_TEST_DISPLAY=")):
+    if not line.startswith(("WAYLAND_DISPLAY=", "DUET_TEST_DISPLAY=", "DISPLAY=")):
         sys.stderr.write(line + "\n")
         sys.stderr.flush()

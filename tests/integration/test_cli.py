@@ -17,7 +17,8 @@ import pngread
 from duet import check
 
 OPTIONS = ["--backend", "--size", "--refresh", "--socket", "--screenshot", "--mode",
-           "--output", "--drm-device", "--renderer", "--help"]
+           "--output", "--drm-device", "--renderer", "--xwayland", "--xwayland-now",
+           "--xwayland-path", "--xwayland-display", "--help"]
 
 
 def run(args, runtime_dir, timeout=30):

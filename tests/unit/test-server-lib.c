@@ -2,19 +2,23 @@
  * destroyed one after another in one process, each leaving no fd behind
  * (and, in the ASan build, no memory), each offering its clients exactly
  * the globals it notes in server->offered (what the wlcs module reports),
- * each with a protocol log of its own that counts its own client.
+ * each with a protocol log of its own that counts its own client; then,
+ * where Xwayland is installed, servers with --xwayland-now, each of which
+ * leaves no Xwayland, fd, lock file or socket file behind.
  *
  * The client runs on this thread too, through wl_display_connect_to_fd on
  * one end of a socketpair whose other end is the server's wl_client: each
  * step flushes one side and dispatches the other until the answer came. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <wayland-client.h>
 
 #include "comp.h"
 #include "unit.h"
+#include "xwayland.h"
 
 #define SERVERS 3
 
@@ -149,6 +153,37 @@ static void one_server(const struct comp_options *shared, int round)
 	unlink(log_path);
 }
 
+/* A server that starts Xwayland at once and serves it a while (it binds
+ * globals, makes surfaces), then is destroyed with Xwayland running. */
+static void one_xwayland_server(const struct comp_options *shared, int round)
+{
+	struct comp_options options = *shared;
+	options.xwayland = true;
+	options.xwayland_now = true;
+	/* Any base: the first free display from it is taken. */
+	options.xwayland_display = 600 + (int)(getpid() % 200);
+	struct comp_server server;
+	CHECK(comp_server_init(&server, &options) == 0, "xwayland server %d started", round);
+	if (!server.display)
+		return;
+	pid_t pid = comp_xwayland_pid(server.xwayland);
+	int n = comp_xwayland_display(server.xwayland);
+	CHECK(pid > 0 && kill(pid, 0) == 0, "Xwayland runs (pid %d) on :%d", (int)pid, n);
+	for (int i = 0; i < 50; i++) {
+		wl_event_loop_dispatch(server.loop, 10);
+		wl_display_flush_clients(server.display);
+	}
+	CHECK(comp_xwayland_client(server.xwayland) != NULL,
+	      "Xwayland (pid %d) is still this server's Wayland client", (int)pid);
+	comp_server_finish(&server);
+	char lock[32], sock[40];
+	snprintf(lock, sizeof(lock), "/tmp/.X%d-lock", n);
+	snprintf(sock, sizeof(sock), "/tmp/.X11-unix/X%d", n);
+	CHECK(access(lock, F_OK) != 0 && access(sock, F_OK) != 0,
+	      "server %d removed %s and %s", round, lock, sock);
+	CHECK(kill(pid, 0) != 0 && errno == ESRCH, "Xwayland (pid %d) was reaped", (int)pid);
+}
+
 int main(void)
 {
 	struct comp_options options = {
@@ -171,5 +206,18 @@ int main(void)
 	int after = open_fds();
 	CHECK(before > 0 && after == before, "open fds %d after the first server, %d at the end",
 	      before, after);
+
+	char *xwayland = comp_xwayland_find(NULL);
+	if (xwayland) {
+		unit_say("%d servers with Xwayland (%s) one after another", SERVERS, xwayland);
+		for (int round = 0; round < SERVERS; round++)
+			one_xwayland_server(&options, round);
+		int with_xwayland = open_fds();
+		CHECK(with_xwayland == before, "open fds %d before the Xwayland servers, %d after",
+		      before, with_xwayland);
+	} else {
+		unit_say("skipped: the --xwayland servers (no Xwayland; Debian package xwayland)");
+	}
+	free(xwayland);
 	return unit_finish("test-server-lib");
 }

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""duet-compositor --xwayland: an X display of its own, served by an Xwayland
+it starts when an X client first connects and again after Xwayland dies.
+
+usage: test_xwayland.py lazy | now | kill | missing | cleanup | display
+
+lazy: no Xwayland before the first X connection; the lock file holds the
+compositor's pid in the X servers' format; xdpyinfo answers on DISPLAY;
+an X client that holds its connection (xprop -spy) keeps Xwayland up, and
+once it leaves Xwayland exits (-terminate) and the next client starts it.
+now: --xwayland-now starts Xwayland before any X client, and it stays
+after the X client has gone.
+kill: SIGKILL of Xwayland while a Wayland client draws and an X client is
+connected: the X client gets its own connection error, the compositor and
+the Wayland client go on (frames, a round trip), and the next X client
+starts a new Xwayland that answers.
+missing: without the Xwayland binary (not in PATH, or --xwayland-path
+naming nothing) the compositor refuses to start, with one line naming the
+binary and the Debian package, and exits non-zero.
+cleanup: SIGTERM of the compositor while Xwayland runs with a client: it
+exits 0, and the lock file, the socket file, the abstract socket and the
+Xwayland process are all gone.
+display: a lock file of a live process is left alone and the next number
+taken; one left by a dead process is taken over.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import duet
+from duet import check
+from duet_launch import displays
+
+GOOD_APP_ID = "duet-good-client"
+
+
+def need_xwayland():
+    """Xwayland and the X clients the scenarios use (skip with one line
+    where they are missing, fail under CI)."""
+    duet.third_party("Xwayland")
+    duet.third_party("xdpyinfo")
+    duet.third_party("xprop")
+
+
+def first_display():
+    """A free display number from the harness's own range (the X servers
+    of tests running beside this one draw theirs there too, at random):
+    the compositor takes the first free one from it."""
+    for n in displays.x_numbers():
+        return n
+    raise duet.Failure("no free X display number in %d-%d" % displays.X_SERVERS)
+
+
+def xwayland_args(*more):
+    return ["--xwayland", "--xwayland-display", str(first_display())] + list(more)
+
+
+def announced(s):
+    """The display the compositor announced (DISPLAY=:N, before
+    WAYLAND_DISPLAY), which the launcher gives the clients."""
+    lines = [l for l in s.compositor.lines if l.startswith("DISPLAY=")]
+    check(len(lines) == 1, "the compositor announced DISPLAY %r" % lines)
+    display = lines[0][len("DISPLAY="):]
+    check(re.fullmatch(r":\d+", display), "bad DISPLAY line %r" % lines[0])
+    check(s.env.get("DISPLAY") == display,
+          "the launcher gave clients DISPLAY=%r, the compositor said %s"
+          % (s.env.get("DISPLAY"), display))
+    return display, int(display[1:])
+
+
+def children(pid, comm):
+    """Live (not zombie) children of pid named comm."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if name == comm and int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def xwayland_pids(s):
+    return children(s.compositor.pid, "Xwayland")
+
+
+def wait_for(what, pred, timeout=15):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pred()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise duet.Failure("timed out after %d s waiting for %s" % (timeout, what))
+        time.sleep(0.05)
+
+
+def one_xwayland(s):
+    pids = wait_for("Xwayland to run", lambda: xwayland_pids(s))
+    check(len(pids) == 1, "more than one Xwayland runs: %r" % pids)
+    return pids[0]
+
+
+def xdpyinfo(s, display):
+    r = s.run(["xdpyinfo", "-display", display], timeout=30)
+    check(r.returncode == 0 and "X.Org" in r.stdout,
+          "xdpyinfo -display %s failed (%d): %s%s" % (display, r.returncode, r.stdout[:500],
+                                                      r.stderr))
+    duet.log("xdpyinfo -display %s: %s" % (display, r.stdout.splitlines()[0]))
+
+
+def spy(s, display, name="xprop-spy"):
+    """An X client that holds its connection until it is stopped or the
+    server goes: xprop -root -spy, once it has printed the root's
+    properties (so it is connected and answered)."""
+    p = s.client(["xprop", "-display", display, "-root", "-spy", "_NET_SUPPORTED"], name=name)
+    p.wait_line(r"_NET_SUPPORTED", timeout=30)
+    return p
+
+
+def compositor_log(s):
+    return s.compositor.stderr_tail(1 << 20)
+
+
+def check_lock(display_number, pid):
+    path = "/tmp/.X%d-lock" % display_number
+    with open(path) as f:
+        text = f.read()
+    check(text == "%10d\n" % pid, "%s holds %r, not the compositor's pid %d as X servers "
+          "write it" % (path, text, pid))
+
+
+def start_good(s):
+    good = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
+                     "--app-id", GOOD_APP_ID, "--size", "200x150"], name="good")
+    good.wait_line(r"^mapped 200 150$")
+    good.wait_line(r"^frame 5$")
+    return good
+
+
+def last_frame(good):
+    for line in reversed(good.lines):
+        if line.startswith("frame "):
+            return int(line.split()[1])
+    return 0
+
+
+def check_good_keeps_going(s, good, what, frames=10):
+    s.check_alive()
+    before = last_frame(good)
+    good.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= before + frames,
+                   timeout=15)
+    check(good.alive(), "the Wayland client died after %s: %s" % (what, good.stderr_tail()))
+    s.sync()  # a round trip through the test socket
+    duet.log("Wayland client: frame %d before %s, %d after" % (before, what, last_frame(good)))
+
+
+# ------------------------------------------------------------- scenarios
+def lazy(s):
+    display, n = announced(s)
+    check_lock(n, s.compositor.pid)
+    check(os.path.exists(displays.x_socket(n)), "no socket file %s" % displays.x_socket(n))
+    time.sleep(0.5)  # time enough for an eager start to show
+    check(not xwayland_pids(s), "Xwayland runs before any X client: %r" % xwayland_pids(s))
+    check("xwayland: started" not in compositor_log(s), "Xwayland was started before any "
+          "X client:\n" + compositor_log(s))
+    xdpyinfo(s, display)
+    holder = spy(s, display)
+    pid = one_xwayland(s)
+    duet.log("Xwayland pid %d serves %s" % (pid, display))
+    holder.stop()
+    # -terminate: the last X client gone, Xwayland exits, and the display
+    # waits for the next one.
+    wait_for("Xwayland to exit after its last client", lambda: not xwayland_pids(s))
+    wait_for("the log of its exit",
+             lambda: "(pid %d) exited with status 0" % pid in compositor_log(s))
+    xdpyinfo(s, display)
+    check(len(re.findall(r"xwayland: started", compositor_log(s))) >= 2,
+          "the second X client did not start Xwayland again:\n" + compositor_log(s))
+
+
+def now(s):
+    display, _ = announced(s)
+    pid = one_xwayland(s)  # before any X client
+    xdpyinfo(s, display)
+    time.sleep(1.0)
+    check(xwayland_pids(s) == [pid], "--xwayland-now: Xwayland %d did not stay after its "
+          "client left (now %r)" % (pid, xwayland_pids(s)))
+
+
+def kill(s):
+    display, _ = announced(s)
+    good = start_good(s)
+    holder = spy(s, display)
+    pid = one_xwayland(s)
+    os.kill(pid, signal.SIGKILL)
+    duet.log("SIGKILLed Xwayland (pid %d)" % pid)
+    status = holder.wait(15)
+    check(status != 0, "the X client of the killed Xwayland exited %d" % status)
+    duet.log("xprop -spy exited %d: %s" % (status, holder.stderr_tail(300).strip()))
+    wait_for("the compositor to reap Xwayland",
+             lambda: "(pid %d) was killed by signal 9" % pid in compositor_log(s))
+    check_good_keeps_going(s, good, "SIGKILL of Xwayland")
+    xdpyinfo(s, display)
+    holder = spy(s, display, name="xprop-spy-again")
+    again = one_xwayland(s)
+    check(again != pid, "no new Xwayland")
+    duet.log("a new Xwayland (pid %d) serves %s" % (again, display))
+    check_good_keeps_going(s, good, "the new Xwayland")
+    holder.stop()
+
+
+def missing_case():
+    tmp = tempfile.mkdtemp(prefix="duet-xwayland-missing-")
+    try:
+        env = duet.base_env(tmp)
+        cases = [("not in PATH", ["--xwayland"], dict(env, PATH=tmp), "Xwayland in PATH"),
+                 ("--xwayland-path", ["--xwayland", "--xwayland-path", tmp + "/no/Xwayland"], env,
+                  tmp + "/no/Xwayland")]
+        for what, args, e, names in cases:
+            argv = [duet.program("DUET_COMPOSITOR")] + args
+            r = subprocess.run(argv, env=e, stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=60)
+            duet.log("%s: exit %d, stderr:\n%s" % (what, r.returncode, r.stderr))
+            check(r.returncode != 0, "%s: the compositor started (exit %d)" % (what, r.returncode))
+            check("WAYLAND_DISPLAY=" not in r.stdout and "DISPLAY=" not in r.stdout,
+                  "%s: it announced displays: %r" % (what, r.stdout))
+            lines = [l for l in r.stderr.splitlines() if names in l]
+            check(len(lines) == 1 and "Debian package xwayland" in lines[0],
+                  "%s: no one line naming %r and the Debian package xwayland:\n%s"
+                  % (what, names, r.stderr))
+            report = duet.sanitizer_report(r.stderr)
+            check(not report, "%s: sanitizer report:\n%s" % (what, report))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def abstract_listening(n):
+    name = "@/tmp/.X11-unix/X%d" % n
+    with open("/proc/net/unix") as f:
+        return any(line.split()[-1] == name for line in f.readlines()[1:]
+                   if len(line.split()) >= 8)
+
+
+def cleanup(s):
+    display, n = announced(s)
+    check(abstract_listening(n), "no abstract socket for %s in /proc/net/unix" % display)
+    holder = spy(s, display)
+    pid = one_xwayland(s)
+    s.compositor.signal(signal.SIGTERM)
+    status = s.compositor.wait(30)
+    check(status == 0, "duet-compositor exited %d on SIGTERM" % status)
+    log = compositor_log(s)
+    check("(pid %d) exited" % pid in log or "(pid %d) was killed" % pid in log,
+          "the compositor did not reap Xwayland %d:\n%s" % (pid, log))
+    check(not os.path.exists("/proc/%d" % pid), "Xwayland %d is still there" % pid)
+    left = [p for p in ("/tmp/.X%d-lock" % n, displays.x_socket(n)) if os.path.lexists(p)]
+    check(not left, "left behind: %r" % left)
+    check(not abstract_listening(n), "the abstract socket of %s is still there" % display)
+    check(holder.wait(15) != 0, "the X client did not see its server go")
+    report = s.compositor.sanitizer_report()
+    check(not report, "sanitizer report:\n%s" % report)
+
+
+def dead_pid():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def display_case():
+    # Three free numbers in a row: a live lock, a stale lock, the rest.
+    for n in displays.x_numbers(tries=50):
+        if all(displays.x_free(n + i) for i in range(3)):
+            break
+    else:
+        raise duet.Failure("no three free X display numbers in a row")
+    live, stale = "/tmp/.X%d-lock" % n, "/tmp/.X%d-lock" % (n + 1)
+    made = {}
+    try:
+        for path, pid in ((live, os.getpid()), (stale, dead_pid())):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+            made[path] = b"%10d\n" % pid
+            os.write(fd, made[path])
+            os.close(fd)
+        with duet.Session("xwayland-display",
+                          args=["--xwayland", "--xwayland-display", str(n)]) as s:
+            display, got = announced(s)
+            check(got == n + 1, "took %s: want :%d (:%d is a live server's, :%d's lock is "
+                  "stale)" % (display, n + 1, n, n + 1))
+            check_lock(got, s.compositor.pid)
+            with open(live) as f:
+                check(f.read() == "%10d\n" % os.getpid(), "the live lock was changed")
+            xdpyinfo(s, display)
+            s.check_alive()
+    finally:
+        # Ours, unless the compositor took the stale one over (and removed
+        # it as it exited).
+        for path, text in made.items():
+            try:
+                with open(path, "rb") as f:
+                    if f.read() == text:
+                        os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+
+def in_session(name, scenario, *more):
+    def test():
+        need_xwayland()
+        with duet.Session("xwayland-" + name, args=xwayland_args(*more)) as s:
+            scenario(s)
+            if scenario is not cleanup:
+                s.check_alive()
+    return test
+
+
+def display_test():
+    need_xwayland()
+    display_case()
+
+
+if __name__ == "__main__":
+    duet.main_scenario({
+        "lazy": in_session("lazy", lazy),
+        "now": in_session("now", now, "--xwayland-now"),
+        "kill": in_session("kill", kill),
+        "missing": missing_case,
+        "cleanup": in_session("cleanup", cleanup),
+        "display": display_test,
+    })
