@@ -1,9 +1,10 @@
 """`duet bench`: runs the experiments on the stacks, writes the results.
 
     duet bench [--quick] [--experiments launch,render,cpu,resize,thirdparty,roundtrip,
-                                        concurrent,input,vfb]
+                                        concurrent,input,vfb,sweep]
                [--stacks wayland,x11,weston,openbox] [--reps N] [--rounds N]
-               [--render-refresh LIST] [--seed N] [--out DIR] [--display headless|kms]
+               [--render-refresh LIST] [--scenes LIST] [--renderers LIST] [--seed N]
+               [--out DIR] [--display headless|kms]
 
 Results go to DIR (default bench-results/DATE): results.json (every raw
 sample, rewritten after each experiment so an interrupted run keeps what
@@ -38,7 +39,7 @@ import sys
 import tempfile
 
 from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
-                        stats, switches)
+                        stats, sweep, switches)
 from duet_launch import enlightenment, paths, reaper, stack_kinds
 from duet_bench.apprun import AppFailed, StackDied, check_stack
 from duet_bench.progress import Progress
@@ -79,6 +80,10 @@ class Options:
         # idles this long after its launch.
         self.glmark2_duration_s = 0.5 if q else 5
         self.efl_idle_s = 1 if q else 4
+        # sweep: glmark2's scenes (glmark2_duration_s each) and the engines
+        # duet's servers and weston run them with.
+        self.sweep_scenes = args.scenes
+        self.sweep_renderers = args.renderers
         self.ipc = not args.no_ipc
         self.rounds = args.rounds or (1 if q else 5)
         # --rounds N without --reps: every experiment runs at least once a
@@ -202,6 +207,16 @@ def add_arguments(p):
                    help="the app engines of the render experiment and its counting runs, "
                         "the first one the headline (default sw,gl: shared memory on both "
                         "window systems first, then GLES2 on EGL)")
+    p.add_argument("--scenes", default=",".join(sweep.DEFAULT_SCENES), metavar="LIST",
+                   type=lambda t: parse_list(t, sweep.SCENES, "glmark2 scene", keep_order=True),
+                   help="the sweep experiment's glmark2 scenes, in this order (default %s)"
+                   % ",".join(sweep.DEFAULT_SCENES))
+    p.add_argument("--renderers", default="gl,pixman", metavar="LIST",
+                   type=lambda t: parse_list(t, sweep.RENDERERS, "renderer", keep_order=True),
+                   help="the sweep experiment's engines of duet-compositor, duet-xwm and "
+                   "weston, each in a stack instance of its own (default gl,pixman; "
+                   "--renderer does not apply to the sweep; openbox + xcompmgr runs once, "
+                   "with XRender)")
     p.add_argument("--seed", type=int_arg(0, (1 << 32) - 1, "seed must be 0..4294967295"),
                    metavar="N", help="seed of the stacks' random order in each round and of "
                    "the bootstrap intervals (default: a random one; recorded either way)")

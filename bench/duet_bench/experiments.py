@@ -5,8 +5,9 @@ here: the report parts read the experiment modules, never the reverse."""
 import dataclasses
 
 from duet_bench import (concurrent, cpu, inputlat, launch, render, report_concurrent,
-                        report_figures, report_input, report_roundtrip, report_thirdparty,
-                        report_vfb, resize, roundtrip, thirdparty, vfb)
+                        report_figures, report_input, report_roundtrip, report_sweep,
+                        report_thirdparty, report_vfb, resize, roundtrip, sweep, thirdparty,
+                        vfb)
 
 ALL = [dataclasses.replace(e, report=section) for e, section in (
     (launch.EXPERIMENT, report_figures.launch),
@@ -17,7 +18,8 @@ ALL = [dataclasses.replace(e, report=section) for e, section in (
     (roundtrip.EXPERIMENT, report_roundtrip.blocks),
     (concurrent.EXPERIMENT, report_concurrent.blocks),
     (inputlat.EXPERIMENT, report_input.blocks),
-    (vfb.EXPERIMENT, report_vfb.blocks))]
+    (vfb.EXPERIMENT, report_vfb.blocks),
+    (sweep.EXPERIMENT, report_sweep.blocks))]
 BY_NAME = {e.name: e for e in ALL}
 NAMES = [e.name for e in ALL]
 DEFAULT = [e.name for e in ALL if e.default]

@@ -334,6 +334,7 @@ def versions():
     v["libxcb"] = _dpkg("libxcb1") or _run(["pkg-config", "--modversion", "xcb"])
     v["openbox"] = _dpkg("openbox")
     v["xcompmgr"] = _dpkg("xcompmgr")
+    v["glmark2"] = _dpkg("glmark2-es2-wayland") or _dpkg("glmark2-es2-x11")
     v["strace"] = (_run(["strace", "-V"]).splitlines() or [None])[0] \
         if shutil.which("strace") else None
     v["python"] = platform.python_version()

@@ -392,7 +392,7 @@ def blocks_of(results, out, table, order, pairs):
                    "measured on a different machine, software and apps: compare the ratios "
                    "between stacks, not the absolute values. Timing runs carry no counters or "
                    "tracers; IPC counts come from separate runs (tracing distorts time). "
-                   "glmark2 runs only in the thirdparty experiment: its Wayland build does a "
+                   "glmark2 runs only in the thirdparty and sweep experiments: its Wayland build does a "
                    "round trip per frame and its X11 build does not."))
     blocks.append(("h2", "Stacks"))
     blocks.append(("table", ["stack", "status", "presentation/drawing path (app)",

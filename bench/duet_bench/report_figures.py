@@ -17,6 +17,18 @@ def fmt(v):
     return str(v)
 
 
+def ratio_cell(res):
+    """A ratio of medians with its interval and verdict ("1.02 [0.97, 1.08]
+    no difference"; the verdict metrics.ratios gave it, else stats.verdict's),
+    or with why it has none (stats.paired_ratio's why)."""
+    if not res or res.get("ratio") is None:
+        return "- (%s)" % res["why"] if res and res.get("why") else "-"
+    if res.get("ci_low") is not None:
+        return "%.3g [%.3g, %.3g] %s" % (res["ratio"], res["ci_low"], res["ci_high"],
+                                         res.get("verdict") or stats.verdict(res))
+    return "%.3g (no interval: %s)" % (res["ratio"], res.get("why"))
+
+
 # ------------------------------------------------------------ launch timeline
 def timeline_segments(points):
     """[(from, to, from ms, to ms)] between the known points in time

@@ -2,8 +2,8 @@
 glmark2 and elementary_test on every stack, their figures per stack and
 the study-style ratios with their intervals."""
 from duet_bench import metrics, stats
-from duet_bench.report_figures import fmt
-from duet_bench.thirdparty import NOTE_ROUNDTRIP
+from duet_bench.glmark2 import NOTE_ROUNDTRIP
+from duet_bench.report_figures import fmt, ratio_cell
 
 PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
               ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
@@ -78,13 +78,10 @@ def ratio_rows(order, pairs, keep, table=None):
                 zero = table is not None and all(_median_of(table, m.key, st) == 0
                                                  for st in p)
                 cells.append("- (both 0)" if zero else "- (%s)" % res.get("why"))
-            elif res.get("ci_low") is not None:
-                cells.append("%.3g [%.3g, %.3g] %s" % (res["ratio"], res["ci_low"],
-                                                       res["ci_high"], res["verdict"]))
-            elif m.count:
+            elif m.count and res.get("ci_low") is None:
                 cells.append("%.3g (%s)" % (res["ratio"], res["verdict"]))
             else:
-                cells.append("%.3g (no interval: %s)" % (res["ratio"], res.get("why")))
+                cells.append(ratio_cell(res))
         rows.append([m.key] + cells)
     return rows
 

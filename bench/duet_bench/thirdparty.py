@@ -10,28 +10,22 @@
 The stacks run at 60 Hz. IPC comes from a separate counting run (counts()),
 as for the other experiments: the in-process counter's dumps at glmark2's
 scene boundaries, and before the EFL app's fork, at the end of its
-start-up and at the end of its idle time.
-
-glmark2's Wayland build makes a wl_display_roundtrip after every frame
-(NativeStateWayland::flip) and asks for no frame callback; its X11 build
-makes no round trip of its own (NativeStateX11 has no flip). Its Wayland
-and X11 figures are therefore not the same client's: the report says so.
+start-up and at the end of its idle time. How glmark2 runs and is timed,
+and why its two builds are not the same client: glmark2.py.
 """
 import os
 import re
 import shutil
 import time
 
-from duet_bench import ipc, observer, procs, timeline
+from duet_bench import glmark2, ipc, observer, procs, timeline
 from duet_launch import stack_kinds
 from duet_bench.apprun import AppFailed, AppRun, check_stack
 from duet_bench.efl import reap_strays
 from duet_bench.experiment import Experiment, counted
+from duet_bench.glmark2 import NOTE_ROUNDTRIP, WS_ROLES, ws_pids
 
-GLMARK2 = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2"}
-GLMARK2_PACKAGE = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2-x11"}
 GLMARK2_SCENES = ["build", "texture"]
-GLMARK2_SIZE = "800x600"
 EFL_APP = "elementary_test"
 EFL_ARGS = ["-to", "Button"]
 # elementary_test's window background in EFL 1.26's default theme: what the
@@ -43,33 +37,16 @@ EFL_RGB = (64, 64, 64)
 EFL_SETTLE_S = 1.0
 # Where a stack cannot tell composited, the launch is taken to last this long.
 EFL_LAUNCH_FALLBACK_S = 2.0
-WS_ROLES = ("server", "wm", "compositor")
-
-NOTE_ROUNDTRIP = ("glmark2's Wayland build (glmark2-es2-wayland) makes a wl_display_roundtrip "
-                  "after every frame and asks for no frame callback; its X11 build "
-                  "(glmark2-es2) makes no round trip of its own: the two builds are not the "
-                  "same client. Mesa's software EGL adds its own traffic per swap on both "
-                  "(a wl_display.sync on Wayland; a GetGeometry round trip and a "
-                  "whole-window PutImage on Xvfb).")
 
 
 def missing(kind):
     """{client: why it cannot run} for a stack kind."""
     out = {}
-    if not shutil.which(GLMARK2[kind]):
-        out["glmark2"] = "%s not found (Debian package %s)" % (GLMARK2[kind],
-                                                               GLMARK2_PACKAGE[kind])
+    if glmark2.missing(kind):
+        out["glmark2"] = glmark2.missing(kind)
     if not shutil.which(EFL_APP):
         out["efl"] = "%s not found (Debian package libelementary-bin)" % EFL_APP
     return out
-
-
-def glmark2_argv(ctx, kind):
-    d = ctx.opts.glmark2_duration_s
-    argv = [shutil.which(GLMARK2[kind]) or GLMARK2[kind], "-s", GLMARK2_SIZE]
-    for scene in GLMARK2_SCENES:
-        argv += ["-b", "%s:duration=%g" % (scene, d)]
-    return argv
 
 
 def efl_env(ctx, stack):
@@ -92,136 +69,21 @@ def evas_engines(pid):
         return []
 
 
-def ws_pids(stack):
-    return {r: p for r, p in stack.pids().items() if r in WS_ROLES}
-
-
 # ------------------------------------------------------------ glmark2
-class Glmark2Log:
-    """glmark2's output, read as it is written: a scene's title line
-    ("[build] duration=5:") is printed and flushed after the scene's set-up,
-    right before its first frame, and " FPS: N FrameTime: T ms" ends the
-    same line when its last frame is done."""
-
-    def __init__(self, path):
-        self.path = path
-        self.text = ""
-
-    def read(self):
-        try:
-            with open(self.path, errors="replace") as f:
-                self.text = f.read()
-        except OSError:
-            pass
-        return self
-
-    def scenes(self):
-        """[(title, fps or None)] in order."""
-        out = []
-        for line in self.text.split("\n"):
-            m = re.match(r"^\[(\w+)\]([^\n]*?)(?: FPS: (\d+) FrameTime: [\d.]+ ms)?\s*$", line)
-            if m:
-                out.append(("[%s]%s" % (m.group(1), m.group(2)), int(m.group(3))
-                            if m.group(3) else None))
-        return out
-
-    def score(self):
-        m = re.search(r"glmark2 Score: (\d+)", self.text)
-        return int(m.group(1)) if m else None
-
-
-
-def run_glmark2(ctx, stack, on_mark, experiment):
-    """Runs glmark2 to its end, calling on_mark(what, i, run) as scene i
-    starts ("start") and ends ("end"), polling its output every 2 ms.
-    Returns (scenes, score, argv): scenes [{title, fps, wall_s}], wall_s
-    the time between the two marks."""
-    argv = glmark2_argv(ctx, stack.kind)
-    run = AppRun(ctx, stack, argv, role="glmark2")
-    log = Glmark2Log(run.log)
-    marks = []  # [[t_start, t_end]]
-    timeout = 60 + 4 * len(GLMARK2_SCENES) * ctx.opts.glmark2_duration_s
-    try:
-        while True:
-            alive = run.child.alive()
-            seen = log.read().scenes()
-            for i, (_, fps) in enumerate(seen):
-                if i >= len(marks):
-                    marks.append([time.monotonic(), None])
-                    on_mark("start", i, run)
-                if fps is not None and marks[i][1] is None:
-                    marks[i][1] = time.monotonic()
-                    on_mark("end", i, run)
-            if not alive:
-                break
-            check_stack(stack)
-            ctx.fault_hook(stack, experiment, time.monotonic() - run.started)
-            if time.monotonic() - run.started > timeout:
-                raise AppFailed("%s gave no result within %.0f s" % (argv[0], timeout))
-            time.sleep(0.002)
-        run.child.popen.wait(5)
-        status = run.exit_status()
-    finally:
-        run.stop()
-    seen = log.scenes()
-    if status != "exited with status 0" or len(seen) != len(GLMARK2_SCENES) or \
-            any(f is None for _, f in seen):
-        check_stack(stack, grace=0.5)
-        raise AppFailed("%s %s after %d of %d scenes:\n%s" % (
-            os.path.basename(argv[0]), status, len(seen), len(GLMARK2_SCENES),
-            run.log_tail()))
-    scenes = [{"title": t, "fps": f, "wall_s": round(m[1] - m[0], 4)}
-              for (t, f), m in zip(seen, marks)]
-    return scenes, log.score(), argv
-
-
-def frames_of(scene, duration):
-    """A scene's frames from its fps (glmark2 prints no frame count): fps x
-    the marked interval, which cannot exceed the scene's duration."""
-    return scene["fps"] * min(scene["wall_s"], duration)
-
-
-def per_frame(deltas, frames):
-    """{role: total / frames} of per-scene {role: value} deltas; None for a
-    role missing in any scene."""
-    roles = set().union(*deltas) if deltas else set()
-    out = {}
-    for r in sorted(roles):
-        vals = [d.get(r) for d in deltas]
-        out[r] = None if None in vals or not frames else sum(vals) / frames
-    return out
-
-
 def glmark2_once(ctx, stack):
-    """One glmark2 run: its score and fps per scene, and the CPU of every
-    window-system process (and glmark2's own) from each scene's first frame
-    to its last, per client frame."""
-    pids = ws_pids(stack)
-    meters = {r: procs.CpuMeter(p) for r, p in pids.items()}
-    starts, deltas, spans = {}, [], {}
-
-    def on_mark(what, i, run):
-        if "app" not in meters:
-            meters["app"] = procs.CpuMeter(run.pid)
-        now = {r: m.read() for r, m in meters.items()}
-        spans.setdefault(i, []).append(time.monotonic_ns())
-        if what == "start":
-            starts[i] = now
-        else:
-            deltas.append({r: (v - starts[i][r]) if v is not None and starts[i].get(r)
-                           is not None else None for r, v in now.items()})
-
-    scenes, score, argv = run_glmark2(ctx, stack, on_mark, "thirdparty")
-    d = ctx.opts.glmark2_duration_s
-    frames = sum(frames_of(s, d) for s in scenes)
-    per = {r: (round(v / 1e6, 4) if v is not None else None)
-           for r, v in per_frame(deltas, frames).items()}
-    ws = [per.get(r) for r in pids]
-    per["window_system"] = round(sum(ws), 4) if None not in ws else None
+    """One glmark2 run (glmark2.measure): its score and fps per scene, and
+    the CPU of every window-system process (and glmark2's own) from each
+    scene's first frame to its last, summed over the scenes, per client
+    frame."""
+    scenes, score, argv, roles = glmark2.measure(ctx, stack, GLMARK2_SCENES, "thirdparty")
+    frames = sum(s["frames"] for s in scenes)
+    per = glmark2.cpu_ms_per_frame([s["cpu_ns"] for s in scenes], frames, roles)
     out = {"client": "glmark2", "command": " ".join(argv), "score": score,
-           "scenes": scenes, "frames": round(frames, 1), "duration_s": d,
+           "scenes": [{k: s[k] for k in ("title", "fps", "wall_s")} for s in scenes],
+           "frames": round(frames, 1), "duration_s": ctx.opts.glmark2_duration_s,
            "cpu_ms_per_frame": per}
-    out.update(timeline.painted_frames(stack, spans.values(), frames, per["window_system"]))
+    out.update(timeline.painted_frames(stack, [s["span"] for s in scenes], frames,
+                                       per["window_system"]))
     out["interval"] = ("each scene's title line -> its FPS line (glmark2's output, polled "
                        "every 2 ms), summed over the scenes; frames = fps x that time "
                        "(at most the scene's duration)")
@@ -427,8 +289,9 @@ def counts(ctx, stack):
                 base[i] = dump_all(c, pids)
             else:
                 parts.append(between(base[i], dump_all(c, pids)))
-        scenes, score, argv = run_glmark2(ctx, stack, on_mark, "ipc-thirdparty")
-        frames = sum(frames_of(s, ctx.opts.glmark2_duration_s) for s in scenes)
+        scenes, score, argv = glmark2.run(ctx, stack, GLMARK2_SCENES, on_mark,
+                                          "ipc-thirdparty")
+        frames = sum(glmark2.frames_of(s, ctx.opts.glmark2_duration_s) for s in scenes)
         total = add_up(parts)
         out["glmark2"] = {
             "frames": round(frames, 1), "scenes": scenes, "score": score,

@@ -1,0 +1,165 @@
+"""The report's section on the sweep experiment (sweep.py): per engine, a
+table of glmark2's scenes with each duet server's score and window-system
+CPU per frame against its peer's, as ratios with their paired intervals,
+and the figures of every stack per scene."""
+from duet_bench import metrics, stats
+from duet_bench.glmark2 import NOTE_ROUNDTRIP
+from duet_bench.report_figures import fmt, ratio_cell
+from duet_bench.sweep import RENDERERS
+
+# Each duet server over its peer.
+PAIRS = [("wayland", "weston"), ("x11", "openbox")]
+NAMES = {"wayland": "duet-compositor", "x11": "duet-xwm", "weston": "weston",
+         "openbox": "openbox + xcompmgr"}
+ENGINE_TEXT = {"gl": "duet's servers with GLES2 (llvmpipe), weston `--use-gl`",
+               "pixman": "duet's servers with pixman, weston `--use-pixman`"}
+
+
+def score(s):
+    return s.get("score")
+
+
+def ws_cpu(s):
+    return (s.get("cpu_ms_per_frame") or {}).get("window_system")
+
+
+def painted_hz(s):
+    return s.get("painted_hz")
+
+
+def fixed(rec):
+    """A stack that has one engine whatever was asked (openbox: xrender)."""
+    return any(r not in RENDERERS for r in rec.get("renderers") or [])
+
+
+def picks(rec, renderer, scene, value):
+    """[(sample, value)] of one scene drawn with renderer (a fixed stack's
+    own engine stands for every renderer)."""
+    return [(s, value(s)) for s in rec.get("samples", []) if s.get("scene") == scene
+            and (fixed(rec) or s.get("renderer") == renderer)]
+
+
+def median_text(rec, renderer, scene, value):
+    if not rec:
+        return "not run"
+    if rec.get("status") == "skipped":
+        return "skipped"
+    vals = [v for _, v in picks(rec, renderer, scene, value) if v is not None]
+    if vals:
+        return fmt(stats.median(vals))
+    gone = [f for f in rec.get("failed_runs", []) if fixed(rec) or f["renderer"] == renderer]
+    return "failed" if gone or rec.get("status") == "failed" else "-"
+
+
+def figure_cell(rec, renderer, scene):
+    if rec.get("status") == "skipped":
+        return "skipped"
+    return "; ".join(median_text(rec, renderer, scene, v) for v in (score, ws_cpu, painted_hz))
+
+
+def ratio(recs, pair, renderer, scene, value, seed):
+    """The pair's paired ratio (stats.paired_ratio) with its verdict."""
+    a, b = (stats.by_round(picks(recs.get(st) or {}, renderer, scene, value)) for st in pair)
+    res = stats.paired_ratio(a, b, seed)
+    res["verdict"] = stats.verdict(res)
+    return res
+
+
+def tally(results):
+    """"higher on N (scenes), ..." per verdict word, for one list of ratios."""
+    by = {}
+    for scene, res in results:
+        word = res.get("verdict") or "no value"
+        by.setdefault(word if not word.startswith("no interval") else "no interval",
+                      []).append(scene)
+    return "; ".join("%s on %d (%s)" % (w, len(s), ", ".join(s)) for w, s in sorted(by.items()))
+
+
+def engine_blocks(recs, renderer, scenes, seed):
+    """The ratio table of one engine (a pair's columns where either of its
+    stacks ran), what its verdicts add up to, and every stack's figures."""
+    pairs = [p for p in PAIRS if any(st in recs for st in p)]
+    head, rows, notes = ["scene"], [], []
+    for a, b in pairs:
+        head += [NAMES[a] + " score", NAMES[b] + " score", "%s/%s score [95%% CI]" % (a, b),
+                 "%s/%s WS CPU per frame [95%% CI]" % (a, b)]
+    found = {(p, v): [] for p in pairs for v in (score, ws_cpu)}
+    for scene in scenes:
+        row = [scene]
+        for p in pairs:
+            row += [median_text(recs.get(st), renderer, scene, score) for st in p]
+            for v in (score, ws_cpu):
+                res = ratio(recs, p, renderer, scene, v, seed)
+                found[(p, v)].append((scene, res))
+                row.append(ratio_cell(res))
+        rows.append(row)
+    for p in pairs:
+        if all(st in recs for st in p):
+            notes.append("%s/%s: score %s. Window-system CPU per frame %s." % (
+                p[0], p[1], tally(found[(p, score)]), tally(found[(p, ws_cpu)])))
+    figures = [[scene] + [figure_cell(rec, renderer, scene) for rec in recs.values()]
+               for scene in scenes]
+    ratios = [("table", head, rows)] if pairs else [
+        ("p", "Neither of duet's servers nor their peers ran: no ratios.")]
+    return [("h3", "Engine %s: %s; openbox + xcompmgr with XRender" % (
+                renderer, ENGINE_TEXT.get(renderer, renderer)))] + ratios + [
+            ("p", n) for n in notes] + [
+            ("table", ["scene"] + ["%s: score; WS CPU ms/frame; painted Hz" % st
+                                   for st in recs], figures)]
+
+
+def failure_text(recs):
+    out = []
+    for st, rec in recs.items():
+        for f in rec.get("failed_runs", []):
+            out.append("%s with %s, round %s run %s: %s" % (st, f["renderer"], f["round"],
+                                                           f["run"], f["reason"]))
+        if rec.get("status") == "failed" and not rec.get("failed_runs"):
+            out.append("%s: %s" % (st, (rec.get("reason") or "").splitlines()[0]))
+    return out
+
+
+def blocks(results, out, table, order, pairs):
+    """The section, or nothing for a run without the experiment."""
+    recs = {}
+    for st in metrics.stacks_of(results):
+        rec = metrics.exp(results, "sweep", st)
+        if rec:
+            recs[st] = rec
+    if not recs:
+        return []
+    opts = results.get("options") or {}
+    scenes = opts.get("sweep_scenes") or []
+    renderers = opts.get("sweep_renderers") or []
+    seed = metrics.seed_of(results)
+    rounds = opts.get("rounds", 1)
+    blocks = [
+        ("h2", "Scene sweep (sweep)"),
+        ("p", "glmark2 `-s 800x600 -b SCENE:duration=%s` for each scene in one run "
+         "(`glmark2-es2-wayland` on wayland and weston, `glmark2-es2` on x11 and openbox), "
+         "unthrottled, every stack at 60 Hz. duet-compositor, duet-xwm and weston run each "
+         "engine (%s) in a stack instance of its own; openbox + xcompmgr composites with "
+         "XRender (pixman inside Xvfb) whatever the engine, so it runs once and every engine's "
+         "duet-xwm is compared with the same openbox samples. Score: the scene's fps. WS CPU "
+         "per frame: the CPU of the server, WM and compositing-manager processes from the "
+         "scene's first frame to its last over the client frames meanwhile (as in thirdparty); "
+         "painted Hz: the output frames the compositor painted meanwhile (its own log; "
+         "xcompmgr tells no one)." % (fmt(opts.get("glmark2_duration_s")),
+                                      ", ".join(renderers))),
+        ("p", "**Paired rounds.** Each of the %d round(s) runs every stack with every engine "
+         "on every scene. A ratio is the duet server's median over its peer's, over the rounds "
+         "both have; its interval is a %d%% percentile bootstrap that redraws whole rounds for "
+         "both stacks together (%d resamples, seeded), so the machine's drift between rounds "
+         "falls on both. No interval below %d paired rounds. higher / lower: the interval "
+         "lies entirely above / below 1; no difference: it includes 1. A score ratio above 1: "
+         "the duet server is faster; a CPU ratio above 1: it spends more CPU per frame." % (
+             rounds, round(100 * stats.CONFIDENCE), stats.BOOTSTRAP_RESAMPLES,
+             stats.MIN_ROUNDS)),
+        ("p", "**" + NOTE_ROUNDTRIP + "**")]
+    for r in renderers:
+        blocks += engine_blocks(recs, r, scenes, seed)
+    fails = failure_text(recs)
+    if fails:
+        blocks.append(("p", "**Failed** (the failed runs' samples are in no table): "
+                       + "; ".join(fails) + "."))
+    return blocks

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""`duet bench --experiments sweep` end to end (issue 30): glmark2 on a
+list of scenes with both of duet's drawing engines in one run.
+
+usage: test_sweep.py quick|fault
+  quick: two scenes on duet-compositor (a Wayland pair member, run once
+         per engine) and openbox + xcompmgr (X11, run once: XRender), one
+         round: every scene scored > 0 with window-system CPU per frame on
+         each stack and engine, each stack instance started with its
+         engine (--renderer gl / pixman), glmark2's command and version
+         recorded, the schema, and the report's sweep table per engine with
+         the duet/peer ratio columns.
+  fault: duet-xwm's X server killed while the gl engine's glmark2 runs,
+         beside openbox: the sweep is recorded as failed on x11, the failed
+         run names its engine, the pixman run still gives every scene and a
+         ratio to openbox, and the report says which run failed.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, check_schema  # noqa: E402
+from test_bench import check_nothing_left, load, run_bench, run_killed  # noqa: E402
+
+SCENES = ["build", "texture"]
+ARGS = ["--quick", "--experiments", "sweep", "--scenes", ",".join(SCENES), "--reps", "1",
+        "--no-ipc", "--seed", "7"]
+
+
+def report_of(out):
+    with open(os.path.join(out, "report.md")) as f:
+        return f.read()
+
+
+def check_scenes(rec, st, renderer):
+    got = [s for s in rec["samples"] if s["renderer"] == renderer]
+    check(sorted(s["scene"] for s in got) == sorted(SCENES),
+          "%s %s: one sample per scene (%s)" % (st, renderer, [s["scene"] for s in got]))
+    for s in got:
+        ws = s["cpu_ms_per_frame"]["window_system"]
+        check(s["score"] > 0 and ws is not None and ws > 0 and s["frames"] > 0,
+              "%s %s %s: score %s, window-system CPU %s ms per frame over %s frames"
+              % (st, renderer, s["scene"], s["score"], ws, s["frames"]))
+        check(s["command"].split()[0].endswith("glmark2-es2-wayland" if st == "wayland"
+                                               else "glmark2-es2")
+              and all("-b %s:duration=0.5" % sc in s["command"] for sc in SCENES),
+              "%s: the glmark2 command is recorded: %s" % (st, s["command"]))
+
+
+def test_quick():
+    r, out, mark, _ = run_bench(ARGS + ["--stacks", "wayland,openbox"], {}, timeout=500)
+    check(r.returncode == 0, "duet bench --experiments sweep exits 0 (%d)" % r.returncode)
+    res = load(out)
+    check_schema(res)
+    check(res["options"]["sweep_scenes"] == SCENES and
+          res["options"]["sweep_renderers"] == ["gl", "pixman"] and
+          res["versions"].get("glmark2"), "the scenes, engines and glmark2's version (%s) "
+          "are recorded" % res["versions"].get("glmark2"))
+    wl = res["experiments"]["sweep"]["wayland"]
+    ob = res["experiments"]["sweep"]["openbox"]
+    for st, rec in (("wayland", wl), ("openbox", ob)):
+        check(rec["status"] == "ok" and rec["stack_refresh"] == 60,
+              "%s: the sweep ran at 60 Hz (%s)" % (st, rec["status"]))
+    check(wl["renderers"] == ["gl", "pixman"] and ob["renderers"] == ["xrender"],
+          "duet-compositor ran both engines, openbox once with XRender")
+    for renderer in ("gl", "pixman"):
+        check_scenes(wl, "wayland", renderer)
+        cmd = wl["commands"][renderer]["server"]
+        check("--renderer %s" % renderer in cmd and "--refresh 60" in cmd,
+              "wayland %s: duet-compositor started with it: %s" % (renderer, cmd))
+    check_scenes(ob, "openbox", "xrender")
+    md = report_of(out)
+    check("## Scene sweep (sweep)" in md and "### Engine gl" in md and "### Engine pixman" in md,
+          "the report has the sweep section with a table per engine")
+    for col in ("wayland/weston score [95% CI]", "wayland/weston WS CPU per frame [95% CI]",
+                "x11/openbox score [95% CI]", "x11/openbox WS CPU per frame [95% CI]"):
+        check(md.count(col) == 2, "each engine's table has the column %r" % col)
+    check("wl_display_roundtrip after every frame" in md, "the report carries glmark2's "
+          "round-trip note")
+    check_nothing_left(mark, out)
+
+
+def test_fault():
+    out, mark, res, rec = run_killed(ARGS + ["--stacks", "x11,openbox"], "x11:sweep:200")
+    check_schema(res)
+    failed = rec.get("failed_runs") or []
+    check(len(failed) == 1 and failed[0]["renderer"] == "gl" and "gl" in rec["reason"],
+          "the failed run names its engine: %s; reason %r" % (failed, rec["reason"]))
+    check(not [s for s in rec["samples"] if s["renderer"] == "gl"],
+          "the killed run left no samples")
+    check_scenes(rec, "x11", "pixman")
+    md = report_of(out)
+    check("**Failed**" in md and "x11 with gl, round 1 run 1" in md,
+          "the report names the failed run")
+    pix = md[md.index("### Engine pixman"):]
+    row = next(line for line in pix.splitlines() if line.startswith("| build |"))
+    check(row.count("no interval: 1 round") == 2,
+          "pixman: x11/openbox ratios for build, without an interval (one round): %s" % row)
+    gl = md[md.index("### Engine gl"):md.index("### Engine pixman")]
+    row = next(line for line in gl.splitlines() if line.startswith("| build |"))
+    check("| failed |" in row, "gl: the failed stack's cell says failed: %s" % row)
+    check_nothing_left(mark, out)
+
+
+if __name__ == "__main__":
+    if not (shutil.which("glmark2-es2-wayland") and shutil.which("glmark2-es2")):
+        print("SKIP: glmark2 is not installed (scripts/packages.sh)")
+        sys.exit(77)
+    {"quick": test_quick, "fault": test_fault}[sys.argv[1]]()
+    print("PASS")
