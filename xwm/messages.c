@@ -82,15 +82,15 @@ static void handle_wm_state(struct xwm_window *w, const uint32_t *l)
 		xcb_atom_t prop = l[i];
 		if (prop == e->_NET_WM_STATE_FULLSCREEN) {
 			if (xwm_hints_state_action(action, c->fullscreen, &value))
-				xwm_policy_request_fullscreen(w, value);
+				xwm_policy_of(w->xwm)->request_fullscreen(w, value);
 		} else if ((prop == e->_NET_WM_STATE_MAXIMIZED_VERT ||
 		            prop == e->_NET_WM_STATE_MAXIMIZED_HORZ) && !max_asked) {
 			/* One maximized state: either half asks for both. */
 			max_asked = true;
 			if (xwm_hints_state_action(action, c->maximized, &value))
-				xwm_policy_request_maximize(w, value);
+				xwm_policy_of(w->xwm)->request_maximize(w, value);
 		} else if (prop == e->_NET_WM_STATE_HIDDEN && action == 1) {
-			xwm_policy_request_minimize(w);
+			xwm_policy_of(w->xwm)->request_minimize(w);
 		}
 	}
 	xwm_props_update_net_state(w);
@@ -134,19 +134,19 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 		return;
 	}
 	if (ev->type == xwm->atoms._DUET_RESIZE) {
-		xwm_policy_resize(w, (int32_t)l[0], (int32_t)l[1]);
+		xwm_policy_of(xwm)->resize(w, (int32_t)l[0], (int32_t)l[1]);
 	} else if (ev->type == e->_NET_ACTIVE_WINDOW) {
 		if (l[1])
 			xwm->last_time = xwm->event_time = l[1];
-		xwm_policy_activate(w);
+		xwm_policy_of(xwm)->activate(w);
 	} else if (ev->type == e->_NET_CLOSE_WINDOW) {
-		xwm_policy_close(w);
+		xwm_policy_of(xwm)->close(w);
 	} else if (ev->type == e->_NET_MOVERESIZE_WINDOW) {
 		handle_moveresize(w, l);
 	} else if (ev->type == e->_NET_WM_STATE) {
 		handle_wm_state(w, l);
 	} else if (ev->type == xwm->atoms.WM_CHANGE_STATE) {
 		if (l[0] == XWM_WM_STATE_ICONIC)
-			xwm_policy_request_minimize(w);
+			xwm_policy_of(xwm)->request_minimize(w);
 	}
 }

@@ -144,6 +144,26 @@ struct xwm_host {
 	int (*screenshot)(void *data, const char *name);
 };
 
+/* The model's window-management decisions: policy.c's rules by default
+ * (xwm_default_policy). A host with a policy of its own gives its table as
+ * xwm.policy (duet-compositor, whose X windows share its one policy with
+ * its Wayland windows); every entry is then required. The model calls
+ * them where duet-xwm calls policy.c, and nothing else changes. */
+struct xwm_policy_ops {
+	/* A managed window is about to be mapped (MapRequest): place, raise. */
+	void (*window_place)(struct xwm_window *w);
+	void (*window_mapped)(struct xwm_window *w);   /* we mapped it: focus */
+	void (*window_unmapped)(struct xwm_window *w); /* withdrawn: refocus */
+	void (*activate)(struct xwm_window *w);
+	void (*close)(struct xwm_window *w);
+	void (*resize)(struct xwm_window *w, int width, int height); /* _DUET_RESIZE */
+	void (*configure_request)(struct xwm_window *w, uint16_t mask, int x, int y, int width,
+	                          int height);
+	void (*request_maximize)(struct xwm_window *w, bool maximize);
+	void (*request_fullscreen)(struct xwm_window *w, bool fullscreen);
+	void (*request_minimize)(struct xwm_window *w);
+};
+
 struct xwm_atoms {
 	xcb_atom_t WM_DELETE_WINDOW, WM_TAKE_FOCUS, WM_STATE, WM_CHANGE_STATE,
 		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
@@ -184,6 +204,7 @@ struct xwm {
 
 	const struct xwm_host *host;
 	void *host_data;
+	const struct xwm_policy_ops *policy; /* NULL: xwm_default_policy */
 	bool quit;
 	bool debug;
 };
@@ -277,6 +298,13 @@ void xwm_policy_configure_request(struct xwm_window *w, uint16_t mask, int x, in
 void xwm_policy_request_maximize(struct xwm_window *w, bool maximize);
 void xwm_policy_request_fullscreen(struct xwm_window *w, bool fullscreen);
 void xwm_policy_request_minimize(struct xwm_window *w);
+/* The functions above as a table, the model's policy unless the host
+ * gives another. */
+extern const struct xwm_policy_ops xwm_default_policy;
+static inline const struct xwm_policy_ops *xwm_policy_of(const struct xwm *xwm)
+{
+	return xwm->policy ? xwm->policy : &xwm_default_policy;
+}
 
 /* --------------------------------------------------------- messages.c */
 void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev);

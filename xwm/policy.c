@@ -243,3 +243,16 @@ void xwm_policy_request_minimize(struct xwm_window *w)
 	if (w->xwm->focused == w)
 		focus_topmost(w->xwm, w);
 }
+
+const struct xwm_policy_ops xwm_default_policy = {
+	.window_place = xwm_policy_window_place,
+	.window_mapped = xwm_policy_window_mapped,
+	.window_unmapped = xwm_policy_window_unmapped,
+	.activate = xwm_policy_activate,
+	.close = xwm_policy_close,
+	.resize = xwm_policy_resize,
+	.configure_request = xwm_policy_configure_request,
+	.request_maximize = xwm_policy_request_maximize,
+	.request_fullscreen = xwm_policy_request_fullscreen,
+	.request_minimize = xwm_policy_request_minimize,
+};

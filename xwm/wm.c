@@ -175,7 +175,7 @@ static void show(struct xwm_window *w)
 	/* Placed and raised while still unmapped: the client's first Expose
 	 * comes at its final place, and the server damages a mapped
 	 * window it moves, which must not pass for the client's drawing. */
-	xwm_policy_window_place(w);
+	xwm_policy_of(w->xwm)->window_place(w);
 	if (w->client->initial_iconic) {
 		/* ICCCM 4.1.4: a client whose WM_HINTS initial_state is
 		 * IconicState starts iconic: managed and listed, not mapped,
@@ -189,7 +189,7 @@ static void show(struct xwm_window *w)
 	w->xwm->host->mapping(w->xwm->host_data, w);
 	xcb_map_window(w->xwm->conn, w->id);
 	xwm_props_set_wm_state(w, XWM_WM_STATE_NORMAL);
-	xwm_policy_window_mapped(w);
+	xwm_policy_of(w->xwm)->window_mapped(w);
 	xwm_props_update_net_state(w);
 	xwm_props_update_client_lists(w->xwm);
 }
@@ -209,7 +209,7 @@ static void withdraw(struct xwm_window *w, bool destroyed)
 	if (!destroyed)
 		xwm_props_set_wm_state(w, XWM_WM_STATE_WITHDRAWN);
 	if (was_mapped || w->xwm->focused == w)
-		xwm_policy_window_unmapped(w);
+		xwm_policy_of(w->xwm)->window_unmapped(w);
 	if (w->xwm->focused == w)
 		xwm_set_focus(w->xwm, NULL);
 	xwm_props_update_client_lists(w->xwm);
@@ -288,7 +288,7 @@ static void handle_map_request(struct xwm *xwm, xcb_generic_event_t *generic)
 	resolve_geometry(w, true);
 	if (xwm_window_managed(w) && w->client->mapped) {
 		/* Already shown (e.g. a repeated request while minimized). */
-		xwm_policy_activate(w);
+		xwm_policy_of(xwm)->activate(w);
 		return;
 	}
 	if (!manage(w)) {
@@ -474,7 +474,7 @@ static void handle_button_press(struct xwm *xwm, xcb_generic_event_t *generic)
 	xwm->last_time = xwm->event_time = ev->time;
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->event);
 	if (w && xwm_window_managed(w) && xwm->focused != w)
-		xwm_policy_activate(w);
+		xwm_policy_of(xwm)->activate(w);
 	/* Always release the frozen pointer, sending the click on. */
 	xcb_allow_events(xwm->conn, XCB_ALLOW_REPLAY_POINTER, ev->time);
 }
@@ -498,8 +498,8 @@ static void apply_configure(struct xwm_window *w)
 		return;
 	c->cfg_pending = false;
 	w->xwm->configures_pending--;
-	xwm_policy_configure_request(w, c->cfg_mask, c->cfg_x, c->cfg_y, c->cfg_width,
-	                             c->cfg_height);
+	xwm_policy_of(w->xwm)->configure_request(w, c->cfg_mask, c->cfg_x, c->cfg_y,
+	                                         c->cfg_width, c->cfg_height);
 }
 
 void xwm_wm_flush_configures(struct xwm *xwm)
