@@ -128,6 +128,7 @@ struct comp_server {
 	uint64_t texture_bytes;    /* all surfaces' textures, budget.c */
 	uint64_t traced_uploaded;  /* renderer's uploaded_bytes at the last traced frame */
 
+	struct wl_signal new_surface;     /* data: struct comp_surface *, once made */
 	struct wl_signal window_mapped;   /* data: struct comp_window * */
 	struct wl_signal window_unmapped; /* data: struct comp_window * */
 
@@ -483,14 +484,33 @@ void comp_subsurface_parent_mapped(struct comp_surface *parent, bool mapped);
 /* The surface at the root of a subsurface tree (surface itself if none). */
 struct comp_surface *comp_subsurface_get_root(struct comp_surface *surface);
 
-/* ------------------------------------------------------- xdg-shell window */
+/* -------------------------------------------------------------- window */
+
+/* What the policy's requests do to a window of each kind: an xdg_toplevel
+ * (xdg-toplevel.c) or a managed X window of Xwayland (xwayland-window.c).
+ * The comp_window_* functions below call them. */
+struct comp_window_impl {
+	void (*configure)(struct comp_window *window, int width, int height);
+	void (*send_state)(struct comp_window *window);
+	void (*send_close)(struct comp_window *window);
+	/* window->x, y changed: its surfaces (and the client) follow. */
+	void (*moved)(struct comp_window *window);
+	void (*move_on_ack)(struct comp_window *window, int x, int y);
+	void (*set_hidden)(struct comp_window *window, bool hidden);
+	/* Optional: it went on top of the stack. */
+	void (*raised)(struct comp_window *window);
+	/* Optional: its popups' surface trees, bottom to top. */
+	void (*for_each_popup_surface)(struct comp_window *window, comp_surface_iter_t fn,
+	                               void *data);
+};
 
 struct comp_window {
 	struct comp_server *server;
+	const struct comp_window_impl *impl;
 	struct wl_list link;            /* comp_server.windows, topmost first */
 	uint32_t id;
 	struct comp_surface *surface;
-	struct wl_resource *xdg_surface;
+	struct wl_resource *xdg_surface;  /* an xdg_toplevel's; NULL for an X window */
 	struct wl_resource *xdg_toplevel;
 	char *title, *app_id;
 
@@ -521,6 +541,7 @@ struct wl_client *comp_xdg_popup_grab_client(struct comp_server *server);
 struct comp_surface *comp_xdg_popup_keyboard_target(struct comp_server *server,
                                                     struct comp_surface *surface);
 struct comp_window *comp_window_from_surface(struct comp_surface *surface);
+/* window.c: what follows calls the window's impl. */
 /* Sends a configure with this size and the window's current states
  * (0x0 lets the client choose). */
 void comp_window_configure(struct comp_window *window, int width, int height);
@@ -544,6 +565,13 @@ void comp_stack_for_each(struct comp_server *server, comp_surface_iter_t fn, voi
 /* Brings the scene's node order in line with the stack (after a raise, a map
  * or a subsurface restack); damages only what moved. */
 void comp_stack_update(struct comp_server *server);
+
+/* Xwayland's X windows (xwayland-window.c): the window of an X window's
+ * surface (NULL: none), and the override-redirect ones shown (menus,
+ * tooltips), walked bottom to top above every window. */
+struct comp_window *comp_xwayland_window_from_surface(struct comp_surface *surface);
+void comp_xwayland_for_each_unmanaged(struct comp_server *server, comp_surface_iter_t fn,
+                                      void *data);
 
 /* -------------------------------------------------------------- policy */
 

@@ -31,6 +31,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	wl_list_init(&server->surfaces);
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->windows);
+	wl_signal_init(&server->new_surface);
 	wl_signal_init(&server->window_mapped);
 	wl_signal_init(&server->window_unmapped);
 

@@ -1021,6 +1021,7 @@ static void compositor_create_surface(struct wl_client *client, struct wl_resour
 	wl_list_insert(server->surfaces.prev, &surface->link);
 	wl_resource_set_implementation(surface->resource, &surface_impl, surface,
 	                               surface_resource_destroy);
+	wl_signal_emit_mutable(&server->new_surface, surface);
 }
 
 static void compositor_create_region(struct wl_client *client, struct wl_resource *resource,

@@ -47,6 +47,8 @@ struct comp_window *comp_window_from_surface(struct comp_surface *surface)
 	/* Subsurfaces and popups belong to the window at the root. */
 	struct comp_xdg_surface *xdg = comp_xdg_surface_from_surface(
 		comp_subsurface_get_root(surface));
+	if (!xdg)
+		return comp_xwayland_window_from_surface(comp_subsurface_get_root(surface));
 	while (xdg && xdg->role == COMP_XDG_ROLE_POPUP && xdg->popup)
 		xdg = xdg->popup->parent;
 	return xdg && xdg->role == COMP_XDG_ROLE_TOPLEVEL ? xdg->window : NULL;
@@ -99,10 +101,11 @@ void comp_stack_for_each(struct comp_server *server, comp_surface_iter_t fn, voi
 		if (!window->mapped || window->minimized || !window->surface)
 			continue;
 		comp_surface_tree_for_each(window->surface, fn, data);
-		struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
-		if (toplevel->xdg)
-			comp_xdg_surface_for_each_popup_surface(toplevel->xdg, fn, data);
+		if (window->impl->for_each_popup_surface)
+			window->impl->for_each_popup_surface(window, fn, data);
 	}
+	/* X menus and tooltips: above every window, as X stacks them. */
+	comp_xwayland_for_each_unmanaged(server, fn, data);
 }
 
 struct restack {

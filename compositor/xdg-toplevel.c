@@ -1,25 +1,22 @@
 /* xdg_toplevel: the window a toplevel xdg_surface becomes, its requests,
- * configures, map and unmap, and the comp_window functions policy.c uses.
+ * configures, map and unmap, and its comp_window_impl (what policy.c's
+ * comp_window_* calls do to it).
  * Every decision is policy.c's; this file checks the protocol. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "xdg-shell-internal.h"
 
-void comp_window_set_position(struct comp_window *window, int x, int y)
+/* ------------------------------------------- the window's impl (window.c) */
+
+static void toplevel_moved(struct comp_window *window)
 {
-	window->x = x;
-	window->y = y;
 	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
 	if (toplevel->xdg)
 		comp_xdg_surface_update_position(toplevel->xdg);
-	/* A move alone (no commit follows it, as after a pager's move) must
-	 * still reach the screen: the old and the new place are damaged. */
-	if (window->mapped)
-		comp_layout_repaint_damaged(window->server);
 }
 
-void comp_window_move_on_ack(struct comp_window *window, int x, int y)
+static void toplevel_move_on_ack(struct comp_window *window, int x, int y)
 {
 	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
 	if (!toplevel->xdg || wl_list_empty(&toplevel->xdg->configures)) {
@@ -41,14 +38,7 @@ void comp_xdg_toplevel_acked(struct comp_xdg_toplevel *toplevel, uint32_t serial
 		toplevel->move_acked = true;
 }
 
-void comp_window_raise(struct comp_window *window)
-{
-	wl_list_remove(&window->link);
-	wl_list_insert(&window->server->windows, &window->link);
-	comp_stack_update(window->server);
-}
-
-void comp_window_set_hidden(struct comp_window *window, bool hidden)
+static void toplevel_set_hidden(struct comp_window *window, bool hidden)
 {
 	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
 	if (!window->surface || !window->mapped)
@@ -72,7 +62,7 @@ static void add_state(struct wl_array *states, uint32_t state)
 		*s = state;
 }
 
-void comp_window_configure(struct comp_window *window, int width, int height)
+static void toplevel_configure(struct comp_window *window, int width, int height)
 {
 	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
 	if (!window->xdg_toplevel || !toplevel->xdg || !window->surface)
@@ -101,17 +91,35 @@ void comp_window_configure(struct comp_window *window, int width, int height)
 	comp_xdg_surface_send_configure(toplevel->xdg);
 }
 
-void comp_window_send_state(struct comp_window *window)
+static void toplevel_send_state(struct comp_window *window)
 {
 	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
-	comp_window_configure(window, toplevel->configured_w, toplevel->configured_h);
+	toplevel_configure(window, toplevel->configured_w, toplevel->configured_h);
 }
 
-void comp_window_send_close(struct comp_window *window)
+static void toplevel_send_close(struct comp_window *window)
 {
 	if (window->xdg_toplevel)
 		xdg_toplevel_send_close(window->xdg_toplevel);
 }
+
+static void toplevel_for_each_popup_surface(struct comp_window *window, comp_surface_iter_t fn,
+                                            void *data)
+{
+	struct comp_xdg_toplevel *toplevel = comp_xdg_toplevel_from_window(window);
+	if (toplevel->xdg)
+		comp_xdg_surface_for_each_popup_surface(toplevel->xdg, fn, data);
+}
+
+static const struct comp_window_impl toplevel_window_impl = {
+	.configure = toplevel_configure,
+	.send_state = toplevel_send_state,
+	.send_close = toplevel_send_close,
+	.moved = toplevel_moved,
+	.move_on_ack = toplevel_move_on_ack,
+	.set_hidden = toplevel_set_hidden,
+	.for_each_popup_surface = toplevel_for_each_popup_surface,
+};
 
 /* --------------------------------------------------------- map / unmap */
 
@@ -426,6 +434,7 @@ void comp_xdg_toplevel_create(struct comp_xdg_surface *xdg, uint32_t id)
 		return;
 	}
 	window->server = xdg->server;
+	window->impl = &toplevel_window_impl;
 	window->id = ++xdg->server->next_window_id;
 	window->surface = xdg->surface;
 	window->xdg_surface = xdg->resource;

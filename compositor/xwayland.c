@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "comp.h"
+#include "xwayland-wm.h"
 #include "xwayland.h"
 
 #define XWAYLAND_DEFAULT "Xwayland"
@@ -48,10 +49,15 @@ struct comp_xwayland {
 	uint64_t started_ns;
 	struct wl_client *client;            /* its Wayland connection, while it lasts */
 	struct wl_listener client_destroy;
-	/* The X window manager's end of -wm: none until there is a window
-	 * manager, since Xwayland 22.1 given -wm accepts X clients only once
-	 * that connection owns WM_S0. */
+	/* The X window manager's end of -wm, until Xwayland says (-displayfd)
+	 * it is ready: then the window manager connects over it (Xwayland
+	 * 22.1 given -wm serves X clients only once that connection owns
+	 * WM_S0; connecting earlier would wait on Xwayland's start, which
+	 * waits on this server's answers). */
 	int wm_fd;
+	int ready_fd;                        /* -displayfd's read end */
+	struct wl_event_source *ready_source;
+	struct comp_xwm *wm;                 /* while its connection lasts */
 };
 
 static uint64_t now_ns(void)
@@ -168,6 +174,15 @@ static void forget_process(struct comp_xwayland *xw)
 		close(xw->pidfd);
 	xw->pidfd = -1;
 	xw->pid = 0;
+	/* Before its Wayland client: the X windows' surfaces are let go. */
+	comp_xwm_destroy(xw->wm);
+	xw->wm = NULL;
+	if (xw->ready_source)
+		wl_event_source_remove(xw->ready_source);
+	xw->ready_source = NULL;
+	if (xw->ready_fd >= 0)
+		close(xw->ready_fd);
+	xw->ready_fd = -1;
 	if (xw->client) {
 		/* Its socket's hang-up may not have been read yet. */
 		struct wl_client *client = xw->client;
@@ -250,19 +265,61 @@ static char **child_env(int fd, char *socket_var, size_t size)
 	return envp;
 }
 
+/* Xwayland wrote its display number to -displayfd: it is ready for the
+ * window manager. A hang-up without it: it died (handle_exit follows).
+ * The pipe stays open until Xwayland is reaped: it writes the number and
+ * the newline in two writes, and a pipe closed between them is fatal. */
+static int handle_ready(int fd, uint32_t mask, void *data)
+{
+	struct comp_xwayland *xw = data;
+	char buf[32];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	wl_event_source_remove(xw->ready_source);
+	xw->ready_source = NULL;
+	int wm_fd = xw->wm_fd;
+	xw->wm_fd = -1;
+	if (n <= 0 || !xw->client) {
+		close(wm_fd);
+		return 0;
+	}
+	xw->wm = comp_xwm_create(xw->server, wm_fd, xw->client);
+	if (!xw->wm) {
+		/* Its X clients would wait for WM_S0 for ever: stop it, and the
+		 * next X client starts another (handle_exit). */
+		comp_log("xwayland: no window manager; stopping Xwayland (pid %d)", (int)xw->pid);
+		kill(xw->pid, SIGKILL);
+	}
+	return 0;
+}
+
+static void close_pair(int fd[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 static int start(struct comp_xwayland *xw)
 {
-	int wl[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, wl) != 0) {
-		comp_log("xwayland: socketpair: %s", strerror(errno));
+	int wl[2] = { -1, -1 }, wm[2] = { -1, -1 }, ready[2] = { -1, -1 };
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, wl) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, wm) != 0 ||
+	    pipe2(ready, O_CLOEXEC) != 0) {
+		comp_log("xwayland: socketpair/pipe: %s", strerror(errno));
+		close_pair(wl);
+		close_pair(wm);
 		return -1;
 	}
 	/* Everything the child needs is made before fork: it may not allocate. */
-	char display[16], fd0[16], fd1[16], socket_var[32];
+	char display[16], fd0[16], fd1[16], wm_arg[16], ready_arg[16], socket_var[32];
 	snprintf(display, sizeof(display), ":%d", xw->display.number);
 	snprintf(fd0, sizeof(fd0), "%d", xw->display.fd[0]);
 	snprintf(fd1, sizeof(fd1), "%d", xw->display.fd[1]);
-	char *argv[10];
+	snprintf(wm_arg, sizeof(wm_arg), "%d", wm[1]);
+	snprintf(ready_arg, sizeof(ready_arg), "%d", ready[1]);
+	char *argv[16];
 	int argc = 0;
 	argv[argc++] = xw->path;
 	argv[argc++] = display;
@@ -277,20 +334,32 @@ static int start(struct comp_xwayland *xw)
 	argv[argc++] = fd0;
 	argv[argc++] = "-listenfd";
 	argv[argc++] = fd1;
+	argv[argc++] = "-wm";
+	argv[argc++] = wm_arg;
+	argv[argc++] = "-displayfd";
+	argv[argc++] = ready_arg;
 	argv[argc] = NULL;
 	char **envp = child_env(wl[1], socket_var, sizeof(socket_var));
-	int keep[] = { wl[1], xw->display.fd[0], xw->display.fd[1] };
+	int keep[] = { wl[1], xw->display.fd[0], xw->display.fd[1], wm[1], ready[1] };
 	pid_t pid = envp ? fork() : -1;
 	if (pid == 0)
-		exec_child(xw->path, argv, envp, keep, 3);
+		exec_child(xw->path, argv, envp, keep, 5);
 	int err = errno;
 	free(envp);
 	close(wl[1]);
+	close(wm[1]);
+	close(ready[1]);
 	if (pid < 0) {
 		comp_log("xwayland: cannot start Xwayland: %s", strerror(err));
 		close(wl[0]);
+		close(wm[0]);
+		close(ready[0]);
 		return -1;
 	}
+	xw->wm_fd = wm[0];
+	xw->ready_fd = ready[0];
+	xw->ready_source = wl_event_loop_add_fd(xw->server->loop, ready[0], WL_EVENT_READABLE,
+	                                        handle_ready, xw);
 	xw->pid = pid;
 	xw->started_ns = now_ns();
 	/* A pidfd, not SIGCHLD: the process that hosts the server (main.c, or
@@ -299,7 +368,7 @@ static int start(struct comp_xwayland *xw)
 	if (xw->pidfd >= 0)
 		xw->exit_source = wl_event_loop_add_fd(xw->server->loop, xw->pidfd,
 		                                       WL_EVENT_READABLE, handle_exit, xw);
-	if (!xw->exit_source) {
+	if (!xw->exit_source || !xw->ready_source) {
 		comp_log("xwayland: cannot watch Xwayland (pid %d): %s; stopping it", (int)pid,
 		         strerror(errno));
 		close(wl[0]);
@@ -350,6 +419,7 @@ struct comp_xwayland *comp_xwayland_create(struct comp_server *server)
 	xw->path = path;
 	xw->pidfd = -1;
 	xw->wm_fd = -1;
+	xw->ready_fd = -1;
 	if (comp_xdisplay_open(&xw->display, server->options.xwayland_display) != 0) {
 		free(path);
 		free(xw);
@@ -415,4 +485,16 @@ pid_t comp_xwayland_pid(const struct comp_xwayland *xw)
 struct wl_client *comp_xwayland_client(const struct comp_xwayland *xw)
 {
 	return xw->client;
+}
+
+bool comp_xwayland_wm_running(const struct comp_xwayland *xw)
+{
+	return xw->wm && !xw->wm->quiet;
+}
+
+void comp_xwayland_for_each_unmanaged(struct comp_server *server, comp_surface_iter_t fn,
+                                      void *data)
+{
+	if (server->xwayland && server->xwayland->wm)
+		comp_xwm_for_each_unmanaged(server->xwayland->wm, fn, data);
 }

@@ -48,5 +48,17 @@ int comp_xwayland_display(const struct comp_xwayland *xw);
  * surfaces (WL_SURFACE_ID). */
 pid_t comp_xwayland_pid(const struct comp_xwayland *xw);
 struct wl_client *comp_xwayland_client(const struct comp_xwayland *xw);
+/* Whether the X window manager of the running Xwayland is up (it owns
+ * WM_S0: Xwayland serves X clients from then on). */
+bool comp_xwayland_wm_running(const struct comp_xwayland *xw);
+
+/* The X window manager of one Xwayland (xwayland-wm.c), on fd, the
+ * compositor's end of -wm (taken, closed on failure); client is that
+ * Xwayland's Wayland connection. NULL after a log line. */
+struct comp_xwm;
+struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_client *client);
+/* Unmanages every X window (no X requests: Xwayland is gone or going)
+ * and closes the connection. */
+void comp_xwm_destroy(struct comp_xwm *wm);
 
 #endif
