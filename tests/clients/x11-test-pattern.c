@@ -11,7 +11,9 @@
  * odd ones a 2-pixel-wide column of all rows but the first (a tall narrow
  * damage), every fourth (2, 6, ...) two rows but for their first and last
  * pixel (a wide one).
- * and exits 0 when the window manager sends WM_DELETE_WINDOW.
+ * and exits 0 when the window manager sends WM_DELETE_WINDOW. With
+ * --override-redirect X,Y its window is override-redirect at X,Y, as a
+ * menu or a tooltip is: placed by the client, not managed.
  */
 #include <errno.h>
 #include <poll.h>
@@ -306,9 +308,11 @@ static void usage(FILE *out)
 	        "usage: duet-x11-test-pattern [--size WxH] [--class CLASS] [--title T]\n"
 	        "                             [--frames N] [--interval-ms MS] [--min WxH] [--max WxH]\n"
 	        "                             [--maximized] [--exit-after-first-frame] [--strips]\n"
+	        "                             [--override-redirect X,Y]\n"
 	        "Shows an X11 window with duet's fixed test pattern; prints 'mapped W H' once\n"
 	        "drawn, 'resized W H' after a resize, 'frame N' per --frames redraw; exits 0 on\n"
-	        "WM_DELETE_WINDOW. Connects to $DISPLAY.\n");
+	        "WM_DELETE_WINDOW. --override-redirect: an override-redirect window (a menu's\n"
+	        "kind) at X,Y. Connects to $DISPLAY.\n");
 }
 
 static bool pixmap_format_ok(const xcb_setup_t *setup)
@@ -328,6 +332,7 @@ int main(int argc, char **argv)
 	};
 	const char *wm_class = "duet-x11-test-pattern";
 	int min[2] = { 0, 0 }, max[2] = { 0, 0 };
+	const char *override_at = NULL;
 	const struct test_option options[] = {
 		PATTERN_OPTIONS(&app.args, MAX_SIDE),
 		{ "--class", TEST_OPT_STRING, &wm_class, 0 },
@@ -335,6 +340,7 @@ int main(int argc, char **argv)
 		{ "--max", TEST_OPT_SIZE, max, MAX_SIDE },
 		{ "--interval-ms", TEST_OPT_COUNT, &app.frame_interval_ms, 0 },
 		{ "--strips", TEST_OPT_FLAG, &app.strips, 0 },
+		{ "--override-redirect", TEST_OPT_STRING, &override_at, 0 },
 	};
 	int status = test_parse_options("duet-x11-test-pattern", argc, argv, options,
 	                                sizeof(options) / sizeof(options[0]), usage);
@@ -343,6 +349,16 @@ int main(int argc, char **argv)
 	app.width = app.args.size[0];
 	app.height = app.args.size[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A menu's way: the window at X,Y, no window manager asked. */
+	int at[2] = { 0, 0 };
+	bool override_redirect = override_at != NULL;
+	char tail;
+	if (override_at && (sscanf(override_at, "%d,%d%c", &at[0], &at[1], &tail) != 2 ||
+	                    at[0] < -MAX_SIDE || at[0] > MAX_SIDE || at[1] < -MAX_SIDE ||
+	                    at[1] > MAX_SIDE)) {
+		usage(stderr);
+		return 2;
+	}
 
 	app.conn = x11_connect(NULL, &app.screen, NULL);
 	if (!app.conn) {
@@ -368,13 +384,14 @@ int main(int argc, char **argv)
 	app.window = xcb_generate_id(app.conn);
 	/* No background: the first Expose paints every pixel, and a resize
 	 * must not flash a fill colour the screenshot could catch. */
-	uint32_t values[] = { 0 /* border pixel */,
+	uint32_t values[] = { 0 /* border pixel */, override_redirect ? 1 : 0,
 	                      XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_STRUCTURE_NOTIFY,
 	                      colormap };
-	xcb_create_window(app.conn, app.depth, app.window, app.screen->root, 0, 0,
-	                  (uint16_t)app.width, (uint16_t)app.height, 0,
+	xcb_create_window(app.conn, app.depth, app.window, app.screen->root, (int16_t)at[0],
+	                  (int16_t)at[1], (uint16_t)app.width, (uint16_t)app.height, 0,
 	                  XCB_WINDOW_CLASS_INPUT_OUTPUT, app.visual,
-	                  XCB_CW_BORDER_PIXEL | XCB_CW_EVENT_MASK | XCB_CW_COLORMAP, values);
+	                  XCB_CW_BORDER_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK |
+	                  XCB_CW_COLORMAP, values);
 	app.gc = xcb_generate_id(app.conn);
 	xcb_create_gc(app.conn, app.gc, app.window, 0, NULL);
 	set_properties(&app, wm_class, app.args.title, min, max);
