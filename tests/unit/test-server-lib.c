@@ -4,7 +4,9 @@
  * the globals it notes in server->offered (what the wlcs module reports),
  * each with a protocol log of its own that counts its own client; then,
  * where Xwayland is installed, servers with --xwayland-now, each of which
- * leaves no Xwayland, fd, lock file or socket file behind.
+ * gets its X window manager running and leaves no Xwayland, fd, lock file
+ * or socket file behind (nor, in the ASan build, the window manager's
+ * memory).
  *
  * The client runs on this thread too, through wl_display_connect_to_fd on
  * one end of a socketpair whose other end is the server's wl_client: each
@@ -169,6 +171,14 @@ static void one_xwayland_server(const struct comp_options *shared, int round)
 	pid_t pid = comp_xwayland_pid(server.xwayland);
 	int n = comp_xwayland_display(server.xwayland);
 	CHECK(pid > 0 && kill(pid, 0) == 0, "Xwayland runs (pid %d) on :%d", (int)pid, n);
+	/* Its X window manager connects once it is ready (within 10 s). */
+	int ticks = 0;
+	for (; ticks < 1000 && !comp_xwayland_wm_running(server.xwayland); ticks++) {
+		wl_event_loop_dispatch(server.loop, 10);
+		wl_display_flush_clients(server.display);
+	}
+	CHECK(comp_xwayland_wm_running(server.xwayland),
+	      "the X window manager of Xwayland (pid %d) runs (after %d ticks)", (int)pid, ticks);
 	for (int i = 0; i < 50; i++) {
 		wl_event_loop_dispatch(server.loop, 10);
 		wl_display_flush_clients(server.display);
