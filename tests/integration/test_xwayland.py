@@ -2,7 +2,8 @@
 """duet-compositor --xwayland: an X display of its own, served by an Xwayland
 it starts when an X client first connects and again after Xwayland dies.
 
-usage: test_xwayland.py lazy | now | kill | missing | cleanup | display
+usage: test_xwayland.py lazy | now | kill | missing | cleanup | display |
+                        shown | xeyes | override-redirect | kill-shown
 
 lazy: no Xwayland before the first X connection; the lock file holds the
 compositor's pid in the X servers' format; xdpyinfo answers on DISPLAY;
@@ -22,6 +23,21 @@ exits 0, and the lock file, the socket file, the abstract socket and the
 Xwayland process are all gone.
 display: a lock file of a live process is left alone and the next number
 taken; one left by a dead process is taken over.
+
+The X window manager inside the compositor (X windows shown, screenshots
+of the compositor's output):
+shown: duet-x11-test-pattern through Xwayland is a compositor window,
+focused, centred on the output by the policy (rule 1), and its exact
+pattern is on the screenshot there, nothing else on the screen.
+xeyes: a third-party X client (x11-apps) is shown: its window's area is
+not background, the rest of the screen is.
+override-redirect: an override-redirect window (duet-x11-test-pattern
+--override-redirect X,Y, a menu's kind) over a managed one shows its
+pattern at X,Y, above it; it is not a window of the policy's (not listed,
+not focused: the managed one keeps the focus).
+kill-shown: SIGKILL of Xwayland while an X window is shown: the compositor
+goes on, the window is gone from the list and the screen, and the next X
+client starts a new Xwayland and is shown.
 """
 
 import os
@@ -317,6 +333,124 @@ def display_case():
                 pass
 
 
+# ------------------------------------------- the X window manager
+X_PATTERN_APP = "duet-x11-test-pattern"
+
+
+def x_pattern(s, size, *more, name="x11-pattern"):
+    """duet-x11-test-pattern on the compositor's DISPLAY, once it has drawn."""
+    argv = [duet.program("DUET_X11_TEST_PATTERN"), "--size", size] + list(more)
+    p = s.client(argv, name=name)
+    p.wait_line(r"^mapped %s$" % size.replace("x", " "), timeout=30)
+    return p
+
+
+def screen_size(s):
+    return tuple(int(v) for v in s.size.split("x"))
+
+
+def shot_until(s, label, test, timeout=15):
+    """Screenshots until test(img) passes (returns the image): Xwayland
+    commits a drawing to its wl_surface a little after the X client's
+    round trip said it was drawn."""
+    deadline = time.monotonic() + timeout
+    while True:
+        img = s.screenshot(label)
+        try:
+            test(img)
+            return img
+        except duet.Failure:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def check_pattern_at(img, win, what):
+    bad, examples = duet.pattern_mismatches(img, win)
+    check(bad == 0, "%s: %d pixels of %dx%d at %d,%d are not the pattern, e.g. %r"
+          % (what, bad, win.w, win.h, win.x, win.y, examples))
+
+
+def centred_pattern(s, bg, size):
+    """A managed X window of duet-x11-test-pattern: listed, focused, centred
+    on the output, its pattern on the screen and nothing else."""
+    p = x_pattern(s, size)
+    win = s.wait_window(app_id=X_PATTERN_APP)
+    w, h = (int(v) for v in size.split("x"))
+    sw, sh = screen_size(s)
+    check((win.x, win.y, win.w, win.h) == ((sw - w) // 2, (sh - h) // 2, w, h),
+          "the X window is at %d,%d %dx%d, policy.c's rule 1 centres it at %d,%d %dx%d"
+          % (win.x, win.y, win.w, win.h, (sw - w) // 2, (sh - h) // 2, w, h))
+    check(win.focused, "the new X window is not focused (rule 2): %r" % (win,))
+    check(win.title == "duet x11 test pattern", "its title is %r" % win.title)
+
+    def shown_alone(img):
+        check_pattern_at(img, win, "the X window")
+        duet.check_outside_is_background(img, win, bg)
+    shot_until(s, "x11-pattern", shown_alone)
+    duet.log("X window %r shown through Xwayland" % (win,))
+    return p, win
+
+
+def shown(s):
+    bg = s.background()
+    centred_pattern(s, bg, "200x150")
+
+
+def xeyes(s):
+    duet.third_party("xeyes")
+    bg = s.background()
+    s.client(["xeyes", "-geometry", "160x120"], name="xeyes")
+    win = s.wait_window(app_id="XEyes", timeout=30)
+    check((win.w, win.h) == (160, 120), "xeyes' window is %dx%d, it asked 160x120" % (win.w, win.h))
+
+    def drawn(img):
+        area = win.w * win.h
+        not_bg = area - img.count_color(bg, win.x, win.y, win.x + win.w, win.y + win.h)
+        check(not_bg > area // 2, "only %d of xeyes' %d pixels are not background" % (not_bg, area))
+        check(len(img.colors(win.x, win.y, win.x + win.w, win.y + win.h)) >= 2,
+              "xeyes' area is one colour")
+        duet.check_outside_is_background(img, win, bg)
+    shot_until(s, "xeyes", drawn)
+    duet.log("xeyes shown at %d,%d %dx%d" % (win.x, win.y, win.w, win.h))
+
+
+def override_redirect(s):
+    bg = s.background()
+    _, managed = centred_pattern(s, bg, "200x150")
+    at = (managed.x + 50, managed.y + 40)
+    x_pattern(s, "100x60", "--override-redirect", "%d,%d" % at, name="x11-menu")
+    menu = duet.Window(0, 0, at[0], at[1], 100, 60, 0, "", "")
+
+    def menu_on_top(img):
+        check_pattern_at(img, menu, "the override-redirect window")
+    shot_until(s, "override-redirect", menu_on_top)
+    wins = s.windows()
+    check(len(wins) == 1 and wins[0].id == managed.id and wins[0].focused,
+          "the override-redirect window is not to be a focused or listed window: %r" % wins)
+    duet.log("override-redirect window at %d,%d over %r" % (at[0], at[1], managed))
+
+
+def kill_shown(s):
+    bg = s.background()
+    p, win = centred_pattern(s, bg, "200x150")
+    pid = one_xwayland(s)
+    os.kill(pid, signal.SIGKILL)
+    duet.log("SIGKILLed Xwayland (pid %d) with %r shown" % (pid, win))
+    check(p.wait(15) != 0, "the X client of the killed Xwayland exited 0")
+    wait_for("the X window to leave the list", lambda: not s.windows())
+    shot_until(s, "gone", lambda img: duet.check_outside_is_background(
+        img, duet.Window(0, 0, 0, 0, 0, 0, 0, "", ""), bg))
+    s.check_alive()
+    p2 = x_pattern(s, "120x90", name="x11-pattern-again")
+    again = one_xwayland(s)
+    check(again != pid, "no new Xwayland")
+    win2 = s.wait_window(app_id=X_PATTERN_APP)
+    shot_until(s, "again", lambda img: check_pattern_at(img, win2, "the next X window"))
+    duet.log("a new Xwayland (pid %d) shows %r" % (again, win2))
+    p2.stop()
+
+
 def in_session(name, scenario, *more):
     def test():
         need_xwayland()
@@ -340,4 +474,8 @@ if __name__ == "__main__":
         "missing": missing_case,
         "cleanup": in_session("cleanup", cleanup),
         "display": display_test,
+        "shown": in_session("shown", shown),
+        "xeyes": in_session("xeyes", xeyes),
+        "override-redirect": in_session("override-redirect", override_redirect),
+        "kill-shown": in_session("kill-shown", kill_shown),
     })
