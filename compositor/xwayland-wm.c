@@ -13,9 +13,7 @@
 #include <unistd.h>
 
 #include <wayland-server-protocol.h>
-#include <sys/uio.h>
 #include <xcb/composite.h>
-#include <xcb/xcbext.h>
 
 #include "xwayland-wm.h"
 #include "xwayland.h"
@@ -312,44 +310,6 @@ static const struct xwm_policy_ops policy = {
 	.request_fullscreen = policy_fullscreen,
 	.request_minimize = policy_minimize,
 };
-
-/* -------------------------------------------------------- X clients */
-
-/* X-Resource's QueryClients, sent raw (libxcb-res is not a dependency):
- * how many clients Xwayland serves, this connection included; -1 when it
- * cannot tell. One round trip. */
-int comp_xwm_count_clients(struct comp_xwm *wm)
-{
-	xcb_connection_t *conn = wm->xwm.conn;
-	if (wm->quiet)
-		return -1;
-	if (!wm->xres_opcode) {
-		static const char name[] = "X-Resource";
-		xcb_query_extension_reply_t *q = xcb_query_extension_reply(conn,
-			xcb_query_extension(conn, sizeof(name) - 1, name), NULL);
-		wm->xres_opcode = q && q->present ? q->major_opcode : -1;
-		free(q);
-	}
-	if (wm->xres_opcode < 0)
-		return -1;
-	uint8_t req[4] = { 0, 1 /* QueryClients */, 0, 0 }; /* xcb fills major and length */
-	struct iovec iov[3] = { [2] = { .iov_base = req, .iov_len = sizeof(req) } };
-	xcb_protocol_request_t pr = { .count = 1, .ext = NULL, .opcode = (uint8_t)wm->xres_opcode,
-	                              .isvoid = 0 };
-	unsigned int seq = xcb_send_request(conn, XCB_REQUEST_CHECKED, &iov[2], &pr);
-	xcb_generic_error_t *err = NULL;
-	uint8_t *reply = xcb_wait_for_reply(conn, seq, &err);
-	int n = -1;
-	if (reply) {
-		uint32_t count;
-		memcpy(&count, reply + 8, 4);
-		n = (int)count;
-	}
-	free(reply);
-	free(err);
-	comp_xwm_schedule(wm); /* events xcb read meanwhile */
-	return n;
-}
 
 /* ------------------------------------------------------------ lifecycle */
 

@@ -18,7 +18,6 @@ struct comp_xwm {
 	struct wl_event_source *idle;   /* a dispatch due before the loop sleeps */
 	struct wl_listener new_surface; /* server->new_surface */
 	xcb_atom_t wl_surface_id;       /* WL_SURFACE_ID */
-	int xres_opcode;                /* X-Resource's, -1 none, 0 not asked yet */
 	struct wl_list contents;        /* xwm_content.link: every X window tracked */
 	struct wl_list unmanaged;       /* xwm_content.unmanaged_link: shown, bottom first */
 	/* No more X requests: the connection broke, or the WM is going. */

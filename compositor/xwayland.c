@@ -26,17 +26,10 @@
 #define XWAYLAND_DEFAULT "Xwayland"
 /* An Xwayland that fails sooner than this after its start is not started
  * again by the connection still waiting in the listen queue until this
- * long has passed: a binary that cannot start must not spin. (One that
- * exits 0 has served its clients, -terminate.) */
+ * long has passed: a binary that cannot start must not spin. */
 #define QUICK_EXIT_MS 1000
 /* How long Xwayland has to exit on SIGTERM when the server stops. */
 #define STOP_GRACE_MS 2000
-/* Started lazily, how often the server checks whether Xwayland still
- * serves an X client, and how many clients it has with none: the
- * server's own (serverClient counts in X-Resource's list) and the window
- * manager's. */
-#define IDLE_CHECK_MS 1000
-#define IDLE_CLIENTS 2
 
 extern char **environ;
 
@@ -64,7 +57,6 @@ struct comp_xwayland {
 	int ready_fd;                        /* -displayfd's read end */
 	struct wl_event_source *ready_source;
 	struct comp_xwm *wm;                 /* while its connection lasts */
-	struct wl_event_source *idle_timer;  /* lazily started: the -terminate check */
 };
 
 static uint64_t now_ns(void)
@@ -181,9 +173,6 @@ static void forget_process(struct comp_xwayland *xw)
 		close(xw->pidfd);
 	xw->pidfd = -1;
 	xw->pid = 0;
-	if (xw->idle_timer)
-		wl_event_source_remove(xw->idle_timer);
-	xw->idle_timer = NULL;
 	/* Before its Wayland client: the X windows' surfaces are let go. */
 	comp_xwm_destroy(xw->wm);
 	xw->wm = NULL;
@@ -275,24 +264,6 @@ static char **child_env(int fd, char *socket_var, size_t size)
 	return envp;
 }
 
-/* -terminate, done here: Xwayland 22.1 counts the window manager's
- * connection as a client, so with one it never sees its last X client
- * leave. Once a second the server counts them (X-Resource) and stops an
- * Xwayland that serves nobody else; the next X client starts it again. */
-static int handle_idle_check(void *data)
-{
-	struct comp_xwayland *xw = data;
-	int n = xw->wm ? comp_xwm_count_clients(xw->wm) : -1;
-	if (n >= 0 && n <= IDLE_CLIENTS) {
-		comp_log("xwayland: no X client left on :%d: stopping Xwayland (pid %d)",
-		         xw->display.number, (int)xw->pid);
-		kill(xw->pid, SIGTERM);
-		return 0;
-	}
-	wl_event_source_timer_update(xw->idle_timer, IDLE_CHECK_MS);
-	return 0;
-}
-
 /* Xwayland wrote its display number to -displayfd: it is ready for the
  * window manager. A hang-up without it: it died (handle_exit follows).
  * The pipe stays open until Xwayland is reaped: it writes the number and
@@ -313,11 +284,6 @@ static int handle_ready(int fd, uint32_t mask, void *data)
 		return 0;
 	}
 	xw->wm = comp_xwm_create(xw->server, wm_fd, xw->client);
-	if (xw->wm && !xw->server->options.xwayland_now) {
-		xw->idle_timer = wl_event_loop_add_timer(xw->server->loop, handle_idle_check, xw);
-		if (xw->idle_timer)
-			wl_event_source_timer_update(xw->idle_timer, IDLE_CHECK_MS);
-	}
 	if (!xw->wm) {
 		/* Its X clients would wait for WM_S0 for ever: stop it, and the
 		 * next X client starts another (handle_exit). */
@@ -357,12 +323,14 @@ static int start(struct comp_xwayland *xw)
 	argv[argc++] = xw->path;
 	argv[argc++] = display;
 	argv[argc++] = "-rootless";
-	/* Lazily started, it exits when its last X client leaves and the next
-	 * X connection starts it again; started at once, it stays, and must
-	 * not reset either: an X server resets when its last client leaves,
-	 * and Xwayland's reset connects to Wayland again, which its one
-	 * WAYLAND_SOCKET cannot (it dies with "Couldn't add screen"). */
-	argv[argc++] = xw->server->options.xwayland_now ? "-noreset" : "-terminate";
+	/* Once started it stays until it dies or the server stops, as
+	 * weston's does: its window manager is a client, so -terminate would
+	 * never fire, and polling for X clients would put a round trip a
+	 * second into every measurement. No reset either: an X server resets
+	 * when its last client leaves, and Xwayland's reset connects to
+	 * Wayland again, which its one WAYLAND_SOCKET cannot (it dies with
+	 * "Couldn't add screen"). */
+	argv[argc++] = "-noreset";
 	argv[argc++] = "-listenfd";
 	argv[argc++] = fd0;
 	argv[argc++] = "-listenfd";

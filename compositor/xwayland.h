@@ -60,8 +60,5 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 /* Unmanages every X window (no X requests: Xwayland is gone or going)
  * and closes the connection. */
 void comp_xwm_destroy(struct comp_xwm *wm);
-/* How many X clients Xwayland serves, the window manager included (-1:
- * unknown). */
-int comp_xwm_count_clients(struct comp_xwm *wm);
 
 #endif
