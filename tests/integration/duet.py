@@ -662,6 +662,42 @@ class XSession(Session):
 
 
 # --------------------------------------------------------------- pixel checks
+# A well-behaved client beside a misbehaving one (the robustness tests): a
+# test pattern that draws on and on, whose frame lines show it still served.
+GOOD_APP_ID = "duet-good-client"
+
+
+def start_good(s):
+    good = s.client([program("DUET_TEST_PATTERN"), "--frames", "100000000",
+                     "--app-id", GOOD_APP_ID, "--size", "200x150"], name="good")
+    good.wait_line(r"^mapped 200 150$")
+    good.wait_line(r"^frame 5$")
+    s.wait_window(app_id=GOOD_APP_ID)
+    return good
+
+
+def last_frame(good):
+    for line in reversed(good.lines):
+        if line.startswith("frame "):
+            return int(line.split()[1])
+    return 0
+
+
+def check_good_keeps_going(s, good, what, frames=10):
+    """good draws frames more frames after what; a dead server is the
+    likelier cause of a wait that fails, and the better message."""
+    s.check_alive()
+    before = last_frame(good)
+    try:
+        good.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= before + frames,
+                       timeout=15)
+    except Failure:
+        s.check_alive()
+        raise
+    check(good.alive(), "the good client died after %s: %s" % (what, good.stderr_tail()))
+    log("good client: frame %d before, %d after %s" % (before, last_frame(good), what))
+
+
 def pattern_pixel(x, y):
     """Mirror of test_pattern_pixel() in tests/clients/client-common.h."""
     return ((x * 7) & 0xFF, (y * 5) & 0xFF, (x + y) & 0xFF)

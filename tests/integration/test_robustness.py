@@ -23,40 +23,7 @@ import sys
 import time
 
 import duet
-from duet import check
-
-GOOD_APP_ID = "duet-good-client"
-FRAMES_AFTER = 10  # frames the good client must still get after each incident
-
-
-def start_good(s):
-    good = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
-                     "--app-id", GOOD_APP_ID, "--size", "200x150"], name="good")
-    good.wait_line(r"^mapped 200 150$")
-    good.wait_line(r"^frame 5$")
-    s.wait_window(app_id=GOOD_APP_ID)
-    return good
-
-
-def last_frame(good):
-    for line in reversed(good.lines):
-        if line.startswith("frame "):
-            return int(line.split()[1])
-    return 0
-
-
-def check_good_keeps_going(s, good, what):
-    s.check_alive()
-    before = last_frame(good)
-    try:
-        good.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= before + FRAMES_AFTER,
-                       timeout=15)
-    except duet.Failure:
-        s.check_alive()  # the likelier cause, and the better message
-        raise
-    check(good.alive(), "the good client died after %s: %s" % (what, good.stderr_tail()))
-    duet.log("good client: frame %d before, %d after %s" % (before, last_frame(good), what))
-
+from duet import GOOD_APP_ID, check, check_good_keeps_going, last_frame, start_good
 
 def check_only_good_left(s):
     # The bad client's window (if it had one) must go with its connection.

@@ -36,7 +36,7 @@ from duet import check, log
 COLOUR_A = (0x20, 0xc0, 0x40)
 COLOUR_B = (0xd0, 0x50, 0x10)
 WL_SHM_ERROR_INVALID_FD = 2
-GOOD_APP_ID = "duet-good-client"
+GOOD_APP_ID = duet.GOOD_APP_ID
 
 
 def hold_client(s, mode):

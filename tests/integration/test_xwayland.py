@@ -50,10 +50,9 @@ import tempfile
 import time
 
 import duet
-from duet import check
+from duet import check, start_good
 from duet_launch import displays
 
-GOOD_APP_ID = "duet-good-client"
 
 
 def need_xwayland():
@@ -158,29 +157,9 @@ def check_lock(display_number, pid):
           "write it" % (path, text, pid))
 
 
-def start_good(s):
-    good = s.client([duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
-                     "--app-id", GOOD_APP_ID, "--size", "200x150"], name="good")
-    good.wait_line(r"^mapped 200 150$")
-    good.wait_line(r"^frame 5$")
-    return good
-
-
-def last_frame(good):
-    for line in reversed(good.lines):
-        if line.startswith("frame "):
-            return int(line.split()[1])
-    return 0
-
-
-def check_good_keeps_going(s, good, what, frames=10):
-    s.check_alive()
-    before = last_frame(good)
-    good.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= before + frames,
-                   timeout=15)
-    check(good.alive(), "the Wayland client died after %s: %s" % (what, good.stderr_tail()))
+def check_good_keeps_going(s, good, what):
+    duet.check_good_keeps_going(s, good, what)
     s.sync()  # a round trip through the test socket
-    duet.log("Wayland client: frame %d before %s, %d after" % (before, what, last_frame(good)))
 
 
 # ------------------------------------------------------------- scenarios
