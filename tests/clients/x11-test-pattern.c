@@ -11,9 +11,16 @@
  * odd ones a 2-pixel-wide column of all rows but the first (a tall narrow
  * damage), every fourth (2, 6, ...) two rows but for their first and last
  * pixel (a wide one).
+ *   window ID      its X window's id, before it is mapped
+ *   sent LINE      with --commands: the request LINE asked for is sent
  * and exits 0 when the window manager sends WM_DELETE_WINDOW. With
  * --override-redirect X,Y its window is override-redirect at X,Y, as a
- * menu or a tooltip is: placed by the client, not managed.
+ * menu or a tooltip is: placed by the client, not managed. The window
+ * manager's ICCCM/EWMH side is driven with --transient-for ID (a dialog),
+ * --iconic (WM_HINTS initial_state IconicState), --no-delete-window (a
+ * client the WM can only kill) and --commands: stdin lines
+ * "add|remove|toggle fullscreen|maximized" send the _NET_WM_STATE client
+ * message an application sends, "iconify" ICCCM's WM_CHANGE_STATE.
  */
 #include <errno.h>
 #include <poll.h>
@@ -52,6 +59,9 @@ struct x11_pattern {
 	long frames_done;
 	long frame_interval_ms;
 	bool strips;
+	/* The ICCCM/EWMH options (see the top). */
+	const char *transient_for;
+	bool iconic, no_delete_window, commands;
 };
 
 /* A 24-bit TrueColor visual: the screen's own when it is one (Xvfb with
@@ -111,11 +121,13 @@ static void set_properties(struct x11_pattern *app, const char *wm_class, const 
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, x11_intern(c, "_NET_WM_PID"),
 	                    XCB_ATOM_CARDINAL, 32, 1, &pid);
 
-	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, app->wm_protocols,
-	                    XCB_ATOM_ATOM, 32, 1, &app->wm_delete_window);
+	if (!app->no_delete_window)
+		xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, app->wm_protocols,
+		                    XCB_ATOM_ATOM, 32, 1, &app->wm_delete_window);
 
-	/* WM_HINTS: input true, normal state, so the WM gives us the focus. */
-	uint32_t wm_hints[9] = { 1u /* InputHint */ | 2u /* StateHint */, 1, 1 };
+	/* WM_HINTS: input true, so the WM gives us the focus; the normal
+	 * state, or iconic (ICCCM 4.1.4: managed but not shown). */
+	uint32_t wm_hints[9] = { 1u /* InputHint */ | 2u /* StateHint */, 1, app->iconic ? 3 : 1 };
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, XCB_ATOM_WM_HINTS,
 	                    XCB_ATOM_WM_HINTS, 32, 9, wm_hints);
 
@@ -136,6 +148,87 @@ static void set_properties(struct x11_pattern *app, const char *wm_class, const 
 	}
 	xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, XCB_ATOM_WM_NORMAL_HINTS,
 	                    XCB_ATOM_WM_SIZE_HINTS, 32, 18, hints);
+
+	if (app->transient_for) {
+		/* A dialog as toolkits make one: both hints, as WMs read either. */
+		uint32_t parent = (uint32_t)strtoul(app->transient_for, NULL, 0);
+		xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window, XCB_ATOM_WM_TRANSIENT_FOR,
+		                    XCB_ATOM_WINDOW, 32, 1, &parent);
+		xcb_atom_t dialog = x11_intern(c, "_NET_WM_WINDOW_TYPE_DIALOG");
+		xcb_change_property(c, XCB_PROP_MODE_REPLACE, app->window,
+		                    x11_intern(c, "_NET_WM_WINDOW_TYPE"), XCB_ATOM_ATOM, 32, 1,
+		                    &dialog);
+	}
+}
+
+/* A client message to the root about our window, as EWMH and ICCCM
+ * requests to the window manager are sent. */
+static void send_to_wm(struct x11_pattern *app, const char *type, const uint32_t data[5])
+{
+	xcb_client_message_event_t ev = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = app->window,
+		.type = x11_intern(app->conn, type),
+	};
+	memcpy(ev.data.data32, data, 5 * sizeof(uint32_t));
+	xcb_send_event(app->conn, 0, app->screen->root,
+	               XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY | XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+	               (const char *)&ev);
+}
+
+/* One --commands line; false when it is not one. */
+static bool run_command(struct x11_pattern *app, const char *line)
+{
+	char action[16], state[16], tail;
+	if (strcmp(line, "iconify") == 0) {
+		const uint32_t data[5] = { 3 /* IconicState */ };
+		send_to_wm(app, "WM_CHANGE_STATE", data);
+		return true;
+	}
+	if (sscanf(line, "%15s %15s %c", action, state, &tail) != 2)
+		return false;
+	static const char *const actions[] = { "remove", "add", "toggle" }; /* EWMH's 0 1 2 */
+	uint32_t data[5] = { 3, 0, 0, 1 /* source: an application */ };
+	for (uint32_t i = 0; i < 3; i++)
+		if (strcmp(action, actions[i]) == 0)
+			data[0] = i;
+	if (data[0] == 3)
+		return false;
+	if (strcmp(state, "fullscreen") == 0) {
+		data[1] = x11_intern(app->conn, "_NET_WM_STATE_FULLSCREEN");
+	} else if (strcmp(state, "maximized") == 0) {
+		data[1] = x11_intern(app->conn, "_NET_WM_STATE_MAXIMIZED_VERT");
+		data[2] = x11_intern(app->conn, "_NET_WM_STATE_MAXIMIZED_HORZ");
+	} else {
+		return false;
+	}
+	send_to_wm(app, "_NET_WM_STATE", data);
+	return true;
+}
+
+/* Reads what stdin has; false when it is closed or a line is bad. */
+static bool read_commands(struct x11_pattern *app, char *buf, size_t size, size_t *len)
+{
+	ssize_t n = read(STDIN_FILENO, buf + *len, size - 1 - *len);
+	if (n <= 0)
+		return false;
+	*len += (size_t)n;
+	buf[*len] = '\0';
+	char *nl;
+	while ((nl = strchr(buf, '\n'))) {
+		*nl = '\0';
+		if (!run_command(app, buf)) {
+			fprintf(stderr, "duet-x11-test-pattern: bad command '%s'\n", buf);
+			return false;
+		}
+		if (!x11_round_trip(app->conn))
+			return false;
+		printf("sent %s\n", buf);
+		*len -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, *len + 1);
+	}
+	return *len < size - 1;
 }
 
 static bool ensure_pixels(struct x11_pattern *app, int w, int h)
@@ -308,11 +401,16 @@ static void usage(FILE *out)
 	        "usage: duet-x11-test-pattern [--size WxH] [--class CLASS] [--title T]\n"
 	        "                             [--frames N] [--interval-ms MS] [--min WxH] [--max WxH]\n"
 	        "                             [--maximized] [--exit-after-first-frame] [--strips]\n"
-	        "                             [--override-redirect X,Y]\n"
-	        "Shows an X11 window with duet's fixed test pattern; prints 'mapped W H' once\n"
-	        "drawn, 'resized W H' after a resize, 'frame N' per --frames redraw; exits 0 on\n"
-	        "WM_DELETE_WINDOW. --override-redirect: an override-redirect window (a menu's\n"
-	        "kind) at X,Y. Connects to $DISPLAY.\n");
+	        "                             [--override-redirect X,Y] [--transient-for ID]\n"
+	        "                             [--iconic] [--no-delete-window] [--commands]\n"
+	        "Shows an X11 window with duet's fixed test pattern; prints 'window ID' before\n"
+	        "mapping, 'mapped W H' once drawn, 'resized W H' after a resize, 'frame N' per\n"
+	        "--frames redraw; exits 0 on WM_DELETE_WINDOW. --override-redirect: an\n"
+	        "override-redirect window (a menu's kind) at X,Y. --transient-for: a dialog of\n"
+	        "window ID. --iconic: mapped iconic. --no-delete-window: no WM_DELETE_WINDOW in\n"
+	        "WM_PROTOCOLS. --commands: stdin lines 'add|remove|toggle fullscreen|maximized'\n"
+	        "send _NET_WM_STATE requests, 'iconify' WM_CHANGE_STATE; 'sent LINE' follows.\n"
+	        "Connects to $DISPLAY.\n");
 }
 
 static bool pixmap_format_ok(const xcb_setup_t *setup)
@@ -341,6 +439,10 @@ int main(int argc, char **argv)
 		{ "--interval-ms", TEST_OPT_COUNT, &app.frame_interval_ms, 0 },
 		{ "--strips", TEST_OPT_FLAG, &app.strips, 0 },
 		{ "--override-redirect", TEST_OPT_STRING, &override_at, 0 },
+		{ "--transient-for", TEST_OPT_STRING, &app.transient_for, 0 },
+		{ "--iconic", TEST_OPT_FLAG, &app.iconic, 0 },
+		{ "--no-delete-window", TEST_OPT_FLAG, &app.no_delete_window, 0 },
+		{ "--commands", TEST_OPT_FLAG, &app.commands, 0 },
 	};
 	int status = test_parse_options("duet-x11-test-pattern", argc, argv, options,
 	                                sizeof(options) / sizeof(options[0]), usage);
@@ -403,13 +505,17 @@ int main(int argc, char **argv)
 		                    x11_intern(app.conn, "_NET_WM_STATE"), XCB_ATOM_ATOM, 32, 2,
 		                    states);
 	}
+	printf("window 0x%x\n", app.window);
 	xcb_map_window(app.conn, app.window);
 	xcb_flush(app.conn);
 
 	status = 0;
 	bool running = true;
 	long next_frame_ms = 0;
-	struct pollfd pfd = { .fd = xcb_get_file_descriptor(app.conn), .events = POLLIN };
+	char commands[256];
+	size_t commands_len = 0;
+	struct pollfd pfd[2] = { { .fd = xcb_get_file_descriptor(app.conn), .events = POLLIN },
+	                         { .fd = app.commands ? STDIN_FILENO : -1, .events = POLLIN } };
 	while (running) {
 		xcb_generic_event_t *ev;
 		while ((ev = xcb_poll_for_event(app.conn))) {
@@ -444,10 +550,19 @@ int main(int argc, char **argv)
 			timeout = (int)left;
 		}
 		xcb_flush(app.conn);
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
 			perror("duet-x11-test-pattern: poll");
 			status = 1;
 			break;
+		}
+		/* Stdin closed ends the commands, not the window (the test
+		 * may still close it). */
+		if (pfd[1].revents && !read_commands(&app, commands, sizeof(commands), &commands_len)) {
+			if (commands_len > 0) {
+				status = 1;
+				break;
+			}
+			pfd[1].fd = -1;
 		}
 	}
 	free(app.pixels);
