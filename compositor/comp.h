@@ -520,6 +520,9 @@ struct comp_window {
 	bool mapped, maximized, fullscreen, minimized, activated;
 	bool resizing; /* an interactive resize lasts (seat-move.c) */
 	int saved_x, saved_y, saved_width, saved_height; /* before maximize/fullscreen */
+	/* xdg_toplevel.set_parent or WM_TRANSIENT_FOR: the parent's id (0:
+	 * none), not a pointer, as the parent may go first (policy rule 11). */
+	uint32_t parent_id;
 	/* Buffer size in the last painted frame that showed the window, for
 	 * the "composited" trace event (output.c); composited: shown since
 	 * it was last mapped. */

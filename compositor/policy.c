@@ -28,6 +28,11 @@
  *     The first configure already says "activated", since rule 2 focuses
  *     the window as it maps: mapping then costs the client one configure
  *     and one drawing, not a second of each for the focus.
+ * 10. (X only, xwm/policy.c's: ConfigureRequest.)
+ * 11. A dialog (xdg_toplevel.set_parent, or an X window's WM_TRANSIENT_FOR)
+ *     is centered over its parent when that is a visible window, kept on
+ *     the parent's output; else placed as rule 1. Stacking and focus are
+ *     rule 2's: it maps on top and focused, as any new window.
  */
 #include "comp.h"
 
@@ -101,17 +106,46 @@ void comp_policy_window_initial_configure(struct comp_window *window)
 		comp_window_configure(window, 0, 0);
 }
 
+/* Rule 11's parent: looked up by id at each map, so that a parent gone
+ * meanwhile leaves nothing dangling. */
+static struct comp_window *visible_parent(struct comp_window *window)
+{
+	struct comp_window *parent;
+	if (!window->parent_id)
+		return NULL;
+	wl_list_for_each(parent, &window->server->windows, link) {
+		if (parent->id == window->parent_id)
+			return parent != window && window_visible(parent) ? parent : NULL;
+	}
+	return NULL;
+}
+
+/* Rule 1 (centered on the output) or 11 (centered over the parent); the
+ * clamps are xwm_policy_place_over's, on the output's rectangle. */
+static void place(struct comp_window *window, struct comp_output *output)
+{
+	int w = window->geometry.width, h = window->geometry.height;
+	struct comp_window *parent = visible_parent(window);
+	if (parent)
+		output = comp_policy_window_output(parent);
+	int x = output->x + (output->width - w) / 2, y = output->y + (output->height - h) / 2;
+	if (parent) {
+		x = parent->x + (parent->geometry.width - w) / 2;
+		y = parent->y + (parent->geometry.height - h) / 2;
+		x = x > output->x + output->width - w ? output->x + output->width - w : x;
+		y = y > output->y + output->height - h ? output->y + output->height - h : y;
+	}
+	comp_window_set_position(window, x < output->x ? output->x : x,
+	                         y < output->y ? output->y : y);
+}
+
 void comp_policy_window_mapped(struct comp_window *window)
 {
 	struct comp_output *output = new_window_output(window->server);
-	if (window->maximized || window->fullscreen) {
+	if (window->maximized || window->fullscreen)
 		comp_window_set_position(window, output->x, output->y);
-	} else {
-		int x = (output->width - window->geometry.width) / 2;
-		int y = (output->height - window->geometry.height) / 2;
-		comp_window_set_position(window, output->x + (x < 0 ? 0 : x),
-		                         output->y + (y < 0 ? 0 : y));
-	}
+	else
+		place(window, output);
 	comp_window_raise(window);
 	set_focus(window->server, window);
 }

@@ -251,13 +251,17 @@ static void toplevel_destroy(struct wl_client *client, struct wl_resource *resou
 static void toplevel_set_parent(struct wl_client *client, struct wl_resource *resource,
                                 struct wl_resource *parent)
 {
-	/* Accepted; stacking children above parents is not implemented (no
-	 * client duet runs uses dialogs). A parent that is this very window
-	 * would be a loop. */
+	/* Placement over the parent is policy.c's rule 11; a parent that is
+	 * this very window would be a loop. */
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
-	if (toplevel && parent && toplevel_from_resource(parent) == toplevel)
+	struct comp_xdg_toplevel *p = parent ? toplevel_from_resource(parent) : NULL;
+	if (toplevel && p == toplevel) {
 		wl_resource_post_error(resource, XDG_TOPLEVEL_ERROR_INVALID_PARENT,
 		                       "xdg_toplevel cannot be its own parent");
+		return;
+	}
+	if (toplevel)
+		toplevel->window.parent_id = p ? p->window.id : 0;
 }
 
 static char *dup_string(const char *s)

@@ -168,6 +168,16 @@ static char *dup_name(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
+/* WM_TRANSIENT_FOR as a compositor window's id (rule 11), 0 when it names
+ * no managed window placed by the policy. */
+static uint32_t transient_parent_id(struct xwm_content *c)
+{
+	xcb_window_t id = c->x->client->transient_for;
+	struct xwm_window *parent = id ? xwm_window_lookup(&c->wm->xwm, id) : NULL;
+	return parent && comp_xwindow_has_window(parent->content) ? parent->content->window.id
+	                                                          : 0;
+}
+
 static void map_window(struct xwm_content *c)
 {
 	struct comp_window *window = &c->window;
@@ -184,6 +194,7 @@ static void map_window(struct xwm_content *c)
 	window->min_height = client->hints.min_height;
 	window->max_width = client->hints.max_width;
 	window->max_height = client->hints.max_height;
+	window->parent_id = transient_parent_id(c);
 	comp_policy_window_mapped(window); /* places, raises, focuses */
 	if (!window->minimized)
 		comp_surface_map(c->surface, window->x, window->y);

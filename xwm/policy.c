@@ -25,16 +25,15 @@
  *  9. Initial size: the client's own (X clients choose it before mapping,
  *     through ConfigureRequest), or the screen size if it asked for
  *     maximized or fullscreen (_NET_WM_STATE) before mapping.
- * X only (Wayland clients cannot ask for these):
- * 10. ConfigureRequest: before the window is mapped everything is honoured
+ * 10. X only (Wayland clients cannot ask for it): ConfigureRequest: before the window is mapped everything is honoured
  *     (sizes constrained); once mapped, only the size, constrained, and
  *     not while maximized or fullscreen. Position and stacking requests of
  *     mapped windows are refused, as a Wayland client cannot move or raise
  *     itself. Every request gets the ICCCM synthetic ConfigureNotify.
  * 11. A dialog (_NET_WM_WINDOW_TYPE_DIALOG or WM_TRANSIENT_FOR) is
  *     centered over its WM_TRANSIENT_FOR parent when that is a visible
- *     managed window (clamped to the screen), else placed as rule 1. (X only here:
- *     duet-compositor does not place by xdg_toplevel.set_parent yet.)
+ *     managed window (clamped to the screen), else placed as rule 1.
+ *     duet-compositor's rule 11 does the same for xdg_toplevel.set_parent.
  */
 #include "model.h"
 

@@ -252,8 +252,9 @@ static struct wl_surface *new_surface(struct conn *c)
 }
 
 /* A toplevel showing buffer (mapped once this returns). */
-static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
-                         struct wl_buffer *buffer, int32_t transform)
+/* A toplevel, a dialog of parent unless that is NULL, mapped with buffer. */
+static void map_child(struct conn *c, struct window *w, const char *app_id,
+                      struct wl_buffer *buffer, int32_t transform, struct window *parent)
 {
 	memset(w, 0, sizeof(*w));
 	w->conn = c;
@@ -263,6 +264,8 @@ static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
 	w->toplevel = own(c, xdg_surface_get_toplevel(w->xdg));
 	xdg_toplevel_add_listener(w->toplevel, &toplevel_listener, w);
 	xdg_toplevel_set_app_id(w->toplevel, app_id);
+	if (parent)
+		xdg_toplevel_set_parent(w->toplevel, parent->toplevel);
 	wl_surface_commit(w->surface);
 	wait_configure(w);
 	xdg_surface_ack_configure(w->xdg, w->serial);
@@ -270,6 +273,12 @@ static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
 		wl_surface_set_buffer_transform(w->surface, transform);
 	show(w->surface, buffer);
 	roundtrip(c);
+}
+
+static void map_toplevel(struct conn *c, struct window *w, const char *app_id,
+                         struct wl_buffer *buffer, int32_t transform)
+{
+	map_child(c, w, app_id, buffer, transform, NULL);
 }
 
 /* A popup of parent, size w x h at x,y of the parent's geometry; with
@@ -745,6 +754,18 @@ static int mode_minimize(struct conn *c)
 	return 0;
 }
 
+/* A dialog (xdg_toplevel.set_parent) of A, which the test has moved off
+ * the output's centre: it maps centred over A (policy rule 11). */
+static int mode_dialog(struct conn *c)
+{
+	struct window a, b;
+	map_toplevel(c, &a, "duet-probe-a", solid(c, 300, 200, RED), 0);
+	step(c, "parent");
+	map_child(c, &b, "duet-probe-b", solid(c, 100, 80, GREEN), 0, &a);
+	step(c, "dialog");
+	return 0;
+}
+
 /* ------------------------------------------------- selection transfer */
 
 #define TRANSFER_TEXT "duet selection, 7 bytes and more"
@@ -1010,6 +1031,7 @@ static const struct {
 	{"positioner-constrain", mode_positioner_constrain},
 	{"selection-transfer", mode_selection_transfer},
 	{"minimize", mode_minimize},
+	{"dialog", mode_dialog},
 };
 
 int main(int argc, char **argv)

@@ -1,7 +1,8 @@
 """Policy parity (issue 10): compositor/policy.c and xwm/policy.c claim the
-same rules. One scenario runs on duet-compositor and on Xvfb + duet-xwm with
-the same test-pattern client built for each, and the two must agree on every
-window's place, size, focus and stacking after each step:
+same rules. One scenario runs on duet-compositor, on Xvfb + duet-xwm and on
+duet-compositor --xwayland (X windows under the compositor's policy, issue
+32) with the same test-pattern client built for each, and all must agree on
+every window's place, size, focus and stacking after each step:
 
   map        three windows, one after another (rules 1, 2: centred, the
              new one on top and focused)
@@ -12,16 +13,21 @@ window's place, size, focus and stacking after each step:
              from the control tools: placed as asked, size kept)
   maximized  a fourth window that asked to be maximized before mapping
              (rules 5, 9: the output's size at 0,0, on top, focused)
+  dialog     X only (a Wayland client's dialog is its own toplevel's,
+             test_wl_protocol.py's): a window transient for the moved one
+             (rule 11: centred over it, on top, focused)
 
 Each step is also checked against the rules themselves, so that the two
 servers cannot agree on a wrong answer.
 """
 
+import shutil
 import sys
 import time
 
 import duet
 from duet import check, log
+from duet_launch import displays
 
 SCREEN = (1024, 768)
 SIZES = {"A": (300, 200), "B": (400, 300), "C": (200, 100)}
@@ -34,9 +40,14 @@ class Side:
         self.kind = kind
         if kind == "wayland":
             self.session = duet.Session("parity-wayland", size="%dx%d" % SCREEN)
+        elif kind == "xwayland":
+            display = next(iter(displays.x_numbers()))
+            self.session = duet.Session("parity-xwayland", size="%dx%d" % SCREEN,
+                                        args=["--xwayland", "--xwayland-display", str(display)])
         else:
             self.session = duet.XSession("parity-x11", size="%dx%d" % SCREEN)
         self.clients = {}
+        self.x_ids = {}
 
     def spawn(self, name, *extra):
         s = self.session
@@ -47,6 +58,8 @@ class Side:
         if name in SIZES:
             argv += ["--size", "%dx%d" % SIZES[name]]
         p = s.client(argv + list(extra), name=name)
+        if self.kind != "wayland":
+            self.x_ids[name] = p.wait_line(r"^window (0x[0-9a-f]+)$")[1].group(1)
         p.wait_line(r"^mapped ")
         self.clients[name] = p
         s.wait_window(app_id=name)
@@ -103,6 +116,10 @@ def scenario(side):
     out["move"] = side.state()
     side.spawn("D", "--maximized")
     out["maximized"] = side.state()
+    if side.kind != "wayland":
+        side.activate("C")
+        side.spawn("E", "--size", "100x80", "--transient-for", side.x_ids["C"])
+        out["dialog"] = side.state()
     return out
 
 
@@ -127,20 +144,34 @@ def check_rules(states):
     x = states["maximized"]
     check(x[0] == ("D", 0, 0, SCREEN[0], SCREEN[1], True),
           "maximized: D is %s, not the screen's size at 0,0, on top and focused" % (x[0],))
+    if "dialog" in states:
+        d = states["dialog"]
+        check(d[0] == ("E", 100 + (250 - 100) // 2, 50 + (150 - 80) // 2, 100, 80, True),
+              "dialog: E is %s, not centred over C (250x150 at 100,50), on top and focused"
+              % (d[0],))
 
 
 def main():
     results = {}
-    for kind in ("wayland", "x11"):
+    kinds = ["wayland", "x11"]
+    if shutil.which("Xwayland"):
+        kinds.append("xwayland")
+    else:
+        log("no Xwayland: the compositor's X windows are not compared")
+    for kind in kinds:
         side = Side(kind)
         with side.session:
             results[kind] = scenario(side)
         for step, st in results[kind].items():
-            log("%-7s %-9s %s" % (kind, step, st))
-    for step in results["wayland"]:
-        check(results["wayland"][step] == results["x11"][step],
-              "the servers disagree after '%s':\n  wayland %s\n  x11     %s"
-              % (step, results["wayland"][step], results["x11"][step]))
+            log("%-8s %-9s %s" % (kind, step, st))
+    for kind in kinds[1:]:
+        for step in results[kind]:
+            other = "wayland" if step in results["wayland"] else "x11"
+            if other == kind:
+                continue
+            check(results[other][step] == results[kind][step],
+                  "the servers disagree after '%s':\n  %-8s %s\n  %-8s %s"
+                  % (step, other, results[other][step], kind, results[kind][step]))
     for kind in results:
         check_rules(results[kind])
 

@@ -44,6 +44,9 @@ viewport-scale       a wp_viewport destination scales a 40x30 buffer to a
                      200x150 window; a source crop then shows one quadrant.
 minimize             xdg_toplevel.set_minimized hides the window and moves
                      the focus on; activating it shows and focuses it again.
+dialog               a toplevel with xdg_toplevel.set_parent maps centred over
+                     its parent (moved off-centre first), on top and focused
+                     (policy rule 11, duet-xwm's for WM_TRANSIENT_FOR).
 selection-transfer   a focused client's selection reaches the client that
                      takes the focus next (offer, MIME type) and its bytes
                      arrive through the pipe the receiver gave.
@@ -314,6 +317,24 @@ def minimize(s):
     probe.finish()
 
 
+def dialog(s):
+    probe = Probe(s, "dialog")
+    probe.wait_step("parent")
+    a = s.wait_window(app_id="duet-probe-a")
+    s.testctl("move", a.id, 40, 30)
+    s.wait_window(app_id="duet-probe-a", pred=lambda w: (w.x, w.y) == (40, 30), timeout=10)
+    probe.go()
+    probe.wait_step("dialog")
+    wins = s.windows()
+    b = wins[0]
+    want = (40 + (300 - 100) // 2, 30 + (200 - 80) // 2)
+    check(b.app_id == "duet-probe-b" and b.focused and (b.x, b.y) == want,
+          "the dialog is not on top, focused and centred over its parent at %r: %r"
+          % (want, wins))
+    probe.go()
+    probe.finish()
+
+
 def subsurface_restack(s):
     probe = Probe(s, "subsurface-restack")
     # A (green) at 20..80, B (blue) at 50..110: 60,60 is in both, 25,25
@@ -373,6 +394,7 @@ SCENARIOS = {
     "positioner-constrain": positioner_constrain,
     "selection-transfer": probe_alone("selection-transfer"),
     "minimize": minimize,
+    "dialog": dialog,
 }
 
 

@@ -3,7 +3,8 @@
 it starts when an X client first connects and again after Xwayland dies.
 
 usage: test_xwayland.py lazy | now | kill | missing | cleanup | display |
-                        shown | xeyes | override-redirect | kill-shown
+                        shown | xeyes | override-redirect | kill-shown |
+                        transient
 
 lazy: no Xwayland before the first X connection; the lock file holds the
 compositor's pid in the X servers' format; xdpyinfo answers on DISPLAY;
@@ -38,6 +39,12 @@ not focused: the managed one keeps the focus).
 kill-shown: SIGKILL of Xwayland while an X window is shown: the compositor
 goes on, the window is gone from the list and the screen, and the next X
 client starts a new Xwayland and is shown.
+
+The window manager's ICCCM/EWMH side, as duet-xwm does it (its policy.c):
+transient: a dialog (WM_TRANSIENT_FOR, _NET_WM_WINDOW_TYPE_DIALOG) maps
+centred over its parent (rule 11), which the test moved off-centre, on top
+and focused; a second one whose parent is near the output's corner is kept
+on the output.
 """
 
 import os
@@ -430,6 +437,95 @@ def kill_shown(s):
     p2.stop()
 
 
+def x_client(s, size, *more, name="x11-pattern", commands=False):
+    """duet-x11-test-pattern, once it has said its X window's id (before
+    mapping); with commands, its stdin takes --commands lines."""
+    argv = [duet.program("DUET_X11_TEST_PATTERN"), "--size", size] + list(more)
+    if commands:
+        argv.append("--commands")
+    p = s.spawn(name, argv, s.env, stdin=subprocess.PIPE if commands else subprocess.DEVNULL)
+    duet.log("started %s (pid %d): %s" % (name, p.pid, " ".join(argv)))
+    _, m = p.wait_line(r"^window (0x[0-9a-f]+)$", timeout=30)
+    return p, m.group(1)
+
+
+def command(p, line):
+    """A --commands line, once the client has sent its request."""
+    start = len(p.lines)
+    p.popen.stdin.write(line.encode() + b"\n")
+    p.popen.stdin.flush()
+    p.wait_line(r"^sent %s$" % line, start=start, timeout=15)
+
+
+def xprop(s, wid, prop):
+    r = s.run(["xprop", "-id", wid, prop], timeout=30)
+    check(r.returncode == 0, "xprop -id %s %s failed: %s" % (wid, prop, r.stderr))
+    return r.stdout.strip()
+
+
+def wait_prop(s, wid, prop, pred, what):
+    """Polls until pred(xprop's line) holds: the WM's writes come after
+    the client's request round trip."""
+    last = [None]
+
+    def holds():
+        last[0] = xprop(s, wid, prop)
+        return pred(last[0])
+    try:
+        wait_for(what, holds, timeout=10)
+    except duet.Failure:
+        raise duet.Failure("%s: %s is %r" % (what, prop, last[0]))
+    duet.log("%s: %s" % (what, last[0]))
+
+
+def map_state(s, wid):
+    r = s.run(["xwininfo", "-id", wid], timeout=30)
+    m = re.search(r"Map State: (\w+)", r.stdout)
+    check(m, "xwininfo -id %s: %s%s" % (wid, r.stdout, r.stderr))
+    return m.group(1)
+
+
+def one_window(s, app_id):
+    wins = [w for w in s.windows() if w.app_id == app_id]
+    check(len(wins) == 1, "%d windows of %s listed: %r" % (len(wins), app_id, s.windows()))
+    return wins[0]
+
+
+def transient(s):
+    duet.third_party("xwininfo")
+    sw, sh = screen_size(s)
+    parent_p, parent_id = x_client(s, "300x200", "--class", "parent")
+    parent_p.wait_line(r"^mapped ", timeout=30)
+    parent = s.wait_window(app_id="parent")
+    s.testctl("move", parent.id, 40, 30)
+    s.wait_window(app_id="parent", pred=lambda w: (w.x, w.y) == (40, 30), timeout=10)
+    dialog_p, _ = x_client(s, "100x80", "--class", "dialog", "--transient-for", parent_id,
+                           name="x11-dialog")
+    dialog_p.wait_line(r"^mapped ", timeout=30)
+    dialog = s.wait_window(app_id="dialog")
+    want = (40 + (300 - 100) // 2, 30 + (200 - 80) // 2)
+    check((dialog.x, dialog.y, dialog.w, dialog.h) == want + (100, 80),
+          "the dialog is at %d,%d %dx%d, rule 11 centres it over its parent at %d,%d"
+          % ((dialog.x, dialog.y, dialog.w, dialog.h) + want))
+    wins = s.windows()
+    check([w.app_id for w in wins] == ["dialog", "parent"] and wins[0].focused,
+          "the dialog is not on top and focused: %r" % wins)
+    shot_until(s, "dialog", lambda img: check_pattern_at(img, dialog, "the dialog"))
+    # Near the corner, centred over the parent would leave the output.
+    s.testctl("close", dialog.id)
+    check(dialog_p.wait(15) == 0, "the dialog did not exit on WM_DELETE_WINDOW")
+    s.testctl("move", parent.id, sw - 150, sh - 100)
+    s.wait_window(app_id="parent", pred=lambda w: (w.x, w.y) == (sw - 150, sh - 100),
+                  timeout=10)
+    x_client(s, "200x150", "--class", "dialog2", "--transient-for", parent_id,
+             name="x11-dialog2")[0].wait_line(r"^mapped ", timeout=30)
+    d2 = s.wait_window(app_id="dialog2")
+    check((d2.x, d2.y) == (sw - 200, sh - 150),
+          "the dialog over a parent at the corner is at %d,%d, not kept on the output at %d,%d"
+          % (d2.x, d2.y, sw - 200, sh - 150))
+    duet.log("dialogs at %r and %r over %r" % (dialog, d2, parent))
+
+
 def in_session(name, scenario, *more):
     def test():
         need_xwayland()
@@ -457,4 +553,5 @@ if __name__ == "__main__":
         "xeyes": in_session("xeyes", xeyes),
         "override-redirect": in_session("override-redirect", override_redirect),
         "kill-shown": in_session("kill-shown", kill_shown),
+        "transient": in_session("transient", transient),
     })
