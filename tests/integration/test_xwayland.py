@@ -4,7 +4,7 @@ it starts when an X client first connects and again after Xwayland dies.
 
 usage: test_xwayland.py lazy | now | kill | missing | cleanup | display |
                         shown | xeyes | override-redirect | kill-shown |
-                        transient
+                        transient | wm-state
 
 lazy: no Xwayland before the first X connection; the lock file holds the
 compositor's pid in the X servers' format; xdpyinfo answers on DISPLAY;
@@ -45,6 +45,9 @@ transient: a dialog (WM_TRANSIENT_FOR, _NET_WM_WINDOW_TYPE_DIALOG) maps
 centred over its parent (rule 11), which the test moved off-centre, on top
 and focused; a second one whose parent is near the output's corner is kept
 on the output.
+wm-state: _NET_WM_STATE add/remove/toggle of fullscreen and maximized sent
+by the X client itself: the window is the output's size at 0,0, the client
+is configured to it, _NET_WM_STATE says so; undone, it is back where it was.
 """
 
 import os
@@ -526,6 +529,38 @@ def transient(s):
     duet.log("dialogs at %r and %r over %r" % (dialog, d2, parent))
 
 
+def wm_state(s):
+    sw, sh = screen_size(s)
+    p, wid = x_client(s, "200x150", commands=True)
+    p.wait_line(r"^mapped ", timeout=30)
+    before = s.wait_window(app_id=X_PATTERN_APP)
+    where = (before.x, before.y, before.w, before.h)
+    steps = [("add fullscreen", (0, 0, sw, sh), "_NET_WM_STATE_FULLSCREEN", True),
+             ("remove fullscreen", where, "_NET_WM_STATE_FULLSCREEN", False),
+             ("toggle maximized", (0, 0, sw, sh), "_NET_WM_STATE_MAXIMIZED_HORZ", True),
+             ("toggle maximized", where, "_NET_WM_STATE_MAXIMIZED_HORZ", False),
+             ("toggle fullscreen", (0, 0, sw, sh), "_NET_WM_STATE_FULLSCREEN", True),
+             ("toggle fullscreen", where, "_NET_WM_STATE_FULLSCREEN", False),
+             # Both (rule 5): fullscreen over maximized, and back to it.
+             ("add maximized", (0, 0, sw, sh), "_NET_WM_STATE_MAXIMIZED_VERT", True),
+             ("add fullscreen", (0, 0, sw, sh), "_NET_WM_STATE_FULLSCREEN", True),
+             ("remove fullscreen", (0, 0, sw, sh), "_NET_WM_STATE_MAXIMIZED_VERT", True),
+             ("remove maximized", where, "_NET_WM_STATE_MAXIMIZED_VERT", False)]
+    size = where[2:]
+    for line, box, atom, on in steps:
+        start = len(p.lines)
+        command(p, line)
+        win = s.wait_window(app_id=X_PATTERN_APP,
+                            pred=lambda w: (w.x, w.y, w.w, w.h) == box, timeout=10)
+        if box[2:] != size:  # the client was configured to it
+            p.wait_line(r"^resized %d %d$" % box[2:], start=start, timeout=10)
+        size = box[2:]
+        wait_prop(s, wid, "_NET_WM_STATE", lambda v: (atom in v) == on,
+                  "after '%s'" % line)
+        check(win.focused, "after '%s' the window lost the focus: %r" % (line, win))
+    shot_until(s, "restored", lambda img: check_pattern_at(img, before, "the restored window"))
+
+
 def in_session(name, scenario, *more):
     def test():
         need_xwayland()
@@ -554,4 +589,5 @@ if __name__ == "__main__":
         "override-redirect": in_session("override-redirect", override_redirect),
         "kill-shown": in_session("kill-shown", kill_shown),
         "transient": in_session("transient", transient),
+        "wm-state": in_session("wm-state", wm_state),
     })
