@@ -17,8 +17,10 @@
  *  5. Maximize / fullscreen: the window is configured to its output's size
  *     at that output's top-left corner and its previous position and size are saved; un-maximize and
  *     un-fullscreen restore them. Fullscreen takes precedence over maximize.
- *  6. Minimize hides the window (it stays mapped for the client) and focus
- *     moves on as in 3.
+ *  6. Minimize hides the window and focus moves on as in 3. An xdg_toplevel
+ *     stays mapped for its client; an X window is made iconic as duet-xwm
+ *     makes it (unmapped in X, WM_STATE 3), and one its client maps iconic
+ *     (WM_HINTS) is a minimized window from the start, placed, not focused.
  *  7. Resize (compositor-initiated, e.g. by the bench): a configure with the
  *     size constrained to the window's min/max hints. The window keeps its
  *     top-left corner.
@@ -147,7 +149,10 @@ void comp_policy_window_mapped(struct comp_window *window)
 	else
 		place(window, output);
 	comp_window_raise(window);
-	set_focus(window->server, window);
+	/* One that maps minimized (an X client's IconicState) is placed and
+	 * raised as duet-xwm does, and stays without the focus (rule 3). */
+	if (!window->minimized)
+		set_focus(window->server, window);
 }
 
 void comp_policy_window_unmapped(struct comp_window *window)

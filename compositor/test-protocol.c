@@ -181,12 +181,12 @@ static void test_handle_sync(struct wl_client *client, struct wl_resource *resou
 
 static int window_width(const struct comp_window *w)
 {
-	return w->geometry.width > 0 ? w->geometry.width : w->surface->width;
+	return w->geometry.width > 0 || !w->surface ? w->geometry.width : w->surface->width;
 }
 
 static int window_height(const struct comp_window *w)
 {
-	return w->geometry.height > 0 ? w->geometry.height : w->surface->height;
+	return w->geometry.height > 0 || !w->surface ? w->geometry.height : w->surface->height;
 }
 
 static void test_handle_list_windows(struct wl_client *client, struct wl_resource *resource)
@@ -197,11 +197,14 @@ static void test_handle_list_windows(struct wl_client *client, struct wl_resourc
 	struct comp_server *server = state->server;
 	struct comp_window *w;
 	wl_list_for_each(w, &server->windows, link) {
-		if (!w->mapped || !w->surface)
+		if (!w->mapped)
 			continue;
+		/* 0: no surface to ask, an X window that maps minimized
+		 * (Xwayland makes its wl_surface when X maps it). */
 		pid_t pid = 0;
-		wl_client_get_credentials(wl_resource_get_client(w->surface->resource), &pid, NULL,
-		                          NULL);
+		if (w->surface)
+			wl_client_get_credentials(wl_resource_get_client(w->surface->resource), &pid,
+			                          NULL, NULL);
 		duet_test_send_window(resource, w->id, pid, w->x, w->y, window_width(w),
 		                      window_height(w), w == server->focused, w->app_id, w->title);
 	}

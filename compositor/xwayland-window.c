@@ -105,18 +105,26 @@ static void xwindow_move_on_ack(struct comp_window *window, int x, int y)
 	comp_window_set_position(window, x, y);
 }
 
+/* Minimize is ICCCM's iconic state, as duet-xwm makes it: the X window
+ * unmapped (its client stops drawing; Xwayland drops its wl_surface) with
+ * WM_STATE Iconic, while its compositor window stays mapped and minimized.
+ * Shown again, X maps it and the new wl_surface shows once it has drawn. */
 static void xwindow_set_hidden(struct comp_window *window, bool hidden)
 {
 	struct xwm_content *c = content_of(window);
-	if (c->surface && window->mapped) {
-		if (hidden) {
-			comp_surface_unmap(c->surface);
-		} else {
-			comp_surface_map(c->surface, window->x, window->y);
-			comp_stack_update(window->server);
-		}
-	}
 	sync_states(c);
+	if (hidden && c->surface)
+		comp_surface_unmap(c->surface);
+	if (x_live(c) && window->mapped && hidden != (c->iconic && !c->restoring)) {
+		/* Hidden again while restoring: X has it mapped, so unmap it. */
+		c->iconic = true;
+		c->restoring = !hidden;
+		xwm_window_set_hidden(c->x, hidden);
+	} else if (!hidden && c->surface && window->mapped && !c->iconic) {
+		/* The X side is gone (quiet): the surface is all there is. */
+		comp_surface_map(c->surface, window->x, window->y);
+		comp_stack_update(window->server);
+	}
 	comp_xwm_schedule(c->wm);
 }
 
@@ -196,7 +204,7 @@ static void map_window(struct xwm_content *c)
 	window->max_height = client->hints.max_height;
 	window->parent_id = transient_parent_id(c);
 	comp_policy_window_mapped(window); /* places, raises, focuses */
-	if (!window->minimized)
+	if (!window->minimized && c->surface)
 		comp_surface_map(c->surface, window->x, window->y);
 	comp_stack_update(window->server);
 	sync_focus(c);
@@ -204,9 +212,33 @@ static void map_window(struct xwm_content *c)
 	wl_signal_emit_mutable(&window->server->window_mapped, window);
 }
 
+void comp_xwindow_map_iconic(struct xwm_content *c)
+{
+	if (!comp_xwindow_has_window(c) || c->window.mapped)
+		return;
+	c->iconic = true;
+	c->restoring = false;
+	c->window.minimized = true; /* placed and listed, not focused */
+	map_window(c);
+}
+
+/* A restored window's new wl_surface has drawn: it shows where it was. */
+static void show_restored(struct xwm_content *c)
+{
+	struct comp_window *window = &c->window;
+	c->iconic = c->restoring = false;
+	window->geometry.width = c->x->width;
+	window->geometry.height = c->x->height;
+	comp_surface_map(c->surface, window->x, window->y);
+	comp_stack_update(window->server);
+	sync_focus(c);
+	comp_xwm_schedule(c->wm);
+}
+
 static void unmap_window(struct xwm_content *c)
 {
 	struct comp_window *window = &c->window;
+	c->iconic = c->restoring = false;
 	if (!window->mapped)
 		return;
 	if (c->surface)
@@ -249,10 +281,17 @@ void comp_xwindow_update(struct xwm_content *c)
 		else if (!ready)
 			hide_unmanaged(c);
 	} else if (comp_xwindow_has_window(c)) {
-		if (ready && !c->window.mapped && xwm_window_managed(c->x))
+		if (!c->x || !xwm_window_managed(c->x)) {
+			unmap_window(c); /* withdrawn, iconic or not */
+		} else if (c->iconic) {
+			/* Our unmap, or our map still waiting for its surface. */
+			if (c->restoring && ready)
+				show_restored(c);
+		} else if (ready && !c->window.mapped) {
 			map_window(c);
-		else if (!ready)
+		} else if (!ready) {
 			unmap_window(c);
+		}
 	}
 }
 
@@ -311,7 +350,8 @@ void comp_xwindow_unpair(struct xwm_content *c)
 	c->surface_id = 0;
 	if (!c->surface)
 		return;
-	unmap_window(c);
+	if (!c->iconic) /* an iconic window stays, minimized, without it */
+		unmap_window(c);
 	hide_unmanaged(c);
 	c->surface->role_data = NULL;
 	wl_list_remove(&c->surface_destroy.link);

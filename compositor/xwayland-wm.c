@@ -241,11 +241,23 @@ static void policy_place(struct xwm_window *w)
 	window->maximized = w->client->maximized;
 	window->fullscreen = w->client->fullscreen;
 	comp_policy_window_initial_configure(window);
+	/* ICCCM 4.1.4: the model leaves it unmapped in X, iconic; here it is
+	 * a minimized window at once, with no surface to wait for. */
+	if (w->client->initial_iconic)
+		comp_xwindow_map_iconic(w->content);
 }
 
 static void policy_nothing(struct xwm_window *w)
 {
-	/* Focus follows the compositor window's map and unmap. */
+	/* Focus follows the compositor window's map. */
+}
+
+static void policy_withdrawn(struct xwm_window *w)
+{
+	/* An iconic window withdrawn (the client's synthetic UnmapNotify)
+	 * has no unmap of its surface to go by. */
+	if (w->content)
+		comp_xwindow_update(w->content);
 }
 
 static void policy_activate(struct xwm_window *w)
@@ -301,7 +313,7 @@ static void policy_minimize(struct xwm_window *w)
 static const struct xwm_policy_ops policy = {
 	.window_place = policy_place,
 	.window_mapped = policy_nothing,
-	.window_unmapped = policy_nothing,
+	.window_unmapped = policy_withdrawn,
 	.activate = policy_activate,
 	.close = policy_close,
 	.resize = policy_resize,

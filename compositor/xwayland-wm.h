@@ -38,6 +38,10 @@ struct xwm_content {
 	/* A managed window's compositor window, made when it is first
 	 * placed (window.server set from then on). */
 	struct comp_window window;
+	/* Minimized as ICCCM asks (X unmapped, WM_STATE Iconic), its
+	 * compositor window still mapped: iconic until X maps it again,
+	 * restoring from then until its new wl_surface shows. */
+	bool iconic, restoring;
 	/* An override-redirect window while shown: in comp_xwm.unmanaged. */
 	bool unmanaged_shown;
 	struct wl_list unmanaged_link;
@@ -59,6 +63,9 @@ void comp_xwindow_update(struct xwm_content *c);
 void comp_xwindow_configured(struct xwm_content *c);
 /* A managed window's compositor window, made at the first call. */
 struct comp_window *comp_xwindow_window(struct xwm_content *c);
+/* A window whose client mapped it iconic (WM_HINTS initial_state): a
+ * mapped, minimized compositor window with nothing to show yet. */
+void comp_xwindow_map_iconic(struct xwm_content *c);
 /* Whether c has a compositor window (a managed window placed once). */
 static inline bool comp_xwindow_has_window(const struct xwm_content *c)
 {

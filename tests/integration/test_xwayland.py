@@ -4,7 +4,7 @@ it starts when an X client first connects and again after Xwayland dies.
 
 usage: test_xwayland.py lazy | now | kill | missing | cleanup | display |
                         shown | xeyes | override-redirect | kill-shown |
-                        transient | wm-state
+                        transient | wm-state | iconic
 
 lazy: no Xwayland before the first X connection; the lock file holds the
 compositor's pid in the X servers' format; xdpyinfo answers on DISPLAY;
@@ -48,6 +48,11 @@ on the output.
 wm-state: _NET_WM_STATE add/remove/toggle of fullscreen and maximized sent
 by the X client itself: the window is the output's size at 0,0, the client
 is configured to it, _NET_WM_STATE says so; undone, it is back where it was.
+iconic: a window mapped with WM_HINTS initial_state IconicState is listed,
+not focused, not shown, WM_STATE Iconic, until activated; the client's own
+WM_CHANGE_STATE request minimizes it again (unmapped in X, WM_STATE Iconic,
+the focus gone), and activate shows it where it was; its client gone while
+it is iconic, it leaves the list.
 """
 
 import os
@@ -561,6 +566,40 @@ def wm_state(s):
     shot_until(s, "restored", lambda img: check_pattern_at(img, before, "the restored window"))
 
 
+def iconic(s):
+    duet.third_party("xwininfo")
+    bg = s.background()
+    p, wid = x_client(s, "200x150", "--iconic", commands=True)
+    win = s.wait_window(app_id=X_PATTERN_APP, timeout=30)
+    sw, sh = screen_size(s)
+    centre = ((sw - 200) // 2, (sh - 150) // 2)
+    check(not win.focused, "the iconic window has the focus: %r" % (win,))
+    wait_prop(s, wid, "WM_STATE", lambda v: "Iconic" in v, "mapped iconic")
+    check(map_state(s, wid) == "IsUnMapped", "the iconic window is mapped in X")
+    check(not any(l.startswith("mapped") for l in p.lines), "the iconic window was exposed")
+    duet.check_outside_is_background(s.screenshot("iconic"), duet.Window(0, 0, 0, 0, 0, 0, 0,
+                                                                       "", ""), bg)
+    for round in ("first", "again"):
+        s.testctl("activate", win.id)
+        win = s.wait_window(app_id=X_PATTERN_APP, pred=lambda w: w.focused, timeout=10)
+        check((win.x, win.y, win.w, win.h) == centre + (200, 150),
+              "restored (%s) at %r, not where it was placed" % (round, win))
+        wait_prop(s, wid, "WM_STATE", lambda v: "Normal" in v, "activated (%s)" % round)
+        shot_until(s, "shown-" + round, lambda img: check_pattern_at(img, win, "restored"))
+        command(p, "iconify")
+        wait_prop(s, wid, "WM_STATE", lambda v: "Iconic" in v, "iconified (%s)" % round)
+        wait_for("the X window to be unmapped", lambda: map_state(s, wid) == "IsUnMapped")
+        wait_prop(s, wid, "_NET_WM_STATE", lambda v: "HIDDEN" in v, "hidden (%s)" % round)
+        win = one_window(s, X_PATTERN_APP)
+        check(not win.focused, "the minimized window keeps the focus: %r" % (win,))
+        shot_until(s, "minimized-" + round, lambda img: duet.check_outside_is_background(
+            img, duet.Window(0, 0, 0, 0, 0, 0, 0, "", ""), bg))
+    check(p.alive(), "the client exited")
+    # Its client gone while it is iconic, nothing of it is left.
+    p.stop()
+    wait_for("the iconic window of a client gone to leave the list", lambda: not s.windows())
+
+
 def in_session(name, scenario, *more):
     def test():
         need_xwayland()
@@ -590,4 +629,5 @@ if __name__ == "__main__":
         "kill-shown": in_session("kill-shown", kill_shown),
         "transient": in_session("transient", transient),
         "wm-state": in_session("wm-state", wm_state),
+        "iconic": in_session("iconic", iconic),
     })
