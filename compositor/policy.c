@@ -24,7 +24,9 @@
  *  7. Resize (compositor-initiated, e.g. by the bench): a configure with the
  *     size constrained to the window's min/max hints. The window keeps its
  *     top-left corner.
- *  8. Close sends the client a close request; the client decides.
+ *  8. Close sends the client a close request; the client decides. An X
+ *     client without WM_DELETE_WINDOW cannot be asked and is disconnected
+ *     (XKillClient), as duet-xwm does.
  *  9. Initial size: 0x0 (the client chooses), or the output size if the
  *     client asked for maximized or fullscreen before its first commit.
  *     The first configure already says "activated", since rule 2 focuses

@@ -153,7 +153,9 @@ void xwm_window_send_close(struct xwm_window *w)
 	struct xwm *xwm = w->xwm;
 
 	if (!w->client->delete_window) {
-		xwm_log("window 0x%x has no WM_DELETE_WINDOW; not closing it", w->id);
+		/* Its every window and resource go with the connection. */
+		xwm_log("window 0x%x has no WM_DELETE_WINDOW; killing its client", w->id);
+		xcb_kill_client(xwm->conn, w->id);
 		return;
 	}
 	const uint32_t data[5] = { xwm->atoms.WM_DELETE_WINDOW, xwm->last_time };

@@ -21,7 +21,9 @@
  *     increments, which the ICCCM asks a WM to honour). The window keeps
  *     its top-left corner.
  *  8. Close sends the client a close request (WM_DELETE_WINDOW); the client
- *     decides. A client without WM_DELETE_WINDOW is not killed.
+ *     decides. A client without WM_DELETE_WINDOW cannot be asked: it is
+ *     disconnected (XKillClient), as ICCCM window managers do (openbox, i3,
+ *     weston), so that closing a window never silently does nothing.
  *  9. Initial size: the client's own (X clients choose it before mapping,
  *     through ConfigureRequest), or the screen size if it asked for
  *     maximized or fullscreen (_NET_WM_STATE) before mapping.

@@ -4,7 +4,7 @@ it starts when an X client first connects and again after Xwayland dies.
 
 usage: test_xwayland.py lazy | now | kill | missing | cleanup | display |
                         shown | xeyes | override-redirect | kill-shown |
-                        transient | wm-state | iconic
+                        transient | wm-state | iconic | close
 
 lazy: no Xwayland before the first X connection; the lock file holds the
 compositor's pid in the X servers' format; xdpyinfo answers on DISPLAY;
@@ -53,6 +53,8 @@ not focused, not shown, WM_STATE Iconic, until activated; the client's own
 WM_CHANGE_STATE request minimizes it again (unmapped in X, WM_STATE Iconic,
 the focus gone), and activate shows it where it was; its client gone while
 it is iconic, it leaves the list.
+close: duet-testctl close sends WM_DELETE_WINDOW (the client exits 0); a
+client without it in WM_PROTOCOLS is disconnected (XKillClient).
 """
 
 import os
@@ -600,6 +602,24 @@ def iconic(s):
     wait_for("the iconic window of a client gone to leave the list", lambda: not s.windows())
 
 
+def close(s):
+    p = x_pattern(s, "200x150")
+    win = s.wait_window(app_id=X_PATTERN_APP)
+    s.testctl("close", win.id)
+    check(p.wait(15) == 0, "the client did not exit 0 on WM_DELETE_WINDOW")
+    wait_for("the closed window to leave the list", lambda: not s.windows())
+    p, _ = x_client(s, "200x150", "--no-delete-window", name="x11-no-delete")
+    p.wait_line(r"^mapped ", timeout=30)
+    win = s.wait_window(app_id=X_PATTERN_APP)
+    s.testctl("close", win.id)
+    status = p.wait(15)
+    check(status != 0, "the client without WM_DELETE_WINDOW exited %d, not killed" % status)
+    check("X connection lost" in p.stderr_tail(), "the client was not disconnected: %s"
+          % p.stderr_tail())
+    wait_for("the killed client's window to leave the list", lambda: not s.windows())
+    duet.log("closed: WM_DELETE_WINDOW, then XKillClient")
+
+
 def in_session(name, scenario, *more):
     def test():
         need_xwayland()
@@ -630,4 +650,5 @@ if __name__ == "__main__":
         "transient": in_session("transient", transient),
         "wm-state": in_session("wm-state", wm_state),
         "iconic": in_session("iconic", iconic),
+        "close": in_session("close", close),
     })

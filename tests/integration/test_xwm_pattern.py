@@ -3,7 +3,8 @@
 and duet-xwm's window management follows the policy shared with
 duet-compositor (compositor/policy.c, xwm/policy.c): centered placement,
 WM-initiated resize constrained by WM_NORMAL_HINTS, close through
-WM_DELETE_WINDOW, focus on map / activate / click / close.
+WM_DELETE_WINDOW (a client without it is disconnected, XKillClient), focus
+on map / activate / click / close.
 
 usage: test_xwm_pattern.py static|resize|close|focus|hints
 """
@@ -108,6 +109,16 @@ def close(s, bg):
         bad = img.count_outside_not(bg, (0, 0, 0, 0))
         check(bad == 0, "%d pixels are not background after the only window closed" % bad)
     s.screenshot_until(empty, "after-close")
+
+    # Rule 8: a client the WM cannot ask is disconnected.
+    p, win = start_pattern(s, cls="no-delete", extra=["--no-delete-window"])
+    s.xctl("close", hex(win.id))
+    status = p.wait(10)
+    check(status != 0 and "X connection lost" in p.stderr_tail(),
+          "the client without WM_DELETE_WINDOW was not disconnected (exit %d): %s"
+          % (status, p.stderr_tail()))
+    s.sync()
+    check(not s.windows(), "windows left after killing the client: %r" % s.windows())
 
 
 def focused(s):
