@@ -587,6 +587,9 @@ struct comp_output *comp_policy_window_output(struct comp_window *window);
 void comp_policy_window_initial_configure(struct comp_window *window);
 void comp_policy_window_unmapped(struct comp_window *window); /* refocus */
 void comp_policy_activate(struct comp_window *window);        /* raise + focus */
+/* window->surface is a new one (an X window shown again after iconic:
+ * Xwayland made it a new wl_surface): the keyboard focus follows. */
+void comp_policy_window_surface_changed(struct comp_window *window);
 void comp_policy_close(struct comp_window *window);
 void comp_policy_resize(struct comp_window *window, int width, int height);
 void comp_policy_request_maximize(struct comp_window *window, bool maximize);

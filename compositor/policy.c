@@ -176,6 +176,14 @@ void comp_policy_activate(struct comp_window *window)
 	set_focus(window->server, window);
 }
 
+void comp_policy_window_surface_changed(struct comp_window *window)
+{
+	struct comp_server *server = window->server;
+	if (server->focused == window)
+		comp_seat_set_keyboard_focus(server, comp_xdg_popup_keyboard_target(server,
+		                                                                    window->surface));
+}
+
 void comp_policy_close(struct comp_window *window)
 {
 	comp_window_send_close(window);

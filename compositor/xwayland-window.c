@@ -231,6 +231,8 @@ static void show_restored(struct xwm_content *c)
 	window->geometry.height = c->x->height;
 	comp_surface_map(c->surface, window->x, window->y);
 	comp_stack_update(window->server);
+	/* Focused at the restore, when it had no surface to type into. */
+	comp_policy_window_surface_changed(window);
 	sync_focus(c);
 	comp_xwm_schedule(c->wm);
 }

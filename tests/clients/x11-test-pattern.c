@@ -13,6 +13,7 @@
  * pixel (a wide one).
  *   window ID      its X window's id, before it is mapped
  *   sent LINE      with --commands: the request LINE asked for is sent
+ *   key CODE       a key pressed while it had the focus (X keycode)
  * and exits 0 when the window manager sends WM_DELETE_WINDOW. With
  * --override-redirect X,Y its window is override-redirect at X,Y, as a
  * menu or a tooltip is: placed by the client, not managed. The window
@@ -370,6 +371,10 @@ static int handle_event(struct x11_pattern *app, xcb_generic_event_t *ev)
 		printf("resized %d %d\n", app->drawn_width, app->drawn_height);
 		return 1;
 	}
+	case XCB_KEY_PRESS:
+		/* Where the keyboard went, for tests of the focus. */
+		printf("key %u\n", ((xcb_key_press_event_t *)ev)->detail);
+		return 1;
 	case XCB_CLIENT_MESSAGE: {
 		xcb_client_message_event_t *e = (xcb_client_message_event_t *)ev;
 		if (e->type == app->wm_protocols && e->format == 32 &&
@@ -487,7 +492,8 @@ int main(int argc, char **argv)
 	/* No background: the first Expose paints every pixel, and a resize
 	 * must not flash a fill colour the screenshot could catch. */
 	uint32_t values[] = { 0 /* border pixel */, override_redirect ? 1 : 0,
-	                      XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_STRUCTURE_NOTIFY,
+	                      XCB_EVENT_MASK_EXPOSURE | XCB_EVENT_MASK_STRUCTURE_NOTIFY |
+	                              XCB_EVENT_MASK_KEY_PRESS,
 	                      colormap };
 	xcb_create_window(app.conn, app.depth, app.window, app.screen->root, (int16_t)at[0],
 	                  (int16_t)at[1], (uint16_t)app.width, (uint16_t)app.height, 0,

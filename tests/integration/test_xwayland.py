@@ -51,7 +51,8 @@ is configured to it, _NET_WM_STATE says so; undone, it is back where it was.
 iconic: a window mapped with WM_HINTS initial_state IconicState is listed,
 not focused, not shown, WM_STATE Iconic, until activated; the client's own
 WM_CHANGE_STATE request minimizes it again (unmapped in X, WM_STATE Iconic,
-the focus gone), and activate shows it where it was; its client gone while
+the focus gone), and activate shows it where it was, with the keyboard
+focus (a key pressed reaches the client); its client gone while
 it is iconic, it leaves the list.
 close: duet-testctl close sends WM_DELETE_WINDOW (the client exits 0); a
 client without it in WM_PROTOCOLS is disconnected (XKillClient).
@@ -588,6 +589,11 @@ def iconic(s):
               "restored (%s) at %r, not where it was placed" % (round, win))
         wait_prop(s, wid, "WM_STATE", lambda v: "Normal" in v, "activated (%s)" % round)
         shot_until(s, "shown-" + round, lambda img: check_pattern_at(img, win, "restored"))
+        # The keyboard follows the focus to the new wl_surface Xwayland made.
+        start = len(p.lines)
+        s.testctl("key", 30, 1)
+        s.testctl("key", 30, 0)
+        p.wait_line(r"^key 38$", start=start, timeout=10)  # evdev 30 is X keycode 38
         command(p, "iconify")
         wait_prop(s, wid, "WM_STATE", lambda v: "Iconic" in v, "iconified (%s)" % round)
         wait_for("the X window to be unmapped", lambda: map_state(s, wid) == "IsUnMapped")
