@@ -702,8 +702,6 @@ int xwm_wm_claim(struct xwm *xwm)
 	                  XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK, values);
 	xwm->claim_time = server_time_at_start(xwm);
 	xwm->last_time = xwm->claim_time;
-	if (claim_wm_selection(xwm) < 0)
-		return -1;
 	uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT |
 	                XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
 	                XCB_EVENT_MASK_STRUCTURE_NOTIFY |
@@ -712,7 +710,11 @@ int xwm_wm_claim(struct xwm *xwm)
 	/* First thing after connecting: tools (duet-xctl wait-wm) take the
 	 * redirect on the root as "the WM is there" and may send requests at
 	 * once; none of them may go unseen while EGL starts. Events queue up
-	 * meanwhile and are handled after xwm_wm_start adopts the windows. */
+	 * meanwhile and are handled after xwm_wm_start adopts the windows.
+	 * Before WM_S0, as weston's XWM does: Xwayland given -wm accepts X
+	 * clients once WM_S0 is owned, and a client's MapWindow processed
+	 * before the redirect would map its window past us (adopted, its
+	 * WM_HINTS initial state lost, never placed). */
 	xcb_generic_error_t *err = xcb_request_check(c,
 		xcb_change_window_attributes_checked(c, xwm->root, XCB_CW_EVENT_MASK, &mask));
 	if (err) {
@@ -721,6 +723,8 @@ int xwm_wm_claim(struct xwm *xwm)
 		free(err);
 		return -1;
 	}
+	if (claim_wm_selection(xwm) < 0)
+		return -1;
 	announce_manager(xwm);
 	return 0;
 }
