@@ -433,7 +433,9 @@ class Bench:
         self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
-            srec = self.results["stacks"][name] = {"kind": stack_kinds.get(name).window_system,
+            spec = stack_kinds.get(name)
+            srec = self.results["stacks"][name] = {"kind": spec.window_system,
+                                                   "server": spec.server_system,
                                                    "renderer": stacks.stack_renderer(
                                                        name, self.config)}
             why = stacks.missing(name, template=self.config)

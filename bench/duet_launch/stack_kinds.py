@@ -74,6 +74,7 @@ class StackKind:
     kms_why_not: Optional[str] = None  # why it does not run on a KMS display
     run: bool = True            # `duet run` offers it
     no_screenshot: Optional[str] = None  # why Config.screenshot cannot be had (duet run)
+    no_wm_roundtrip: Optional[str] = None  # why duet-roundtrip wm cannot run on its X WM
     # Its apps are X clients of an Xwayland the Wayland server starts
     # (role XWAYLAND); window_system is then "x11", server_system "wayland".
     xwayland: bool = False
@@ -156,6 +157,9 @@ TABLE += [
                                                        "libweston-10-0"),
                         ("Xwayland", "deb", "xwayland"), ("xprop", "deb", "x11-utils")),
               xwayland=True, protocol=SERVER_DEBUG, no_keys=XWAYLAND_KEYS,
+              no_wm_roundtrip="weston's X window manager does not answer "
+                              "_NET_REQUEST_FRAME_EXTENTS (not in its _NET_SUPPORTED), the "
+                              "request duet-roundtrip wm times",
               no_screenshot="weston's headless backend writes no screenshot (its screenshooter "
                             "needs a client with weston's private protocol)",
               kms_why_not=TABLE[2].kms_why_not,
