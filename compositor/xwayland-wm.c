@@ -409,7 +409,8 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	wm->wl_surface_id = intern(xwm->conn, "WL_SURFACE_ID");
 	if (!wm->wl_surface_id || xwm_props_intern_atoms(xwm) < 0 || xwm_wm_claim(xwm) < 0)
 		goto fail;
-	xwm_props_init_root(xwm, NULL);
+	/* No _NET_WM_SYNC_REQUEST nor frame timings here yet: not listed. */
+	xwm_props_init_root(xwm, NULL, false);
 	if (claim_cm_selection(xwm) < 0) {
 		comp_log("xwayland: cannot take _NET_WM_CM_S0");
 		goto fail;

@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (xwm_props_intern_atoms(&xwm) < 0 || xwm_wm_claim(&xwm) < 0)
 		goto out;
-	xwm_props_init_root(&xwm, cm.screenshot_dir_path);
+	xwm_props_init_root(&xwm, cm.screenshot_dir_path, true);
 	if (xwm_composite_start(&cm) < 0 || xwm_wm_start(&xwm, cm.sync_event != 0) < 0)
 		goto out;
 	render_trace(cm.trace, "xwm_start", "\"width\":%d,\"height\":%d", xwm.screen->width_in_pixels,

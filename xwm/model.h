@@ -237,8 +237,11 @@ uint32_t xwm_window_pid(const struct xwm_window *w);
 /* ------------------------------------------------------------ props.c */
 int xwm_props_intern_atoms(struct xwm *xwm);
 /* _NET_SUPPORTED, the check window; screenshot_dir: where _DUET_SCREENSHOT
- * writes, published for duet-xctl (NULL: nowhere). */
-void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir);
+ * writes, published for duet-xctl (NULL: nowhere). frame_sync: the host
+ * answers _NET_WM_SYNC_REQUEST and sends _NET_WM_FRAME_DRAWN/TIMINGS
+ * (duet-xwm's sync.c); without it they are not listed, as a client that
+ * finds them there waits for frames no one will report. */
+void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir, bool frame_sync);
 /* Sets _NET_SUPPORTING_WM_CHECK on the root: tools and the bench read it
  * as "the WM is ready", so only once it can composite. */
 void xwm_props_announce(struct xwm *xwm);

@@ -20,7 +20,7 @@ _Static_assert((int)XWM_WM_STATE_NORMAL == (int)XCB_ICCCM_WM_STATE_NORMAL &&
                (int)XWM_WM_STATE_WITHDRAWN == (int)XCB_ICCCM_WM_STATE_WITHDRAWN,
                "WM_STATE values");
 
-void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir)
+void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir, bool frame_sync)
 {
 	xcb_connection_t *c = xwm->conn;
 	xcb_ewmh_connection_t *e = &xwm->ewmh;
@@ -44,11 +44,13 @@ void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir)
 		e->_NET_WM_STATE_MAXIMIZED_HORZ, e->_NET_WM_STATE_HIDDEN,
 		xwm->atoms._NET_WM_STATE_FOCUSED, e->_NET_WM_WINDOW_TYPE,
 		e->_NET_WM_WINDOW_TYPE_NORMAL, e->_NET_WM_WINDOW_TYPE_DIALOG,
+		e->_NET_REQUEST_FRAME_EXTENTS, e->_NET_FRAME_EXTENTS,
+		/* Last: only where the host answers them (frame_sync). */
 		e->_NET_WM_SYNC_REQUEST, e->_NET_WM_SYNC_REQUEST_COUNTER,
 		xwm->atoms._NET_WM_FRAME_DRAWN, xwm->atoms._NET_WM_FRAME_TIMINGS,
-		e->_NET_REQUEST_FRAME_EXTENTS, e->_NET_FRAME_EXTENTS,
 	};
-	xcb_ewmh_set_supported(e, 0, sizeof(supported) / sizeof(supported[0]), supported);
+	uint32_t n = sizeof(supported) / sizeof(supported[0]);
+	xcb_ewmh_set_supported(e, 0, frame_sync ? n : n - 4, supported);
 	xcb_ewmh_set_active_window(e, 0, XCB_NONE);
 }
 

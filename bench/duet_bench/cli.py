@@ -301,13 +301,19 @@ class Bench:
     def fault_hook(self, stack, experiment, elapsed):
         if not self.kill_spec:
             return
-        name, exp, ms = self.kill_spec
+        name, exp, ms, role = self.kill_spec
         key = (stack.name, experiment)
         if stack.name == name and experiment == exp and key not in self.killed \
                 and elapsed * 1000 >= ms:
             self.killed.add(key)
             server = stack.procs.get("server")
-            if server:
+            if role != "server":
+                pid = stack.pids().get(role)
+                if pid:
+                    self.progress.say("test fault: killing the %s's %s (pid %d) after %d ms of "
+                                      "%s" % (name, role, pid, ms, exp))
+                    os.kill(pid, signal.SIGKILL)
+            elif server:
                 self.progress.say("test fault: killing the %s server (pid %d) after %d ms of %s"
                                   % (name, server.pid, ms, exp))
                 server.signal_group(signal.SIGKILL)
@@ -433,7 +439,9 @@ class Bench:
         self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
-            srec = self.results["stacks"][name] = {"kind": stack_kinds.get(name).window_system,
+            spec = stack_kinds.get(name)
+            srec = self.results["stacks"][name] = {"kind": spec.window_system,
+                                                   "server": spec.server_system,
                                                    "renderer": stacks.stack_renderer(
                                                        name, self.config)}
             why = stacks.missing(name, template=self.config)
@@ -558,12 +566,15 @@ class Bench:
 
 
 def parse_kill_spec(text):
-    """DUET_BENCH_TEST_KILL_SERVER=STACK:EXPERIMENT:MS (tests only)."""
+    """DUET_BENCH_TEST_KILL_SERVER=STACK:EXPERIMENT:MS[:ROLE] (tests only;
+    ROLE: the stack process killed, default the server's group)."""
     if not text:
         return None
     try:
-        name, exp, ms = text.split(":")
-        return name, exp, int(ms)
+        name, exp, ms, *role = text.split(":")
+        if len(role) > 1:
+            raise ValueError(text)
+        return name, exp, int(ms), (role[0] if role else "server")
     except ValueError:
         print("duet bench: ignoring bad DUET_BENCH_TEST_KILL_SERVER=%r" % text, file=sys.stderr)
         return None

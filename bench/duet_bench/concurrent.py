@@ -81,6 +81,23 @@ def composited_all(stack, runs, t0, timeout=2.0):
             return None, "weston's timeline shows %d of %d surfaces composited" % (
                 len(got), len(runs))
         return got[:len(runs)], stack.spec.composited_source
+    if stack.spec.xwayland:
+        # Every X window is a surface of Xwayland's one client: the first
+        # frames of its new surfaces after t0, in order, not tied to a pid.
+        client = timeline.server_client_pid(stack, None)
+        deadline = time.monotonic() + procs.patience(timeout)
+        while True:
+            got = sorted(e["t_ns"] for e in stack.composited_log.read()
+                         if e.get("name") == "composited" and e.get("first") and
+                         e.get("client_pid") == client and isinstance(e.get("t_ns"), int) and
+                         e["t_ns"] >= t0)
+            if len(got) >= len(runs) or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        if len(got) < len(runs):
+            return None, "%s's trace shows %d of %d X windows composited" % (
+                stack.name, len(got), len(runs))
+        return got[:len(runs)], timeline.source_of(stack)
     out = []
     for r in runs:
         t, why = timeline.server_composited(stack, r.pid, "duet-launch", t0, timeout=timeout)
@@ -118,7 +135,8 @@ def launch_many(ctx, stack, n):
             r.stop()
         witness.close()
     # weston's timeline names surfaces, not pids: its times stay a sorted list.
-    by_pid = stack.spec.composited != stack_kinds.WESTON_TIMELINE
+    # Nor do Xwayland's X windows (one Wayland client for every X app).
+    by_pid = stack.spec.composited != stack_kinds.WESTON_TIMELINE and not stack.spec.xwayland
     per_app = []
     for i, (r, ff) in enumerate(zip(runs, ffs)):
         tl = ff.get("timeline") or {}

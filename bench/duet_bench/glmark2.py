@@ -20,7 +20,7 @@ BINARY = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2"}
 PACKAGE = {"wayland": "glmark2-es2-wayland", "x11": "glmark2-es2-x11"}
 SIZE = "800x600"
 # The window-system processes whose CPU is the window system's (stack roles).
-WS_ROLES = ("server", "wm", "compositor")
+WS_ROLES = ("server", "wm", "compositor", "xwayland")
 
 NOTE_ROUNDTRIP = ("glmark2's Wayland build (glmark2-es2-wayland) makes a wl_display_roundtrip "
                   "after every frame and asks for no frame callback; its X11 build "

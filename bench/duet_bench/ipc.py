@@ -21,13 +21,14 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import time
 
 from duet_bench import procs, stacks
 from duet_launch import displays, proc, stack_kinds
 from duet_launch.stack import DUMP_SIGNAL, counting_env
-from duet_launch.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG
+from duet_launch.stack_kinds import SERVER_DEBUG, SERVER_LOG, WM_LOG, XWAYLAND
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import app_argv, transport, with_engine
 
@@ -159,9 +160,19 @@ class Counting:
             d = diff_dump(base.get(role) if role != "app" else None, cur)
             s = summarize_counts(d["counts"])
             s["comm"] = cur.get("comm")
-            s["peers"] = {role_of_pid(pids, p): summarize_counts(
-                {c: {"unix": v} for c, v in calls.items()})["ipc_unix"]
-                for p, calls in d["peers"].items()}
+            s["peers"] = {}
+            for p, calls in d["peers"].items():
+                peer = role_of_pid(pids, p)
+                if self.stack.spec.xwayland and role != XWAYLAND and peer == "server":
+                    # The counter names a peer by its socket's credentials:
+                    # the server made the X listening sockets Xwayland
+                    # accepts on and the socketpair Xwayland speaks Wayland
+                    # on, so the server is every X connection's "peer" but
+                    # Xwayland's own; the process at the other end is
+                    # Xwayland (strace, by socket inode, agrees).
+                    peer = XWAYLAND
+                s["peers"][peer] = s["peers"].get(peer, 0) + summarize_counts(
+                    {c: {"unix": v} for c, v in calls.items()})["ipc_unix"]
             out[role] = s
         return out
 
@@ -319,6 +330,66 @@ def wait_protocol_log(stack, app_pid, timeout=2.0):
     return None
 
 
+def xwayland_log_counts(stack):
+    """Xwayland's Wayland messages so far, from duet-compositor's protocol
+    log (Xwayland's client has the server's pid: its socketpair's
+    credentials). The log is rewritten when a client disconnects, so a
+    connection opened and closed on the Wayland socket brings it up to
+    date first. None where there is no such log."""
+    if not (stack.spec.xwayland and stack.spec.protocol == SERVER_LOG and stack.protocol_log):
+        return None
+    try:
+        before = os.stat(stack.protocol_log).st_mtime_ns
+    except OSError:
+        before = None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(os.path.join(stack.runtime, stack.wayland_display))
+    except OSError:
+        return None
+    deadline = time.monotonic() + procs.patience(2.0)
+    while time.monotonic() < deadline:
+        try:
+            if os.stat(stack.protocol_log).st_mtime_ns != before:
+                break
+        except OSError:
+            pass
+        time.sleep(0.01)
+    server = stack.pids().get("server")
+    try:
+        with open(stack.protocol_log) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    for c in data.get("clients", []):
+        if c.get("pid") == server:
+            return {k: c.get(k, 0) for k in ("requests", "events", "request_bytes",
+                                             "event_bytes", "request_fds", "event_fds")}
+    return None
+
+
+def xwayland_protocol(stack, log_before, srv_mark):
+    """Xwayland's Wayland protocol with its server during the interval:
+    duet-compositor's log of Xwayland's client (log_before: its counts at
+    the start), or weston's WAYLAND_DEBUG=server lines (every client: with
+    the desktop shell's stub idle, Xwayland's)."""
+    if not stack.spec.xwayland:
+        return None
+    if stack.spec.protocol == SERVER_DEBUG:
+        out = server_debug_counts(stack, srv_mark)
+        if out:
+            out["source"] += "; Xwayland is the only client that speaks meanwhile"
+        return out or {"unavailable": "weston's debug output could not be read"}
+    after = xwayland_log_counts(stack)
+    if after is None or log_before is None:
+        return {"unavailable": "duet-compositor's protocol log has no entry for Xwayland's "
+                               "client"}
+    out = {k: after[k] - log_before.get(k, 0) for k in after}
+    out["source"] = ("duet-compositor protocol log, Xwayland's client (server side), during "
+                     "the interval")
+    return out
+
+
 def x_counts(events):
     """X protocol counts the app reports (XCB sequence numbers, app side)."""
     evs = [e for e in events if "x_requests" in e]
@@ -340,15 +411,21 @@ def launch_counts(ctx, stack):
     base = c.baseline()
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
+    xw_before = xwayland_log_counts(stack)
     run = AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"), extra_env=c.app_env())
     try:
         if not run.wait(first_frame, timeout=30, experiment="ipc-launch"):
             raise AppFailed("duet-launch %s:\n%s" % (run.exit_status(), run.log_tail()))
         res = {"processes": c.measure(base, run.pid)}
+        xw = xwayland_protocol(stack, xw_before, srv_mark)
     finally:
         run.stop()
-    proto = wait_protocol_log(stack, run.pid) if stack.spec.protocol == SERVER_LOG else None
-    srv = server_debug_counts(stack, srv_mark)
+    # An X app on an Xwayland stack is no client of the Wayland server: its
+    # protocol is its own X counts, Xwayland's Wayland traffic beside them.
+    wayland_app = stack.spec.server_system == stack.kind == "wayland"
+    proto = wait_protocol_log(stack, run.pid) if stack.spec.protocol == SERVER_LOG and \
+        wayland_app else None
+    srv = server_debug_counts(stack, srv_mark) if wayland_app else None
     wd = wayland_debug_counts(run.log) if stack.kind == "wayland" else None
     xp = with_wm(x_counts(run.named("first_frame")), xwm_protocol_log(stack), wm_before)
     res["protocol"] = proto or srv or wd or xp or {
@@ -356,6 +433,8 @@ def launch_counts(ctx, stack):
                        "app printed no XCB sequence numbers (see docs/methodology.md)"}
     if (proto or srv) and wd:
         res["protocol_client_side"] = wd
+    if xw:
+        res["protocol_xwayland"] = xw
     res["interval"] = "fork of the app -> its first_frame line (servers); app: its whole life " \
                       "up to then. Protocol: the app's whole connection (it exits right after)."
     return res
@@ -370,6 +449,7 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
     env.pop("WAYLAND_DEBUG", None)  # thousands of frames: too slow to log in the app
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
+    xw_before = xwayland_log_counts(stack)
     args = ["--duration-ms", str(ms)] + (["--scenes", scenes] if scenes else [])
     run = AppRun(ctx, stack, with_engine(app_argv(ctx, stack, "render", *args), engine),
                  extra_env=env)
@@ -385,7 +465,14 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
                "path": shown[0].get("path") if shown else None}
     finally:
         run.stop()
-    if stack.spec.protocol == SERVER_LOG:
+    xw = xwayland_protocol(stack, xw_before, srv_mark)
+    if xw and "unavailable" not in xw:
+        out["protocol_xwayland"] = xw
+    if stack.spec.xwayland:
+        xp = x_counts(shown)
+        if xp:
+            out["protocol"] = xp
+    elif stack.spec.protocol == SERVER_LOG:
         p = wait_protocol_log(stack, run.pid)
         if p is None:
             raise CountFailed("duet-compositor's protocol log has no entry for the app "
@@ -425,7 +512,7 @@ def pool(runs):
     for role in runs[-1]["processes"]:
         out["processes"][role] = {k: sum(r["processes"][role][k] for r in runs)
                                   for k in COUNT_KEYS}
-    for src in ("protocol", "protocol_wm"):
+    for src in ("protocol", "protocol_wm", "protocol_xwayland"):
         if all(r.get(src) for r in runs):
             out[src] = {k: sum(r[src][k] for r in runs) for k in PROTO_KEYS
                         if k in runs[-1][src]}
@@ -504,7 +591,8 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
     res["whole_run_per_frame_study_style"] = {
         r: round(p["study_style"] / long["frames"], 3) for r, p in long["processes"].items()}
     for src, key in (("protocol", "protocol_per_frame"),
-                     ("protocol_wm", "protocol_per_frame_wm")):
+                     ("protocol_wm", "protocol_per_frame_wm"),
+                     ("protocol_xwayland", "protocol_per_frame_xwayland")):
         sp, lp = short.get(src), long.get(src)
         if not (sp and lp):
             continue
@@ -541,11 +629,12 @@ def resize_counts(ctx, stack):
     """IPC per resize: (counts of 3 runs of the 8 sizes - counts of 1 run) / 16,
     which removes start-up and teardown; protocol messages the same way
     where the server logs them (duet-compositor, weston)."""
-    totals, protos = {}, {}
+    totals, protos, xws = {}, {}, {}
     for runs in (1, 3):
         c = Counting(ctx, stack)
         base = c.baseline()
         srv_mark = server_debug_mark(stack)
+        xw_before = xwayland_log_counts(stack)
         run = AppRun(ctx, stack, app_argv(ctx, stack, "resize", "--runs", str(runs)),
                      extra_env=dict(c.app_env(), WAYLAND_DEBUG=""))
         try:
@@ -554,9 +643,14 @@ def resize_counts(ctx, stack):
                 raise AppFailed("duet-resize %s:\n%s" % (run.exit_status(), run.log_tail()))
             totals[runs] = c.measure(base, run.pid, app_final=True)
             xp = x_counts(run.named("resize"))
+            xw = xwayland_protocol(stack, xw_before, srv_mark)
+            if xw and "unavailable" not in xw:
+                xws[runs] = xw
         finally:
             run.stop()
-        if stack.spec.protocol == SERVER_LOG:
+        if stack.spec.xwayland:
+            pass  # the app's X counts (xp); Xwayland's Wayland traffic in xws
+        elif stack.spec.protocol == SERVER_LOG:
             protos[runs] = wait_protocol_log(stack, run.pid)
         elif stack.spec.protocol == SERVER_DEBUG:
             protos[runs] = server_debug_counts(stack, srv_mark)
@@ -578,6 +672,10 @@ def resize_counts(ctx, stack):
         n = 8 * 3
         out["protocol_per_resize"] = round((xp["requests"] + xp["events"]) / n, 2)
         out["protocol_source"] = xp["source"]
+    if xws.get(1) and xws.get(3):
+        out["protocol_per_resize_xwayland"] = {
+            k: round((xws[3][k] - xws[1][k]) / 16.0, 2) for k in PROTO_KEYS if k in xws[3]}
+        out["protocol_per_resize_xwayland"]["source"] = xws[3]["source"]
     out["interval"] = "(3 runs - 1 run of the 8 sizes) / 16 resizes"
     return out
 

@@ -276,7 +276,7 @@ def ipc_table(results, st):
     s = (ipc.get("strace_launch") or {}).get("processes", {})
     p = (ipc.get("launch") or {}).get("processes", {})
     rows = []
-    for role in ("server", "wm", "compositor", "app"):
+    for role in ("server", "wm", "compositor", "xwayland", "app"):
         sp, pp = s.get(role, {}), p.get(role, {})
         calls = sorted(set(sp.get("per_call", {})) | set(pp.get("per_call", {})))
         for c in calls:

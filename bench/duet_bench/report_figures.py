@@ -77,7 +77,7 @@ def timeline_blocks(results, out):
     return blocks
 
 
-ROLES = ["server", "wm", "compositor", "app"]
+ROLES = ["server", "wm", "compositor", "xwayland", "app"]
 
 
 BOOT_MARKS = ["exec", "connected", "submitted", "composited"]

@@ -5,7 +5,7 @@ and what the difference between two stacks costs at this machine's price
 of one switch (results.machine.switch_cost)."""
 from duet_bench import metrics, stats
 
-ROLES = ["server", "wm", "compositor", "app"]
+ROLES = ["server", "wm", "compositor", "xwayland", "app"]
 
 
 def _samples(results, e, st, want=None):

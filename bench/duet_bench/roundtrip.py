@@ -34,7 +34,7 @@ KIND_TIMEOUT_S = 60
 
 def kinds(stack):
     out = [("server", [])]
-    if stack.kind == "x11":
+    if stack.kind == "x11" and not stack.spec.no_wm_roundtrip:
         out.append(("wm", []))
     return out + [("floor-%s-%scpu" % (k, c), [k, "--cpus", c]) for k, c in FLOORS]
 
@@ -95,6 +95,8 @@ def run_kind(ctx, stack, kind, extra):
 def timing(ctx, stack, rec):
     rec.setdefault("groups", GROUPS)
     rec.setdefault("trips_per_group", TRIPS)
+    if stack.kind == "x11" and stack.spec.no_wm_roundtrip:
+        rec["unavailable"] = {"wm": stack.spec.no_wm_roundtrip}
     failed = []
     started = time.monotonic()
     for i in runs(ctx, "roundtrip", stack):

@@ -29,7 +29,7 @@ import subprocess
 
 from duet_bench import procs
 
-STACK_ROLES = ["server", "wm", "compositor"]
+STACK_ROLES = ["server", "wm", "compositor", "xwayland"]
 # Roles that are not the window system: the app(s), the floor's peer
 # process, the bench's observer.
 NOT_WINDOW_SYSTEM = {"app", "peer", "observer"}

@@ -10,6 +10,8 @@ on each stack (docs/methodology.md, "Timeline"):
     openbox  nobody: xcompmgr tells no one; the bench's observer watching
              Xvfb's framebuffer file supplies it (LaunchWitness: duet-launch's
              colour; ResizeWitness: duet-resize's size tags)
+    xwayland, weston-xwayland  as wayland and weston: the X app's window is a
+             surface of Xwayland's Wayland client (server_client_pid)
 
 Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 """
@@ -148,6 +150,23 @@ def painted_frames(stack, spans, frames, ws_per_frame):
     return out
 
 
+def server_client_pid(stack, pid):
+    """The pid under which the stack's server knows app pid's surfaces.
+    On the Xwayland stacks every X window is a surface of one Wayland
+    client, Xwayland's, whose credentials are the server's own pid (the
+    socketpair it handed Xwayland was made by the server), so the app's
+    pid names nothing there. The match is then the first "composited"
+    event of that client at or after the app's fork (first) or request
+    (a new size): the bench runs one X app at a time on these stacks (the
+    concurrent experiment skips them) and nothing else maps X windows, so
+    the first new surface Xwayland shows after the fork is the app's.
+    weston's timeline matches by the surface's description (the window's
+    title, duet's apps' name) or an unnamed surface, as for its own."""
+    if stack.spec.xwayland:
+        return stack.pids().get("server", pid)
+    return pid
+
+
 def server_composited(stack, pid, app_id, since_ns, first=True, width=None, height=None,
                       timeout=1.0, named_only=False):
     """The stack server's own composited time for app pid (duet's servers,
@@ -162,9 +181,11 @@ def server_composited(stack, pid, app_id, since_ns, first=True, width=None, heig
         if stack.spec.composited == stack_kinds.WESTON_TIMELINE:
             t, why = weston_composited(items, app_id, since_ns, named_only)
         else:
-            t = duet_composited(items, pid, since_ns, first, width, height)
-            why = ("no \"composited\" event for pid %d%s in %s (%d events)"
-                   % (pid, "" if first else " at %sx%s" % (width, height),
+            client = server_client_pid(stack, pid)
+            t = duet_composited(items, client, since_ns, first, width, height)
+            why = ("no \"composited\" event for pid %d%s%s in %s (%d events)"
+                   % (client, " (Xwayland's client, for X app pid %d)" % pid
+                      if client != pid else "", "" if first else " at %sx%s" % (width, height),
                       reader.path.rsplit("/", 1)[-1],
                       sum(1 for e in items if e.get("name") == "composited")))
         if t is not None or time.monotonic() >= deadline:

@@ -214,3 +214,70 @@ class Child:
         rx = re.compile(pattern)
         with self._cond:
             return sum(1 for line in self.lines if rx.search(line))
+
+
+def _stat(pid):
+    """(state, ppid, starttime, flags) of /proc/PID/stat, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[1]), int(fields[19]), int(fields[6])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def children_named(parent, comm):
+    """pids of parent's live children whose comm is comm (from /proc)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        st = _stat(int(name))
+        if not st or st[1] != parent or st[0] == "Z":
+            continue
+        try:
+            with open("/proc/%s/comm" % name) as f:
+                if f.read().strip() == comm:
+                    out.append(int(name))
+        except OSError:
+            pass
+    return sorted(out)
+
+
+class Foreign:
+    """A process of a stack that another of its processes started (the
+    Xwayland a Wayland server starts and reaps), watched like a Child:
+    alive() until it exits (a zombie its parent has not reaped yet is
+    gone; its start time tells a reused pid apart). Its output goes where
+    its parent's goes; stopping it is its parent's business."""
+
+    def __init__(self, role, pid):
+        self.role = role
+        self.pid = pid
+        st = _stat(pid)
+        self._start = st[2] if st else None
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                self.argv = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            self.argv = []
+        self.argv = self.argv or [role]
+        self.log_path = None
+
+    @property
+    def name(self):
+        return self.role
+
+    def alive(self):
+        st = _stat(self.pid)
+        return bool(st) and st[0] not in ("Z", "X") and st[2] == self._start
+
+    def dying(self):
+        st = _stat(self.pid)
+        return bool(st) and self.alive() and bool(st[3] & 0x4)  # PF_EXITING
+
+    def status(self):
+        return "running" if self.alive() else "exited (pid %d is gone)" % self.pid
+
+    def log_tail(self, n=4000):
+        return ""

@@ -10,6 +10,8 @@ window manager or a compositing manager.
     openbox    Xvfb (or Xorg) + openbox + xcompmgr -c                server, wm, compositor
     e-x11      Xvfb + Enlightenment (WM and compositor)              server, wm
     e-wayland  Enlightenment, headless Wayland compositor            server
+    xwayland   duet-compositor --xwayland (+ Xwayland, its child)    server (xwayland)
+    weston-xwayland  weston --xwayland (+ Xwayland, its child)       server (xwayland)
 
 What a stack is started with is a Config (data): its kind, size, refresh,
 renderer, X server (Xvfb, or Xorg on the KMS card: xorg.py), output
@@ -33,6 +35,7 @@ observer reads the card's scanout (fb_path "drm:CARD"). duet-xwm reports
 the content path it took itself, in its trace ("xwm_paths").
 """
 import dataclasses
+import glob
 import os
 import re
 import secrets
@@ -92,7 +95,7 @@ class Config:
 
     def xserver(self):
         """The X server this stack runs, or None for a Wayland stack."""
-        if self.spec.window_system != "x11":
+        if self.spec.server_system != "x11":
             return None
         if self.spec.enlightenment:
             return "xvfb"
@@ -114,10 +117,19 @@ def needs(config):
         name, how, where = p
         if name in own:
             progs[name] = (own[name], "given")
+        elif how == "weston-module":
+            progs[name] = (weston_module(name), "Debian package " + where)
         else:
             progs[name] = ((paths.find_own(name, where), "duet build (%s/)" % where)
                            if how == "own" else (shutil.which(name), "Debian package " + where))
     return progs
+
+
+def weston_module(name):
+    """The path of a module weston loads (libweston-N's), or None."""
+    found = sorted(glob.glob("/usr/lib/*/libweston-*/" + name) +
+                   glob.glob("/usr/lib/libweston-*/" + name))
+    return found[-1] if found else None
 
 
 def missing(config):
@@ -183,6 +195,11 @@ class Stack:
             self.base_env.pop(k, None)
         self.procs = {}  # role -> proc.Child, in start order
         self.display = None  # the X display (":N") or the Wayland socket's name
+        self.x_display = None  # the Xwayland stacks' X display (":N"), the apps' DISPLAY
+        self.wayland_display = None  # ... and their server's Wayland socket (not the apps')
+        # role -> proc.Foreign: a stack process started by another (the
+        # Xwayland a Wayland server started), watched like self.procs.
+        self.watched = {}
         self.env = None  # the clients' environment once started
         # On top of env for an app that drives the server itself (duet-resize
         # --mode server): duet-compositor offers duet_test only on its test
@@ -238,7 +255,8 @@ class Stack:
     def _echoed(self, role, kw):
         """duet run (Config.echo): the WM's, compositor's and E's output go
         to our stderr (our stdout is CMD's); X servers still log to files."""
-        if not self.config.echo or role == "server" and self.kind == "x11" or role == "xvfb":
+        if not self.config.echo or role == "server" and self.spec.server_system == "x11" or \
+                role == "xvfb":
             return False
         if kw.get("lines"):
             kw["echo"] = _echo_line
@@ -300,7 +318,7 @@ class Stack:
         """Called once every process is ready; a subclass may check more
         (the bench's readiness probe)."""
 
-    def _start_wayland(self):
+    def _start_wayland(self, extra=()):
         cfg = self.config
         sock = displays.wayland_socket("duet")
         env = self.trace_env(self.protocol_env(self.server_env()), "server")
@@ -327,7 +345,7 @@ class Stack:
             self.fb_path = "drm:" + card.node
             self.notes.append("duet-compositor on KMS (--backend drm, %s): the connector's "
                               "preferred mode, frames paced by its page flips" % card.path)
-        argv += list(cfg.server_args)
+        argv += list(extra) + list(cfg.server_args)
         server = self.spawn("server", argv, env, lines=True,
                             stdout_path=os.path.join(self.dir, "server.stdout.log"))
         # It announces DUET_TEST_DISPLAY=NAME-test (with --test-protocol)
@@ -343,7 +361,7 @@ class Stack:
                      if line.startswith("DISPLAY=")]
         if x_display:
             # Its X display, served by the Xwayland it hosts.
-            self.env["DISPLAY"] = x_display[0]
+            self.x_display = self.env["DISPLAY"] = x_display[0]
         if cfg.test_protocol:
             self.trusted_env = {"WAYLAND_DISPLAY": sock + "-test"}
         if cfg.refresh == 0:
@@ -353,7 +371,7 @@ class Stack:
         path = os.path.join(self.runtime, name)
         self.wait("the Wayland socket %s" % name, lambda: displays.accepting(path))
 
-    def _start_weston(self):
+    def _start_weston(self, extra=()):
         sock = displays.wayland_socket("weston")
         w, h = self.size.split("x")
         ini = self._weston_config()
@@ -366,7 +384,7 @@ class Stack:
                               "--idle-time=0", "--socket=" + sock, "--width=" + w,
                               "--height=" + h, "--config=" + ini,
                               "--logger-scopes=log,timeline", "--log=" + self.weston_log]
-                   + list(self.config.server_args), self.server_env())
+                   + list(extra) + list(self.config.server_args), self.server_env())
         self._wait_socket(sock)
         self.display = sock
         self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
@@ -396,6 +414,54 @@ class Stack:
         if note not in self.notes:
             self.notes.append(note)
         return ini
+
+    # -------------------------------------------------------------- Xwayland
+    def _start_xwayland(self):
+        """duet-compositor --xwayland, its X display the first free one from
+        a number of displays' range (as the X servers'), then Xwayland."""
+        n = next(displays.x_numbers(), displays.X_SERVERS[0])
+        self._start_wayland(extra=("--xwayland", "--xwayland-display", str(n)))
+        if not self.x_display:
+            raise StackError("duet-compositor --xwayland announced no DISPLAY=:N")
+        self._xwayland_up("duet-compositor")
+
+    def _start_weston_xwayland(self):
+        """weston --xwayland: weston takes the first free X display from :0
+        (no switch chooses it) and logs "xserver listening on display :N";
+        it starts Xwayland on the first X connection."""
+        self._start_weston(extra=("--xwayland",))
+        self.wait("weston to log its X display", self._weston_x_display)
+        self._xwayland_up("weston")
+
+    def _weston_x_display(self):
+        m = re.search(r"xserver listening on display (:\d+)",
+                      proc.read_tail(self.weston_log, 200000))
+        if m:
+            self.x_display = m.group(1)
+        return m is not None
+
+    def _xwayland_up(self, server):
+        """The X display answers with a window manager: the launcher's own
+        check is the first X connection, which makes the server start
+        Xwayland; then Xwayland (the server's child) is watched as the
+        stack's "xwayland" process (role_pids, watched)."""
+        # The apps' environment is X11's alone (no WAYLAND_DISPLAY), so a
+        # toolkit that would rather speak Wayland still takes the path this
+        # stack measures; the Wayland socket stays in self.wayland_display.
+        self.wayland_display = self.env.pop("WAYLAND_DISPLAY")
+        self.env["DISPLAY"] = self.x_display
+        self.wait("%s's X window manager on %s (Xwayland started for it)"
+                  % (server, self.x_display), lambda: self._wm_ready(self.x_display))
+        parent = self.procs["server"].pid
+        found = []
+
+        def xwayland():
+            found[:] = proc.children_named(parent, "Xwayland")
+            return bool(found)
+        self.wait("Xwayland, %s's child" % server, xwayland)
+        role = stack_kinds.XWAYLAND
+        self.role_pids[role] = found[0]
+        self.watched[role] = proc.Foreign(role, found[0])
 
     # -------------------------------------------------------------- X servers
     def _start_x_server(self, role="server", size=None, env=None):
@@ -482,15 +548,17 @@ class Stack:
     # -------------------------------------------------------------- X11 clients
     def xctl_ok(self, *args):
         """Whether duet-xctl ARGS succeeds on this stack's display."""
-        r = subprocess.run([self.program("duet-xctl"), "--display", self.display] + list(args),
+        r = subprocess.run([self.program("duet-xctl"), "--display",
+                            self.x_display or self.display] + list(args),
                            env=self.env, stdin=subprocess.DEVNULL, capture_output=True)
         return r.returncode == 0
 
-    def _wm_ready(self):
+    def _wm_ready(self, display=None):
         """A window manager set _NET_SUPPORTING_WM_CHECK (xprop, else duet-xctl)."""
+        display = display or self.display
         if not self.programs.get("xprop") and not shutil.which("xprop"):
             return self.xctl_ok("wait-wm", "0")
-        r = subprocess.run([self.program("xprop"), "-display", self.display, "-root",
+        r = subprocess.run([self.program("xprop"), "-display", display, "-root",
                             "_NET_SUPPORTING_WM_CHECK"], env=self.env,
                            stdin=subprocess.DEVNULL, capture_output=True, text=True)
         return r.returncode == 0 and re.search(r"window id # 0x[0-9a-f]+", r.stdout) is not None
@@ -632,15 +700,16 @@ class Stack:
 
     # -------------------------------------------------------------- state
     def dead(self):
-        """The first stack process that is gone, or None."""
-        for c in self.procs.values():
+        """The first stack process that is gone, or None (the processes it
+        started, then those another started: Xwayland)."""
+        for c in list(self.procs.values()) + list(self.watched.values()):
             if not c.alive():
                 return c
         return None
 
     def dying(self):
         """Whether a stack process was killed and is still exiting."""
-        return any(c.dying() for c in self.procs.values())
+        return any(c.dying() for c in list(self.procs.values()) + list(self.watched.values()))
 
     def pids(self):
         return dict({role: c.pid for role, c in self.procs.items()}, **self.role_pids)

@@ -11,6 +11,15 @@ integration tests and the client matrix all start stacks from this table.
     openbox    Xvfb (or Xorg) + openbox + xcompmgr    server, wm, compositor
     e-x11      Xvfb + Enlightenment                   server, wm
     e-wayland  Enlightenment's Wayland compositor     server
+    xwayland   duet-compositor --xwayland             server (+ Xwayland, its child)
+    weston-xwayland  weston --xwayland                server (+ Xwayland, its child)
+
+A kind has two window systems: its apps' (window_system: the apps'
+--backend, DISPLAY or WAYLAND_DISPLAY) and its server's (server_system).
+They differ on the Xwayland stacks: the apps are X clients of an Xwayland
+that the Wayland server starts on the first X connection (its X window
+manager inside the server), so the processes that answer an app are the
+server and Xwayland (the "xwayland" role, found as the server's child).
 """
 import dataclasses
 from typing import Optional
@@ -34,6 +43,9 @@ X_SERVER = "X server"                # Xvfb, or Xorg (stacks.x_server)
 E_PROGRAMS = "Enlightenment"         # enlightenment.needs()
 
 BUFFERS = "client buffers imported by the server (wl_shm or EGL)"
+XWAYLAND = "xwayland"               # the role of the Xwayland a server started
+XWAYLAND_PATH = ("X clients' windows: Xwayland's wl_shm buffers (its glamor is off without "
+                 "a GPU), imported by the Wayland server")
 E_HEADLESS = "the Enlightenment stacks run headless only"
 
 
@@ -48,7 +60,8 @@ class StackKind:
     content_path: Optional[str]  # how window contents reach it; None: duet-xwm reports it
     # (role, process, when it is ready), in start order: what Stack.start runs.
     processes: tuple = ()
-    # What it runs: (name, "own", build subdir) or (name, "deb", Debian package),
+    # What it runs: (name, "own", build subdir), (name, "deb", Debian package)
+    # or (module, "weston-module", Debian package): a module weston loads,
     # X_SERVER or E_PROGRAMS, in that order in results.json.
     programs: tuple = ()
     quick: bool = False         # among --quick's default stacks
@@ -60,6 +73,16 @@ class StackKind:
     no_keys: Optional[str] = None  # why duet-inject cannot press a key on it
     kms_why_not: Optional[str] = None  # why it does not run on a KMS display
     run: bool = True            # `duet run` offers it
+    no_screenshot: Optional[str] = None  # why Config.screenshot cannot be had (duet run)
+    no_wm_roundtrip: Optional[str] = None  # why duet-roundtrip wm cannot run on its X WM
+    # Its apps are X clients of an Xwayland the Wayland server starts
+    # (role XWAYLAND); window_system is then "x11", server_system "wayland".
+    xwayland: bool = False
+
+    @property
+    def server_system(self):
+        """The display server's own protocol: "wayland" or "x11"."""
+        return "wayland" if self.xwayland else self.window_system
 
     @property
     def observed(self):
@@ -111,6 +134,38 @@ TABLE = [
               kms_why_not=E_HEADLESS,
               processes=(("server", "enlightenment_start (E its child)",
                           "its wayland-0 socket exists"),)),
+]
+XWAYLAND_KEYS = ("not measured yet: duet-inject presses keys through duet_test or XTest on "
+                 "Xvfb; on Xwayland XTest reaches no window and a key from the server's "
+                 "test protocol is not timed (no Xwayland input path in inputlat.py)")
+XWAYLAND_PROCESSES = ("xwayland", "Xwayland (the server's child)",
+                      "its X window manager set _NET_SUPPORTING_WM_CHECK (the first X "
+                      "connection, the launcher's check, starts it)")
+TABLE += [
+    StackKind("xwayland", "x11", "server", TRACE, "duet-compositor trace (Xwayland's client)",
+              None, XWAYLAND_PATH,
+              programs=(("duet-compositor", "own", "compositor"), ("Xwayland", "deb", "xwayland"),
+                        ("xprop", "deb", "x11-utils")),
+              xwayland=True, protocol=SERVER_LOG, no_keys=XWAYLAND_KEYS,
+              kms_why_not="the Xwayland stacks run headless only (so far)",
+              processes=(("server", "duet-compositor --xwayland",
+                          "it prints DISPLAY=:N, then WAYLAND_DISPLAY=NAME once it listens"),
+                         XWAYLAND_PROCESSES)),
+    StackKind("weston-xwayland", "x11", "server", WESTON_TIMELINE,
+              "weston timeline scope (Xwayland's surfaces)", None, XWAYLAND_PATH,
+              programs=(("weston", "deb", "weston"), ("xwayland.so", "weston-module",
+                                                       "libweston-10-0"),
+                        ("Xwayland", "deb", "xwayland"), ("xprop", "deb", "x11-utils")),
+              xwayland=True, protocol=SERVER_DEBUG, no_keys=XWAYLAND_KEYS,
+              no_wm_roundtrip="weston's X window manager does not answer "
+                              "_NET_REQUEST_FRAME_EXTENTS (not in its _NET_SUPPORTED), the "
+                              "request duet-roundtrip wm times",
+              no_screenshot="weston's headless backend writes no screenshot (its screenshooter "
+                            "needs a client with weston's private protocol)",
+              kms_why_not=TABLE[2].kms_why_not,
+              processes=(("server", "weston --xwayland",
+                          "its Wayland socket exists and it logged its X display"),
+                         XWAYLAND_PROCESSES)),
 ]
 KINDS = {k.name: k for k in TABLE}
 NAMES = [k.name for k in TABLE]

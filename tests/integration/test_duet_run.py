@@ -2,7 +2,14 @@
 """`duet run STACK -- CMD`: CMD runs inside a fresh stack, its exit status
 is passed on, and nothing the launcher started outlives it.
 
-usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman]|usage|all-gone-STACK
+usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman]|usage|all-gone-STACK|
+                        xwayland|weston-xwayland
+
+xwayland, weston-xwayland: CMD is an X client: it gets DISPLAY (no
+WAYLAND_DISPLAY), the launcher started the Wayland server and the server
+its Xwayland, duet's own X client draws its first frame and xterm -e true
+exits 0 there, and once the run returns the server and Xwayland are gone.
+Skipped, with one line, where Xwayland (or weston's xwayland.so) is missing.
 
 all-gone-STACK: `duet run STACK -- sh -c 'setsid sleep 600 & sleep 4'` returns
 only once every process the run started has exited: the stack's, their
@@ -24,6 +31,7 @@ import duet
 import pngread
 from duet import check
 from duet_launch import enlightenment, reaper, stack_kinds
+from duet_launch import stack as launch_stack
 
 
 def launcher():
@@ -103,8 +111,13 @@ def run_probe(stack_args, tmp, stack):
                   "CMD did not start (launcher status %s); stderr:\n%s"
                   % (proc.poll(), open(errpath).read()[-3000:]))
             lines.append(line.strip())
-        stack_procs = {pid: argv for pid, (ppid, argv) in processes().items()
-                       if ppid == proc.pid}
+        # The launcher's children, and theirs (the Xwayland a Wayland
+        # server started).
+        now = processes()
+        stack_procs = {pid: argv for pid, (ppid, argv) in now.items() if ppid == proc.pid}
+        stack_procs.update({pid: argv for pid, (ppid, argv) in now.items()
+                            if ppid in stack_procs and os.path.basename(argv[0] if argv else "")
+                            == "Xwayland"})
         open(flag, "w").close()
         status = proc.wait(40)
     finally:
@@ -289,12 +302,46 @@ def case_wayland_server_dies(tmp):
     check(r.returncode == 3, "a failing CMD's status 3 came back as %d" % r.returncode)
 
 
+def skip_missing(stack):
+    """One line, and the test is skipped, where the stack cannot run here."""
+    why = launch_stack.missing(launch_stack.Config(stack))
+    if why:
+        raise duet.Skip("%s cannot run here: %s" % (stack, why))
+
+
+def case_xwayland(tmp, stack):
+    skip_missing(stack)
+    display, wl, names = run_probe(["--size", "640x480"], tmp, stack)
+    check(re.fullmatch(r":\d+", display), "CMD saw DISPLAY=%r under %s" % (display, stack))
+    check(wl == "", "CMD saw WAYLAND_DISPLAY=%r under %s: its clients are X clients" % (wl, stack))
+    server = stack_kinds.get(stack).programs[0][0]
+    check(server in names and "Xwayland" in names, "the launcher's %s and its Xwayland were not "
+          "running while CMD ran: %s" % (server, names))
+    duet.log("%s: DISPLAY=%s, exit status 3 passed on; %s and Xwayland are gone"
+             % (stack, display, server))
+    pattern = duet.program("DUET_X11_TEST_PATTERN")
+    r = run(["run", stack, "--", pattern, "--size", "100x80", "--exit-after-first-frame"], tmp)
+    check(r.returncode == 0, "`duet run %s -- duet-x11-test-pattern --exit-after-first-frame` "
+          "exited %d; stderr:\n%s" % (stack, r.returncode, r.stderr[-3000:]))
+    check("mapped" in r.stdout, "duet-x11-test-pattern said nothing of its window: %r"
+          % r.stdout[-500:])
+    xterm = duet.third_party("xterm")
+    r = run(["run", stack, "--", xterm, "-e", "true"], tmp)
+    check(r.returncode == 0, "`duet run %s -- xterm -e true` exited %d; stderr:\n%s"
+          % (stack, r.returncode, r.stderr[-3000:]))
+    r = run(["run", stack, "--", "sh", "-c", "exit 7"], tmp)
+    check(r.returncode == 7, "`duet run %s -- sh -c 'exit 7'` exited %d" % (stack, r.returncode))
+    duet.log("%s: duet-x11-test-pattern drew its first frame, xterm -e true exited 0" % stack)
+
+
 DAEMON_CMD = "setsid sleep 600 </dev/null >/dev/null 2>&1 & sleep 4"
 
 
 def case_all_gone(tmp, stack):
     if stack_kinds.get(stack).enlightenment and enlightenment.missing():
         raise duet.Skip("Enlightenment cannot run here: %s" % enlightenment.missing())
+    if stack_kinds.get(stack).xwayland:
+        skip_missing(stack)
     mark = ("DUET_RUN_GONE", "%d-%s" % (os.getpid(), os.urandom(4).hex()))
     env = duet.base_env(os.path.join(tmp, "runtime"))
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
@@ -329,7 +376,9 @@ def case_all_gone(tmp, stack):
 
 CASES = {"x11": case_x11, "wayland-server-dies": case_wayland_server_dies, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
          "x11-screenshot-pixman": lambda tmp: case_x11_screenshot(tmp, "pixman"),
-         "x11-wm-dies": case_x11_wm_dies, "usage": case_usage}
+         "x11-wm-dies": case_x11_wm_dies, "usage": case_usage,
+         "xwayland": lambda tmp: case_xwayland(tmp, "xwayland"),
+         "weston-xwayland": lambda tmp: case_xwayland(tmp, "weston-xwayland")}
 CASES.update({"all-gone-" + name: (lambda tmp, name=name: case_all_gone(tmp, name))
               for name in stack_kinds.RUN})
 
