@@ -477,16 +477,16 @@ def study_ratio(metric):
     return None
 
 
-def ratios(results, table=None, order=None):
+def ratios(results, table=None, order=None, pairs=None):
     """[(Metric, (a, b), result dict with "verdict")] for every metric and
-    every pair of stacks both of which have values."""
+    every pair of stacks (stats.PAIRS, or pairs) both of which have values."""
     if table is None:
         table, order = cells(results)
     seed = seed_of(results)
     out = []
     for m in order:
         per = table[m.key]
-        for a, b in stats.PAIRS:
+        for a, b in pairs or stats.PAIRS:
             ca, cb = per.get(a), per.get(b)
             if not ca or not cb or not ca.vals or not cb.vals:
                 continue

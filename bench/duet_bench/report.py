@@ -7,7 +7,7 @@ numbers."""
 import csv
 import os
 
-from duet_bench import experiments, metrics, plots, report_switches, stats
+from duet_bench import experiments, metrics, plots, report_arch, report_switches, stats
 from duet_bench.blocks import to_html, to_md
 from duet_bench.report_figures import SIZES, fmt, timeline_blocks
 from duet_bench.study import BOARD, STUDY
@@ -385,6 +385,7 @@ def blocks_of(results, out, table, order, pairs):
     blocks.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS] +
                    ["coefficient of variation per stack"],
                    ratio_table_rows(order, pairs, table)))
+    blocks.extend(report_arch.blocks(results, table, order))
     blocks.extend(timeline_blocks(results, out))
     blocks.append(("h2", "Machine and run"))
     blocks.append(("table", ["", "here", "study"], machine_rows(results)))

@@ -29,6 +29,21 @@ def ratio_cell(res):
     return "%.3g (no interval: %s)" % (res["ratio"], res.get("why"))
 
 
+def metric_ratio_cell(m, res, both_zero=False):
+    """ratio_cell for a ratio of Metric m: a count's ratio (one counting
+    run each, no interval) with its verdict, and two zero medians (both_zero)
+    read "both 0" rather than no ratio."""
+    if not res:
+        return "-"
+    if res.get("ratio") is None:
+        # An idle server's zero over another's zero is no ratio, but it
+        # is the answer: say so.
+        return "- (both 0)" if both_zero else "- (%s)" % res.get("why")
+    if m.count and res.get("ci_low") is None:
+        return "%.3g (%s)" % (res["ratio"], res["verdict"])
+    return ratio_cell(res)
+
+
 # ------------------------------------------------------------ launch timeline
 def timeline_segments(points):
     """[(from, to, from ms, to ms)] between the known points in time

@@ -3,7 +3,7 @@ glmark2 and elementary_test on every stack, their figures per stack and
 the study-style ratios with their intervals."""
 from duet_bench import metrics, stats
 from duet_bench.glmark2 import NOTE_ROUNDTRIP
-from duet_bench.report_figures import fmt, ratio_cell
+from duet_bench.report_figures import fmt, metric_ratio_cell
 
 PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
               ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
@@ -67,21 +67,8 @@ def ratio_rows(order, pairs, keep, table=None):
         got = {p: res for pm, p, res in pairs if pm is m}
         if not got:
             continue
-        cells = []
-        for p in stats.PAIRS:
-            res = got.get(p)
-            if not res:
-                cells.append("-")
-            elif res.get("ratio") is None:
-                # An idle server's zero over another's zero is no ratio,
-                # but it is the answer: say so.
-                zero = table is not None and all(_median_of(table, m.key, st) == 0
-                                                 for st in p)
-                cells.append("- (both 0)" if zero else "- (%s)" % res.get("why"))
-            elif m.count and res.get("ci_low") is None:
-                cells.append("%.3g (%s)" % (res["ratio"], res["verdict"]))
-            else:
-                cells.append(ratio_cell(res))
+        cells = [metric_ratio_cell(m, got.get(p), table is not None and all(
+            _median_of(table, m.key, st) == 0 for st in p)) for p in stats.PAIRS]
         rows.append([m.key] + cells)
     return rows
 

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Tests of the bench's statistics, report, schema and exit status.
 
-usage: test_report.py stats|report
+usage: test_report.py stats|arch|report
   stats:  the bootstrap and verdicts on synthetic data whose answer is
           known; the seeded stack order. No stack is started.
+  arch:   the report's three-architecture section from synthetic results
+          of the six X11, Xwayland and Wayland stacks: its table (a column
+          per stack, the xwayland ratios with intervals) and the IPC calls
+          per process per launch; an absent stack said in one line; no
+          section without an Xwayland stack. No stack is started.
   report: one real `duet bench --quick` run (wayland, x11; launch, render;
           3 rounds so there are intervals) validated against
           bench/results.schema.json; its summary.csv has ratio rows with
@@ -146,6 +151,128 @@ def test_stats():
     check(all(sorted(o) == sorted(names) for o in o1), "every round runs every stack once")
     check(len({tuple(o) for o in o1}) > 1, "the order changes between rounds: %s" % o1)
     check(o1 != stats.stack_order(names, 6, 43), "another seed gives another order")
+
+
+# ------------------------------------------------------------ three architectures
+ARCH_LAUNCH_MS = {"wayland": 100.0, "weston": 120.0, "xwayland": 130.0,
+                  "weston-xwayland": 160.0, "x11": 150.0, "openbox": 170.0}
+ARCH_IPC = {  # ipc.STACK.launch.processes: study_style per role
+    "wayland": {"server": 40, "app": 38},
+    "weston": {"server": 50, "app": 45},
+    "xwayland": {"server": 30, "xwayland": 70, "app": 20},
+    "weston-xwayland": {"server": 35, "xwayland": 80, "app": 20},
+    "x11": {"server": 90, "wm": 60, "app": 20},
+    "openbox": {"server": 110, "wm": 45, "compositor": 25, "app": 20},
+}
+
+
+def arch_results(stacks, rounds=4):
+    rng = random.Random(7)
+    res = {"schema": 3, "seed": 3, "command": "duet bench (synthetic)",
+           "options": {"rounds": rounds, "engine": "sw"}, "stacks": {},
+           "experiments": {"launch": {}, "render": {}}, "ipc": {}}
+    for st in stacks:
+        res["stacks"][st] = {"status": "ok"}
+        res["experiments"]["launch"][st] = {"status": "ok", "samples": [
+            {"round": r + 1, "kind": "warm", "ms": ARCH_LAUNCH_MS[st] * (1 + 0.02 * rng.random())}
+            for r in range(rounds) for _ in range(3)]}
+        res["experiments"]["render"][st] = {"status": "ok", "samples": [
+            {"round": r + 1, "score_fps": 1000.0 / ARCH_LAUNCH_MS[st]} for r in range(rounds)]}
+        procs = {role: {"study_style": n, "ipc_unix": n} for role, n in ARCH_IPC[st].items()}
+        res["ipc"][st] = {"launch": {"status": "ok", "processes": procs},
+                          "render": {"status": "ok", "per_frame_study_style": {
+                              role: n / 10.0 for role, n in ARCH_IPC[st].items()}}}
+    return res
+
+
+def arch_report(results):
+    from duet_bench import report
+    tmp = tempfile.mkdtemp(prefix="duet-arch-")
+    try:
+        report.write_all(results, tmp)
+        with open(os.path.join(tmp, "report.md")) as f:
+            md = f.read()
+        with open(os.path.join(tmp, "report.html")) as f:
+            page = f.read()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return md, page
+
+
+def section_of(md):
+    head = "## Three architectures: X11, Xwayland, native Wayland"
+    if head not in md:
+        return None
+    return md.split(head, 1)[1].split("\n## ", 1)[0]
+
+
+def table_of(sec):
+    lines = [ln for ln in sec.splitlines() if ln.startswith("|")]
+    cut = lambda ln: [c.strip() for c in ln.strip().strip("|").split("|")]  # noqa: E731
+    return cut(lines[0]), {cut(ln)[0]: cut(ln) for ln in lines[2:]}
+
+
+def test_arch():
+    six = ["x11", "openbox", "xwayland", "weston-xwayland", "wayland", "weston"]
+    md, page = arch_report(arch_results(six))
+    sec = section_of(md)
+    check(sec is not None, "six stacks: the report has the three-architecture section")
+    check("Three architectures" in page, "... and report.html too")
+    header, rows = table_of(sec)
+    check(header == ["metric"] + six + ["xwayland/wayland", "xwayland/x11",
+                                        "weston-xwayland/weston", "xwayland/weston-xwayland"],
+          "one column per stack, then the four ratios: %s" % header)
+    launch = rows.get("launch_ms (ms)")
+    check(launch is not None, "a launch_ms row: %s" % sorted(rows))
+    cols = dict(zip(header, launch))
+    check(abs(float(cols["xwayland"]) - 130) < 4 and abs(float(cols["weston"]) - 120) < 4,
+          "the medians per stack: %s" % launch)
+    for pair, want in (("xwayland/wayland", 1.3), ("xwayland/x11", 130 / 150.),
+                       ("weston-xwayland/weston", 160 / 120.),
+                       ("xwayland/weston-xwayland", 130 / 160.)):
+        cell = cols[pair]
+        check("[" in cell and abs(float(cell.split()[0]) - want) < 0.05,
+              "%s: the ratio of medians %.3g with its interval: %s" % (pair, want, cell))
+    check("render_fps (fps)" in rows, "a render_fps row")
+    ipc = dict(zip(header, rows.get("launch_ipc (calls)") or []))
+    check(ipc.get("xwayland/wayland", "").startswith("0.75 ("),
+          "IPC per launch: the server's count ratio with its verdict, no interval: %s" % ipc)
+    for line in ("**X11**", "x11: per launch server (Xvfb) 90, wm (duet-xwm) 60, app 20; "
+                 "window system 150",
+                 "openbox: per launch server (Xvfb) 110, wm (openbox) 45, compositor "
+                 "(xcompmgr) 25, app 20; window system 180",
+                 "**Xwayland**", "xwayland: per launch server (duet-compositor) 30, xwayland "
+                 "(Xwayland) 70, app 20; window system 100",
+                 "weston-xwayland: per launch server (weston) 35, xwayland (Xwayland) 80, "
+                 "app 20; window system 115",
+                 "**native Wayland**", "wayland: per launch server (duet-compositor) 40, app "
+                 "38; window system 40", "per frame server (duet-compositor) 4, app 3.8"):
+        check(line in sec, "the IPC lines say: %s" % line)
+    check("Absent" not in sec, "nothing absent with six stacks")
+
+    md, _ = arch_report(arch_results(["xwayland", "wayland", "x11"]))
+    sec = section_of(md)
+    check(sec is not None, "xwayland, wayland and x11: the section")
+    header, rows = table_of(sec)
+    check(header == ["metric", "x11", "xwayland", "wayland", "xwayland/wayland",
+                     "xwayland/x11"], "columns and ratios of the present stacks only: %s"
+          % header)
+    for st in ("openbox", "weston-xwayland", "weston"):
+        check("%s: not in this run" % st in sec, "%s absent, said in the line" % st)
+    check(sec.count("Absent") == 1, "... one line")
+
+    res = arch_results(["xwayland", "wayland"])
+    res["stacks"]["weston-xwayland"] = {"status": "skipped", "reason": "weston has no xwayland.so"}
+    sec = section_of(arch_report(res)[0])
+    check("weston-xwayland: skipped (weston has no xwayland.so)" in sec,
+          "a skipped stack is absent with its reason")
+    check("**X11**: no stack of this architecture in this run." in sec,
+          "an architecture with no stack says so")
+
+    md, _ = arch_report(arch_results(["x11", "wayland", "weston"]))
+    check(section_of(md) is None, "no Xwayland stack: no section")
+    for name in ("launch_ms", "launch_ipc"):
+        check(name in md, "... and the rest of the report as before (%s)" % name)
 
 
 # ------------------------------------------------------------ report (real run)
@@ -319,5 +446,5 @@ def test_report():
 
 
 if __name__ == "__main__":
-    {"stats": test_stats, "report": test_report}[sys.argv[1]]()
+    {"stats": test_stats, "arch": test_arch, "report": test_report}[sys.argv[1]]()
     print("PASS")
