@@ -240,18 +240,25 @@ def server_debug_counts(stack, start, end=None):
                       "side, every client: no bytes)"}
 
 
+PROTOCOL_FIELDS = ("requests", "events", "request_bytes", "event_bytes", "request_fds",
+                   "event_fds")
+
+
+def protocol_clients(stack):
+    """The clients of duet-compositor's protocol log, or None."""
+    try:
+        with open(stack.protocol_log) as f:
+            return json.load(f).get("clients", [])
+    except (OSError, ValueError):
+        return None
+
+
 def protocol_log(stack, app_pid):
     if not stack.protocol_log:
         return None
-    try:
-        with open(stack.protocol_log) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    for c in data.get("clients", []):
+    for c in protocol_clients(stack) or []:
         if c["pid"] == app_pid:
-            keep = {k: c[k] for k in ("requests", "events", "request_bytes", "event_bytes",
-                                      "request_fds", "event_fds")}
+            keep = {k: c[k] for k in PROTOCOL_FIELDS}
             keep["source"] = "duet-compositor protocol log (server side)"
             keep["messages"] = c.get("messages", {})
             return keep
@@ -356,15 +363,9 @@ def xwayland_log_counts(stack):
             pass
         time.sleep(0.01)
     server = stack.pids().get("server")
-    try:
-        with open(stack.protocol_log) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    for c in data.get("clients", []):
+    for c in protocol_clients(stack) or []:
         if c.get("pid") == server:
-            return {k: c.get(k, 0) for k in ("requests", "events", "request_bytes",
-                                             "event_bytes", "request_fds", "event_fds")}
+            return {k: c.get(k, 0) for k in PROTOCOL_FIELDS}
     return None
 
 
