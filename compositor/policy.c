@@ -13,7 +13,11 @@
  *     and keyboard focus. When it unmaps, closes or is minimized, focus goes
  *     to the topmost remaining visible window (or nobody).
  *  4. Activate (a button press on a window, or a request): raise + focus;
- *     a minimized window is shown again first.
+ *     a minimized window is shown again first. A window raised (here or by
+ *     rule 2) takes its visible dialogs (rule 11's children, and theirs)
+ *     up with it, above it in their order: xdg_toplevel.set_parent stacks
+ *     a child above its parent, as window managers keep WM_TRANSIENT_FOR
+ *     windows above theirs (openbox, i3, weston).
  *  5. Maximize / fullscreen: the window is configured to its output's size
  *     at that output's top-left corner and its previous position and size are saved; un-maximize and
  *     un-fullscreen restore them. Fullscreen takes precedence over maximize.
@@ -110,6 +114,26 @@ void comp_policy_window_initial_configure(struct comp_window *window)
 		comp_window_configure(window, 0, 0);
 }
 
+/* Rule 4's raise. The dialogs are gathered before any is raised (raising
+ * reorders the list), bottom first so that they keep their order; depth
+ * bounds a loop of parents, which clients can make. */
+static void raise_with_dialogs(struct comp_window *window, int depth)
+{
+	comp_window_raise(window);
+	if (depth >= 8)
+		return;
+	struct comp_window *children[16], *child;
+	size_t n = 0;
+	/* (A 17th open dialog of one window stays where it is.) */
+	wl_list_for_each_reverse(child, &window->server->windows, link) {
+		if (n < sizeof(children) / sizeof(children[0]) && child != window &&
+		    child->parent_id == window->id && window_visible(child))
+			children[n++] = child;
+	}
+	for (size_t i = 0; i < n; i++)
+		raise_with_dialogs(children[i], depth + 1);
+}
+
 /* Rule 11's parent: looked up by id at each map, so that a parent gone
  * meanwhile leaves nothing dangling. */
 static struct comp_window *visible_parent(struct comp_window *window)
@@ -150,7 +174,7 @@ void comp_policy_window_mapped(struct comp_window *window)
 		comp_window_set_position(window, output->x, output->y);
 	else
 		place(window, output);
-	comp_window_raise(window);
+	raise_with_dialogs(window, 0);
 	/* One that maps minimized (an X client's IconicState) is placed and
 	 * raised as duet-xwm does, and stays without the focus (rule 3). */
 	if (!window->minimized)
@@ -172,7 +196,7 @@ void comp_policy_activate(struct comp_window *window)
 		window->minimized = false;
 		comp_window_set_hidden(window, false);
 	}
-	comp_window_raise(window);
+	raise_with_dialogs(window, 0);
 	set_focus(window->server, window);
 }
 

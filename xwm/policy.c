@@ -10,7 +10,10 @@
  *     say). When it unmaps, closes or is minimized, focus goes to the
  *     topmost remaining visible window (or nobody).
  *  4. Activate (a button press on a window, or a request): raise + focus;
- *     a minimized window is shown again first.
+ *     a minimized window is shown again first. A window raised (here or by
+ *     rule 2) takes its visible dialogs (rule 11's WM_TRANSIENT_FOR
+ *     children, and theirs) up with it, above it in their order, as
+ *     openbox, i3 and weston keep transients above their parents.
  *  5. Maximize / fullscreen: the window is configured to the screen size at
  *     0,0 and its previous position and size are saved; un-maximize and
  *     un-fullscreen restore them. Fullscreen takes precedence over maximize.
@@ -67,6 +70,27 @@ static void focus_topmost(struct xwm *xwm, struct xwm_window *except)
 	set_focus(xwm, NULL);
 }
 
+/* Rule 4's raise. The dialogs are gathered before any is raised (raising
+ * reorders the stack), bottom first so that they keep their order; depth
+ * bounds a loop of WM_TRANSIENT_FOR, which clients can make. */
+static void raise_with_dialogs(struct xwm_window *w, int depth)
+{
+	xwm_window_raise(w);
+	if (depth >= 8)
+		return;
+	struct xwm_window *children[16];
+	size_t n = 0;
+	/* (A 17th open dialog of one window stays where it is.) */
+	for (struct duet_list *l = w->xwm->stack.next; l != &w->xwm->stack; l = l->next) {
+		struct xwm_window *child = duet_container_of(l, struct xwm_window, link);
+		if (n < sizeof(children) / sizeof(children[0]) && child != w && child->client &&
+		    child->client->transient_for == w->id && xwm_window_visible(child))
+			children[n++] = child;
+	}
+	for (size_t i = 0; i < n; i++)
+		raise_with_dialogs(children[i], depth + 1);
+}
+
 void xwm_policy_place(int screen_w, int screen_h, int width, int height, int *x, int *y)
 {
 	int px = (screen_w - width) / 2;
@@ -107,7 +131,7 @@ void xwm_policy_window_place(struct xwm_window *w)
 		}
 		xwm_window_move_resize(w, x, y, w->width, w->height);
 	}
-	xwm_window_raise(w);
+	raise_with_dialogs(w, 0);
 }
 
 void xwm_policy_window_mapped(struct xwm_window *w)
@@ -129,7 +153,7 @@ void xwm_policy_activate(struct xwm_window *w)
 		w->client->minimized = false;
 		xwm_window_set_hidden(w, false);
 	}
-	xwm_window_raise(w);
+	raise_with_dialogs(w, 0);
 	set_focus(w->xwm, w);
 }
 

@@ -758,7 +758,9 @@ static int mode_minimize(struct conn *c)
  * the output's centre: it maps centred over A (policy rule 11). */
 static int mode_dialog(struct conn *c)
 {
-	struct window a, b;
+	/* Static: the test activates A after the last step, and the
+	 * configures that brings are dispatched after this returns. */
+	static struct window a, b;
 	map_toplevel(c, &a, "duet-probe-a", solid(c, 300, 200, RED), 0);
 	step(c, "parent");
 	map_child(c, &b, "duet-probe-b", solid(c, 100, 80, GREEN), 0, &a);

@@ -331,6 +331,13 @@ def dialog(s):
     check(b.app_id == "duet-probe-b" and b.focused and (b.x, b.y) == want,
           "the dialog is not on top, focused and centred over its parent at %r: %r"
           % (want, wins))
+    # Rule 4: the parent activated takes the focus and raises its dialog
+    # with it, still above it (xdg_toplevel.set_parent).
+    s.testctl("activate", a.id)
+    wins = s.windows()
+    check([w.app_id for w in wins[:2]] == ["duet-probe-b", "duet-probe-a"] and wins[1].focused,
+          "after activating the parent, the dialog is not above it or the parent not focused: %r"
+          % wins)
     probe.go()
     probe.finish()
 

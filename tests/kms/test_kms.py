@@ -4,12 +4,15 @@ virtio-gpu card by scripts/test-kms (meson test --setup kms --suite kms);
 outside one there is no card, and each test skips (or, with
 DUET_KMS_GUEST=1, fails: the guest must have one).
 
-usage: test_kms.py clients|presentation|legacy|busy|bad-device|no-device|unplug|plug|
-                   vt-switch|no-seat|headless-mode
+usage: test_kms.py clients|xwayland|presentation|legacy|busy|bad-device|no-device|unplug|
+                   plug|vt-switch|no-seat|headless-mode
 
   clients       weston-simple-shm, weston-simple-egl and duet-launch each
                 reach the screen: screenshots read from the scanned-out
                 buffer show their pixels
+  xwayland      --backend drm --xwayland: duet-launch as an X client, through
+                the Xwayland the compositor starts on its first X connection,
+                reaches the scanout (issue 32, done-when 6)
   presentation  wp_presentation feedback of 30 frames: VSYNC, HW_CLOCK and
                 HW_COMPLETION, seq strictly increasing, the mode's refresh,
                 times increasing and not in the future
@@ -184,6 +187,26 @@ def test_clients():
         show_client(s, bg, "simple-egl", [egl], content_check, min_non_bg=0.1)
         show_client(s, bg, "duet-launch", [launch, "--backend", "wayland", "--engine", "sw",
                                            "--size", "400x300", "--stay"], launch_check)
+        s.check_alive()
+
+
+def test_xwayland():
+    cards()
+    duet.third_party("Xwayland")
+    import test_xwayland  # the integration tests' display numbers and checks
+    launch = duet.program("DUET_LAUNCH")
+    with KmsSession("kms-xwayland", args=test_xwayland.xwayland_args()) as s:
+        s.wait_log("modesetting")
+        bg = s.background()
+        s.wait_log("screenshots read the scanned-out buffer")
+        display, _ = test_xwayland.announced(s)
+        check(not test_xwayland.xwayland_pids(s), "Xwayland started before any X client")
+        show_client(s, bg, "duet-launch-x11", [launch, "--backend", "x11", "--engine", "sw",
+                                               "--size", "400x300", "--stay"], launch_check)
+        pids = test_xwayland.xwayland_pids(s)
+        check(len(pids) == 1, "Xwayland processes of the compositor: %r" % pids)
+        duet.log("an X client on %s reached the scanout through Xwayland (pid %d)"
+                 % (display, pids[0]))
         s.check_alive()
 
 
@@ -690,6 +713,7 @@ def test():
     name = sys.argv[1]
     {
         "clients": test_clients,
+        "xwayland": test_xwayland,
         "presentation": test_presentation,
         "legacy": lambda: test_presentation(legacy=True),
         "busy": test_busy,
