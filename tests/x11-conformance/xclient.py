@@ -14,8 +14,13 @@ was sent before (one connection, events in order).
 import select
 import time
 
-from Xlib import X, Xatom, Xutil, display, error
+from Xlib import X, Xatom, Xutil, display, error, ext
 from Xlib.protocol import event as xevent
+
+# The checks speak the core protocol only. python-xlib 0.33 sets up every
+# extension the server has as it connects, and its RANDR set-up raised a
+# TypeError on one Xwayland (an event code taken twice): it loads none.
+ext.__extensions__ = []
 
 WITHDRAWN, NORMAL, ICONIC = Xutil.WithdrawnState, Xutil.NormalState, Xutil.IconicState
 # _NET_WM_STATE actions, _NET_ACTIVE_WINDOW source indications.
@@ -164,6 +169,9 @@ class Conn:
         self.d.sync()
         self.wait("the WM to drop our destroyed windows from its lists",
                   lambda: not ids & set(self.root_windows("_NET_CLIENT_LIST")))
+        # python-xlib hands a freed XID out again: the WM must be done
+        # with the old window first, also where it keeps no client list.
+        self.barrier()
 
     def viewable(self, win):
         try:
