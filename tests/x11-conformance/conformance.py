@@ -178,7 +178,8 @@ def doc(paths):
     out += ["%d. %s" % (i, n) for i, n in enumerate(notes, 1)]
     out += ["", "## Window managers", ""]
     for w in order:
-        out.append("- %s: `_NET_WM_NAME` %s." % (runs[w]["title"], runs[w].get("wm_name")))
+        out.append("- %s: %s; `_NET_WM_NAME` %s." % (runs[w]["title"], wms.WMS[w][2],
+                                                     runs[w].get("wm_name")))
     return "\n".join(out) + "\n"
 
 

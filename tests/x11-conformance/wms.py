@@ -11,13 +11,19 @@ import time
 
 from duet_launch import stack as launch_stack
 
-# name: (stack kind, title in the table)
+# name: (stack kind, title in the table, how it runs)
 WMS = {
-    "x11": ("x11", "duet-xwm (Xvfb)"),
-    "xwayland": ("xwayland", "duet-compositor XWM (Xwayland)"),
-    "weston-xwayland": ("weston-xwayland", "weston XWM (Xwayland)"),
-    "openbox": ("openbox", "openbox (Xvfb)"),
-    "i3": ("x11", "i3 (Xvfb)"),
+    "x11": ("x11", "duet-xwm (Xvfb)", "duet_launch's x11 stack: Xvfb + duet-xwm"),
+    "xwayland": ("xwayland", "duet-compositor XWM (Xwayland)",
+                 "duet_launch's xwayland stack: duet-compositor --xwayland, headless; its "
+                 "XWM is xwm/'s model with the compositor's policy"),
+    "weston-xwayland": ("weston-xwayland", "weston XWM (Xwayland)",
+                        "duet_launch's weston-xwayland stack: weston --xwayland on its "
+                        "headless backend, which has no wl_seat, so nothing is activated"),
+    "openbox": ("openbox", "openbox (Xvfb)",
+                "duet_launch's openbox stack: Xvfb + openbox (an empty config) + xcompmgr -c"),
+    "i3": ("x11", "i3 (Xvfb)",
+           "Xvfb from duet_launch and i3 with a generated config: no bar, i3's defaults"),
 }
 ORDER = list(WMS)
 DUET = ["x11", "xwayland"]
