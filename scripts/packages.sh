@@ -41,11 +41,14 @@ DUET_KMS_PACKAGES="
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages), wlcs with Mir's module beside it (tests/wlcs), and
-# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland.py).
+# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland.py),
+# and the X11 conformance check's client library and its tiling peer, i3
+# (tests/x11-conformance).
 DUET_TEST_PACKAGES="
 	wayland-utils foot xterm gtk-3-examples gtk-4-examples xwayland
 	python3-jsonschema lava-common
 	wlcs mir-wlcs-integration
+	python3-xlib i3-wm
 "
 # The client matrix (scripts/client-matrix, docs/clients.md): real toolkit
 # apps from Debian on all four stacks (the test packages' gtk3-demo, foot,
