@@ -8,8 +8,8 @@ a newly mapped window).
 
 usage: test_xwayland_clipboard.py copy-x-to-wayland | copy-wayland-to-x |
            incr-x-to-wayland | incr-wayland-to-x | x-owner-killed |
-           x-owner-stopped | wayland-source-stopped | stuck-reader |
-           concurrent | restart
+           x-owner-stopped | wayland-source-stopped | requestor-gone |
+           stuck-reader | concurrent | restart
 
 copy-x-to-wayland: text copied in X (xclip) is pasted in Wayland
 (wl-paste) byte for byte, non-ASCII UTF-8 (accents, CJK, emoji, a
@@ -32,6 +32,11 @@ wayland-source-stopped: the Wayland source stopped (SIGSTOP) while an X
 client pastes: after the 5 s timeout the X client is refused; the source
 killed, the window manager lets CLIPBOARD go (X sees no owner); no fd
 left behind.
+requestor-gone: an X client asks for 3 MB from a Wayland source that is
+stopped, and is killed before the source writes: the answer (INCR) goes
+to a window that no longer exists (BadWindow, ignored), the transfer is
+dropped after the 5 s timeout, no fd left behind, and the next X paste
+works.
 stuck-reader: a Wayland client that never reads its fd (wl-paste writing
 into a pipe nobody reads) is dropped after 5 s without progress, and
 another client's paste meanwhile works; no fd left behind.
@@ -245,6 +250,26 @@ def wayland_source_stopped(s):
     settled_fds(s, baseline, "a Wayland source stopped mid-transfer")
 
 
+def requestor_gone(s):
+    text = big_text()
+    source = wl_copy(s, text)
+    until_pasted(s, x_paste, text, "3 MB Wayland copy, X paste", timeout=30)
+    baseline = compositor_fds(s)
+    source.kill(signal.SIGSTOP)
+    requestor = s.client(["xclip", "-selection", "clipboard", "-o"], name="xclip-out-killed")
+    time.sleep(1.0)
+    check(requestor.alive(), "xclip -o did not wait for the stopped Wayland source")
+    requestor.kill(signal.SIGKILL)
+    requestor.wait(10)
+    source.kill(signal.SIGCONT)
+    wait_for("the transfer to the gone requestor to be dropped",
+             lambda: "the requestor stopped taking the text" in compositor_log(s),
+             TIMEOUT_S + 10)
+    s.check_alive()
+    settled_fds(s, baseline, "a requestor gone mid-transfer")
+    until_pasted(s, x_paste, text, "3 MB X paste after a requestor died", timeout=30)
+
+
 def stuck_reader(s):
     text = big_text()
     x_copy(s, text)
@@ -315,6 +340,7 @@ SCENARIOS = {
     "x-owner-killed": x_owner_killed,
     "x-owner-stopped": x_owner_stopped,
     "wayland-source-stopped": wayland_source_stopped,
+    "requestor-gone": requestor_gone,
     "stuck-reader": stuck_reader,
     "concurrent": concurrent,
     "restart": restart,
