@@ -118,8 +118,11 @@ static void incoming_got(struct incoming *in, const void *bytes, size_t n, bool 
 		return;
 	}
 	if (!xsel_append(&in->data, bytes, n)) {
+		/* The owner's INCR goes on into our property: it is drained
+		 * (and dropped) before the next conversion uses it. */
 		comp_log("xwayland: clipboard from X over %u bytes: cut off", MAX_BYTES);
-		in->x_done = true;
+		incoming_drop_fd(in);
+		return;
 	}
 	if (in->x_done)
 		convert_next(in->sel);
@@ -227,6 +230,9 @@ static void handle_targets(struct comp_xsel *sel, xcb_atom_t property)
 	}
 	free(r);
 	xwm_debug(&sel->wm->xwm, "clipboard: the X owner %s", text ? "has text" : "has no text");
+	/* A Wayland copy made since the X owner took CLIPBOARD is newer. */
+	if (sel->owner)
+		return;
 	if (text)
 		offer_x_text(sel);
 	else if (sel->source)

@@ -50,9 +50,22 @@ static bool requestor_managed(struct comp_xsel *sel, xcb_window_t w)
 	return win && xwm_window_managed(win);
 }
 
+/* Whether another INCR transfer to the same window still needs its
+ * PropertyChange events. */
+static bool requestor_watched(struct outgoing *o)
+{
+	struct outgoing *other;
+	wl_list_for_each(other, &o->sel->outgoing, link) {
+		if (other != o && other->mask_set && other->req.requestor == o->req.requestor)
+			return true;
+	}
+	return false;
+}
+
 static void outgoing_free(struct outgoing *o)
 {
-	if (o->mask_set && !requestor_managed(o->sel, o->req.requestor)) {
+	if (o->mask_set && !requestor_managed(o->sel, o->req.requestor) &&
+	    !requestor_watched(o)) {
 		uint32_t none = 0;
 		xcb_change_window_attributes(o->sel->conn, o->req.requestor, XCB_CW_EVENT_MASK,
 		                             &none);
@@ -227,7 +240,13 @@ void comp_xsel_handle_request(struct comp_xsel *sel, xcb_selection_request_event
 	} else {
 		struct outgoing *o = calloc(1, sizeof(*o));
 		int p[2] = { -1, -1 };
-		if (!o || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+		/* Only our end is non-blocking: the source's client may write
+		 * with plain blocking writes. */
+		if (!o || pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
+			if (p[0] >= 0) {
+				close(p[0]);
+				close(p[1]);
+			}
 			comp_log("xwayland: clipboard to X: %s", o ? "no pipe" : "out of memory");
 			free(o);
 			send_notify(sel, &req, XCB_ATOM_NONE);
