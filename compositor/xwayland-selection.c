@@ -46,6 +46,14 @@ static void handle_wayland_selection(struct wl_listener *listener, void *data)
 	xsel_flush_soon(sel);
 }
 
+static void ask_targets(struct comp_xsel *sel)
+{
+	/* Only text is bridged: what the X owner has first. */
+	xcb_convert_selection(sel->conn, sel->window, atom(sel, ATOM_CLIPBOARD),
+	                      atom(sel, ATOM_TARGETS), atom(sel, ATOM_TARGETS_DATA),
+	                      XCB_CURRENT_TIME);
+}
+
 static void handle_owner_change(struct comp_xsel *sel, xcb_xfixes_selection_notify_event_t *ev)
 {
 	if (ev->selection != atom(sel, ATOM_CLIPBOARD))
@@ -56,10 +64,7 @@ static void handle_owner_change(struct comp_xsel *sel, xcb_xfixes_selection_noti
 	}
 	sel->owner = false;
 	if (ev->owner != XCB_NONE) {
-		/* Its TARGETS first: only text is bridged. */
-		xcb_convert_selection(sel->conn, sel->window, atom(sel, ATOM_CLIPBOARD),
-		                      atom(sel, ATOM_TARGETS), atom(sel, ATOM_TARGETS_DATA),
-		                      XCB_CURRENT_TIME);
+		ask_targets(sel);
 		return;
 	}
 	/* The owner let go, or is gone (window destroyed, client closed). */
@@ -170,8 +175,19 @@ struct comp_xsel *comp_xsel_create(struct comp_xwm *wm)
 		XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_CLIENT_CLOSE);
 	sel->selection_changed.notify = handle_wayland_selection;
 	comp_data_device_add_selection_listener(wm->server, &sel->selection_changed);
-	/* A Wayland selection made before this Xwayland started. */
-	handle_wayland_selection(&sel->selection_changed, NULL);
+	/* X clients are served from WM_S0 on, before this: the first one may
+	 * have copied already (XFixes tells only of later changes). That
+	 * copy is newer than a Wayland selection made before this Xwayland
+	 * started, which X clients see otherwise. */
+	xcb_get_selection_owner_reply_t *r = xcb_get_selection_owner_reply(sel->conn,
+		xcb_get_selection_owner(sel->conn, atom(sel, ATOM_CLIPBOARD)), NULL);
+	bool x_owned = r && r->owner != XCB_NONE;
+	free(r);
+	if (x_owned) {
+		xwm_debug(&wm->xwm, "clipboard: an X client copied as Xwayland started");
+		ask_targets(sel);
+	} else
+		handle_wayland_selection(&sel->selection_changed, NULL);
 	return sel;
 }
 
