@@ -674,6 +674,30 @@ void comp_data_device_manager_create(struct comp_server *server);
  * keyboard focus moves to another client (NULL: none). */
 void comp_data_device_set_focus(struct comp_server *server, struct wl_client *client);
 
+/* A data source of the compositor's own (the X window manager's bridge,
+ * xwayland-selection.c), offered to Wayland clients like a client's. */
+struct comp_data_source;
+struct comp_data_source_ops {
+	/* A client receives mime_type: write it to fd (yours to close). */
+	void (*send)(void *data, const char *mime_type, int fd);
+	/* No longer the selection; the owner destroys it (may do so here). */
+	void (*cancelled)(void *data);
+};
+struct comp_data_source *comp_data_source_create(const struct comp_data_source_ops *ops,
+                                                 void *data);
+int comp_data_source_offer(struct comp_data_source *source, const char *mime_type);
+/* Clears the selection first if it is source (no cancelled then). */
+void comp_data_source_destroy(struct comp_server *server, struct comp_data_source *source);
+bool comp_data_source_has_mime(struct comp_data_source *source, const char *mime_type);
+/* Asks source (a client's or the compositor's) for mime_type; takes fd. */
+void comp_data_source_send(struct comp_data_source *source, const char *mime_type, int fd);
+/* Sets the selection with no focus rule (NULL: none); the old is cancelled. */
+void comp_data_device_set_selection(struct comp_server *server, struct comp_data_source *source);
+struct comp_data_source *comp_data_device_get_selection(struct comp_server *server);
+/* Notified (data NULL) after every change of the selection. */
+void comp_data_device_add_selection_listener(struct comp_server *server,
+                                             struct wl_listener *listener);
+
 /* --------------------------------------------- presentation, viewporter */
 
 void comp_presentation_create(struct comp_server *server);

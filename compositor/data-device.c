@@ -12,6 +12,13 @@
  * The state is found from the display through our destroy listener, so that
  * comp_server needs no field for it.
  *
+ * A source may also be the compositor's own (comp_data_source_create: the
+ * X window manager's, holding what an X client copied): no wl_resource,
+ * its send and cancelled go to a function table instead, so a Wayland
+ * client cannot tell it from another client's. Whoever bridges the
+ * clipboard elsewhere listens for selection changes
+ * (comp_data_device_add_selection_listener).
+ *
  * Focus changes are applied from an idle callback, not at once: focus can
  * move while a client is being torn down (its window is destroyed, the
  * policy focuses its next one), and creating a wl_data_offer for a client
@@ -44,10 +51,13 @@ struct data_manager {
 	struct wl_client *focus;
 	struct wl_listener focus_destroy;
 	struct wl_event_source *focus_idle;
+	struct wl_signal selection_changed;
 };
 
 struct data_source {
-	struct wl_resource *resource;
+	struct wl_resource *resource;     /* NULL: the compositor's own (ops) */
+	const struct comp_data_source_ops *ops;
+	void *ops_data;
 	struct wl_array mime_types;       /* char * */
 	bool actions_set;                 /* set_actions seen: a drag-only source */
 	bool used;                        /* given to set_selection or start_drag */
@@ -81,6 +91,25 @@ static void unlink_resource(struct wl_resource *resource)
 
 /* ------------------------------------------------------------- offer */
 
+/* Takes fd: a client's source gets a copy in the send event. */
+static void source_send(struct data_source *source, const char *mime_type, int fd)
+{
+	if (source->resource) {
+		wl_data_source_send_send(source->resource, mime_type, fd);
+		close(fd);
+	} else {
+		source->ops->send(source->ops_data, mime_type, fd);
+	}
+}
+
+static void source_cancel(struct data_source *source)
+{
+	if (source->resource)
+		wl_data_source_send_cancelled(source->resource);
+	else
+		source->ops->cancelled(source->ops_data);
+}
+
 static struct data_source *offer_source(struct wl_resource *offer)
 {
 	return wl_resource_get_user_data(offer);
@@ -98,8 +127,9 @@ static void offer_handle_receive(struct wl_client *client, struct wl_resource *r
 	struct data_source *source = offer_source(resource);
 	/* An offer outliving its source reads nothing: the client sees EOF. */
 	if (source)
-		wl_data_source_send_send(source->resource, mime_type, fd);
-	close(fd);
+		source_send(source, mime_type, fd);
+	else
+		close(fd);
 }
 
 static void offer_handle_destroy(struct wl_client *client, struct wl_resource *resource)
@@ -214,11 +244,8 @@ static const struct wl_data_source_interface source_impl = {
 	.set_actions = source_handle_set_actions,
 };
 
-static void source_resource_destroy(struct wl_resource *resource)
+static void source_free(struct data_source *source, struct data_manager *manager)
 {
-	struct data_source *source = source_from_resource(resource);
-	struct data_manager *manager = manager_from_client(wl_resource_get_client(resource));
-
 	/* Offers stay alive (the client owns them) but lead nowhere. */
 	struct wl_resource *offer, *tmp;
 	wl_resource_for_each_safe(offer, tmp, &source->offers) {
@@ -229,12 +256,19 @@ static void source_resource_destroy(struct wl_resource *resource)
 	if (manager && manager->selection == source) {
 		manager->selection = NULL;
 		send_selection_to_client(manager, manager->focus);
+		wl_signal_emit(&manager->selection_changed, NULL);
 	}
 	char **mime;
 	wl_array_for_each(mime, &source->mime_types)
 		free(*mime);
 	wl_array_release(&source->mime_types);
 	free(source);
+}
+
+static void source_resource_destroy(struct wl_resource *resource)
+{
+	source_free(source_from_resource(resource),
+	            manager_from_client(wl_resource_get_client(resource)));
 }
 
 static void manager_create_data_source(struct wl_client *client, struct wl_resource *resource,
@@ -268,6 +302,18 @@ static void device_handle_start_drag(struct wl_client *client, struct wl_resourc
 	}
 }
 
+static void manager_set_selection(struct data_manager *manager, struct data_source *source)
+{
+	struct data_source *old = manager->selection;
+	manager->selection = source;
+	/* The replaced source is told; its owner destroys it (a compositor
+	 * source may do so inside cancelled: old is not used after). */
+	if (old)
+		source_cancel(old);
+	send_selection_to_client(manager, manager->focus);
+	wl_signal_emit(&manager->selection_changed, NULL);
+}
+
 static void device_handle_set_selection(struct wl_client *client, struct wl_resource *resource,
                                         struct wl_resource *source_resource, uint32_t serial)
 {
@@ -294,12 +340,7 @@ static void device_handle_set_selection(struct wl_client *client, struct wl_reso
 			wl_data_source_send_cancelled(source_resource);
 		return;
 	}
-	struct data_source *old = manager->selection;
-	manager->selection = source;
-	/* The replaced source is told; its client destroys it. */
-	if (old)
-		wl_data_source_send_cancelled(old->resource);
-	send_selection_to_client(manager, manager->focus);
+	manager_set_selection(manager, source);
 }
 
 static void device_handle_release(struct wl_client *client, struct wl_resource *resource)
@@ -391,6 +432,13 @@ static void handle_display_destroy(struct wl_listener *listener, void *data)
 	focus_forget(manager);
 	if (manager->focus_idle)
 		wl_event_source_remove(manager->focus_idle);
+	/* Listeners may outlive the manager (the X window manager goes after
+	 * the display at shutdown): their links must not point into it. */
+	struct wl_listener *l, *next;
+	wl_list_for_each_safe(l, next, &manager->selection_changed.listener_list, link) {
+		wl_list_remove(&l->link);
+		wl_list_init(&l->link);
+	}
 	/* Devices of clients still connected become inert; the global goes
 	 * with the display. */
 	struct wl_resource *device, *tmp;
@@ -410,6 +458,7 @@ void comp_data_device_manager_create(struct comp_server *server)
 	}
 	manager->server = server;
 	wl_list_init(&manager->devices);
+	wl_signal_init(&manager->selection_changed);
 	wl_list_init(&manager->focus_destroy.link);
 	manager->focus_destroy.notify = handle_focus_destroy;
 	manager->global = comp_global_create(server, &wl_data_device_manager_interface,
@@ -421,4 +470,77 @@ void comp_data_device_manager_create(struct comp_server *server)
 	manager->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(server->display, &manager->display_destroy);
 	comp_data_device_set_focus(server, NULL);
+}
+
+/* ------------------------------------------------- compositor sources */
+
+struct comp_data_source *comp_data_source_create(const struct comp_data_source_ops *ops,
+                                                 void *data)
+{
+	struct data_source *source = calloc(1, sizeof(*source));
+	if (!source)
+		return NULL;
+	wl_array_init(&source->mime_types);
+	wl_list_init(&source->offers);
+	source->ops = ops;
+	source->ops_data = data;
+	return (struct comp_data_source *)source;
+}
+
+int comp_data_source_offer(struct comp_data_source *public_source, const char *mime_type)
+{
+	struct data_source *source = (struct data_source *)public_source;
+	char **slot = wl_array_add(&source->mime_types, sizeof(*slot));
+	if (!slot)
+		return -1;
+	if (!(*slot = strdup(mime_type))) {
+		source->mime_types.size -= sizeof(*slot);
+		return -1;
+	}
+	return 0;
+}
+
+void comp_data_source_destroy(struct comp_server *server, struct comp_data_source *source)
+{
+	if (source)
+		source_free((struct data_source *)source, manager_from_display(server->display));
+}
+
+void comp_data_device_set_selection(struct comp_server *server, struct comp_data_source *source)
+{
+	struct data_manager *manager = manager_from_display(server->display);
+	if (manager && manager->selection != (struct data_source *)source)
+		manager_set_selection(manager, (struct data_source *)source);
+}
+
+struct comp_data_source *comp_data_device_get_selection(struct comp_server *server)
+{
+	struct data_manager *manager = manager_from_display(server->display);
+	return manager ? (struct comp_data_source *)manager->selection : NULL;
+}
+
+bool comp_data_source_has_mime(struct comp_data_source *public_source, const char *mime_type)
+{
+	struct data_source *source = (struct data_source *)public_source;
+	char **mime;
+	wl_array_for_each(mime, &source->mime_types) {
+		if (strcmp(*mime, mime_type) == 0)
+			return true;
+	}
+	return false;
+}
+
+void comp_data_source_send(struct comp_data_source *source, const char *mime_type, int fd)
+{
+	source_send((struct data_source *)source, mime_type, fd);
+}
+
+void comp_data_device_add_selection_listener(struct comp_server *server,
+                                             struct wl_listener *listener)
+{
+	struct data_manager *manager = manager_from_display(server->display);
+	if (manager)
+		wl_signal_add(&manager->selection_changed, listener);
+	else
+		wl_list_init(&listener->link);
 }

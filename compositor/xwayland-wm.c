@@ -15,6 +15,7 @@
 #include <wayland-server-protocol.h>
 #include <xcb/composite.h>
 
+#include "xwayland-selection.h"
 #include "xwayland-wm.h"
 #include "xwayland.h"
 
@@ -147,10 +148,12 @@ static void host_destroyed(void *data, struct xwm_window *w)
 }
 
 /* WL_SURFACE_ID: the id, in Xwayland's Wayland connection, of the
- * wl_surface of an X window. */
+ * wl_surface of an X window; and the clipboard's events. */
 static bool host_event(void *data, xcb_generic_event_t *ev)
 {
 	struct comp_xwm *wm = data;
+	if (comp_xsel_handle_event(wm->selection, ev))
+		return true;
 	if ((ev->response_type & 0x7f) != XCB_CLIENT_MESSAGE)
 		return false;
 	xcb_client_message_event_t *msg = (xcb_client_message_event_t *)ev;
@@ -420,6 +423,8 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	if (xwm_wm_start(xwm, has_sync) < 0)
 		goto fail;
 	xwm_props_announce(xwm);
+	/* Without it X windows are still managed. */
+	wm->selection = comp_xsel_create(wm);
 	xcb_flush(xwm->conn);
 	wm->source = wl_event_loop_add_fd(server->loop, xcb_get_file_descriptor(xwm->conn),
 	                                  WL_EVENT_READABLE, handle_fd, wm);
@@ -447,6 +452,7 @@ void comp_xwm_destroy(struct comp_xwm *wm)
 	if (wm->source)
 		wl_event_source_remove(wm->source);
 	wl_list_remove(&wm->new_surface.link);
+	comp_xsel_destroy(wm->selection);
 	struct xwm *xwm = &wm->xwm;
 	if (xwm->conn) {
 		xwm_wm_finish(xwm);

@@ -18,6 +18,7 @@ struct comp_xwm {
 	struct wl_event_source *idle;   /* a dispatch due before the loop sleeps */
 	struct wl_listener new_surface; /* server->new_surface */
 	xcb_atom_t wl_surface_id;       /* WL_SURFACE_ID */
+	struct comp_xsel *selection;    /* the clipboard's bridge, xwayland-selection.c */
 	struct wl_list contents;        /* xwm_content.link: every X window tracked */
 	struct wl_list unmanaged;       /* xwm_content.unmanaged_link: shown, bottom first */
 	/* No more X requests: the connection broke, or the WM is going. */
