@@ -49,7 +49,19 @@ def machine():
             "arch": platform.machine(), "mem_mib": mem,
             "virtualization": virt["summary"], "virt": virt,
             "emulation": virt["emulation"], "cpufreq": cpufreq(),
-            "loadavg": loadavg(), "steal": steal_since_boot()}
+            "loadavg": loadavg(), "steal": steal_since_boot(),
+            "sched_autogroup": sched_autogroup()}
+
+
+def sched_autogroup():
+    """"on", "off" or "unavailable": whether the kernel's scheduler
+    shares CPU time between sessions before threads. duet_launch starts
+    every process of a stack in a session of its own, so with it on, a
+    saturated CPU is shared per process (an llvmpipe client with 3 threads
+    gets what a one-thread server gets), and beside other work each of a
+    stack's processes weighs as much as a whole session of that work."""
+    value = _read("/proc/sys/kernel/sched_autogroup_enabled")
+    return {"1": "on", "0": "off"}.get(value, "unavailable")
 
 
 # Arm Ltd's CPU part numbers (/proc/cpuinfo "CPU part" with implementer 0x41).

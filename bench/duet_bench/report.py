@@ -122,6 +122,8 @@ def machine_rows(results):
         ["virtualization", "%s%s" % (m.get("virtualization"), (
             "; " + EMULATION_WARNING.upper()) if m.get("emulation") else ""), "none"],
         ["CPU governor / frequency", "%s; %s" % (results.get("governor"), ftext), "-"],
+        ["CPU scheduler", "autogroup %s (every process of a stack in a session of its own)"
+         % m.get("sched_autogroup", "not recorded"), "-"],
         ["load and steal", load_text(results), "-"],
         ["CPU frequency per job", freq_text(results), "-"],
         ["cost of one context switch", report_switches.cost_text(results), "-"],

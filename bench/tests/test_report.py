@@ -334,6 +334,12 @@ def test_report():
           "every sample has its load average and steal (%d samples)" % len(samples))
     check(res["machine"]["cpufreq"]["status"] in ("ok", "unavailable")
           and "emulation" in res["machine"], "the machine record has cpufreq and emulation")
+    want = {"1": "on", "0": "off"}.get(
+        (open("/proc/sys/kernel/sched_autogroup_enabled").read().strip()
+         if os.path.exists("/proc/sys/kernel/sched_autogroup_enabled") else ""), "unavailable")
+    check(res["machine"].get("sched_autogroup") == want,
+          "the machine record says autogroup scheduling is %r: %r"
+          % (want, res["machine"].get("sched_autogroup")))
 
     rows = read_csv(os.path.join(a, "summary.csv"))
     for col in ("ratio", "ci_low", "ci_high", "verdict"):
