@@ -176,6 +176,22 @@ static char *dup_name(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
+static void copy_names(struct xwm_content *c)
+{
+	struct comp_window *window = &c->window;
+	free(window->title);
+	free(window->app_id);
+	window->title = dup_name(c->x->client->name);
+	window->app_id = dup_name(c->x->client->class_name);
+}
+
+void comp_xwindow_named(struct xwm_content *c)
+{
+	/* Before its map, map_window copies them. */
+	if (comp_xwindow_has_window(c) && c->window.mapped && c->x && c->x->client)
+		copy_names(c);
+}
+
 /* WM_TRANSIENT_FOR as a compositor window's id (rule 11), 0 when it names
  * no managed window placed by the policy. */
 static uint32_t transient_parent_id(struct xwm_content *c)
@@ -194,10 +210,7 @@ static void map_window(struct xwm_content *c)
 	window->geometry.x = window->geometry.y = 0;
 	window->geometry.width = c->x->width;
 	window->geometry.height = c->x->height;
-	free(window->title);
-	free(window->app_id);
-	window->title = dup_name(client->name);
-	window->app_id = dup_name(client->class_name);
+	copy_names(c);
 	window->min_width = client->hints.min_width;
 	window->min_height = client->hints.min_height;
 	window->max_width = client->hints.max_width;

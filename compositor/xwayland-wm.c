@@ -181,6 +181,12 @@ static void host_counters_changed(void *data, struct xwm_window *w)
 {
 }
 
+static void host_named(void *data, struct xwm_window *w)
+{
+	if (w->content)
+		comp_xwindow_named(w->content);
+}
+
 static int host_screenshot(void *data, const char *name)
 {
 	comp_log("xwayland: _DUET_SCREENSHOT is duet-xwm's; use the test protocol's screenshot");
@@ -198,6 +204,7 @@ static const struct xwm_host host = {
 	.destroyed = host_destroyed,
 	.resizing = host_nothing,
 	.counters_changed = host_counters_changed,
+	.named = host_named,
 	.event = host_event,
 	.processed = host_processed,
 	.screenshot = host_screenshot,

@@ -133,6 +133,11 @@ struct xwm_host {
 	void (*resizing)(void *data, struct xwm_window *w);
 	/* The client changed its _NET_WM_SYNC_REQUEST_COUNTER. */
 	void (*counters_changed)(void *data, struct xwm_window *w);
+	/* Its WM_NAME, _NET_WM_NAME or WM_CLASS was read again (a title
+	 * set after mapping: xterm's OSC 2, a GTK app's page). Optional: NULL
+	 * for a host that reads client->name and class_name where it shows
+	 * them (duet-xwm); one that copies them at map must follow. */
+	void (*named)(void *data, struct xwm_window *w);
 	/* An event of an extension the host set up (Damage, SYNC): true if
 	 * it was one, which the model then ignores. Asked first. */
 	bool (*event)(void *data, xcb_generic_event_t *ev);

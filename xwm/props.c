@@ -81,11 +81,14 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 	const void *data = r ? xcb_get_property_value(r) : NULL;
 	int format = r ? r->format : 0;
 	size_t n = r ? (size_t)r->value_len : 0;
+	bool named = false; /* the name or the class was read */
 
 	if (atom == xwm->atoms.WM_NAME) {
 		/* _NET_WM_NAME (UTF-8) wins when the client sets both. */
-		if (!c->name[0] || !c->name_is_net)
+		if (!c->name[0] || !c->name_is_net) {
 			xwm_hints_parse_text(data, n, format, c->name, sizeof(c->name));
+			named = true;
+		}
 	} else if (atom == e->_NET_WM_NAME) {
 		char name[sizeof(c->name)];
 		if (xwm_hints_parse_text(data, n, format, name, sizeof(name)) && name[0]) {
@@ -94,9 +97,11 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 		} else {
 			c->name_is_net = false; /* WM_NAME, if any, applies again */
 		}
+		named = true;
 	} else if (atom == xwm->atoms.WM_CLASS) {
 		xwm_hints_parse_class(data, n, format, c->instance, sizeof(c->instance),
 		                      c->class_name, sizeof(c->class_name));
+		named = true;
 	} else if (atom == xwm->atoms.WM_HINTS) {
 		c->accepts_input = xwm_hints_parse_input(data, n, format);
 		c->initial_iconic = xwm_hints_parse_iconic(data, n, format);
@@ -143,6 +148,8 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 			xwm->host->counters_changed(xwm->host_data, w);
 		}
 	}
+	if (named && xwm->host->named)
+		xwm->host->named(xwm->host_data, w);
 }
 
 static xcb_atom_t watched_atom(struct xwm_window *w, int i)
