@@ -41,7 +41,7 @@ DUET_KMS_PACKAGES="
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages), wlcs with Mir's module beside it (tests/wlcs), and
-# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland.py).
+# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland*.py).
 DUET_TEST_PACKAGES="
 	wayland-utils foot xterm gtk-3-examples gtk-4-examples xwayland
 	python3-jsonschema lava-common
