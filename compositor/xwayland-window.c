@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdg-shell-server-protocol.h"
 #include "xwayland-wm.h"
 
 static void role_commit(struct comp_surface *surface);
@@ -145,6 +146,25 @@ static const struct comp_window_impl xwindow_impl = {
 	.set_hidden = xwindow_set_hidden,
 	.raised = xwindow_raised,
 };
+
+/* _NET_WM_MOVERESIZE's directions 0..7 (top-left, then clockwise) and 8
+ * (move); the keyboard ones (9, 10) and cancel (11) are not taken. */
+void comp_xwindow_begin_move(struct xwm_content *c, uint32_t direction)
+{
+	static const uint32_t edges[] = {
+		XDG_TOPLEVEL_RESIZE_EDGE_TOP_LEFT, XDG_TOPLEVEL_RESIZE_EDGE_TOP,
+		XDG_TOPLEVEL_RESIZE_EDGE_TOP_RIGHT, XDG_TOPLEVEL_RESIZE_EDGE_RIGHT,
+		XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM_RIGHT, XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM,
+		XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM_LEFT, XDG_TOPLEVEL_RESIZE_EDGE_LEFT,
+	};
+	if (!comp_xwindow_has_window(c) || direction > 8 || !c->wm->client)
+		return;
+	bool resize = direction < 8;
+	if (!comp_seat_start_move_pressed(c->wm->server, &c->window, c->wm->client, resize,
+	                                  resize ? edges[direction] : 0))
+		xwm_debug(&c->wm->xwm, "0x%x: _NET_WM_MOVERESIZE %u without a held press of ours",
+		          c->x->id, direction);
+}
 
 struct comp_window *comp_xwindow_window(struct xwm_content *c)
 {

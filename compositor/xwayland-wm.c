@@ -317,6 +317,12 @@ static void policy_minimize(struct xwm_window *w)
 		comp_policy_request_minimize(window);
 }
 
+static void policy_begin_move(struct xwm_window *w, uint32_t direction)
+{
+	if (w->content)
+		comp_xwindow_begin_move(w->content, direction);
+}
+
 static const struct xwm_policy_ops policy = {
 	.window_place = policy_place,
 	.window_mapped = policy_nothing,
@@ -328,6 +334,7 @@ static const struct xwm_policy_ops policy = {
 	.request_maximize = policy_maximize,
 	.request_fullscreen = policy_fullscreen,
 	.request_minimize = policy_minimize,
+	.begin_move = policy_begin_move,
 };
 
 /* ------------------------------------------------------------ lifecycle */

@@ -167,6 +167,12 @@ struct xwm_policy_ops {
 	void (*request_maximize)(struct xwm_window *w, bool maximize);
 	void (*request_fullscreen)(struct xwm_window *w, bool fullscreen);
 	void (*request_minimize)(struct xwm_window *w);
+	/* _NET_WM_MOVERESIZE: an interactive move or resize the client
+	 * starts with a button held (a GTK header bar dragged); direction as
+	 * the EWMH numbers it. Optional: NULL for a host with no interactive
+	 * moves (duet-xwm), which then does not list _NET_WM_MOVERESIZE in
+	 * _NET_SUPPORTED, so clients move themselves (ConfigureRequest). */
+	void (*begin_move)(struct xwm_window *w, uint32_t direction);
 };
 
 struct xwm_atoms {

@@ -16,7 +16,9 @@ gtk3-demo: GTK 3 with GDK_BACKEND=x11, --run=combobox: the demo's
 client-side-decorated main window and the Combo Boxes window; a click on
 a combo box opens GTK's menu, an override-redirect X window, shown at the
 place X gives it, over the window, never listed nor focused; Escape
-closes it.
+closes it. The demo closed (WM_DELETE_WINDOW), the main window's header
+bar dragged moves it (the compositor's interactive move, asked for by
+_NET_WM_MOVERESIZE).
 glmark2: glmark2-es2 (its X11 build, EGL on Xwayland): the scene drawn in
 its 320x240 window, changing from shot to shot; it ends by itself with a
 score.
@@ -214,8 +216,56 @@ def gtk3_demo(s):
     shot_until(s, "gtk3-menu-closed",
                lambda img: check(differing(before, img, mx, my, mx + mw, my + mh)
                                  < 0.1 * mw * mh, "the menu's area did not go back"))
+    # --run makes the demo modal over the main window, whose input GTK
+    # then ignores: the demo closed (WM_DELETE_WINDOW), the main window
+    # has the focus and takes the drag.
+    s.testctl("close", combo.id)
+    main = s.wait_window(app_id=GTK_APP, pred=lambda w: w.id == main.id and w.focused and
+                         len(s.windows()) == 1, timeout=15)
+    drag_header_bar(s, inject, bg, main)
     inject.close()
     check(p.alive(), "gtk3-demo exited: %s" % p.stderr_tail())
+
+
+def drag_header_bar(s, inject, bg, main):
+    """GTK's header bar dragged: GTK asks for the WM's move
+    (_NET_WM_MOVERESIZE) once the pointer passed its drag threshold, and
+    the compositor's move follows the pointer from then on. (Without it
+    GTK moves the window itself, by ConfigureRequest, which rule 10
+    refuses: the window stayed.)"""
+    def now():
+        return [w for w in s.windows() if w.id == main.id][0]
+    px, py = main.x + 250, main.y + 26  # the header bar, clear of its widgets
+    inject("motion", px, py)
+    s.sync()
+    time.sleep(0.3)  # GTK picks its header bar's gesture from the pointer's place
+    inject("button", "left", 1)
+    moving = None
+    for i in range(1, 30):
+        inject("motion", px + 10 * i, py)
+        s.sync()
+        w = now()
+        if w.x != main.x:
+            moving = (w, px + 10 * i)
+            break
+        time.sleep(0.2)
+    check(moving, "dragging GTK's header bar by 290 px did not move its window: %r" % (now(),))
+    check(moving[0].x > main.x, "the window moved the wrong way: %r" % (moving[0],))
+    w1, x1 = moving
+    inject("motion", x1 + 40, py + 60)
+    moved = s.wait_window(pred=lambda w: w.id == main.id and (w.x, w.y) == (w1.x + 40, w1.y + 60),
+                          timeout=10)
+    inject("button", "left", 0)
+    # Drawn where it went; the strip it left is background again.
+    left = duet.Window(0, 0, main.x, moved.y, moved.x - main.x, moved.h, 0, "", "")
+
+    def shown_moved(img):
+        check_drawn(img, moved, bg, "the dragged window")
+        x0, y0, x1, y1 = duet.clip_rect(img, left)
+        check(img.count_color(bg, x0, y0, x1, y1) == (x1 - x0) * (y1 - y0),
+              "the strip %r the window left is not background" % (left,))
+    shot_until(s, "gtk3-dragged", shown_moved)
+    duet.log("GTK's header bar dragged: %r -> %r" % (main, moved))
 
 
 # -------------------------------------------------------------- glmark2
