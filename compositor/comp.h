@@ -652,6 +652,11 @@ void comp_seat_touch_cancel(struct comp_server *server, int32_t id);
 bool comp_seat_start_move(struct comp_server *server, struct comp_window *window,
                           struct wl_client *client, uint32_t serial, bool resize,
                           uint32_t edges);
+/* The same for a client with no serial to give: Xwayland's X window
+ * manager, for an X client's _NET_WM_MOVERESIZE. The latest button press
+ * stands for it, if it went to client and is still held. */
+bool comp_seat_start_move_pressed(struct comp_server *server, struct comp_window *window,
+                                  struct wl_client *client, bool resize, uint32_t edges);
 /* Ends a move or resize of window (it is going away). */
 void comp_seat_window_unmapped(struct comp_server *server, struct comp_window *window);
 

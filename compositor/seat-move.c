@@ -44,6 +44,14 @@ bool comp_seat_start_move(struct comp_server *server, struct comp_window *window
 	return true;
 }
 
+bool comp_seat_start_move_pressed(struct comp_server *server, struct comp_window *window,
+                                  struct wl_client *client, bool resize, uint32_t edges)
+{
+	return server->seat && comp_seat_start_move(server, window, client,
+	                                            server->seat->pointer_press.serial, resize,
+	                                            edges);
+}
+
 void seat_move_motion(struct seat_move *move, double x, double y)
 {
 	struct comp_window *window = move->window;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdg-shell-server-protocol.h"
 #include "xwayland-wm.h"
 
 static void role_commit(struct comp_surface *surface);
@@ -146,6 +147,25 @@ static const struct comp_window_impl xwindow_impl = {
 	.raised = xwindow_raised,
 };
 
+/* _NET_WM_MOVERESIZE's directions 0..7 (top-left, then clockwise) and 8
+ * (move); the keyboard ones (9, 10) and cancel (11) are not taken. */
+void comp_xwindow_begin_move(struct xwm_content *c, uint32_t direction)
+{
+	static const uint32_t edges[] = {
+		XDG_TOPLEVEL_RESIZE_EDGE_TOP_LEFT, XDG_TOPLEVEL_RESIZE_EDGE_TOP,
+		XDG_TOPLEVEL_RESIZE_EDGE_TOP_RIGHT, XDG_TOPLEVEL_RESIZE_EDGE_RIGHT,
+		XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM_RIGHT, XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM,
+		XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM_LEFT, XDG_TOPLEVEL_RESIZE_EDGE_LEFT,
+	};
+	if (!comp_xwindow_has_window(c) || direction > 8 || !c->wm->client)
+		return;
+	bool resize = direction < 8;
+	if (!comp_seat_start_move_pressed(c->wm->server, &c->window, c->wm->client, resize,
+	                                  resize ? edges[direction] : 0))
+		xwm_debug(&c->wm->xwm, "0x%x: _NET_WM_MOVERESIZE %u without a held press of ours",
+		          c->x->id, direction);
+}
+
 struct comp_window *comp_xwindow_window(struct xwm_content *c)
 {
 	struct comp_window *window = &c->window;
@@ -176,6 +196,22 @@ static char *dup_name(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
+static void copy_names(struct xwm_content *c)
+{
+	struct comp_window *window = &c->window;
+	free(window->title);
+	free(window->app_id);
+	window->title = dup_name(c->x->client->name);
+	window->app_id = dup_name(c->x->client->class_name);
+}
+
+void comp_xwindow_named(struct xwm_content *c)
+{
+	/* Before its map, map_window copies them. */
+	if (comp_xwindow_has_window(c) && c->window.mapped && c->x && c->x->client)
+		copy_names(c);
+}
+
 /* WM_TRANSIENT_FOR as a compositor window's id (rule 11), 0 when it names
  * no managed window placed by the policy. */
 static uint32_t transient_parent_id(struct xwm_content *c)
@@ -194,10 +230,7 @@ static void map_window(struct xwm_content *c)
 	window->geometry.x = window->geometry.y = 0;
 	window->geometry.width = c->x->width;
 	window->geometry.height = c->x->height;
-	free(window->title);
-	free(window->app_id);
-	window->title = dup_name(client->name);
-	window->app_id = dup_name(client->class_name);
+	copy_names(c);
 	window->min_width = client->hints.min_width;
 	window->min_height = client->hints.min_height;
 	window->max_width = client->hints.max_width;

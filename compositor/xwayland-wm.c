@@ -184,6 +184,12 @@ static void host_counters_changed(void *data, struct xwm_window *w)
 {
 }
 
+static void host_named(void *data, struct xwm_window *w)
+{
+	if (w->content)
+		comp_xwindow_named(w->content);
+}
+
 static int host_screenshot(void *data, const char *name)
 {
 	comp_log("xwayland: _DUET_SCREENSHOT is duet-xwm's; use the test protocol's screenshot");
@@ -201,6 +207,7 @@ static const struct xwm_host host = {
 	.destroyed = host_destroyed,
 	.resizing = host_nothing,
 	.counters_changed = host_counters_changed,
+	.named = host_named,
 	.event = host_event,
 	.processed = host_processed,
 	.screenshot = host_screenshot,
@@ -313,6 +320,12 @@ static void policy_minimize(struct xwm_window *w)
 		comp_policy_request_minimize(window);
 }
 
+static void policy_begin_move(struct xwm_window *w, uint32_t direction)
+{
+	if (w->content)
+		comp_xwindow_begin_move(w->content, direction);
+}
+
 static const struct xwm_policy_ops policy = {
 	.window_place = policy_place,
 	.window_mapped = policy_nothing,
@@ -324,6 +337,7 @@ static const struct xwm_policy_ops policy = {
 	.request_maximize = policy_maximize,
 	.request_fullscreen = policy_fullscreen,
 	.request_minimize = policy_minimize,
+	.begin_move = policy_begin_move,
 };
 
 /* ------------------------------------------------------------ lifecycle */

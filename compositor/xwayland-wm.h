@@ -60,6 +60,13 @@ void comp_xwindow_pair(struct xwm_content *c, struct comp_surface *surface);
 void comp_xwindow_unpair(struct xwm_content *c);
 /* Shows or hides the window after its X state or its surface changed. */
 void comp_xwindow_update(struct xwm_content *c);
+/* Its client renamed it (WM_NAME, _NET_WM_NAME, WM_CLASS): a mapped
+ * window is listed under the new title and class. */
+void comp_xwindow_named(struct xwm_content *c);
+/* Its client asked for an interactive move or resize (_NET_WM_MOVERESIZE
+ * direction) while its button is held: the compositor's, as for an
+ * xdg_toplevel. */
+void comp_xwindow_begin_move(struct xwm_content *c, uint32_t direction);
 /* Its X geometry changed: the compositor window and surface follow. */
 void comp_xwindow_configured(struct xwm_content *c);
 /* A managed window's compositor window, made at the first call. */

@@ -41,7 +41,7 @@ DUET_KMS_PACKAGES="
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages), wlcs with Mir's module beside it (tests/wlcs), and
-# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland.py),
+# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland*.py),
 # xclip and wl-clipboard for the clipboard between X and Wayland clients
 # (tests/integration/test_xwayland_clipboard.py), and the X11 conformance
 # check's client library and its tiling peer, i3 (tests/x11-conformance).

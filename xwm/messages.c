@@ -143,6 +143,9 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 		xwm_policy_of(xwm)->close(w);
 	} else if (ev->type == e->_NET_MOVERESIZE_WINDOW) {
 		handle_moveresize(w, l);
+	} else if (ev->type == e->_NET_WM_MOVERESIZE) {
+		if (xwm_policy_of(xwm)->begin_move)
+			xwm_policy_of(xwm)->begin_move(w, l[2]);
 	} else if (ev->type == e->_NET_WM_STATE) {
 		handle_wm_state(w, l);
 	} else if (ev->type == xwm->atoms.WM_CHANGE_STATE) {

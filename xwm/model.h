@@ -133,6 +133,11 @@ struct xwm_host {
 	void (*resizing)(void *data, struct xwm_window *w);
 	/* The client changed its _NET_WM_SYNC_REQUEST_COUNTER. */
 	void (*counters_changed)(void *data, struct xwm_window *w);
+	/* Its WM_NAME, _NET_WM_NAME or WM_CLASS was read again (a title
+	 * set after mapping: xterm's OSC 2, a GTK app's page). Optional: NULL
+	 * for a host that reads client->name and class_name where it shows
+	 * them (duet-xwm); one that copies them at map must follow. */
+	void (*named)(void *data, struct xwm_window *w);
 	/* An event of an extension the host set up (Damage, SYNC): true if
 	 * it was one, which the model then ignores. Asked first. */
 	bool (*event)(void *data, xcb_generic_event_t *ev);
@@ -162,6 +167,12 @@ struct xwm_policy_ops {
 	void (*request_maximize)(struct xwm_window *w, bool maximize);
 	void (*request_fullscreen)(struct xwm_window *w, bool fullscreen);
 	void (*request_minimize)(struct xwm_window *w);
+	/* _NET_WM_MOVERESIZE: an interactive move or resize the client
+	 * starts with a button held (a GTK header bar dragged); direction as
+	 * the EWMH numbers it. Optional: NULL for a host with no interactive
+	 * moves (duet-xwm), which then does not list _NET_WM_MOVERESIZE in
+	 * _NET_SUPPORTED, so clients move themselves (ConfigureRequest). */
+	void (*begin_move)(struct xwm_window *w, uint32_t direction);
 };
 
 struct xwm_atoms {

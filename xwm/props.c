@@ -36,7 +36,7 @@ void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir, bool frame
 		                    xwm->atoms._DUET_SCREENSHOT_DIR, e->UTF8_STRING, 8,
 		                    (uint32_t)strlen(screenshot_dir), screenshot_dir);
 
-	xcb_atom_t supported[] = {
+	const xcb_atom_t always[] = {
 		e->_NET_SUPPORTED, e->_NET_SUPPORTING_WM_CHECK, e->_NET_CLIENT_LIST,
 		e->_NET_CLIENT_LIST_STACKING, e->_NET_ACTIVE_WINDOW, e->_NET_CLOSE_WINDOW,
 		e->_NET_MOVERESIZE_WINDOW, e->_NET_WM_NAME, e->_NET_WM_STATE,
@@ -45,12 +45,21 @@ void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir, bool frame
 		xwm->atoms._NET_WM_STATE_FOCUSED, e->_NET_WM_WINDOW_TYPE,
 		e->_NET_WM_WINDOW_TYPE_NORMAL, e->_NET_WM_WINDOW_TYPE_DIALOG,
 		e->_NET_REQUEST_FRAME_EXTENTS, e->_NET_FRAME_EXTENTS,
-		/* Last: only where the host answers them (frame_sync). */
-		e->_NET_WM_SYNC_REQUEST, e->_NET_WM_SYNC_REQUEST_COUNTER,
-		xwm->atoms._NET_WM_FRAME_DRAWN, xwm->atoms._NET_WM_FRAME_TIMINGS,
 	};
-	uint32_t n = sizeof(supported) / sizeof(supported[0]);
-	xcb_ewmh_set_supported(e, 0, frame_sync ? n : n - 4, supported);
+	/* Then only what the host answers. */
+	xcb_atom_t supported[sizeof(always) / sizeof(always[0]) + 5];
+	uint32_t n;
+	for (n = 0; n < sizeof(always) / sizeof(always[0]); n++)
+		supported[n] = always[n];
+	if (frame_sync) {
+		supported[n++] = e->_NET_WM_SYNC_REQUEST;
+		supported[n++] = e->_NET_WM_SYNC_REQUEST_COUNTER;
+		supported[n++] = xwm->atoms._NET_WM_FRAME_DRAWN;
+		supported[n++] = xwm->atoms._NET_WM_FRAME_TIMINGS;
+	}
+	if (xwm_policy_of(xwm)->begin_move)
+		supported[n++] = e->_NET_WM_MOVERESIZE;
+	xcb_ewmh_set_supported(e, 0, n, supported);
 	xcb_ewmh_set_active_window(e, 0, XCB_NONE);
 }
 
@@ -81,11 +90,14 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 	const void *data = r ? xcb_get_property_value(r) : NULL;
 	int format = r ? r->format : 0;
 	size_t n = r ? (size_t)r->value_len : 0;
+	bool named = false; /* the name or the class was read */
 
 	if (atom == xwm->atoms.WM_NAME) {
 		/* _NET_WM_NAME (UTF-8) wins when the client sets both. */
-		if (!c->name[0] || !c->name_is_net)
+		if (!c->name[0] || !c->name_is_net) {
 			xwm_hints_parse_text(data, n, format, c->name, sizeof(c->name));
+			named = true;
+		}
 	} else if (atom == e->_NET_WM_NAME) {
 		char name[sizeof(c->name)];
 		if (xwm_hints_parse_text(data, n, format, name, sizeof(name)) && name[0]) {
@@ -94,9 +106,11 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 		} else {
 			c->name_is_net = false; /* WM_NAME, if any, applies again */
 		}
+		named = true;
 	} else if (atom == xwm->atoms.WM_CLASS) {
 		xwm_hints_parse_class(data, n, format, c->instance, sizeof(c->instance),
 		                      c->class_name, sizeof(c->class_name));
+		named = true;
 	} else if (atom == xwm->atoms.WM_HINTS) {
 		c->accepts_input = xwm_hints_parse_input(data, n, format);
 		c->initial_iconic = xwm_hints_parse_iconic(data, n, format);
@@ -143,6 +157,8 @@ static void prop_apply(struct xwm_window *w, xcb_atom_t atom, xcb_get_property_r
 			xwm->host->counters_changed(xwm->host_data, w);
 		}
 	}
+	if (named && xwm->host->named)
+		xwm->host->named(xwm->host_data, w);
 }
 
 static xcb_atom_t watched_atom(struct xwm_window *w, int i)
