@@ -16,16 +16,9 @@ import time
 from duet_launch import proc
 
 
-def patience(seconds):
-    """How long to wait for something that should come (a stack's start,
-    an app's frame, a dump), times DUET_BENCH_PATIENCE: an emulated machine
-    (scripts/board-vm's guest, 12-24x slower) sets it. Only upper bounds
-    scale; nothing measured does."""
-    try:
-        factor = float(os.environ.get("DUET_BENCH_PATIENCE", "1"))
-    except ValueError:
-        factor = 1.0
-    return seconds * max(factor, 1.0)
+# How long to wait for what should come, times DUET_BENCH_PATIENCE (one
+# knob for the bench, `duet run` and the tests: duet_launch.proc).
+patience = proc.patience
 
 RUN_MARK = proc.RUN_MARK  # in every child's environment: find strays by it
 _cleaning = False

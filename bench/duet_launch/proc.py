@@ -57,6 +57,18 @@ def read_tail(path, n=4000):
         return ""
 
 
+def patience(seconds):
+    """How long to wait for something that should come (a stack's start,
+    an app's frame, a dump), times DUET_BENCH_PATIENCE: an emulated machine
+    (scripts/board-vm's guest, 12-24x slower; the KMS guest) sets it. Only
+    upper bounds scale; nothing measured does."""
+    try:
+        factor = float(os.environ.get("DUET_BENCH_PATIENCE", "1"))
+    except ValueError:
+        factor = 1.0
+    return seconds * max(factor, 1.0)
+
+
 class LineTimeout(Exception):
     """wait_line: the line did not come in time, or the process ended first."""
 
