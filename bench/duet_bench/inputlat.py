@@ -8,10 +8,14 @@ time-stamps the press as it leaves for the server:
 
     wayland  duet_test.key on duet-compositor's test socket: the compositor
              feeds its seat and routes the key to the focused client
+    xwayland the same key from duet-compositor's seat, to the focused
+             surface, Xwayland's for an X window: Xwayland sends KeyPress
+             to its X focus window, which the compositor's window manager
+             set when it focused the window
     x11, openbox, e-x11
              XTest FakeInput on Xvfb: the X server sends KeyPress to the
              focus window itself; the window manager is not on the path
-    weston, e-wayland
+    weston, e-wayland, weston-xwayland
              not measurable (their no_keys in stack_kinds.py)
 
 The observer (duet-observe --keep, observer.py) watches the screen as a
@@ -59,7 +63,9 @@ PATH_NOTE = ("On X11 a key goes X server -> app: the server picks the focus wind
              "sends KeyPress itself, the window manager is not involved; the new frame then "
              "goes app -> X server -> compositing manager -> X server (the screen). On "
              "Wayland the compositor is the server: it routes the key to the focused "
-             "client and composites the client's next buffer itself.")
+             "client and composites the client's next buffer itself. On Xwayland the key "
+             "goes compositor -> Xwayland -> app, and the frame app -> Xwayland -> "
+             "compositor: two servers each way.")
 
 
 def missing(name, config):
@@ -88,8 +94,7 @@ class InputStack(stacks.Stack):
     (fb_path "drm:CARD", as on Xorg)."""
 
     def spawn(self, role, argv, env, **kw):
-        if self.spec.framebuffer == stack_kinds.VFB_FILE and role == "server" and \
-                self.config.output != "kms":
+        if self.spec.vfb_server and role == "server" and self.config.output != "kms":
             self.fbdir = paths.memory_dir("duet-bench-vfb-")
             self.fb_path = os.path.join(self.fbdir, "vfb")
             argv = list(argv) + ["--vfb", self.fb_path]
@@ -101,8 +106,10 @@ class Injector:
 
     def __init__(self, stack):
         exe = paths.find_own("duet-inject", "bench")
-        env = dict(stack.env, **(stack.trusted_env if stack.kind == "wayland" else {}))
-        self.proc = subprocess.Popen([exe, "--backend", stack.kind], env=env,
+        # The server's own means: Xwayland's keys come from the compositor.
+        backend = stack.spec.server_system
+        env = dict(stack.env, **(stack.trusted_env if backend == "wayland" else {}))
+        self.proc = subprocess.Popen([exe, "--backend", backend], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, start_new_session=True)
         self.ready = self._line(5)

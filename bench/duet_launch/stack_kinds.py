@@ -85,6 +85,12 @@ class StackKind:
         return "wayland" if self.xwayland else self.window_system
 
     @property
+    def vfb_server(self):
+        """Its server is duet-compositor, which can copy each frame to a
+        --vfb file (the input experiment's observer reads it)."""
+        return self.framebuffer == VFB_FILE or (self.xwayland and self.composited == TRACE)
+
+    @property
     def observed(self):
         """Nobody tells when it composited: the bench's observer watches."""
         return self.composited == OBSERVER
@@ -135,9 +141,9 @@ TABLE = [
               processes=(("server", "enlightenment_start (E its child)",
                           "its wayland-0 socket exists"),)),
 ]
-XWAYLAND_KEYS = ("not measured yet: duet-inject presses keys through duet_test or XTest on "
-                 "Xvfb; on Xwayland XTest reaches no window and a key from the server's "
-                 "test protocol is not timed (no Xwayland input path in inputlat.py)")
+WESTON_XWAYLAND_KEYS = ("not measurable: weston's headless backend has no wl_seat, so no "
+                        "key reaches Xwayland, and Debian's weston ships no test module to "
+                        "inject one")
 XWAYLAND_PROCESSES = ("xwayland", "Xwayland (the server's child)",
                       "its X window manager set _NET_SUPPORTING_WM_CHECK (the first X "
                       "connection, the launcher's check, starts it)")
@@ -146,7 +152,7 @@ TABLE += [
               None, XWAYLAND_PATH,
               programs=(("duet-compositor", "own", "compositor"), ("Xwayland", "deb", "xwayland"),
                         ("xprop", "deb", "x11-utils")),
-              xwayland=True, protocol=SERVER_LOG, no_keys=XWAYLAND_KEYS,
+              xwayland=True, protocol=SERVER_LOG,
               kms_why_not="the Xwayland stacks run headless only (so far)",
               processes=(("server", "duet-compositor --xwayland",
                           "it prints DISPLAY=:N, then WAYLAND_DISPLAY=NAME once it listens"),
@@ -156,7 +162,7 @@ TABLE += [
               programs=(("weston", "deb", "weston"), ("xwayland.so", "weston-module",
                                                        "libweston-10-0"),
                         ("Xwayland", "deb", "xwayland"), ("xprop", "deb", "x11-utils")),
-              xwayland=True, protocol=SERVER_DEBUG, no_keys=XWAYLAND_KEYS,
+              xwayland=True, protocol=SERVER_DEBUG, no_keys=WESTON_XWAYLAND_KEYS,
               no_wm_roundtrip="weston's X window manager does not answer "
                               "_NET_REQUEST_FRAME_EXTENTS (not in its _NET_SUPPORTED), the "
                               "request duet-roundtrip wm times",
