@@ -152,9 +152,22 @@ def show(layout, workdir, move=None):
                              own("duet-launch", "clients"), "--size", "300x200", "--stay"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
+    ctl = [own("duet-testctl", "tools")]
+    ctl_env = dict(env, WAYLAND_DISPLAY="vfb-test")
     try:
-        # The window is up once frames stop coming (nothing moves in it).
+        # The window is up once the compositor lists it and frames stop
+        # coming (nothing moves in it). Frames alone were not enough: under
+        # load the background's first frame stayed alone for a second
+        # before duet-launch mapped (2026-11-28, beside a CPU hog).
         deadline = time.monotonic() + 30
+        wins = []
+        while not wins:
+            check(time.monotonic() < deadline and comp.poll() is None,
+                  "duet-compositor --vfb-layout %s lists duet-launch's window (%s)"
+                  % (layout, "exited" if comp.poll() is not None else "30 s"))
+            time.sleep(0.1)
+            wins = subprocess.run(ctl + ["windows"], env=ctl_env, capture_output=True,
+                                  text=True, timeout=10).stdout.split()
         last, still = None, 0
         while time.monotonic() < deadline and still < 10:
             time.sleep(0.1)
@@ -169,13 +182,8 @@ def show(layout, workdir, move=None):
         check(still >= 10, "duet-compositor --vfb-layout %s drew and settled (frame %s)"
               % (layout, last))
         if move:
-            ctl = [own("duet-testctl", "tools")]
-            wins = subprocess.run(ctl + ["windows"], env=dict(env, WAYLAND_DISPLAY="vfb-test"),
-                                  capture_output=True, text=True, timeout=10).stdout.split()
-            check(wins, "duet-testctl lists the window")
             r = subprocess.run(ctl + ["move", wins[0], str(move[0]), str(move[1])],
-                               env=dict(env, WAYLAND_DISPLAY="vfb-test"), capture_output=True,
-                               text=True, timeout=10)
+                               env=ctl_env, capture_output=True, text=True, timeout=10)
             check(r.returncode == 0, "duet-testctl move: %s" % r.stderr.strip())
             deadline = time.monotonic() + 5
             while frame_of(path) == last and time.monotonic() < deadline:
