@@ -111,6 +111,9 @@ static void release(struct xwm_content *c, const char *why)
 	          (long long)s->serial, why);
 	s->waiting = false;
 	s->released_ns = render_now_ns();
+	/* Commits made before the wait hold no frame finished since: the
+	 * answer's frame comes with the first commit Xwayland may make now. */
+	s->claimed_commits = s->commits;
 	if (s->commits_held)
 		set_allow_commits(c, true);
 	s->place_pending = true;
