@@ -162,6 +162,7 @@ int main(int argc, char **argv)
 		xcb_sync_initialize(sc.conn, 3, 1), NULL);
 	if (!init) {
 		fprintf(stderr, "duet-x11-sync-client: no SYNC extension\n");
+		xcb_disconnect(sc.conn);
 		return 1;
 	}
 	free(init);
@@ -197,15 +198,19 @@ int main(int argc, char **argv)
 	struct pollfd pfd = { .fd = xcb_get_file_descriptor(sc.conn), .events = POLLIN };
 	for (;;) {
 		xcb_generic_event_t *ev;
-		while ((ev = xcb_poll_for_event(sc.conn))) {
-			bool go_on = handle_event(&sc, ev);
+		bool go_on = true;
+		while (go_on && (ev = xcb_poll_for_event(sc.conn))) {
+			go_on = handle_event(&sc, ev);
 			free(ev);
-			if (!go_on)
-				return 0;
+		}
+		if (!go_on) {
+			status = 0;
+			break;
 		}
 		if (xcb_connection_has_error(sc.conn)) {
 			fprintf(stderr, "duet-x11-sync-client: X connection lost\n");
-			return 1;
+			status = 1;
+			break;
 		}
 		if (sc.redraw_at_ns && now_ns() >= sc.redraw_at_ns) {
 			redraw(&sc);
@@ -219,4 +224,6 @@ int main(int argc, char **argv)
 		}
 		poll(&pfd, 1, timeout);
 	}
+	xcb_disconnect(sc.conn);
+	return status;
 }

@@ -3,7 +3,7 @@
 clients through Xwayland (compositor/xwayland-sync.c).
 
 usage: test_xwayland_sync.py apps-frame-drawn | resize-waits |
-                             resize-timeout | client-dies
+                             resize-timeout | client-dies | xwayland-killed
 
 apps-frame-drawn: duet's X11 apps time their frames with the WM's
 _NET_WM_FRAME_DRAWN (presentation "frame-drawn", not the round trip that
@@ -20,15 +20,20 @@ resize-timeout: a client that draws at once but never answers is shown at
 its new size after the WM's timeout, and resized again later.
 client-dies: the client killed while the WM waits for its answer; the
 compositor goes on and a new client is shown.
+xwayland-killed: Xwayland killed while the WM waits for an answer; the
+compositor goes on, and the next X client gets a new Xwayland and WM whose
+resizes wait for it again.
 """
 
+import os
+import signal
 import time
 
 import apps
 import duet
 from duet import check
 from test_apps_resize import SIZES, check_steps
-from test_xwayland import need_xwayland, shot_until, wait_for, xwayland_args
+from test_xwayland import need_xwayland, one_xwayland, shot_until, wait_for, xwayland_args
 
 RED = (255, 0, 0)
 
@@ -170,6 +175,24 @@ def client_dies(s):
     shown_drawn(s, win.id, (320, 200), "sync-after-death")
 
 
+def xwayland_killed(s):
+    p, old = sync_client(s, "--delay-ms", "10000")
+    n = len(p.lines)
+    s.testctl("resize", old.id, 400, 300)
+    p.wait_line(r"^sync-request ", start=n, timeout=10)
+    pid = one_xwayland(s)
+    os.kill(pid, signal.SIGKILL)
+    check(p.wait(15) != 0, "the X client of the killed Xwayland exited 0")
+    wait_for("the window to go", lambda: not s.windows())
+    s.check_alive()
+    q, win = sync_client(s)
+    check(one_xwayland(s) != pid, "no new Xwayland")
+    n = len(q.lines)
+    s.testctl("resize", win.id, 320, 200)
+    q.wait_line(r"^answered ", start=n, timeout=10)
+    shown_drawn(s, win.id, (320, 200), "sync-new-xwayland")
+
+
 def in_session(name, scenario, size="1024x768"):
     def test():
         need_xwayland()
@@ -185,4 +208,5 @@ if __name__ == "__main__":
         "resize-waits": in_session("waits", resize_waits),
         "resize-timeout": in_session("timeout", resize_timeout),
         "client-dies": in_session("dies", client_dies),
+        "xwayland-killed": in_session("killed", xwayland_killed),
     })
