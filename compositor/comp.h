@@ -131,6 +131,9 @@ struct comp_server {
 	struct wl_signal new_surface;     /* data: struct comp_surface *, once made */
 	struct wl_signal window_mapped;   /* data: struct comp_window * */
 	struct wl_signal window_unmapped; /* data: struct comp_window * */
+	/* An output's frame is on screen (its presenting_info says when):
+	 * data: struct comp_output *. */
+	struct wl_signal output_presented;
 
 	struct comp_xwayland *xwayland;   /* with options.xwayland, xwayland.h */
 };

@@ -84,6 +84,7 @@ static void output_deliver(void *data, const struct render_frame *frame, uint64_
 	comp_presentation_send_presented(output, &output->presenting_feedbacks, &info);
 	deliver_callbacks(&output->presenting_callbacks, info.t_ns);
 	wl_signal_emit_mutable(&output->frame_presented, &info);
+	wl_signal_emit_mutable(&output->server->output_presented, output);
 }
 
 /* The frame is finished and shown at frame->tick_ns (its pixels existed at

@@ -34,6 +34,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	wl_signal_init(&server->new_surface);
 	wl_signal_init(&server->window_mapped);
 	wl_signal_init(&server->window_unmapped);
+	wl_signal_init(&server->output_presented);
 
 	const struct comp_backend *backend = find_backend(options->backend);
 	if (!backend) {

@@ -93,7 +93,7 @@ static void xwindow_send_close(struct comp_window *window)
 static void xwindow_moved(struct comp_window *window)
 {
 	struct xwm_content *c = content_of(window);
-	if (c->surface && window->mapped)
+	if (c->surface && window->mapped && !comp_xsync_holds_place(c))
 		comp_surface_set_position(c->surface, window->x, window->y);
 	if (x_live(c) && (c->x->x != window->x || c->x->y != window->y))
 		xwm_window_move_resize(c->x, window->x, window->y, c->x->width, c->x->height);
@@ -339,7 +339,9 @@ void comp_xwindow_configured(struct xwm_content *c)
 		window->geometry.height = x->height;
 		window->x = x->x;
 		window->y = x->y;
-		if (c->surface && window->mapped) {
+		/* Resized with a sync request: the old content stays where it
+		 * was until the new one comes (xwayland-sync.c). */
+		if (c->surface && window->mapped && !comp_xsync_holds_place(c)) {
 			comp_surface_set_position(c->surface, x->x, x->y);
 			comp_layout_repaint_damaged(window->server);
 		}
@@ -353,7 +355,18 @@ void comp_xwindow_configured(struct xwm_content *c)
 
 static void role_commit(struct comp_surface *surface)
 {
-	comp_xwindow_update(surface->role_data);
+	struct xwm_content *c = surface->role_data;
+	comp_xwindow_update(c);
+	comp_xsync_committed(c);
+}
+
+void comp_xwindow_place_surface(struct xwm_content *c)
+{
+	struct comp_window *window = &c->window;
+	if (!comp_xwindow_has_window(c) || !c->surface || !window->mapped)
+		return;
+	comp_surface_set_position(c->surface, window->x, window->y);
+	comp_layout_repaint_damaged(window->server);
 }
 
 static void handle_surface_destroy(struct wl_listener *listener, void *data)

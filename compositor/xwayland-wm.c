@@ -141,6 +141,7 @@ static void host_configured(void *data, struct xwm_window *w, bool resized)
 static void host_destroyed(void *data, struct xwm_window *w)
 {
 	struct xwm_content *c = w->content;
+	comp_xsync_window_destroyed(c);
 	comp_xwindow_destroy(c);
 	wl_list_remove(&c->link);
 	free(c);
@@ -152,7 +153,7 @@ static void host_destroyed(void *data, struct xwm_window *w)
 static bool host_event(void *data, xcb_generic_event_t *ev)
 {
 	struct comp_xwm *wm = data;
-	if (comp_xsel_handle_event(wm->selection, ev))
+	if (comp_xsel_handle_event(wm->selection, ev) || comp_xsync_handle_event(wm, ev))
 		return true;
 	if ((ev->response_type & 0x7f) != XCB_CLIENT_MESSAGE)
 		return false;
@@ -182,6 +183,14 @@ static void host_processed(void *data, uint32_t sequence)
 
 static void host_counters_changed(void *data, struct xwm_window *w)
 {
+	if (w->content)
+		comp_xsync_counters_changed(w->content);
+}
+
+static void host_resizing(void *data, struct xwm_window *w)
+{
+	if (w->content)
+		comp_xsync_resizing(w->content);
 }
 
 static void host_named(void *data, struct xwm_window *w)
@@ -205,7 +214,7 @@ static const struct xwm_host host = {
 	.configured = host_configured,
 	.restacked = host_nothing,
 	.destroyed = host_destroyed,
-	.resizing = host_nothing,
+	.resizing = host_resizing,
 	.counters_changed = host_counters_changed,
 	.named = host_named,
 	.event = host_event,
@@ -426,8 +435,12 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	wm->wl_surface_id = intern(xwm->conn, "WL_SURFACE_ID");
 	if (!wm->wl_surface_id || xwm_props_intern_atoms(xwm) < 0 || xwm_wm_claim(xwm) < 0)
 		goto fail;
-	/* No _NET_WM_SYNC_REQUEST nor frame timings here yet: not listed. */
-	xwm_props_init_root(xwm, NULL, false);
+	/* _NET_WM_SYNC_REQUEST and frame timings are listed where they work:
+	 * with SYNC and an Xwayland that takes _XWAYLAND_ALLOW_COMMITS. */
+	bool frame_sync = comp_xsync_init(wm) && has_sync;
+	if (!frame_sync)
+		wm->sync_event = 0;
+	xwm_props_init_root(xwm, NULL, frame_sync);
 	if (claim_cm_selection(xwm) < 0) {
 		comp_log("xwayland: cannot take _NET_WM_CM_S0");
 		goto fail;
@@ -474,5 +487,6 @@ void comp_xwm_destroy(struct comp_xwm *wm)
 			xcb_ewmh_connection_wipe(&xwm->ewmh);
 		xcb_disconnect(xwm->conn);
 	}
+	comp_xsync_finish(wm);
 	free(wm);
 }

@@ -23,6 +23,47 @@ struct comp_xwm {
 	struct wl_list unmanaged;       /* xwm_content.unmanaged_link: shown, bottom first */
 	/* No more X requests: the connection broke, or the WM is going. */
 	bool quiet;
+	/* Frame synchronization (xwayland-sync.c): SYNC's first event (0:
+	 * no SYNC, nothing listed), _XWAYLAND_ALLOW_COMMITS, the timer of
+	 * its timeouts, every output's presented frames. */
+	uint8_t sync_event;
+	xcb_atom_t allow_commits;
+	struct wl_event_source *sync_timer;
+	struct wl_listener output_presented;
+};
+
+/* A window's _NET_WM_SYNC_REQUEST and frame timing (xwayland-sync.c). */
+struct comp_xsync {
+	xcb_sync_alarm_t alarm;      /* on the extended counter, else the basic */
+	/* Resize: the last serial asked for, while waiting for it since
+	 * wait_ns with Xwayland's commits of the window held back. */
+	int64_t serial;
+	bool waiting, commits_held;
+	uint64_t wait_ns;
+	/* After the wait the surface moves to the window's place with the
+	 * first commit (the new content), or at place_ns at the latest. */
+	bool place_pending;
+	uint64_t place_ns;
+	/* Finished frames (even extended values) owed _NET_WM_FRAME_DRAWN.
+	 * The latest one whose commit has not come yet (awaiting, finished
+	 * at await_ns); and those whose commit came, oldest first, each
+	 * answered by the first presented frame of its output painted after
+	 * it (repaint count > need_repaint). One replaced before that is
+	 * never answered: the client counts it discarded when a later value
+	 * is answered. */
+	int64_t await_serial, latest_frame;
+	bool awaiting;
+	uint64_t await_ns, released_ns;
+	struct comp_xsync_frame {
+		int64_t serial;
+		uint64_t need_repaint, finished_ns;
+	} claimed[4];
+	int nclaimed;
+	/* Commits of its surface, how many frames have claimed, and the
+	 * frame output's repaint count at the last one and at its last
+	 * presented frame. */
+	uint64_t commits, claimed_commits, commit_repaint, presented_repaint;
+	uint64_t presented_ns;
 };
 
 /* The host's part of an X window (model.h leaves struct xwm_content to
@@ -46,6 +87,7 @@ struct xwm_content {
 	/* An override-redirect window while shown: in comp_xwm.unmanaged. */
 	bool unmanaged_shown;
 	struct wl_list unmanaged_link;
+	struct comp_xsync sync;
 };
 
 /* xwayland-wm.c: X requests made outside the X dispatch (from the
@@ -53,7 +95,29 @@ struct xwm_content {
  * before the loop sleeps. */
 void comp_xwm_schedule(struct comp_xwm *wm);
 
+/* xwayland-sync.c: _NET_WM_SYNC_REQUEST before the policy's resizes and
+ * _NET_WM_FRAME_DRAWN / _NET_WM_FRAME_TIMINGS once frames are presented. */
+/* Sets it up on a new WM (false: no SYNC; windows are then never waited
+ * for and nothing is listed). */
+bool comp_xsync_init(struct comp_xwm *wm);
+void comp_xsync_finish(struct comp_xwm *wm);
+/* The model's host hooks: counters read again, a resize about to go out. */
+void comp_xsync_counters_changed(struct xwm_content *c);
+void comp_xsync_resizing(struct xwm_content *c);
+/* An AlarmNotify of ours: true if it was one. */
+bool comp_xsync_handle_event(struct comp_xwm *wm, xcb_generic_event_t *ev);
+/* Xwayland committed the window's surface. */
+void comp_xsync_committed(struct xwm_content *c);
+/* The surface stays where it is: the new size is not drawn yet. */
+static inline bool comp_xsync_holds_place(const struct xwm_content *c)
+{
+	return c->sync.waiting || c->sync.place_pending;
+}
+void comp_xsync_window_destroyed(struct xwm_content *c);
+
 /* xwayland-window.c */
+/* The surface goes where its window is (after a wait for its content). */
+void comp_xwindow_place_surface(struct xwm_content *c);
 /* WL_SURFACE_ID met its wl_surface: the window shows once both are ready. */
 void comp_xwindow_pair(struct xwm_content *c, struct comp_surface *surface);
 /* The surface goes (Xwayland makes a new one at the next map). */

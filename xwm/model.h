@@ -14,6 +14,7 @@
  *                _NET_CLIENT_LIST and friends, WM_STATE, _NET_WM_STATE
  *   actions.c    what the policy asks of the X server: configure, raise,
  *                hide, focus, close
+ *   sync-proto.c _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN on the wire
  *   policy.c     placement, focus and stacking rules (side by side with
  *                compositor/policy.c)
  *   messages.c   client messages: EWMH requests and duet's control
@@ -284,6 +285,20 @@ void xwm_set_focus(struct xwm *xwm, struct xwm_window *w);
 void xwm_window_send_close(struct xwm_window *w);
 /* A client message of type to w's client (WM_PROTOCOLS and the like). */
 void xwm_window_send_message(struct xwm_window *w, xcb_atom_t type, const uint32_t data[5]);
+
+/* ------------------------------------------------------- sync-proto.c */
+/* The wire side of frame synchronization, for either host: a counter's
+ * value; an alarm reporting every increase of counter; the serial of the
+ * next _NET_WM_SYNC_REQUEST after last (ext: for the extended counter,
+ * even and past latest_frame); the request itself; and a frame's
+ * _NET_WM_FRAME_DRAWN (drawn_us: CLOCK_MONOTONIC) with its
+ * _NET_WM_FRAME_TIMINGS. */
+int64_t xwm_sync_value(xcb_sync_int64_t v);
+xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t counter);
+int64_t xwm_sync_next_serial(int64_t last, int64_t latest_frame, bool ext);
+void xwm_sync_send_request(struct xwm_window *w, int64_t serial, bool ext);
+void xwm_sync_send_frame_drawn(struct xwm_window *w, int64_t serial, uint64_t drawn_us,
+                               int32_t offset_us, uint32_t refresh_us, uint32_t delay_ms);
 /* The screen the policy places windows on. */
 void xwm_policy_screen_size(const struct xwm *xwm, int *width, int *height);
 

@@ -65,17 +65,6 @@ struct xwm_sync *xwm_sync_window_new(void)
 	return calloc(1, sizeof(struct xwm_sync));
 }
 
-static int64_t value_of(xcb_sync_int64_t v)
-{
-	return (int64_t)((uint64_t)(uint32_t)v.hi << 32 | v.lo);
-}
-
-static xcb_sync_int64_t int64_of(int64_t v)
-{
-	xcb_sync_int64_t r = { .hi = (int32_t)((uint64_t)v >> 32), .lo = (uint32_t)v };
-	return r;
-}
-
 static void destroy_alarm(struct xwm_window *w)
 {
 	struct xwm_sync *s = sync_of(w);
@@ -83,26 +72,6 @@ static void destroy_alarm(struct xwm_window *w)
 	if (s->ext_alarm)
 		xcb_sync_destroy_alarm(w->xwm->conn, s->ext_alarm);
 	s->ext_alarm = XCB_NONE;
-}
-
-/* An alarm that fires whenever counter grows: test "counter >= current
- * + 1", then the test value steps by 1 past the new value. */
-static xcb_sync_alarm_t create_alarm(struct xwm *xwm, xcb_sync_counter_t counter)
-{
-	xcb_sync_alarm_t alarm = xcb_generate_id(xwm->conn);
-	xcb_sync_create_alarm_value_list_t v = {
-		.counter = counter,
-		.valueType = XCB_SYNC_VALUETYPE_RELATIVE,
-		.value = int64_of(1),
-		.testType = XCB_SYNC_TESTTYPE_POSITIVE_COMPARISON,
-		.delta = int64_of(1),
-		.events = 1,
-	};
-	xcb_sync_create_alarm_aux(xwm->conn, alarm,
-	                          XCB_SYNC_CA_COUNTER | XCB_SYNC_CA_VALUE_TYPE |
-	                          XCB_SYNC_CA_VALUE | XCB_SYNC_CA_TEST_TYPE |
-	                          XCB_SYNC_CA_DELTA | XCB_SYNC_CA_EVENTS, &v);
-	return alarm;
 }
 
 void xwm_sync_window_counters_changed(struct xwm_window *w)
@@ -122,7 +91,7 @@ void xwm_sync_window_counters_changed(struct xwm_window *w)
 	 * it when there is no extended one. */
 	xcb_sync_counter_t watched = c->ext_counter ? c->ext_counter : c->sync_counter;
 	if (watched)
-		s->ext_alarm = create_alarm(xwm, watched);
+		s->ext_alarm = xwm_sync_alarm_create(xwm, watched);
 	xwm_debug(xwm, "0x%x: sync counters basic 0x%x extended 0x%x", w->id, c->sync_counter,
 	          c->ext_counter);
 }
@@ -151,27 +120,16 @@ static bool content_pending(const struct xwm_window *w)
 
 void xwm_sync_request(struct xwm_window *w)
 {
-	struct xwm *xwm = w->xwm;
 	struct xwm_sync *s = sync_of(w);
 	const struct xwm_client *c = w->client;
 
 	if (!c->sync_request || !c->sync_counter || !w->content->cm->sync_event)
 		return;
-	if (c->ext_counter) {
-		/* Extended: an even serial well past any frame the client may
-		 * number meanwhile (mutter leaves the same headroom). */
-		int64_t base = s->sync_serial > s->frame_serial ? s->sync_serial : s->frame_serial;
-		if (s->unfetched_pending && s->unfetched_serial > base)
-			base = s->unfetched_serial;
-		s->sync_serial = (base + 240) & ~(int64_t)1;
-	} else {
-		s->sync_serial++;
-	}
-	const uint32_t data[5] = {
-		xwm->ewmh._NET_WM_SYNC_REQUEST, xwm->last_time, (uint32_t)s->sync_serial,
-		(uint32_t)((uint64_t)s->sync_serial >> 32), c->ext_counter ? 1 : 0,
-	};
-	xwm_window_send_message(w, xwm->atoms.WM_PROTOCOLS, data);
+	int64_t latest_frame = s->frame_serial;
+	if (s->unfetched_pending && s->unfetched_serial > latest_frame)
+		latest_frame = s->unfetched_serial;
+	s->sync_serial = xwm_sync_next_serial(s->sync_serial, latest_frame, c->ext_counter != 0);
+	xwm_sync_send_request(w, s->sync_serial, c->ext_counter != 0);
 	s->sync_waiting = true;
 	s->sync_sent_ns = render_now_ns();
 	rearm_timeout(w->content->cm);
@@ -233,7 +191,7 @@ void xwm_sync_handle_alarm(struct xwm_cm *cm, xcb_sync_alarm_notify_event_t *ev)
 		 * or destroyed repeats the last value: no frame finished. */
 		if (ev->state != XCB_SYNC_ALARMSTATE_ACTIVE)
 			return;
-		int64_t value = value_of(ev->counter_value);
+		int64_t value = xwm_sync_value(ev->counter_value);
 		bool answered = false;
 		bool ext = w->client && w->client->ext_counter;
 		if (s->sync_waiting && value >= s->sync_serial && (!ext || !(value & 1))) {
@@ -310,20 +268,11 @@ void xwm_sync_frame_presented(struct xwm_cm *cm, uint64_t drawn_ns)
 		if (!answer)
 			continue;
 		s->frame_pending = false;
-		uint32_t drawn[5] = {
-			(uint32_t)s->frame_serial, (uint32_t)((uint64_t)s->frame_serial >> 32),
-			(uint32_t)t_us, (uint32_t)(t_us >> 32), 0,
-		};
-		xwm_window_send_message(w, xwm->atoms._NET_WM_FRAME_DRAWN, drawn);
 		/* Drawn is when the frame's pixels were flushed to the X
 		 * server, which shows them at once: the offset to presentation
 		 * is ~0 (the grid tick the frame was for is earlier still);
 		 * GTK reads 0 as "unknown", hence 1 us. */
-		uint32_t timings[5] = {
-			(uint32_t)s->frame_serial, (uint32_t)((uint64_t)s->frame_serial >> 32),
-			1, refresh_us, 0,
-		};
-		xwm_window_send_message(w, xwm->atoms._NET_WM_FRAME_TIMINGS, timings);
+		xwm_sync_send_frame_drawn(w, s->frame_serial, t_us, 1, refresh_us, 0);
 	}
 }
 

@@ -320,11 +320,10 @@ def record(p, name, start=0, timeout=60):
 
 
 def check_x11(rec, what):
-    # No _NET_WM_FRAME_DRAWN from the compositor's WM yet: the toolkit's
-    # round trip stands in for presentation.
-    check(rec.get("backend") == "x11" and rec.get("presentation") in ("frame-drawn",
-                                                                     "roundtrip-fallback"),
-          "%s: not through X: %r" % (what, rec))
+    # The compositor's WM answers frames with _NET_WM_FRAME_DRAWN
+    # (xwayland-sync.c): the toolkit's round trip no longer stands in.
+    check(rec.get("backend") == "x11" and rec.get("presentation") == "frame-drawn",
+          "%s: not through X with frame-drawn presentation: %r" % (what, rec))
 
 
 def duet_launch(s):
@@ -373,7 +372,10 @@ def duet_render(s):
     check([r["scene"] for r in scenes] == ["rect_blend", "scrolling"], "scenes %r" % scenes)
     for r in scenes:
         check_x11(r, "duet-render")
-        check(r["frames"] > 10 and r["presented"] > 0 and r["discarded"] == 0,
+        # Unthrottled: frames replaced before a repaint showed them are
+        # discarded, as on duet-xwm.
+        check(r["frames"] > 10 and r["presented"] > 0 and
+              r["presented"] + r["discarded"] <= r["frames"] + 1,
               "scene %s: %r" % (r["scene"], r))
     done = [r for r in recs if r["name"] == "render_done"]
     check(len(done) == 1 and done[0]["score_fps"] > 0, "render_done: %r" % done)
