@@ -76,6 +76,9 @@ struct comp_options {
 	bool xwayland_now;
 	const char *xwayland_path;
 	int xwayland_display;
+	/* How long a resized X window's old content waits for the client's
+	 * _NET_WM_SYNC_REQUEST answer (ms; 0: 100, xwayland-sync.c). */
+	int xwayland_sync_timeout_ms;
 };
 
 #define COMP_MAX_GLOBALS 32

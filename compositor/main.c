@@ -85,6 +85,9 @@ static const char usage[] =
 	"  --xwayland-path PATH the Xwayland binary (default: Xwayland in PATH)\n"
 	"  --xwayland-display N the X display: the first free one from :N on\n"
 	"                       (default 0)\n"
+	"  --xwayland-sync-timeout MS  how long a resized X window's old content\n"
+	"                       stays while the client has not answered the resize\n"
+	"                       (_NET_WM_SYNC_REQUEST; default 100)\n"
 	"  -- CMD ARGS...       run CMD with WAYLAND_DISPLAY set once the socket\n"
 	"                       listens; exit when it exits, with its exit status\n"
 	"                       (128+N if killed by signal N)\n"
@@ -194,6 +197,7 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		{ "xwayland-now", no_argument, NULL, 'N' },
 		{ "xwayland-path", required_argument, NULL, 'P' },
 		{ "xwayland-display", required_argument, NULL, 'd' },
+		{ "xwayland-sync-timeout", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -305,6 +309,16 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 			opt->xwayland_display = (int)n;
 			break;
 		}
+		case 'Y': {
+			char *end;
+			errno = 0;
+			long n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || n < 1 || n > 600000)
+				return bad_usage("bad --xwayland-sync-timeout '%s': expected ms from 1 "
+				                 "to 600000", optarg);
+			opt->xwayland_sync_timeout_ms = (int)n;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -334,10 +348,10 @@ static int parse_args(int argc, char **argv, struct comp_options *opt, char ***c
 		if (opt->mode_mhz)
 			opt->refresh_mhz = opt->mode_mhz;
 	}
-	if ((opt->xwayland_now || opt->xwayland_path || opt->xwayland_display) &&
-	    !opt->xwayland)
-		return bad_usage("%s: --xwayland-now, --xwayland-path and --xwayland-display are "
-		                 "options of --xwayland", "no --xwayland");
+	if ((opt->xwayland_now || opt->xwayland_path || opt->xwayland_display ||
+	     opt->xwayland_sync_timeout_ms) && !opt->xwayland)
+		return bad_usage("%s: --xwayland-now, --xwayland-path, --xwayland-display and "
+		                 "--xwayland-sync-timeout are options of --xwayland", "no --xwayland");
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return bad_usage("unexpected argument '%s': put the command after --",

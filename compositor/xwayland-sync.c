@@ -40,7 +40,9 @@
 
 #include "xwayland-wm.h"
 
-#define SYNC_TIMEOUT_NS 100000000ull  /* an unanswered resize shows anyway */
+/* An unanswered resize shows anyway after this; --xwayland-sync-timeout
+ * lengthens it (tests that must not depend on the machine's speed). */
+#define SYNC_TIMEOUT_NS 100000000ull
 #define PLACE_TIMEOUT_NS 100000000ull /* no commit after the wait: move anyway */
 #define COMMIT_GRACE_NS 50000000ull   /* a finished frame's commit still to come */
 #define FRAME_TIMEOUT_NS 200000000ull /* a frame no output presents (hidden) */
@@ -50,7 +52,7 @@ static uint64_t deadline_of(const struct comp_xsync *s)
 	uint64_t first = UINT64_MAX;
 #define EARLIER(t) do { if ((t) < first) first = (t); } while (0)
 	if (s->waiting)
-		EARLIER(s->wait_ns + SYNC_TIMEOUT_NS);
+		EARLIER(s->wait_ns + s->timeout_ns);
 	if (s->place_pending)
 		EARLIER(s->place_ns);
 	if (s->nclaimed)
@@ -187,7 +189,7 @@ static void claim(struct xwm_content *c, uint64_t r)
 static void handle_timer_content(struct xwm_content *c, uint64_t now)
 {
 	struct comp_xsync *s = &c->sync;
-	if (s->waiting && now - s->wait_ns >= SYNC_TIMEOUT_NS)
+	if (s->waiting && now - s->wait_ns >= s->timeout_ns)
 		release(c, "unanswered, shown anyway");
 	if (s->place_pending && now >= s->place_ns)
 		place(c);
@@ -342,6 +344,8 @@ void comp_xsync_resizing(struct xwm_content *c)
 	if (!s->waiting) {
 		s->waiting = true;
 		s->wait_ns = render_now_ns();
+		int ms = c->wm->server->options.xwayland_sync_timeout_ms;
+		s->timeout_ns = ms > 0 ? (uint64_t)ms * 1000000ull : SYNC_TIMEOUT_NS;
 	}
 	if (!s->commits_held)
 		set_allow_commits(c, false);

@@ -39,7 +39,7 @@ struct comp_xsync {
 	 * wait_ns with Xwayland's commits of the window held back. */
 	int64_t serial;
 	bool waiting, commits_held;
-	uint64_t wait_ns;
+	uint64_t wait_ns, timeout_ns;
 	/* After the wait the surface moves to the window's place with the
 	 * first commit (the new content), or at place_ns at the latest. */
 	bool place_pending;
