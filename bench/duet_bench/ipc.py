@@ -16,6 +16,8 @@ Three counters, each in its own run of the same scenario:
 A dump that does not come (a counted process that does not answer the
 dump signal in time) fails the counting run: it is never read as zero.
 """
+import ctypes
+import errno
 import json
 import os
 import re
@@ -49,12 +51,34 @@ def read_dump(d, pid):
         return None
 
 
+_libc = None
+
+
+def signal_main_thread(pid, sig):
+    """sig to pid's main thread (tgkill), where the servers make their
+    calls: the counter holds a dump that comes in the middle of a counted
+    call until it has added it (bench/ipc-count.c), which it can only know
+    on the thread making the call. os.kill where libc has no tgkill."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    fn = getattr(_libc, "tgkill", None)
+    if fn is None:
+        os.kill(pid, sig)
+        return
+    if fn(ctypes.c_int(pid), ctypes.c_int(pid), ctypes.c_int(int(sig))) != 0:
+        err = ctypes.get_errno()
+        if err == errno.ESRCH:
+            raise ProcessLookupError(err, os.strerror(err))
+        raise OSError(err, os.strerror(err))
+
+
 def dump_now(d, pid, timeout=1.5):
     """Signals pid to dump its counts and waits for the new dump."""
     old = read_dump(d, pid)
     seq = old["seq"] if old else 0
     try:
-        os.kill(pid, DUMP_SIGNAL)
+        signal_main_thread(pid, DUMP_SIGNAL)
     except ProcessLookupError:
         return None  # its last dump is not now's
     deadline = time.monotonic() + procs.patience(timeout)

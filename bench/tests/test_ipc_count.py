@@ -61,6 +61,7 @@ def main():
     check(c["peers"].get(str(parent), {}).get("writev") == [N, 20 * N],
           "the parent is the child's peer: %s" % c["peers"])
     check_idle(lib, probe)
+    check_in_call(lib)
     print("PASS")
 
 
@@ -103,6 +104,37 @@ def check_idle(lib, probe):
             p.wait()
     check(first[1] == first[0] and first[2] == first[0],
           "an idle process shows no waits between dumps: %s" % first)
+
+
+def check_in_call(lib):
+    """A dump signalled while a counted call is under way is made once the
+    call has been added: a process blocked in read() makes no dump until
+    the read returns, and that dump counts it. (Made at once, a dump could
+    come between a call's syscall and its count, and leave out a call
+    strace times before it.)"""
+    import ctypes
+    libc = ctypes.CDLL(None)
+    with tempfile.TemporaryDirectory(prefix="duet-ipc-test-") as d:
+        env = dict(os.environ, LD_PRELOAD=lib, DUET_IPC_COUNT_DIR=d)
+        env["ASAN_OPTIONS"] = "verify_asan_link_order=0:" + env.get("ASAN_OPTIONS", "")
+        p = subprocess.Popen([sys.executable, "-c",
+                              "import os; os.write(1, b'ready\\n'); os.read(0, 1); os.read(0, 1)"],
+                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            check(p.stdout.readline() == b"ready\n", "the reader started")
+            path = os.path.join(d, "%d.json" % p.pid)
+            time.sleep(0.3)  # into its read
+            libc.tgkill(p.pid, p.pid, 12)  # SIGUSR2, to the thread in read()
+            time.sleep(0.5)
+            check(not os.path.exists(path), "no dump while the read is under way")
+            p.stdin.write(b"x")
+            p.stdin.flush()
+            dump = wait_dump(path, 1)
+        finally:
+            p.stdin.close()
+            p.wait(10)
+    check(dump["reason"] == "signal" and dump["counts"].get("read", {}).get("pipe", [0])[0] >= 1,
+          "the dump came after the read and counts it: %s" % dump["counts"].get("read"))
 
 
 if __name__ == "__main__":
