@@ -8,7 +8,9 @@
  * Prints "parent PID child PID" on stdout.
  * With "idle" instead of N: prints "idle PID" and waits in poll() on a
  * pipe that never becomes readable, re-entering after every EINTR as an
- * event loop does, until killed. */
+ * event loop does, until killed.
+ * With "read": prints "read PID", then reads one byte from stdin twice
+ * (blocking), and exits 0. */
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -50,10 +52,23 @@ _Noreturn static void idle(void)
 		poll(&pfd, 1, -1);
 }
 
+static int read_twice(void)
+{
+	printf("read %d\n", (int)getpid());
+	fflush(stdout);
+	char c;
+	for (int i = 0; i < 2; i++)
+		if (read(0, &c, 1) != 1)
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "idle") == 0)
 		idle();
+	if (argc > 1 && strcmp(argv[1], "read") == 0)
+		return read_twice();
 	int n = argc > 1 ? atoi(argv[1]) : 7;
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	/* Abstract namespace: nothing to clean up on disk. */

@@ -61,7 +61,7 @@ def main():
     check(c["peers"].get(str(parent), {}).get("writev") == [N, 20 * N],
           "the parent is the child's peer: %s" % c["peers"])
     check_idle(lib, probe)
-    check_in_call(lib)
+    check_in_call(lib, probe)
     print("PASS")
 
 
@@ -106,7 +106,7 @@ def check_idle(lib, probe):
           "an idle process shows no waits between dumps: %s" % first)
 
 
-def check_in_call(lib):
+def check_in_call(lib, probe):
     """A dump signalled while a counted call is under way is made once the
     call has been added: a process blocked in read() makes no dump until
     the read returns, and that dump counts it. (Made at once, a dump could
@@ -117,21 +117,25 @@ def check_in_call(lib):
     with tempfile.TemporaryDirectory(prefix="duet-ipc-test-") as d:
         env = dict(os.environ, LD_PRELOAD=lib, DUET_IPC_COUNT_DIR=d)
         env["ASAN_OPTIONS"] = "verify_asan_link_order=0:" + env.get("ASAN_OPTIONS", "")
-        p = subprocess.Popen([sys.executable, "-c",
-                              "import os; os.write(1, b'ready\\n'); os.read(0, 1); os.read(0, 1)"],
-                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        p = subprocess.Popen([probe, "read"], env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
         try:
-            check(p.stdout.readline() == b"ready\n", "the reader started")
-            path = os.path.join(d, "%d.json" % p.pid)
+            line = p.stdout.readline().split()
+            check(line[:1] == [b"read"], "the reader started: %r" % line)
+            pid = int(line[1])  # under qemu-user too, the probe's own pid
+            path = os.path.join(d, "%d.json" % pid)
             time.sleep(0.3)  # into its read
-            libc.tgkill(p.pid, p.pid, 12)  # SIGUSR2, to the thread in read()
+            libc.tgkill(pid, pid, 12)  # SIGUSR2, to the thread in read()
             time.sleep(0.5)
             check(not os.path.exists(path), "no dump while the read is under way")
             p.stdin.write(b"x")
             p.stdin.flush()
             dump = wait_dump(path, 1)
         finally:
-            p.stdin.close()
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
             p.wait(10)
     check(dump["reason"] == "signal" and dump["counts"].get("read", {}).get("pipe", [0])[0] >= 1,
           "the dump came after the read and counts it: %s" % dump["counts"].get("read"))
