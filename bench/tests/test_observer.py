@@ -377,9 +377,16 @@ def sizes_on(kind, workdir):
                            env=dict(server.client_env, DUET_TRACE=trace),
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
+    def done():
+        return any(e.get("name") == "resize_done" for e in traces.JsonLines(trace).read())
     try:
-        wait_for("the observer's report of all %d sizes" % len(SIZES),
-                 lambda: len(obs.seen_lines()) >= len(SIZES) or app.poll() is not None, 60)
+        # Both: the app may still be in its last --settle-ms when the
+        # observer has seen the last size, and SIGTERM there ends it
+        # before resize_done (seen once under qemu-aarch64).
+        wait_for("the observer's report of all %d sizes and duet-resize's last step"
+                 % len(SIZES),
+                 lambda: (len(obs.seen_lines()) >= len(SIZES) and done()) or
+                 app.poll() is not None, 60)
     finally:
         app.terminate()
         _, err = app.communicate(timeout=30)
