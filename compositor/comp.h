@@ -529,6 +529,10 @@ struct comp_window {
 	/* xdg_toplevel.set_parent or WM_TRANSIENT_FOR: the parent's id (0:
 	 * none), not a pointer, as the parent may go first (policy rule 11). */
 	uint32_t parent_id;
+	/* The client's process where the window names it (an X window's
+	 * _NET_WM_PID: Xwayland's connection is the compositor's own
+	 * socketpair); 0: the surface's client's; -1: not known. */
+	int pid;
 	/* Buffer size in the last painted frame that showed the window, for
 	 * the "composited" trace event (output.c); composited: shown since
 	 * it was last mapped. */

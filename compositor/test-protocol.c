@@ -199,10 +199,10 @@ static void test_handle_list_windows(struct wl_client *client, struct wl_resourc
 	wl_list_for_each(w, &server->windows, link) {
 		if (!w->mapped)
 			continue;
-		/* 0: no surface to ask, an X window that maps minimized
-		 * (Xwayland makes its wl_surface when X maps it). */
-		pid_t pid = 0;
-		if (w->surface)
+		/* 0: not known, or no surface to ask (an X window that maps
+		 * minimized: Xwayland makes its wl_surface when X maps it). */
+		pid_t pid = w->pid > 0 ? w->pid : 0;
+		if (w->pid == 0 && w->surface)
 			wl_client_get_credentials(wl_resource_get_client(w->surface->resource), &pid,
 			                          NULL, NULL);
 		duet_test_send_window(resource, w->id, pid, w->x, w->y, window_width(w),

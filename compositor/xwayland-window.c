@@ -203,6 +203,8 @@ static void copy_names(struct xwm_content *c)
 	free(window->app_id);
 	window->title = dup_name(c->x->client->name);
 	window->app_id = dup_name(c->x->client->class_name);
+	uint32_t pid = xwm_window_pid(c->x);
+	window->pid = pid > 0 && pid <= INT32_MAX ? (int)pid : -1;
 }
 
 void comp_xwindow_named(struct xwm_content *c)

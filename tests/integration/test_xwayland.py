@@ -380,6 +380,9 @@ def centred_pattern(s, bg, size):
           % (win.x, win.y, win.w, win.h, (sw - w) // 2, (sh - h) // 2, w, h))
     check(win.focused, "the new X window is not focused (rule 2): %r" % (win,))
     check(win.title == "duet x11 test pattern", "its title is %r" % win.title)
+    # Its own process (_NET_WM_PID), not Xwayland's connection's: that
+    # socketpair is the compositor's, whose pid SO_PEERCRED gives.
+    check(win.pid == p.pid, "the X window's pid is %d, its client's %d" % (win.pid, p.pid))
 
     def shown_alone(img):
         check_pattern_at(img, win, "the X window")
