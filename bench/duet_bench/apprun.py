@@ -93,9 +93,22 @@ class AppRun:
             if sampler:
                 sampler.poll()
             if time.monotonic() > deadline:
-                raise AppFailed("%s gave no result within %.0f s"
-                                % (os.path.basename(self.argv[0]), timeout))
+                raise AppFailed("%s gave no result within %.0f s (%s)"
+                                % (os.path.basename(self.argv[0]), timeout,
+                                   self.waiting()))
             time.sleep(0.005 if sampler is None else 0.01)
+
+    def waiting(self):
+        """Where the app and each stack process wait now, and the app's
+        last words: what a timeout's reason needs to tell a hung server
+        from a hung app (one CI run, 2026-11-28, only said the app gave
+        nothing)."""
+        parts = ["app: %s" % proc.where_waiting(self.pid)]
+        for role, child in self.stack.procs.items():
+            parts.append("%s %s: %s" % (role, os.path.basename(child.argv[0]),
+                                        proc.where_waiting(child.pid)))
+        tail = (self.log_tail() or "").strip()[-400:]
+        return "; ".join(parts) + ("; app's log ends: " + tail if tail else "")
 
     def stop(self):
         if self.child.alive():

@@ -238,6 +238,33 @@ def _stat(pid):
         return None
 
 
+def where_waiting(pid):
+    """'STATE, N threads: WCHAN xK, ...' of a live process, from /proc
+    (the main thread's wait first): where a process that stopped answering
+    sits, for a failure's reason. None when it is gone."""
+    st = _stat(pid)
+    if not st:
+        return None
+    waits = {}
+    main = None
+    try:
+        tids = sorted(os.listdir("/proc/%d/task" % pid), key=int)
+    except OSError:
+        tids = []
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/wchan" % (pid, tid)) as f:
+                w = f.read().strip() or "-"
+        except OSError:
+            continue
+        w = "running" if w == "0" else w
+        if tid == str(pid):
+            main = w
+        waits[w] = waits.get(w, 0) + 1
+    rest = ", ".join("%s x%d" % kv for kv in sorted(waits.items()))
+    return "%s, main thread in %s, %d threads: %s" % (st[0], main, len(tids), rest)
+
+
 def children_named(parent, comm):
     """pids of parent's live children whose comm is comm (from /proc)."""
     out = []

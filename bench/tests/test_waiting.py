@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Where a process waits, for a timeout's reason (proc.where_waiting): a
+sleeping process is named with its state and its main thread's kernel wait,
+a stopped one as stopped, a gone one as gone. A bench run that times out on
+an app names this for the app and every stack process, so a hung server
+and a hung app read differently in a CI log."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from checks import check  # noqa: E402
+from duet_launch import proc  # noqa: E402
+
+
+def settled(pid, state):
+    for _ in range(500):
+        w = proc.where_waiting(pid)
+        if w and w.startswith(state + ","):
+            return w
+        time.sleep(0.01)
+    return proc.where_waiting(pid)
+
+
+def main():
+    p = subprocess.Popen(["sleep", "60"])
+    try:
+        w = settled(p.pid, "S")
+        check(w and w.startswith("S, main thread in ") and "running" not in w.split(",")[1],
+              "a sleeping process: asleep, its main thread in a kernel wait: %r" % w)
+        check(w and "threads:" in w, "the threads' waits are counted: %r" % w)
+        os.kill(p.pid, signal.SIGSTOP)
+        w = settled(p.pid, "T")
+        check(w and w.startswith("T,"), "a stopped process reads as stopped (T): %r" % w)
+    finally:
+        p.kill()
+        p.wait()
+    check(proc.where_waiting(p.pid) is None, "a reaped process has no wait")
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
