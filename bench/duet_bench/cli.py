@@ -421,9 +421,6 @@ class Bench:
                             sample["loadavg"] = load
                             sample["steal_pct"] = steal
                             sample["cpufreq"] = freq
-                    # Still "running" here means an interruption is on its way out.
-                    if rec.get("status") == "running":
-                        rec["status"] = "interrupted"
                     self.save()
         finally:
             if st:
@@ -668,6 +665,7 @@ def run(args, argv):
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, signal.SIG_IGN)
         bench.results["interrupted"] = True
+        outcome.settle_interrupted(bench.results)
         bench.progress.say("interrupted (signal %d): stopping; results of what finished are "
                            "kept" % e.args[0])
         status = 130

@@ -21,8 +21,20 @@ def _run(argv):
 
 
 def _dpkg(pkg):
-    out = _run(["dpkg-query", "-W", "-f=${Version}", pkg]) if shutil.which("dpkg-query") else ""
-    return out if out and "no packages" not in out else None
+    """pkg's version for this machine's architecture: with a foreign one
+    installed too (multiarch: the arm64 cross build's libraries), dpkg
+    lists both, and their versions ran together ("1.15-11.15-1")."""
+    if not shutil.which("dpkg-query"):
+        return None
+    out = _run(["dpkg-query", "-W", "-f=${Architecture} ${Version}\n", pkg])
+    if not out or "no packages" in out:
+        return None
+    native = _run(["dpkg", "--print-architecture"])
+    found = [line.split(" ", 1) for line in out.splitlines() if " " in line]
+    for arch, version in found:
+        if arch in (native, "all"):
+            return version
+    return found[0][1] if found else None
 
 
 def machine():

@@ -33,6 +33,24 @@ def failures(results):
     return out
 
 
+def records(results):
+    """Every experiment x stack and ipc kind x stack record."""
+    for per in (results.get("experiments") or {}).values():
+        yield from (r for r in per.values() if isinstance(r, dict))
+    for per in (results.get("ipc") or {}).values():
+        yield from (r for r in per.values() if isinstance(r, dict))
+
+
+def settle_interrupted(results):
+    """An interrupted run's records still "running" become "interrupted".
+    The signal can land anywhere, also between a job's "running" and the
+    code that would settle it (bench-interrupted beside a CPU hog,
+    2026-11-28), so the whole run is settled once, at the interrupt."""
+    for r in records(results):
+        if r.get("status") == "running":
+            r["status"] = "interrupted"
+
+
 def measured(results):
     """How many experiment x stack records finished with samples: ok ones,
     and failed ones that kept the samples of the rounds that worked (a

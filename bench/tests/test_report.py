@@ -31,7 +31,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from duet_bench import outcome, stats  # noqa: E402
+from duet_bench import machine, outcome, stats  # noqa: E402
 from checks import check, fail  # noqa: E402
 
 SCHEMA = os.path.join(os.path.dirname(HERE), "results.schema.json")
@@ -86,9 +86,38 @@ def test_measured():
           "samples, not the empty or skipped ones (%d)" % outcome.measured(res))
 
 
+def test_settled():
+    """An interrupt settles every record left "running", wherever it is
+    (experiments and ipc), and touches no other."""
+    res = {"experiments": {"launch": {"wayland": {"status": "ok", "samples": [{"ms": 1}]}},
+                           "resize": {"wayland": {"status": "running", "samples": []}}},
+           "ipc": {"x11": {"render": {"status": "running"}, "launch": {"status": "failed"}}}}
+    outcome.settle_interrupted(res)
+    got = sorted(r["status"] for r in outcome.records(res))
+    check(got == ["failed", "interrupted", "interrupted", "ok"],
+          "running records become interrupted, the others stay: %s" % got)
+
+
+def test_versions():
+    """A package's version is the native architecture's one, whole, also
+    where a foreign architecture's package is installed beside it (the
+    arm64 libraries of the cross build)."""
+    if not shutil.which("dpkg-query"):
+        print("skip: no dpkg-query")
+        return
+    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
+                          text=True).stdout.strip()
+    want = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libc6:" + arch],
+                          capture_output=True, text=True).stdout.strip()
+    got = machine._dpkg("libc6")
+    check(want and got == want, "libc6's recorded version is %s's %r: %r" % (arch, want, got))
+
+
 def test_stats():
     test_patience()
     test_measured()
+    test_settled()
+    test_versions()
     rng = random.Random(12345)
     drift = [1 + 0.2 * rng.random() for _ in range(8)]
     a = rounds_of(rng, 8, 3, 20.0, 0.5, drift)
