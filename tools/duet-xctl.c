@@ -100,8 +100,9 @@ static void usage(FILE *out)
 	        "                            owner window (hex)\n"
 	        "  screenshot FILE.png       have duet-xwm write its last composited frame\n"
 	        "                            (into its --screenshot-dir; moved to FILE.png)\n"
-	        "  grab FILE.png             read the root window back from the X server\n"
-	        "                            (GetImage; works with any WM)\n"
+	        "  grab FILE.png [ID]        read the root window (or window ID's own\n"
+	        "                            contents) back from the X server (GetImage;\n"
+	        "                            works with any WM)\n"
 	        "  resize ID W H             window-manager resize (_DUET_RESIZE)\n"
 	        "  moveresize ID W H         the same through EWMH (_NET_MOVERESIZE_WINDOW;\n"
 	        "                            works with any EWMH WM, openbox included)\n"
@@ -618,14 +619,30 @@ static int cmd_screenshot(struct ctl *ctl, const char *path)
 	return ret;
 }
 
-/* What the X server itself shows: with a compositing manager that is the
- * overlay window's contents, without one the windows themselves. */
-static int cmd_grab(struct ctl *ctl, const char *path)
+/* What the X server itself shows (window 0 = the root): with a compositing
+ * manager that is the overlay window's contents, without one the windows
+ * themselves. A window of its own reads its own contents (a redirected
+ * window's pixmap), whatever a compositing manager made of it. */
+static int cmd_grab(struct ctl *ctl, const char *path, xcb_window_t win)
 {
 	int w = ctl->screen->width_in_pixels, h = ctl->screen->height_in_pixels;
-	if (ctl->screen->root_depth != 24) {
-		fprintf(stderr, "duet-xctl: grab needs a 24-bit screen (have %u)\n",
-		        ctl->screen->root_depth);
+	uint8_t depth = ctl->screen->root_depth;
+	if (win) {
+		xcb_get_geometry_reply_t *g =
+			xcb_get_geometry_reply(ctl->conn, xcb_get_geometry(ctl->conn, win), NULL);
+		if (!g) {
+			fprintf(stderr, "duet-xctl: no window 0x%x\n", win);
+			return 1;
+		}
+		w = g->width;
+		h = g->height;
+		depth = g->depth;
+		free(g);
+	} else {
+		win = ctl->screen->root;
+	}
+	if (depth != 24 && depth != 32) {
+		fprintf(stderr, "duet-xctl: grab needs a 24- or 32-bit drawable (have %u)\n", depth);
 		return 1;
 	}
 	uint32_t *argb = malloc((size_t)w * (size_t)h * 4);
@@ -643,7 +660,7 @@ static int cmd_grab(struct ctl *ctl, const char *path)
 		int rows = y + band <= h ? band : h - y;
 		xcb_generic_error_t *err = NULL;
 		xcb_get_image_reply_t *img = xcb_get_image_reply(
-			ctl->conn, xcb_get_image(ctl->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, ctl->screen->root,
+			ctl->conn, xcb_get_image(ctl->conn, XCB_IMAGE_FORMAT_Z_PIXMAP, win,
 			                         0, (int16_t)y, (uint16_t)w, (uint16_t)rows, UINT32_MAX),
 			&err);
 		if (!img || xcb_get_image_data_length(img) < w * rows * 4) {
@@ -779,10 +796,14 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 	}
 	if (strcmp(cmd, "screenshot") == 0 || strcmp(cmd, "grab") == 0) {
 		bool shot = strcmp(cmd, "screenshot") == 0;
-		CTL_NEED_ARGS(1, shot ? "screenshot FILE.png" : "grab FILE.png");
+		long id = 0;
+		if (shot || argc != 3)
+			CTL_NEED_ARGS(1, shot ? "screenshot FILE.png" : "grab FILE.png [ID]");
+		else if (ctl_parse_args(argv + 2, id_args, 1, &id) >= 0)
+			return ctl_bad_usage(id_args[0].bad, argv[2]);
 		if (!ctl)
 			return 0;
-		return shot ? cmd_screenshot(ctl, argv[1]) : cmd_grab(ctl, argv[1]);
+		return shot ? cmd_screenshot(ctl, argv[1]) : cmd_grab(ctl, argv[1], (xcb_window_t)id);
 	}
 	if (strcmp(cmd, "resize") == 0 || strcmp(cmd, "moveresize") == 0) {
 		bool ewmh = strcmp(cmd, "moveresize") == 0;

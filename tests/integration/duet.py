@@ -465,16 +465,16 @@ class Session:
         self.testctl("screenshot", path)
         return self._read_screenshot(path, "output")
 
-    def _read_screenshot(self, path, what):
+    def _read_screenshot(self, path, what, size=None):
         """The screenshot at path, checked to be a PNG the size of the
-        session's what (output, screen)."""
+        session's what (output, screen), or of size (w, h)."""
         try:
             img = pngread.read(path)
         except (OSError, ValueError) as e:
             raise Failure("screenshot %s is not a valid PNG: %s" % (path, e))
-        w, h = (int(v) for v in self.size.split("x"))
+        w, h = size or (int(v) for v in self.size.split("x"))
         check((img.width, img.height) == (w, h),
-              "screenshot is %dx%d, %s is %s" % (img.width, img.height, what, self.size))
+              "screenshot is %dx%d, %s is %dx%d" % (img.width, img.height, what, w, h))
         return img
 
     def background(self):
@@ -646,6 +646,18 @@ class XSession(Session):
         path = os.path.join(self.workdir, "%02d-%s-%s.png" % (self._shot, label, source))
         self.xctl("screenshot" if source == "wm" else "grab", path)
         return self._read_screenshot(path, "screen")
+
+    def window_image(self, win, label="window"):
+        """win's own contents as the X server has them (GetImage of the
+        window: a redirected window's pixmap), with win moved to 0, 0 for
+        the same pixel checks as on the screen: what the app drew,
+        whatever the compositing manager made of it (xcompmgr can lose a
+        window's picture on its own BadMatch and show its shadow alone)."""
+        self.sync()
+        self._shot += 1
+        path = os.path.join(self.workdir, "%02d-%s-window.png" % (self._shot, label))
+        self.xctl("grab", path, "0x%x" % win.id)
+        return self._read_screenshot(path, "window", (win.w, win.h)), win._replace(x=0, y=0)
 
     def screenshot_until(self, test, label="shot", timeout=10, source=None):
         """Screenshots until test(img) passes (returns its value); a frame

@@ -50,7 +50,7 @@ def check_screen(s, p):
     check((win.w, win.h) == (1920, 1080), "after the last step the window is %dx%d"
           % (win.w, win.h))
 
-    def shows_app(img):
+    def shows_app(img, win=win):
         # Its corners are the app's own drawing: the title gradient at the top
         # left (below the size tag), the background at the bottom, and the
         # size tags (clients/resize.c) saying 1920x1080 at the top-left and
@@ -71,10 +71,16 @@ def check_screen(s, p):
                   % (x, y, win, px, want))
         return top
 
-    if isinstance(s, duet.XSession):
-        # duet-xwm's composited frame, or the root window read back under
-        # openbox + xcompmgr (which has no screenshot message).
+    if isinstance(s, duet.XSession) and s.wm_kind == "duet":
+        # duet-xwm's composited frame.
         s.screenshot_until(shows_app, "resized", timeout=10)
+    elif isinstance(s, duet.XSession):
+        # The window's own contents under openbox + xcompmgr: the app's
+        # drawing is what this checks, and xcompmgr, on a BadMatch from
+        # its NameWindowPixmap of a window being reconfigured, loses the
+        # window's picture and composites its shadow alone over a stale
+        # screen (a run beside a CPU hog, 2026-11-28).
+        shows_app(*s.window_image(win, "resized"))
     else:
         shows_app(s.screenshot("resized"))
     duet.log("screenshot shows %r at 1920x1080" % (win,))
