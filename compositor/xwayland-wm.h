@@ -35,6 +35,11 @@ struct comp_xwm {
 /* A window's _NET_WM_SYNC_REQUEST and frame timing (xwayland-sync.c). */
 struct comp_xsync {
 	xcb_sync_alarm_t alarm;      /* on the extended counter, else the basic */
+	/* The extended counter's alarm is one-shot (xwayland-sync.c): armed
+	 * (at armed_at; INT64_MIN: at its creation, relative) or not; the
+	 * last value it reported. */
+	bool one_shot, armed;
+	int64_t armed_at, last_value;
 	/* Resize: the last serial asked for, while waiting for it since
 	 * wait_ns with Xwayland's commits of the window held back. */
 	int64_t serial;

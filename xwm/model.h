@@ -288,13 +288,16 @@ void xwm_window_send_message(struct xwm_window *w, xcb_atom_t type, const uint32
 
 /* ------------------------------------------------------- sync-proto.c */
 /* The wire side of frame synchronization, for either host: a counter's
- * value; an alarm reporting every increase of counter; the serial of the
+ * value; an alarm reporting every increase of counter, or the next one
+ * only (one_shot, then again from each xwm_sync_alarm_arm); the serial of the
  * next _NET_WM_SYNC_REQUEST after last (ext: for the extended counter,
  * even and past latest_frame); the request itself; and a frame's
  * _NET_WM_FRAME_DRAWN (drawn_us: CLOCK_MONOTONIC) with its
  * _NET_WM_FRAME_TIMINGS. */
 int64_t xwm_sync_value(xcb_sync_int64_t v);
-xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t counter);
+xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t counter,
+                                       bool one_shot);
+void xwm_sync_alarm_arm(struct xwm *xwm, xcb_sync_alarm_t alarm, int64_t value);
 int64_t xwm_sync_next_serial(int64_t last, int64_t latest_frame, bool ext);
 void xwm_sync_send_request(struct xwm_window *w, int64_t serial, bool ext);
 void xwm_sync_send_frame_drawn(struct xwm_window *w, int64_t serial, uint64_t drawn_us,

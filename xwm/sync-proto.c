@@ -18,9 +18,12 @@ static xcb_sync_int64_t int64_of(int64_t v)
 	return r;
 }
 
-/* An alarm that fires whenever counter grows: test "counter >= current
- * + 1", then the test value steps by 1 past the new value. */
-xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t counter)
+/* An alarm that fires when counter grows: test "counter >= current + 1".
+ * With delta 1 the test value then steps past each new value (an event
+ * per change); with delta 0 it fires once and turns inactive until
+ * xwm_sync_alarm_arm. */
+xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t counter,
+                                       bool one_shot)
 {
 	xcb_sync_alarm_t alarm = xcb_generate_id(xwm->conn);
 	xcb_sync_create_alarm_value_list_t v = {
@@ -28,7 +31,7 @@ xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t count
 		.valueType = XCB_SYNC_VALUETYPE_RELATIVE,
 		.value = int64_of(1),
 		.testType = XCB_SYNC_TESTTYPE_POSITIVE_COMPARISON,
-		.delta = int64_of(1),
+		.delta = int64_of(one_shot ? 0 : 1),
 		.events = 1,
 	};
 	xcb_sync_create_alarm_aux(xwm->conn, alarm,
@@ -36,6 +39,20 @@ xcb_sync_alarm_t xwm_sync_alarm_create(struct xwm *xwm, xcb_sync_counter_t count
 	                          XCB_SYNC_CA_VALUE | XCB_SYNC_CA_TEST_TYPE |
 	                          XCB_SYNC_CA_DELTA | XCB_SYNC_CA_EVENTS, &v);
 	return alarm;
+}
+
+/* A one-shot alarm active again, firing once at counter >= value (at once
+ * if it is there already: the server checks on the change). */
+void xwm_sync_alarm_arm(struct xwm *xwm, xcb_sync_alarm_t alarm, int64_t value)
+{
+	xcb_sync_change_alarm_value_list_t v = {
+		.valueType = XCB_SYNC_VALUETYPE_ABSOLUTE,
+		.value = int64_of(value),
+		.delta = int64_of(0),
+	};
+	xcb_sync_change_alarm_aux(xwm->conn, alarm,
+	                          XCB_SYNC_CA_VALUE_TYPE | XCB_SYNC_CA_VALUE | XCB_SYNC_CA_DELTA,
+	                          &v);
 }
 
 int64_t xwm_sync_next_serial(int64_t last, int64_t latest_frame, bool ext)

@@ -91,7 +91,7 @@ void xwm_sync_window_counters_changed(struct xwm_window *w)
 	 * it when there is no extended one. */
 	xcb_sync_counter_t watched = c->ext_counter ? c->ext_counter : c->sync_counter;
 	if (watched)
-		s->ext_alarm = xwm_sync_alarm_create(xwm, watched);
+		s->ext_alarm = xwm_sync_alarm_create(xwm, watched, false);
 	xwm_debug(xwm, "0x%x: sync counters basic 0x%x extended 0x%x", w->id, c->sync_counter,
 	          c->ext_counter);
 }

@@ -2,7 +2,7 @@
 """Frame synchronization of duet-compositor's X window manager with X
 clients through Xwayland (compositor/xwayland-sync.c).
 
-usage: test_xwayland_sync.py apps-frame-drawn | resize-waits |
+usage: test_xwayland_sync.py apps-frame-drawn | alarms | resize-waits |
                              resize-timeout | client-dies | xwayland-killed
 
 apps-frame-drawn: duet's X11 apps time their frames with the WM's
@@ -11,6 +11,8 @@ stands in without it): duet-launch's first frame, duet-render's frames
 presented (the unthrottled app's frames replaced before a repaint showed
 them are counted discarded), every duet-resize step
 (server mode, the policy's resize) presented at its size.
+alarms: the same unthrottled duet-render costs the WM at most three alarm
+events per frame it answers, whatever the app draws in between.
 resize-waits: duet-x11-sync-client redraws 50 ms after each resize and only
 then answers _NET_WM_SYNC_REQUEST (the WM waits up to 60 s for it:
 --xwayland-sync-timeout); until it does, no screenshot shows its
@@ -27,6 +29,7 @@ resizes wait for it again.
 """
 
 import os
+import re
 import signal
 import time
 
@@ -121,6 +124,25 @@ def apps_frame_drawn(s):
     p.stop()
 
 
+def alarms(s):
+    """An unthrottled app's frames cost the WM at most three alarm events
+    per frame it answers, not two per frame the app draws: the WM hears the
+    next frame only once the last is answered (the frame's end; armed again
+    mid-frame, the alarm fires at once with an odd value, a frame's start,
+    once or twice before the end)."""
+    recs = apps.run_app(s, [duet.program("DUET_RENDER"), "--backend", "x11", "--size", "320x240",
+                            "--duration-ms", "2000", "--scenes", "rect_blend"], timeout=90)
+    sc = [r for r in recs if r["name"] == "scene"][0]
+    with open(s.compositor.stderr_path) as f:
+        heard = len(re.findall(r": alarm at -?\d+$", f.read(), re.M))
+    duet.log("duet-render: %d frames, %d presented; the WM heard %d alarm events"
+             % (sc["frames"], sc["presented"], heard))
+    check(sc["presentation"] == "frame-drawn" and sc["presented"] > 0, "duet-render: %r" % sc)
+    check(0 < heard <= 3 * sc["presented"] + 4,
+          "%d alarm events for %d frames answered (%d drawn): more than three per answer"
+          % (heard, sc["presented"], sc["frames"]))
+
+
 # ------------------------------------------------------------ resizes
 # Distinct widths (mod 256), so that each size has its own colour.
 ROUNDS = [(400, 300), (300, 220), (420, 260), (260, 200), (380, 320), (330, 240)]
@@ -196,9 +218,10 @@ def xwayland_killed(s):
     shown_drawn(s, win.id, (320, 200), "sync-new-xwayland")
 
 
-def in_session(name, scenario, size="1024x768", more=()):
+def in_session(name, scenario, size="1024x768", more=(), env=None):
     def test():
         need_xwayland()
+        os.environ.update(env or {})
         with duet.Session("xwayland-sync-" + name, size=size,
                           args=xwayland_args(*more)) as s:
             scenario(s)
@@ -209,6 +232,7 @@ def in_session(name, scenario, size="1024x768", more=()):
 if __name__ == "__main__":
     duet.main_scenario({
         "apps-frame-drawn": in_session("apps", apps_frame_drawn, size=apps.SCREEN),
+        "alarms": in_session("alarms", alarms, size=apps.SCREEN, env={"DUET_XWM_DEBUG": "1"}),
         "resize-waits": in_session("waits", resize_waits,
                                    more=("--xwayland-sync-timeout", "60000")),
         "resize-timeout": in_session("timeout", resize_timeout),
