@@ -28,8 +28,10 @@ ARCH_PAIRS = [("xwayland", "wayland"), ("xwayland", "x11"), ("weston-xwayland", 
               ("xwayland", "weston-xwayland")]
 # The headline metrics compared, in metrics.py's keys; a metric no present
 # stack has is left out.
-HEADLINE = ["launch_ms", "render_fps", "resize_ms", "roundtrip_server_us", "roundtrip_wm_us",
-            "launch_ipc", "render_ipc_per_frame", "resize_ipc", "launch_switches",
+HEADLINE = ["launch_ms", "render_fps", "thirdparty_glmark2_score", "resize_ms",
+            "roundtrip_server_us", "roundtrip_wm_us", "launch_ipc", "render_ipc_per_frame",
+            "render_ipc_per_frame_gl", "thirdparty_glmark2_ipc_per_frame", "resize_ipc",
+            "launch_switches",
             "render_switches_per_frame", "resize_switches", "roundtrip_server_switches"]
 # The program behind each role, per stack (docs/methodology.md's stacks table).
 PROGRAMS = {
