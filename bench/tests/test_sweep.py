@@ -2,7 +2,9 @@
 """`duet bench --experiments sweep` end to end (issue 30): glmark2 on a
 list of scenes with both of duet's drawing engines in one run.
 
-usage: test_sweep.py quick|fault
+usage: test_sweep.py quick|fault|painted
+  painted: the report's ratio per painted frame, from synthetic rounds
+         (no stack): for the pair whose stacks both say what they painted.
   quick: two scenes on duet-compositor (a Wayland pair member, run once
          per engine) and openbox + xcompmgr (X11, run once: XRender), one
          round: every scene scored > 0 with window-system CPU per frame on
@@ -104,7 +106,39 @@ def test_fault():
     check_nothing_left(mark, out)
 
 
+def test_painted():
+    """The ratio per painted frame, from synthetic rounds: duet-compositor
+    painting 60 Hz at half weston's CPU per painted frame shows 0.5 there
+    (and more CPU per client frame, as it paints more often); openbox,
+    whose xcompmgr tells no painted count, has no such column."""
+    from duet_bench import report_sweep
+    samples = {st: [] for st in ("wayland", "weston", "x11", "openbox")}
+    for rnd in range(1, 6):
+        for st, ws, hz, per_painted in (("wayland", 0.3, 60, 1.0), ("weston", 0.2, 36, 2.0),
+                                        ("x11", 1.5, 60, 5.0), ("openbox", 1.5, None, None)):
+            samples[st].append({"round": rnd, "renderer": "xrender" if st == "openbox" else "gl",
+                                "scene": "build", "score": 500 + rnd,
+                                "cpu_ms_per_frame": {"window_system": ws * (1 + rnd / 100)},
+                                "painted_hz": hz, "ws_cpu_ms_per_painted_frame": per_painted})
+    recs = {st: {"status": "ok", "samples": v, "renderers": ["xrender" if st == "openbox"
+                                                            else "gl"]}
+            for st, v in samples.items()}
+    out = report_sweep.engine_blocks(recs, "gl", ["build"], 7)
+    head, rows = next((b[1], b[2]) for b in out if b[0] == "table")
+    col = "wayland/weston WS CPU per painted frame [95% CI]"
+    check(col in head and not any("x11/openbox WS CPU per painted" in h for h in head),
+          "a per painted frame column for wayland/weston only: %s" % head)
+    cell = rows[0][head.index(col)]
+    check(cell.startswith("0.5 "), "duet-compositor at half weston's CPU per painted "
+          "frame: %r" % cell)
+    print("ok")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "painted":
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        test_painted()
+        sys.exit(0)
     if not (shutil.which("glmark2-es2-wayland") and shutil.which("glmark2-es2")):
         print("SKIP: glmark2 is not installed (scripts/packages.sh)")
         sys.exit(77)
