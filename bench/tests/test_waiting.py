@@ -18,9 +18,13 @@ from duet_launch import proc  # noqa: E402
 
 
 def settled(pid, state):
+    """where_waiting once pid is in state with its main thread in a named
+    wait: the state and the waits are read one after the other, and a
+    process starting up can sleep a moment and run again in between ('S,
+    main thread in running' beside a CPU hog in the aarch64 phase)."""
     for _ in range(500):
         w = proc.where_waiting(pid)
-        if w and w.startswith(state + ","):
+        if w and w.startswith(state + ",") and not w.startswith(state + ", main thread in running"):
             return w
         time.sleep(0.01)
     return proc.where_waiting(pid)
