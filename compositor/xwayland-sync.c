@@ -69,11 +69,43 @@ static uint64_t deadline_of(const struct comp_xsync *s)
 	return first;
 }
 
+static bool x_usable(const struct xwm_content *c)
+{
+	return c->x && !c->wm->quiet;
+}
+
+/* The extended counter's alarm is one-shot: armed at the next even
+ * value (a finished frame) while no frame is owed an answer, or while a
+ * resize waits for its answer. An unthrottled client finishes many
+ * frames per output frame: an alarm on every value cost two
+ * AlarmNotify events per client frame, all but one per output frame
+ * unused (issue 32's bench: 3.6 calls per client frame at duet-compositor
+ * against weston's 0.07, whose window manager offers no frame timings).
+ * Armed again once the owed frames are answered, it fires at once if the
+ * client is past the value: the latest frame is the one answered, as
+ * when several are shown at once. The arm request goes out with the
+ * answer's messages. */
+static void arm_alarm(struct xwm_content *c)
+{
+	struct comp_xsync *s = &c->sync;
+	if (!s->one_shot || s->armed || !s->alarm || !x_usable(c))
+		return;
+	if (!s->waiting && (s->awaiting || s->nclaimed))
+		return;
+	s->armed = true;
+	s->armed_at = (s->last_value | 1) + 1;
+	xwm_sync_alarm_arm(&c->wm->xwm, s->alarm, s->armed_at);
+	comp_xwm_schedule(c->wm);
+}
+
+/* Every entry point ends here: each window's alarm armed where it may be,
+ * and the timer at the earliest deadline. */
 static void rearm(struct comp_xwm *wm)
 {
 	uint64_t first = UINT64_MAX;
 	struct xwm_content *c;
 	wl_list_for_each(c, &wm->contents, link) {
+		arm_alarm(c);
 		uint64_t t = deadline_of(&c->sync);
 		if (t < first)
 			first = t;
@@ -89,10 +121,6 @@ static void rearm(struct comp_xwm *wm)
 	wl_event_source_timer_update(wm->sync_timer, ms ? (int)ms : 1);
 }
 
-static bool x_usable(const struct xwm_content *c)
-{
-	return c->x && !c->wm->quiet;
-}
 
 static void set_allow_commits(struct xwm_content *c, bool allow)
 {
@@ -161,29 +189,6 @@ static struct comp_output *frame_output(const struct xwm_content *c)
 	return c->surface && c->surface->mapped ? c->surface->frame_output : NULL;
 }
 
-/* The extended counter's alarm is one-shot: armed at the next even
- * value (a finished frame) while no frame is owed an answer, or while a
- * resize waits for its answer. An unthrottled client finishes many
- * frames per output frame: an alarm on every value cost two
- * AlarmNotify events per client frame, all but one per output frame
- * unused (issue 32's bench: 3.6 calls per client frame at duet-compositor
- * against weston's 0.07, whose window manager offers no frame timings).
- * Armed again once the owed frames are answered, it fires at once if the
- * client is past the value: the latest frame is the one answered, as
- * when several are shown at once. The arm request goes out with the
- * answer's messages. */
-static void arm_alarm(struct xwm_content *c)
-{
-	struct comp_xsync *s = &c->sync;
-	if (!s->one_shot || s->armed || !s->alarm || !x_usable(c))
-		return;
-	if (!s->waiting && (s->awaiting || s->nclaimed))
-		return;
-	s->armed = true;
-	s->armed_at = (s->last_value | 1) + 1;
-	xwm_sync_alarm_arm(&c->wm->xwm, s->alarm, s->armed_at);
-	comp_xwm_schedule(c->wm);
-}
 
 /* The awaited frame's content is in the commit made at repaint count r:
  * the first frame painted after it presents it. */
@@ -224,10 +229,8 @@ static void handle_timer_content(struct xwm_content *c, uint64_t now)
 	 * than never, so that a client pacing on them goes on. */
 	if (s->nclaimed && now - s->claimed[0].finished_ns >= FRAME_TIMEOUT_NS)
 		answer_claimed(c, s->nclaimed, now, refresh_ns);
-	if (!s->awaiting) {
-		arm_alarm(c);
+	if (!s->awaiting)
 		return;
-	}
 	uint64_t from = s->await_ns > s->released_ns ? s->await_ns : s->released_ns;
 	if (now - s->await_ns >= FRAME_TIMEOUT_NS || !output) {
 		struct comp_xsync_frame f = { s->await_serial, 0, s->await_ns };
@@ -239,7 +242,6 @@ static void handle_timer_content(struct xwm_content *c, uint64_t now)
 		 * went by already; the next presented frame answers it. */
 		claim(c, output->repaints);
 	}
-	arm_alarm(c);
 }
 
 static int handle_timer(void *data)
@@ -269,7 +271,6 @@ static void handle_output_presented(struct wl_listener *listener, void *data)
 		while (n < s->nclaimed && info->repaint > s->claimed[n].need_repaint)
 			n++;
 		answer_claimed(c, n, info->t_ns, info->refresh_ns);
-		arm_alarm(c);
 	}
 	rearm(wm);
 }
@@ -320,10 +321,8 @@ static void alarm_fired(struct xwm_content *c, const xcb_sync_alarm_notify_event
 	bool ext = c->x->client && c->x->client->ext_counter;
 	if (s->waiting && value >= s->serial && (!ext || !(value & 1)))
 		release(c, "answered");
-	if (!ext || (value & 1)) {
-		arm_alarm(c); /* a frame started: its end is next */
-		return;
-	}
+	if (!ext || (value & 1))
+		return; /* a frame started: nothing to do yet */
 	/* A frame awaited still is merged into this one: never shown alone. */
 	s->awaiting = true;
 	s->await_serial = s->latest_frame = value;
@@ -331,7 +330,6 @@ static void alarm_fired(struct xwm_content *c, const xcb_sync_alarm_notify_event
 	/* Held commits: the frame's content comes after the release. */
 	if (!s->waiting && s->commits > s->claimed_commits)
 		claim(c, s->commit_repaint);
-	arm_alarm(c);
 }
 
 bool comp_xsync_handle_event(struct comp_xwm *wm, xcb_generic_event_t *ev)
@@ -397,7 +395,6 @@ void comp_xsync_resizing(struct xwm_content *c)
 	if (!s->commits_held)
 		set_allow_commits(c, false);
 	xwm_sync_send_request(c->x, s->serial, ext);
-	arm_alarm(c);
 	rearm(c->wm);
 }
 
