@@ -27,6 +27,7 @@ machine's file system (the guest writes into it).
 """
 import argparse
 import atexit
+import faulthandler
 import copy
 import datetime
 import json
@@ -625,6 +626,10 @@ def run_in_guest(args, argv):
 def run(args, argv):
     if not hasattr(args, "experiments"):
         return EXIT_USAGE
+    # SIGUSR1 writes every thread's Python stack to stderr and goes on: a
+    # hang guard outside the bench (a test's timeout) asks where the bench
+    # waits before it stops it.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     if getattr(args, "display", "headless") == "kms":
         if getattr(args, "renderer", "gl") == "pixman":
             print("duet bench: --renderer pixman needs headless outputs: duet-compositor's "

@@ -32,23 +32,8 @@ def become_subreaper():
         pass
 
 
-def descendants(root):
-    """pids whose parent chain leads to root (from /proc)."""
-    parent = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        st = read_stat(int(name))
-        if st:
-            parent[int(name)] = st[1]
-    out, frontier = [], [root]
-    while frontier:
-        p = frontier.pop()
-        for pid, pp in parent.items():
-            if pp == p:
-                out.append(pid)
-                frontier.append(pid)
-    return out
+# pids whose parent chain leads to a pid (from /proc).
+descendants = proc.descendants
 
 
 def cleanup():

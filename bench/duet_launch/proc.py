@@ -238,6 +238,13 @@ def _stat(pid):
         return None
 
 
+def start_time(pid):
+    """A live process's start time (clock ticks after boot; with the pid,
+    what tells it from a later process given the same pid), or None."""
+    st = _stat(pid)
+    return st[2] if st else None
+
+
 def where_waiting(pid):
     """'STATE, N threads: WCHAN xK, ...' of a live process, from /proc
     (the main thread's wait first): where a process that stopped answering
@@ -263,6 +270,24 @@ def where_waiting(pid):
         waits[w] = waits.get(w, 0) + 1
     rest = ", ".join("%s x%d" % kv for kv in sorted(waits.items()))
     return "%s, main thread in %s, %d threads: %s" % (st[0], main, len(tids), rest)
+
+
+def descendants(root):
+    """pids whose parent chain leads to root (from /proc)."""
+    parent = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            if st:
+                parent[int(name)] = st[1]
+    out, frontier = [], [root]
+    while frontier:
+        p = frontier.pop()
+        for pid, pp in parent.items():
+            if pp == p:
+                out.append(pid)
+                frontier.append(pid)
+    return out
 
 
 def children_named(parent, comm):

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import check, check_schema, fail, marked_processes  # noqa: E402
+from duet_launch import hang  # noqa: E402
 
 
 def run_bench(args, extra_env, timeout):
@@ -36,8 +38,11 @@ def run_bench(args, extra_env, timeout):
     out = tempfile.mkdtemp(prefix="duet-bench-test-")
     env = dict(os.environ, DUET_BENCH_RUN=mark, **extra_env)
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out] + args,
-                       env=env, capture_output=True, text=True, timeout=timeout)
+    try:
+        r = hang.run_guarded([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out]
+                             + args, timeout, env=env, stacks_signal=signal.SIGUSR1)
+    except hang.Hung as e:
+        fail(str(e))
     took = time.monotonic() - t0
     print(r.stdout[-3000:])
     print(r.stderr[-3000:])
@@ -167,11 +172,19 @@ def test_interrupt():
         except (OSError, ValueError, KeyError):
             pass
     check(first_done, "the first experiment finished before the interrupt")
+    # Asked for its stacks (a hang guard's SIGUSR1), it writes them and
+    # goes on; the SIGINT after that still ends it as interrupted.
+    p.send_signal(signal.SIGUSR1)
+    time.sleep(1)
     p.send_signal(2)
     output, _ = p.communicate(timeout=60)
     print(output[-3000:])
     time.sleep(0.5)
-    check(p.returncode == 130, "exit status 130 after SIGINT (got %d)" % p.returncode)
+    check(p.returncode == 130, "exit status 130 after SIGUSR1, then SIGINT (got %d)"
+          % p.returncode)
+    check(re.search(r"^(Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):",
+                    output, re.M),
+          "SIGUSR1 wrote the bench's Python stacks")
     res = load(out)
     check(res["interrupted"] is True, "results.json says interrupted")
     check(res["experiments"]["launch"]["wayland"]["status"] == "ok"

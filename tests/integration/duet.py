@@ -30,6 +30,7 @@ import traceback
 
 import pngread
 from duet_bench import procs
+from duet_launch import hang
 from duet_launch import proc as launch_proc
 from duet_launch import reaper
 from duet_launch import stack as launch_stack
@@ -376,13 +377,9 @@ class Session:
         e = dict(self.env)
         if env:
             e.update(env)
-        try:
-            # errors="replace": window titles are whatever clients set,
-            # invalid UTF-8 included.
-            r = subprocess.run(argv, env=e, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, errors="replace", timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise Failure("%s did not finish within %d s" % (" ".join(argv), timeout))
+        # (Its output is read with errors="replace": window titles are
+        # whatever clients set, invalid UTF-8 included.)
+        r = run_guarded(argv, timeout, env=e, grace=5)
         report = sanitizer_report(r.stderr)
         if report:
             raise Failure("%s (status %d) reported a sanitizer error:\n%s"
@@ -749,6 +746,17 @@ def read_trace(path):
     """The JSON-lines trace at path as a list of events (none if it is not
     there yet; a line cut short by a writer still at it is skipped)."""
     return traces.JsonLines(path).read()
+
+
+def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60):
+    """A program run to completion (subprocess.CompletedProcess, text);
+    past timeout, a Failure that names where each of its processes waited
+    (duet_launch.hang)."""
+    try:
+        return hang.run_guarded(argv, timeout, env=env, stacks_signal=stacks_signal,
+                                grace=grace)
+    except hang.Hung as e:
+        raise Failure(str(e))
 
 
 def run_case_in_tmpdir(cases, prefix):

@@ -19,7 +19,7 @@ usage: test_bench_kms.py [counts-after-concurrent]
 
 import json
 import os
-import subprocess
+import signal
 import sys
 import tempfile
 
@@ -46,11 +46,7 @@ def run_bench(args, prefix, timeout):
     env = dict(os.environ, DUET_BENCH_PATIENCE="20",
                DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
     with test_xorg.Vkms():
-        try:
-            r = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, errors="replace", timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise duet.Failure("%s did not finish in %d s" % (" ".join(argv), timeout))
+        r = duet.run_guarded(argv, timeout, env=env, stacks_signal=signal.SIGUSR1)
     duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
     return r, out
 

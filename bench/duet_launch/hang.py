@@ -1,0 +1,89 @@
+"""What a hang guard says before it stops a run: which process of the run's
+tree waits where, and, for a Python program that registered faulthandler
+on SIGUSR1 (duet bench), every thread's Python stack. A timeout that only
+says "did not finish" leaves a rare hang (one guest run in ten) unfound.
+"""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from duet_launch import proc
+
+
+class Hung(Exception):
+    """A guarded run outlived its timeout; the message says where it waited."""
+
+
+def describe_tree(root):
+    """One line per live process of root's tree: pid, command line, where
+    it waits and (where /proc lets us, as root) the top of its main
+    thread's kernel stack."""
+    lines = []
+    for pid in [root] + proc.descendants(root):
+        wait = proc.where_waiting(pid)
+        if wait is None:
+            continue
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                raw = f.read().replace(b"\0", b" ")
+            argv = " ".join(raw.decode("utf-8", "replace").split())
+        except OSError:
+            argv = "?"
+        try:
+            with open("/proc/%d/stack" % pid) as f:
+                frames = [ln.split()[-1].split("+")[0] for ln in f.read().splitlines()[:4]]
+        except (OSError, IndexError):
+            frames = []
+        lines.append("pid %d (%s): %s%s" % (pid, argv[:160], wait,
+                                            "; kernel: " + " < ".join(frames) if frames else ""))
+    return lines
+
+
+def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60):
+    """subprocess.run(argv) with stdin from /dev/null and stdout and stderr
+    captured (text), whose timeout says why: when it passes, the tree's
+    waits are taken, stacks_signal (if given) asks the program for its
+    stacks, SIGINT lets it settle for up to grace s, then SIGKILL, and
+    whatever of its tree is still there is killed too; Hung is raised
+    with the tree and the tails of both outputs. The outputs go to files,
+    not pipes, so a grandchild that keeps them open cannot hold the
+    guard."""
+    with tempfile.TemporaryFile("w+", errors="replace") as out, \
+            tempfile.TemporaryFile("w+", errors="replace") as err:
+        p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                             text=True)
+        try:
+            p.wait(timeout)
+            hung = None
+        except subprocess.TimeoutExpired:
+            hung = describe_tree(p.pid)
+            tree = [(pid, proc.start_time(pid)) for pid in proc.descendants(p.pid)]
+            if stacks_signal is not None:
+                p.send_signal(stacks_signal)
+                time.sleep(2)
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(grace)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            # What it started and left behind goes too (the same process:
+            # its start time, so a reused pid is spared).
+            for pid, started in tree:
+                if started is not None and proc.start_time(pid) == started:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+        texts = []
+        for f in (out, err):
+            f.seek(0)
+            texts.append(f.read())
+    if hung is not None:
+        raise Hung("%s did not finish in %d s. Its processes then:\n  %s\nstdout (tail):\n%s\n"
+                   "stderr (tail, after the stacks it was asked for):\n%s"
+                   % (" ".join(argv), timeout, "\n  ".join(hung) or "(none left)",
+                      texts[0][-3000:], texts[1][-8000:]))
+    return subprocess.CompletedProcess(argv, p.returncode, texts[0], texts[1])
