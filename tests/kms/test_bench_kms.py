@@ -46,7 +46,7 @@ def run_bench(args, prefix, timeout):
     env = dict(os.environ, DUET_BENCH_PATIENCE="20",
                DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
     with test_xorg.Vkms():
-        r = duet.run_guarded(argv, timeout, env=env, stacks_signal=signal.SIGUSR1)
+        r = duet.run_guarded(argv, timeout, env=env, stacks_signal=signal.SIGUSR1, grace=30)
     duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
     return r, out
 
