@@ -41,12 +41,13 @@ DUET_KMS_PACKAGES="
 "
 # Third-party clients the tests run on both stacks (glmark2 and EFL come with
 # the bench's packages), wlcs with Mir's module beside it (tests/wlcs), and
-# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland*.py),
+# Xwayland for duet-compositor --xwayland (tests/integration/test_xwayland*.py;
+# x11-apps: its xeyes, a shaped X client),
 # xclip and wl-clipboard for the clipboard between X and Wayland clients
 # (tests/integration/test_xwayland_clipboard.py), and the X11 conformance
 # check's client library and its tiling peer, i3 (tests/x11-conformance).
 DUET_TEST_PACKAGES="
-	wayland-utils foot xterm gtk-3-examples gtk-4-examples xwayland
+	wayland-utils foot xterm gtk-3-examples gtk-4-examples xwayland x11-apps
 	xclip wl-clipboard
 	python3-jsonschema lava-common
 	wlcs mir-wlcs-integration
