@@ -41,15 +41,63 @@ def describe_tree(root):
     return lines
 
 
-def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60):
+def cpu_seconds(pid):
+    """User + system CPU seconds a process has used, or None if gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def describe_peers(named, sample=1.0):
+    """One line per live (name, pid) of named: where it waits and the CPU
+    it used over sample s. A client that waits on a reply cannot tell a
+    server that computes (an X server filling a 4 GiB pixmap) from one
+    that sleeps; the CPU can. A busy one's main thread is also shown as
+    gdb sees it, where gdb is installed."""
+    before = {pid: cpu_seconds(pid) for _, pid in named}
+    time.sleep(sample)
+    lines = []
+    for name, pid in named:
+        wait = proc.where_waiting(pid)
+        used = cpu_seconds(pid)
+        if wait is None or used is None or before[pid] is None:
+            continue
+        busy = used - before[pid]
+        lines.append("%s (pid %d): %s; %.2f s of CPU in the last %.1f s (%.1f s in all)"
+                     % (name, pid, wait, busy, sample, used))
+        if busy >= 0.2 * sample:
+            lines += ["    " + l[:240] for l in user_stack(pid)]
+    return lines
+
+
+def user_stack(pid):
+    """The main thread's user-space frames, from gdb, or one line saying
+    why there are none."""
+    try:
+        r = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "bt 16"],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           errors="replace", timeout=60)
+    except FileNotFoundError:
+        return ["(gdb is not installed: no user-space stack)"]
+    except subprocess.TimeoutExpired:
+        return ["(gdb did not attach within 60 s)"]
+    frames = [l for l in r.stdout.splitlines() if l.startswith("#")]
+    return frames or ["(gdb showed no frames: %s)" % r.stderr.strip()[-200:]]
+
+
+def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60, peers=None):
     """subprocess.run(argv) with stdin from /dev/null and stdout and stderr
     captured (text), whose timeout says why: when it passes, the tree's
-    waits are taken, stacks_signal (if given) asks the program for its
-    stacks, SIGINT lets it settle for up to grace s, then SIGKILL, and
-    whatever of its tree is still there is killed too; Hung is raised
-    with the tree and the tails of both outputs. The outputs go to files,
-    not pipes, so a grandchild that keeps them open cannot hold the
-    guard."""
+    waits are taken (and those of peers(), a list of (name, pid) of the
+    servers it talks to, if given), stacks_signal (if given) asks the
+    program for its stacks, SIGINT lets it settle for up to grace s, then
+    SIGKILL, and whatever of its tree is still there is killed too; Hung
+    is raised with the tree and the tails of both outputs. The outputs go
+    to files, not pipes, so a grandchild that keeps them open cannot hold
+    the guard."""
     with tempfile.TemporaryFile("w+", errors="replace") as out, \
             tempfile.TemporaryFile("w+", errors="replace") as err:
         p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -59,6 +107,7 @@ def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60):
             hung = None
         except subprocess.TimeoutExpired:
             hung = describe_tree(p.pid)
+            others = describe_peers(peers()) if peers else []
             tree = [(pid, proc.start_time(pid)) for pid in proc.descendants(p.pid)]
             if stacks_signal is not None:
                 p.send_signal(stacks_signal)
@@ -82,8 +131,10 @@ def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60):
             f.seek(0)
             texts.append(f.read())
     if hung is not None:
-        raise Hung("%s did not finish in %d s. Its processes then:\n  %s\nstdout (tail):\n%s\n"
+        peer_text = ("The servers it talks to:\n  %s\n" % "\n  ".join(others)) if others else ""
+        raise Hung("%s did not finish in %d s. Its processes then:\n  %s\n%sstdout (tail):\n%s\n"
                    "stderr (tail, after the stacks it was asked for):\n%s"
                    % (" ".join(argv), timeout, "\n  ".join(hung) or "(none left)",
+                      peer_text,
                       texts[0][-3000:], texts[1][-8000:]))
     return subprocess.CompletedProcess(argv, p.returncode, texts[0], texts[1])

@@ -379,12 +379,22 @@ class Session:
             e.update(env)
         # (Its output is read with errors="replace": window titles are
         # whatever clients set, invalid UTF-8 included.)
-        r = run_guarded(argv, timeout, env=e, grace=5)
+        r = run_guarded(argv, timeout, env=e, grace=5, peers=self._peers)
         report = sanitizer_report(r.stderr)
         if report:
             raise Failure("%s (status %d) reported a sanitizer error:\n%s"
                           % (" ".join(argv), r.returncode, report))
         return r
+
+    def _peers(self):
+        """(name, pid) of the session's live processes: the servers a tool
+        run against it talks to, and its clients."""
+        seen = {}
+        for p in [self.compositor, getattr(self, "xserver", None),
+                  getattr(self, "wm", None)] + self.procs:
+            if p is not None and p.alive():
+                seen.setdefault(p.pid, p.name)
+        return [(name, pid) for pid, name in seen.items()]
 
     def alive(self):
         return self.compositor is not None and self.compositor.alive()
@@ -748,13 +758,13 @@ def read_trace(path):
     return traces.JsonLines(path).read()
 
 
-def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60):
+def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60, peers=None):
     """A program run to completion (subprocess.CompletedProcess, text);
-    past timeout, a Failure that names where each of its processes waited
-    (duet_launch.hang)."""
+    past timeout, a Failure that names where each of its processes (and
+    of peers(), if given) waited (duet_launch.hang)."""
     try:
         return hang.run_guarded(argv, timeout, env=env, stacks_signal=stacks_signal,
-                                grace=grace)
+                                grace=grace, peers=peers)
     except hang.Hung as e:
         raise Failure(str(e))
 
