@@ -3,9 +3,10 @@
 
   xwm-first-damage      duet-xwm paints no frame for a window its client
                         mapped but has not drawn yet: a raw X11 client maps,
-                        waits ~300 ms, then draws; no painted frame falls in
-                        between, and the window is first shown (the
-                        "composited" event) after the drawing.
+                        waits ~300 ms once duet-xwm has mapped the window,
+                        then draws; no painted frame falls in between, and
+                        the window is first shown (the "composited" event)
+                        after the drawing.
   xwm-composited        duet-xwm's "composited" events: first content and a
                         new size, with the client's pid (_NET_WM_PID), the
                         window and a time after the client's drawing.
@@ -182,8 +183,9 @@ def xwm_session(name):
 
 
 def map_late_draw(s, trace, w=240, h=160, delay=0.3):
-    """Maps a window, draws into it delay seconds later; returns its id and
-    the monotonic ns just before the map and just before the drawing."""
+    """Maps a window, draws into it delay seconds after duet-xwm mapped it;
+    returns its id and the monotonic ns just before the map and just before
+    the drawing."""
     xwm_pid = s.wm.pid
     # The output's first frame (the background) is out before we start.
     wait_trace(trace, lambda e: e["name"] == "frame" and e.get("painted"), "first frame",
@@ -194,6 +196,13 @@ def map_late_draw(s, trace, w=240, h=160, delay=0.3):
     t_map = time.monotonic_ns()
     x.map(wid)
     x.roundtrip()
+    # The map is redirected to duet-xwm: until it has mapped the window,
+    # drawing into it is lost (no background, no backing store) and no
+    # damage ever comes. It traces window_mapped on the server's MapNotify,
+    # so the delay starts once the window is mapped, however long a loaded
+    # machine keeps the WM from it.
+    wait_trace(trace, lambda e: e["name"] == "window_mapped" and e["window"] == wid,
+               "window_mapped 0x%x" % wid, timeout=60, pid=xwm_pid)
     time.sleep(delay)
     t_draw = time.monotonic_ns()
     x.fill(wid, w, h)
@@ -233,7 +242,7 @@ def xwm_first_damage():
 def xwm_composited():
     s, trace = xwm_session("xwm-composited")
     with s:
-        x, wid, t_map, t_draw = map_late_draw(s, trace, 240, 160, delay=0.05)
+        x, wid, t_map, t_draw = map_late_draw(s, trace, 240, 160, delay=0)
         shown, _ = wait_trace(trace, lambda e: e["name"] == "composited"
                               and e.get("window") == wid, "composited 0x%x" % wid,
                               pid=s.wm.pid)
