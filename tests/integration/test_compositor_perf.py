@@ -43,6 +43,38 @@ def program(name):
     return path
 
 
+def sockets(pid):
+    """The sockets pid holds open, as /proc names them ("socket:[inode]")."""
+    fd_dir = "/proc/%d/fd" % pid
+    held = set()
+    for fd in os.listdir(fd_dir):
+        try:
+            target = os.readlink(os.path.join(fd_dir, fd))
+        except FileNotFoundError:
+            continue  # closed meanwhile
+        if target.startswith("socket:"):
+            held.add(target)
+    return held
+
+
+def wait_testctl_closed(s, before):
+    """Waits until the compositor holds no socket beyond those in before
+    (taken before duet-testctl first ran): it has torn down every testctl
+    connection. It does so at the hangup after the tool exited, closing the
+    socket as its last step before its loop sleeps again; an strace
+    attached sooner counts that teardown, which under load comes any time
+    later (the deadline is a hang guard)."""
+    deadline = time.monotonic() + 60
+    while True:
+        left = sockets(s.compositor.pid) - before
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise duet.Failure("duet-compositor still holds %s 60 s after duet-testctl exited: "
+                               "the testctl connection was not torn down" % sorted(left))
+        time.sleep(0.02)
+
+
 def scenario_latch():
     trace = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or "/tmp",
                          "duet-latch-%d.trace" % os.getpid())
@@ -108,9 +140,11 @@ def scenario_idle_syscalls():
     with duet.Session("idle-syscalls") as s:
         c = s.client([duet.program("DUET_TEST_PATTERN")])
         c.wait_line(r"^mapped ")
+        # The listening sockets and the client's connection.
+        before = sockets(s.compositor.pid)
         s.wait_window(pid=c.pid)
         s.sync()
-        time.sleep(0.3)  # the testctl connection's teardown
+        wait_testctl_closed(s, before)
         out = os.path.join(s.workdir, "idle.strace")
         st = duet.Strace(s.compositor.pid, out)
         time.sleep(2.0)
