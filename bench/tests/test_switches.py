@@ -31,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from checks import check  # noqa: E402
+from checks import blocked_in_read, check  # noqa: E402
 from duet_bench import switches  # noqa: E402
 from test_bench import run_valid  # noqa: E402
 
@@ -63,25 +63,6 @@ def test_cost():
 def unread(fd):
     """Bytes waiting in the pipe fd is an end of (FIONREAD)."""
     return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]
-
-
-def blocked_in_read(pid):
-    """pid sleeps in a read of a pipe: its wchan says so, or (where the
-    kernel hides wchan) its current system call is read of fd 0."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            if f.read().rsplit(")", 1)[1].split()[0] != "S":
-                return False
-        with open("/proc/%d/wchan" % pid) as f:
-            wchan = f.read()
-        if wchan not in ("", "0"):
-            return "pipe_read" in wchan
-        with open("/proc/%d/syscall" % pid) as f:
-            call = f.read().split()
-        # read is 0 on x86_64, 63 on aarch64 and riscv64, 3 on arm and i386.
-        return len(call) > 1 and call[0] in ("0", "63", "3") and int(call[1], 16) == 0
-    except (OSError, IndexError, ValueError):
-        return False
 
 
 def test_interval():
