@@ -11,7 +11,7 @@ import tempfile
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from checks import check, fail  # noqa: E402
+from checks import blocked_in_poll, blocked_in_read, check, fail, wait_until  # noqa: E402
 
 N = 7
 
@@ -65,7 +65,7 @@ def main():
     print("PASS")
 
 
-def wait_dump(path, seq, timeout=5.0):
+def wait_dump(path, seq, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -77,6 +77,16 @@ def wait_dump(path, seq, timeout=5.0):
             pass
         time.sleep(0.02)
     fail("no dump %d in %s" % (seq, path))
+
+
+def signal_pending(pid, signo):
+    """signo is pending for pid's main thread (sent, not yet taken)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if (line.startswith(("SigPnd:", "ShdPnd:"))
+                    and int(line.split()[1], 16) >> (signo - 1) & 1):
+                return True
+    return False
 
 
 def waits(dump):
@@ -93,12 +103,15 @@ def check_idle(lib, probe):
         try:
             pid = int(p.stdout.readline().split()[1])
             path = os.path.join(d, "%d.json" % pid)
-            time.sleep(0.2)  # into its poll
             first = []
             for seq in (1, 2, 3):
+                # Each dump's signal interrupts the poll: sent once the
+                # probe is seen asleep in it (again, after the last dump's
+                # EINTR), not after a pause a loaded machine can outlast.
+                wait_until(lambda: blocked_in_poll(pid),
+                           "the idle probe asleep in its poll before dump %d" % seq)
                 os.kill(pid, 12)  # SIGUSR2
                 first.append(waits(wait_dump(path, seq)))
-                time.sleep(0.1)
         finally:
             p.kill()
             p.wait()
@@ -124,9 +137,16 @@ def check_in_call(lib, probe):
             check(line[:1] == [b"read"], "the reader started: %r" % line)
             pid = int(line[1])  # under qemu-user too, the probe's own pid
             path = os.path.join(d, "%d.json" % pid)
-            time.sleep(0.3)  # into its read
+            # Signalled before its read, the probe dumps at once, rightly:
+            # so the signal goes once it is seen asleep in the read, not
+            # after a pause a loaded machine can outlast.
+            wait_until(lambda: blocked_in_read(pid), "the reader asleep in its read")
             libc.tgkill(pid, pid, 12)  # SIGUSR2, to the thread in read()
-            time.sleep(0.5)
+            # Taken, and the read resumed (SA_RESTART): a dump made at once
+            # would be there by now (the handler writes it before it
+            # returns), whatever the machine's speed.
+            wait_until(lambda: not signal_pending(pid, 12) and blocked_in_read(pid),
+                       "the reader taking SIGUSR2 and going back to its read")
             check(not os.path.exists(path), "no dump while the read is under way")
             p.stdin.write(b"x")
             p.stdin.flush()
@@ -136,7 +156,7 @@ def check_in_call(lib, probe):
                 p.stdin.close()
             except OSError:
                 pass
-            p.wait(10)
+            p.wait(60)
     check(dump["reason"] == "signal" and dump["counts"].get("read", {}).get("pipe", [0])[0] >= 1,
           "the dump came after the read and counts it: %s" % dump["counts"].get("read"))
 
