@@ -88,7 +88,28 @@ def user_stack(pid):
     return frames or ["(gdb showed no frames: %s)" % r.stderr.strip()[-200:]]
 
 
-def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60, peers=None):
+def _wait_ready(p, out, ready, timeout):
+    """Whether, within timeout s, the file out (p's stdout) holds the line
+    ready or p ended. Read with pread: the program writes at the file
+    offset it shares with out, which a read would move."""
+    want = ready.encode()
+    deadline = time.monotonic() + timeout
+    data = b""
+    while True:
+        while True:
+            chunk = os.pread(out.fileno(), 65536, len(data))
+            if not chunk:
+                break
+            data += chunk
+        if want in data.split(b"\n")[:-1] or p.poll() is not None:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+
+
+def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60, ready=None,
+                ready_timeout=60, peers=None):
     """subprocess.run(argv) with stdin from /dev/null and stdout and stderr
     captured (text), whose timeout says why: when it passes, the tree's
     waits are taken (and those of peers(), a list of (name, pid) of the
@@ -97,11 +118,24 @@ def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60, peers=Non
     SIGKILL, and whatever of its tree is still there is killed too; Hung
     is raised with the tree and the tails of both outputs. The outputs go
     to files, not pipes, so a grandchild that keeps them open cannot hold
-    the guard."""
+    the guard.
+
+    ready: a line the program prints on stdout when the part the timeout
+    is for begins; the timeout then counts from it, not from the start,
+    whose own guard is ready_timeout s (the line not printed by then is a
+    hang too). For a timeout shorter than a start can take: an
+    interpreter's start under qemu beside a busy core."""
     with tempfile.TemporaryFile("w+", errors="replace") as out, \
             tempfile.TemporaryFile("w+", errors="replace") as err:
         p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                              text=True)
+        if ready is None:
+            what = "finish in %d s" % timeout
+        elif _wait_ready(p, out, ready, ready_timeout):
+            what = "finish in %d s after printing %r" % (timeout, ready)
+        else:
+            what = "print %r in %d s" % (ready, ready_timeout)
+            timeout = 0  # its guard has passed already
         try:
             p.wait(timeout)
             hung = None
@@ -132,9 +166,8 @@ def run_guarded(argv, timeout, env=None, stacks_signal=None, grace=60, peers=Non
             texts.append(f.read())
     if hung is not None:
         peer_text = ("The servers it talks to:\n  %s\n" % "\n  ".join(others)) if others else ""
-        raise Hung("%s did not finish in %d s. Its processes then:\n  %s\n%sstdout (tail):\n%s\n"
+        raise Hung("%s did not %s. Its processes then:\n  %s\n%sstdout (tail):\n%s\n"
                    "stderr (tail, after the stacks it was asked for):\n%s"
-                   % (" ".join(argv), timeout, "\n  ".join(hung) or "(none left)",
-                      peer_text,
+                   % (" ".join(argv), what, "\n  ".join(hung) or "(none left)", peer_text,
                       texts[0][-3000:], texts[1][-8000:]))
     return subprocess.CompletedProcess(argv, p.returncode, texts[0], texts[1])
