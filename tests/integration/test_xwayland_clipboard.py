@@ -264,14 +264,25 @@ def requestor_gone(s):
     baseline = compositor_fds(s)
     source.kill(signal.SIGSTOP)
     requestor = s.client(["xclip", "-selection", "clipboard", "-o"], name="xclip-out-killed")
-    time.sleep(1.0)
+    # Killed once its request is a transfer, which holds a pipe in the
+    # compositor: killed before xclip has asked, as after a fixed pause on
+    # a loaded machine, it leaves no transfer to drop. (The deadline is a
+    # hang guard. The transfer's 5 s timeout runs from the request, and
+    # the source must be let go before it: nothing slow comes between.)
+    wait_for("xclip -o's request to become a transfer (the compositor's fds above %d)"
+             % baseline, lambda: compositor_fds(s) > baseline or not requestor.alive(), 60)
+    duet.log("xclip -o's request is a transfer: the compositor holds %d fds, %d before"
+             % (compositor_fds(s), baseline))
     check(requestor.alive(), "xclip -o did not wait for the stopped Wayland source")
     requestor.kill(signal.SIGKILL)
-    requestor.wait(10)
+    requestor.wait(30)
     source.kill(signal.SIGCONT)
+    dropped = ("the requestor stopped taking the text",
+               "the Wayland source did not write it in time")
     wait_for("the transfer to the gone requestor to be dropped",
-             lambda: "the requestor stopped taking the text" in compositor_log(s),
-             TIMEOUT_S + 10)
+             lambda: any(why in compositor_log(s) for why in dropped), TIMEOUT_S + 60)
+    check(dropped[0] in compositor_log(s), "the transfer was dropped for the stopped source, "
+          "not for the gone requestor:\n" + compositor_log(s)[-2000:])
     s.check_alive()
     settled_fds(s, baseline, "a requestor gone mid-transfer")
     until_pasted(s, x_paste, text, "3 MB X paste after a requestor died", timeout=30)
