@@ -711,6 +711,9 @@ def resize_counts(ctx, stack):
 # optional inode part would match empty and lose the peer).
 STRACE_LINE = re.compile(r"^(\d+\.\d+) (\w+)\((?:(\d+)(?:<([^\[>:]*)(?::\[(\d+)(?:->(\d+))?)?)?)?")
 RESULT = re.compile(r"\)\s+=\s+(-?\d+)")
+# "1700000000.123456 --- SIGALRM {si_signo=...": a signal delivered to a
+# traced thread, each one a stop of the tracee until strace lets it go.
+STRACE_SIGNAL = re.compile(r"^(\d+\.\d+) --- (SIG\w+) ")
 
 
 def strace_launch(ctx, stack, strace, counting=None):
@@ -787,6 +790,11 @@ def strace_launch(ctx, stack, strace, counting=None):
             for line in f:
                 m = STRACE_LINE.match(line)
                 if not m:
+                    sig = STRACE_SIGNAL.match(line)
+                    if sig and t_start <= float(sig.group(1)) <= t_end:
+                        p = per.setdefault(role, {"per_call": {}, "peers": {}})
+                        signals = p.setdefault("signals", {})
+                        signals[sig.group(2)] = signals.get(sig.group(2), 0) + 1
                     continue
                 ts = float(m.group(1))
                 if ts < t_start or ts > t_end:

@@ -80,7 +80,7 @@ class Config:
     trace: bool = False              # duet's servers write their trace in the stack's dir
     framebuffer: bool = False        # Xvfb keeps its framebuffer in a file (-fbdir)
     echo: bool = False               # WM / compositor output to our stderr, not a log file
-    xserver_args: tuple = ()         # more arguments for the X server (tests)
+    xserver_args: tuple = ()         # more arguments for the X server (Xvfb or Xorg)
     server_args: tuple = ()          # ... for the Wayland server
     wm_args: tuple = ()              # ... for the window manager
     wm_env: tuple = ()               # (name, value) pairs for the WM's environment only
@@ -505,8 +505,8 @@ class Stack:
             self.xorg = xorg.Setup(self.dir)
         except xorg.XorgError as e:
             raise StackError(str(e))
-        self._spawn_x("server", "Xorg", lambda w: self.xorg.argv(self.program("Xorg"), w),
-                      self.server_env())
+        self._spawn_x("server", "Xorg", lambda w: self.xorg.argv(self.program("Xorg"), w) +
+                      list(self.config.xserver_args), self.server_env())
         # The observer's source (openbox's composited points, the input
         # experiment): the buffer the card scans out.
         self.fb_path = "drm:" + self.xorg.screen.node

@@ -133,6 +133,14 @@ def test_quick():
         check((res["stacks"]["x11"].get("content_path") or "").startswith("duet-xwm: content "),
               "x11: duet-xwm's content and output paths recorded: %s"
               % res["stacks"]["x11"].get("content_path"))
+    # The straced launch's X server runs without the smart scheduler's
+    # SIGALRM (-dumbSched), whose every signal stops a traced server.
+    for stack in ("x11", "openbox"):
+        sl = res["ipc"].get(stack, {}).get("strace_launch", {})
+        if "processes" in sl:
+            signals = sl["processes"].get("server", {}).get("signals", {})
+            check(signals.get("SIGALRM", 0) == 0,
+                  "%s: the straced X server got %d SIGALRM" % (stack, signals.get("SIGALRM", 0)))
     if res["stacks"]["wayland"]["status"] == "ok":
         la = res["ipc"]["wayland"]["launch"]
         check(la.get("processes", {}).get("server", {}).get("ipc_unix", 0) > 0,
