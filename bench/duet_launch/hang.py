@@ -41,28 +41,18 @@ def describe_tree(root):
     return lines
 
 
-def cpu_seconds(pid):
-    """User + system CPU seconds a process has used, or None if gone."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def describe_peers(named, sample=1.0):
     """One line per live (name, pid) of named: where it waits and the CPU
     it used over sample s. A client that waits on a reply cannot tell a
     server that computes (an X server filling a 4 GiB pixmap) from one
     that sleeps; the CPU can. A busy one's main thread is also shown as
     gdb sees it, where gdb is installed."""
-    before = {pid: cpu_seconds(pid) for _, pid in named}
+    before = {pid: proc.cpu_seconds(pid) for _, pid in named}
     time.sleep(sample)
     lines = []
     for name, pid in named:
         wait = proc.where_waiting(pid)
-        used = cpu_seconds(pid)
+        used = proc.cpu_seconds(pid)
         if wait is None or used is None or before[pid] is None:
             continue
         busy = used - before[pid]

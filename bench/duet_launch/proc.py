@@ -238,6 +238,16 @@ def _stat(pid):
         return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds a process has used, or None if gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def start_time(pid):
     """A live process's start time (clock ticks after boot; with the pid,
     what tells it from a later process given the same pid), or None."""

@@ -28,6 +28,7 @@ import time
 
 import duet
 from duet import check, log
+from duet_bench import procs
 
 SIDE = 256
 BUFFER_BYTES = SIDE * SIDE * 4
@@ -43,20 +44,6 @@ def program(name):
     return path
 
 
-def sockets(pid):
-    """The sockets pid holds open, as /proc names them ("socket:[inode]")."""
-    fd_dir = "/proc/%d/fd" % pid
-    held = set()
-    for fd in os.listdir(fd_dir):
-        try:
-            target = os.readlink(os.path.join(fd_dir, fd))
-        except FileNotFoundError:
-            continue  # closed meanwhile
-        if target.startswith("socket:"):
-            held.add(target)
-    return held
-
-
 def wait_testctl_closed(s, before):
     """Waits until the compositor holds no socket beyond those in before
     (taken before duet-testctl first ran): it has torn down every testctl
@@ -66,12 +53,13 @@ def wait_testctl_closed(s, before):
     later (the deadline is a hang guard)."""
     deadline = time.monotonic() + 60
     while True:
-        left = sockets(s.compositor.pid) - before
+        left = set(procs.socket_inodes(s.compositor.pid)) - before
         if not left:
             return
         if time.monotonic() > deadline:
             raise duet.Failure("duet-compositor still holds %s 60 s after duet-testctl exited: "
-                               "the testctl connection was not torn down" % sorted(left))
+                               "the testctl connection was not torn down"
+                               % ["socket:[%d]" % i for i in sorted(left)])
         time.sleep(0.02)
 
 
@@ -141,7 +129,7 @@ def scenario_idle_syscalls():
         c = s.client([duet.program("DUET_TEST_PATTERN")])
         c.wait_line(r"^mapped ")
         # The listening sockets and the client's connection.
-        before = sockets(s.compositor.pid)
+        before = set(procs.socket_inodes(s.compositor.pid))
         s.wait_window(pid=c.pid)
         s.sync()
         wait_testctl_closed(s, before)
