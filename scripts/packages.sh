@@ -45,13 +45,16 @@ DUET_KMS_PACKAGES="
 # x11-apps: its xeyes, a shaped X client),
 # xclip and wl-clipboard for the clipboard between X and Wayland clients
 # (tests/integration/test_xwayland_clipboard.py), and the X11 conformance
-# check's client library and its tiling peer, i3 (tests/x11-conformance).
+# check's client library and its tiling peer, i3 (tests/x11-conformance);
+# gdb: a timeout's reason shows the frames of a server asleep in a lock or
+# busy (bench/duet_launch/hang.py), which a CI log otherwise lacks.
 DUET_TEST_PACKAGES="
 	wayland-utils foot xterm gtk-3-examples gtk-4-examples xwayland x11-apps
 	xclip wl-clipboard
 	python3-jsonschema lava-common
 	wlcs mir-wlcs-integration
 	python3-xlib i3-wm
+	gdb
 "
 # The client matrix (scripts/client-matrix, docs/clients.md): real toolkit
 # apps from Debian on all four stacks (the test packages' gtk3-demo, foot,

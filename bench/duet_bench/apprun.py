@@ -6,7 +6,7 @@ import signal
 import time
 
 from duet_bench import procs
-from duet_launch import proc
+from duet_launch import hang, proc
 from duet_launch.traces import JsonLines
 
 
@@ -103,12 +103,18 @@ class AppRun:
         last words: what a timeout's reason needs to tell a hung server
         from a hung app (one CI run, 2026-11-28, only said the app gave
         nothing)."""
-        parts = ["app: %s" % proc.where_waiting(self.pid)]
-        for role, child in self.stack.procs.items():
-            parts.append("%s %s: %s" % (role, os.path.basename(child.argv[0]),
-                                        proc.where_waiting(child.pid)))
+        parts, stacks = [], []
+        named = [("app", self.pid)] + [("%s %s" % (role, os.path.basename(child.argv[0])),
+                                        child.pid) for role, child in self.stack.procs.items()]
+        for name, pid in named:
+            wait = proc.where_waiting(pid)
+            parts.append("%s: %s" % (name, wait))
+            if hang.in_lock(wait):
+                stacks += ["%s (pid %d), asleep in a lock:" % (name, pid)] + \
+                    ["    " + line[:200] for line in hang.user_stack(pid, all_threads=True)]
         tail = (self.log_tail() or "").strip()[-400:]
-        return "; ".join(parts) + ("; app's log ends: " + tail if tail else "")
+        return "; ".join(parts) + ("; app's log ends: " + tail if tail else "") + \
+            "".join("\n" + line for line in stacks)
 
     def stop(self):
         if self.child.alive():

@@ -63,19 +63,28 @@ def describe_peers(named, sample=1.0):
     return lines
 
 
-def user_stack(pid):
-    """The main thread's user-space frames, from gdb, or one line saying
-    why there are none."""
+def user_stack(pid, all_threads=False):
+    """The main thread's user-space frames (every thread's, all_threads),
+    from gdb, or one line saying why there are none."""
+    bt = "thread apply all bt 12" if all_threads else "bt 16"
     try:
-        r = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "bt 16"],
+        r = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", bt],
                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
                            errors="replace", timeout=60)
     except FileNotFoundError:
         return ["(gdb is not installed: no user-space stack)"]
     except subprocess.TimeoutExpired:
         return ["(gdb did not attach within 60 s)"]
-    frames = [l for l in r.stdout.splitlines() if l.startswith("#")]
+    frames = [l for l in r.stdout.splitlines() if l.startswith("#") or
+              (all_threads and l.startswith("Thread "))]
     return frames or ["(gdb showed no frames: %s)" % r.stderr.strip()[-200:]]
+
+
+def in_lock(wait):
+    """Whether a where_waiting line has the main thread asleep in a futex:
+    a server asleep in a lock, not in its event loop, through a whole
+    timeout is deadlocked, and only its threads' frames name the lock."""
+    return bool(wait) and "main thread in futex" in wait
 
 
 def _wait_ready(p, out, ready, timeout):

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from checks import check  # noqa: E402
-from duet_launch import proc  # noqa: E402
+from duet_launch import hang, proc  # noqa: E402
 
 
 def settled(pid, state):
@@ -44,6 +44,28 @@ def main():
         p.kill()
         p.wait()
     check(proc.where_waiting(p.pid) is None, "a reaped process has no wait")
+
+    # A process asleep in a lock (its second acquire of a lock it holds):
+    # read as in a lock, and gdb names the frames that took it (one CI run,
+    # 2026-12-05, had a compositor asleep in a futex for 61 s, and its
+    # reason had no frame to name the lock).
+    p = subprocess.Popen(["python3", "-c", "import threading\nl = threading.Lock()\n"
+                          "l.acquire()\nprint('locked', flush=True)\nl.acquire()"],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        check(p.stdout.readline().strip() == "locked", "the locker took its lock")
+        w = settled(p.pid, "S")
+        check(hang.in_lock(w), "a process asleep in a lock reads so: %r" % w)
+        frames = hang.user_stack(p.pid, all_threads=True)
+        check(any(f.startswith("Thread ") for f in frames) and
+              any("acquire" in f for f in frames if f.startswith("#")),
+              "gdb names its threads and the frame that waits for the lock:\n%s"
+              % "\n".join(frames))
+    finally:
+        p.kill()
+        p.wait()
+    check(not hang.in_lock(proc.where_waiting(os.getpid())),
+          "a process that runs is not in a lock")
     print("ok")
 
 
