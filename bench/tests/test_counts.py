@@ -206,10 +206,14 @@ def test_lengths(ctx):
                       "%s: the bench's protocol_per_frame has it (%s)"
                       % (label, res["protocol_per_frame"]["requests"]))
             # The bench's figure is the same subtraction of the same runs.
+            # Its sign is the load's as well: beside a CPU hog the short
+            # runs' server made more, smaller reads than the long runs'
+            # (860 against 751 calls, -0.599 per frame, 2026-12-06). The
+            # bytes are the protocol's, more with every frame.
             srv = res["per_frame_study_style"]["server"]
             ss = sum(r["processes"]["server"]["study_style"] for r in short)
             sl = sum(r["processes"]["server"]["study_style"] for r in long)
-            check(srv is not None and srv > 0 and abs(srv - (sl - ss) / frames) < 1e-3
+            check(srv is not None and abs(srv - (sl - ss) / frames) < 1e-3
                   and res["bytes_per_frame_study_style"]["server"] > 0,
                   "%s: server IPC per frame %s = (%d - %d) / %d, %s bytes (the bench's "
                   "figure, not compared across lengths)"
@@ -236,8 +240,10 @@ def test_slow(ctx):
           "the long runs were not lengthened: %r" % res.get("lengthened"))
     check(res["frames"] >= 3, "%d frames between the lengths, want one per scene at least"
           % res["frames"])
-    check((res["per_frame_study_style"].get("server") or 0) > 0,
-          "no server IPC per frame: %r" % res["per_frame_study_style"])
+    check(res["per_frame_study_style"].get("server") is not None and
+          (res["bytes_per_frame_study_style"].get("server") or 0) > 0,
+          "the server's IPC per frame, and its bytes per frame above 0: %r, %r"
+          % (res["per_frame_study_style"], res["bytes_per_frame_study_style"]))
 
 
 def stale_proxy_sockets():
