@@ -2,9 +2,13 @@
 """wlcs (the Wayland Conformance Suite) against duet-compositor, beside Mir.
 
   conformance.py run --runner WLCS --module SO --out JSON [--expected FILE]
-                     [--timeout S] [-- WLCS-ARGS...]
-      Runs the whole suite on one module (a fresh XDG_RUNTIME_DIR, gtest's
-      JSON report into JSON). With --expected (duet's list of expected
+                     [--timeout S] [--shards N] [-- WLCS-ARGS...]
+      Runs the whole suite on one module, split into N runner processes at
+      once (gtest's sharding; default 12), each with a fresh XDG_RUNTIME_DIR,
+      their gtest JSON reports merged into JSON. Most of a run's time is
+      tests waiting out wlcs' 10 s timeout for an event that does not come
+      (duet's and Mir's expected failures), not work, so the shards wait
+      side by side. With --expected (duet's list of expected
       failures) it exits 1 when a test fails that the list does not name,
       when a test the list names passes or is missing (the list must stay
       true), or when the runner crashed or hung; without it (Mir's
@@ -22,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 
@@ -59,38 +64,105 @@ def read_expected(path):
     return expected
 
 
+def merge(reports):
+    """One gtest JSON report of the shards' reports: a suite that several
+    shards ran once, its tests in their order."""
+    merged, by_name = {"testsuites": []}, {}
+    for report in reports:
+        for suite in report.get("testsuites", []):
+            if suite["name"] not in by_name:
+                by_name[suite["name"]] = dict(suite, testsuite=[])
+                merged["testsuites"].append(by_name[suite["name"]])
+            by_name[suite["name"]]["testsuite"].extend(suite.get("testsuite", []))
+    return merged
+
+
+def run_shards(cmd, out, shards, timeout, name):
+    """Runs CMD as SHARDS gtest shards at once, each with a fresh
+    XDG_RUNTIME_DIR and a report of its own; writes the merged report to
+    OUT. Returns a failure line (a crash or a hang) or None."""
+    with tempfile.TemporaryDirectory(prefix="duet-wlcs-") as tmp:
+        procs, reports = [], []
+        for i in range(shards):
+            runtime = os.path.join(tmp, "runtime-%d" % i)
+            os.mkdir(runtime, 0o700)
+            reports.append(os.path.join(tmp, "shard-%d.json" % i))
+            env = dict(os.environ, XDG_RUNTIME_DIR=runtime, GTEST_TOTAL_SHARDS=str(shards),
+                       GTEST_SHARD_INDEX=str(i))
+            env.pop("GTEST_SHARD_STATUS_FILE", None)
+            procs.append(subprocess.Popen(cmd + ["--gtest_output=json:" + reports[-1]], env=env))
+        deadline = time.monotonic() + timeout
+        failure = None
+        for i, p in enumerate(procs):
+            try:
+                rc = p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                failure = failure or "FAIL: wlcs on %s did not finish in %s s (a hang, shard %d of %d)" \
+                    % (name, timeout, i + 1, shards)
+                p.kill()
+                p.wait()
+                continue
+            if rc not in (0, 1) or not os.path.exists(reports[i]):
+                failure = failure or "FAIL: wlcs on %s ended with status %d and %s report " \
+                    "(a crash, shard %d of %d)" % (name, rc, "a" if os.path.exists(reports[i])
+                                                  else "no", i + 1, shards)
+        if failure:
+            return failure
+        loaded = []
+        for path in reports:
+            with open(path) as f:
+                loaded.append(json.load(f))
+    with open(out, "w") as f:
+        json.dump(merge(loaded), f, indent=1)
+    return None
+
+
+def listed_tests(cmd):
+    """The tests the runner lists (--gtest_list_tests), as "Suite.test"."""
+    with tempfile.TemporaryDirectory(prefix="duet-wlcs-") as runtime:
+        out = subprocess.run(cmd + ["--gtest_list_tests"], env=dict(os.environ, XDG_RUNTIME_DIR=runtime),
+                             stdout=subprocess.PIPE, universal_newlines=True, timeout=300).stdout
+    tests, suite = [], ""
+    for line in out.splitlines():
+        line = line.split("#")[0].rstrip()
+        if line.startswith("  ") and suite:
+            tests.append(suite + line.strip())
+        elif line.endswith("."):
+            suite = line
+    return tests
+
+
 def run(args):
-    opts = {"--timeout": "3000", "--expected": None}
+    opts = {"--timeout": "3000", "--expected": None, "--shards": "12"}
     rest = []
     it = iter(args)
     for a in it:
         if a == "--":
             rest = list(it)
             break
-        if a not in ("--runner", "--module", "--out", "--expected", "--timeout"):
+        if a not in ("--runner", "--module", "--out", "--expected", "--timeout", "--shards"):
             raise SystemExit("conformance.py run: unknown option %s" % a)
         opts[a] = next(it, None)
     for need in ("--runner", "--module", "--out"):
         if not opts.get(need):
             raise SystemExit("conformance.py run: %s is needed" % need)
     name = os.path.basename(opts["--module"])
-    with tempfile.TemporaryDirectory(prefix="duet-wlcs-") as runtime:
-        env = dict(os.environ, XDG_RUNTIME_DIR=runtime)
-        if os.path.exists(opts["--out"]):
-            os.unlink(opts["--out"])
-        cmd = [opts["--runner"], opts["--module"], "--gtest_output=json:" + opts["--out"]] + rest
-        print("conformance: %s" % " ".join(cmd), flush=True)
-        try:
-            rc = subprocess.run(cmd, env=env, timeout=float(opts["--timeout"])).returncode
-        except subprocess.TimeoutExpired:
-            print("FAIL: wlcs on %s did not finish in %s s (a hang)" % (name, opts["--timeout"]))
-            return 1
-    if rc not in (0, 1) or not os.path.exists(opts["--out"]):
-        print("FAIL: wlcs on %s ended with status %d and %s report (a crash)"
-              % (name, rc, "a" if os.path.exists(opts["--out"]) else "no"))
+    if os.path.exists(opts["--out"]):
+        os.unlink(opts["--out"])
+    cmd = [opts["--runner"], opts["--module"]] + rest
+    shards = int(opts["--shards"])
+    print("conformance: %s, %d shards at once" % (" ".join(cmd), shards), flush=True)
+    failure = run_shards(cmd, opts["--out"], shards, float(opts["--timeout"]), name)
+    if failure:
+        print(failure)
         return 1
     with open(opts["--out"]) as f:
         got = outcomes(json.load(f))
+    listed = listed_tests(cmd)
+    if len(got) != len(listed):
+        print("FAIL: the shards ran %d tests, the runner lists %d: missing %s"
+              % (len(got), len(listed), ", ".join(sorted(set(listed) - set(got))[:10])))
+        return 1
     counts = {k: sum(1 for v in got.values() if v[0] == k) for k in (PASS, FAIL, SKIP)}
     print("conformance: %s: %d tests, %d passed, %d failed, %d skipped"
           % (name, len(got), counts[PASS], counts[FAIL], counts[SKIP]))
