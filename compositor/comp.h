@@ -591,6 +591,9 @@ void comp_xwayland_for_each_unmanaged(struct comp_server *server, comp_surface_i
 /* All window-management decisions, in policy.c, so they can be read side by
  * side with xwm/policy.c and kept equal. */
 void comp_policy_window_mapped(struct comp_window *window);   /* place, raise, focus */
+/* Rule 2 for a window that maps late: placed and raised, then above raised
+ * again over it, the focus left where it is. */
+void comp_policy_window_mapped_below(struct comp_window *window, struct comp_window *above);
 /* The output the window is on (rule 0), or, not mapped yet, goes on. */
 struct comp_output *comp_policy_window_output(struct comp_window *window);
 /* The first configure of a new toplevel (size and states). */

@@ -8,7 +8,10 @@
  *     pointer is on none).
  *  1. Placement: a new window is centered on its output; if it is larger
  *     than the output its top-left corner is clamped to stay on screen.
- *  2. A newly mapped window is raised to the top and gets the focus.
+ *  2. A newly mapped window is raised to the top and gets the focus. (X
+ *     windows in X's map order, as duet-xwm maps them: one whose surface
+ *     draws after that of the focused window, mapped later in X, maps just
+ *     below it, with its dialogs, and the focus stays.)
  *  3. Focus: exactly one window, the focused one, has the "activated" state
  *     and keyboard focus. When it unmaps, closes or is minimized, focus goes
  *     to the topmost remaining visible window (or nobody).
@@ -167,18 +170,30 @@ static void place(struct comp_window *window, struct comp_output *output)
 	                         y < output->y ? output->y : y);
 }
 
-void comp_policy_window_mapped(struct comp_window *window)
+static void place_new(struct comp_window *window)
 {
 	struct comp_output *output = new_window_output(window->server);
 	if (window->maximized || window->fullscreen)
 		comp_window_set_position(window, output->x, output->y);
 	else
 		place(window, output);
+}
+
+void comp_policy_window_mapped(struct comp_window *window)
+{
+	place_new(window);
 	raise_with_dialogs(window, 0);
 	/* One that maps minimized (an X client's IconicState) is placed and
 	 * raised as duet-xwm does, and stays without the focus (rule 3). */
 	if (!window->minimized)
 		set_focus(window->server, window);
+}
+
+void comp_policy_window_mapped_below(struct comp_window *window, struct comp_window *above)
+{
+	place_new(window);
+	raise_with_dialogs(window, 0);
+	raise_with_dialogs(above, 0);
 }
 
 void comp_policy_window_unmapped(struct comp_window *window)

@@ -224,6 +224,18 @@ static uint32_t transient_parent_id(struct xwm_content *c)
 	                                                          : 0;
 }
 
+/* Whether window is an X window that X mapped after c: Xwayland draws
+ * windows' first frames in its own order, and X's is the order its
+ * clients and duet-xwm follow (policy rule 2). */
+static bool mapped_later_in_x(struct comp_window *window, struct xwm_content *c)
+{
+	if (!window || window->impl != &xwindow_impl)
+		return false;
+	struct xwm_content *other = wl_container_of(window, other, window);
+	return other->x && other->x->client && c->x->client &&
+	       other->x->client->manage_order > c->x->client->manage_order;
+}
+
 static void map_window(struct xwm_content *c)
 {
 	struct comp_window *window = &c->window;
@@ -238,7 +250,11 @@ static void map_window(struct xwm_content *c)
 	window->max_width = client->hints.max_width;
 	window->max_height = client->hints.max_height;
 	window->parent_id = transient_parent_id(c);
-	comp_policy_window_mapped(window); /* places, raises, focuses */
+	struct comp_window *focused = window->server->focused;
+	if (!window->minimized && mapped_later_in_x(focused, c))
+		comp_policy_window_mapped_below(window, focused);
+	else
+		comp_policy_window_mapped(window); /* places, raises, focuses */
 	if (!window->minimized && c->surface)
 		comp_surface_map(c->surface, window->x, window->y);
 	comp_stack_update(window->server);

@@ -21,7 +21,9 @@
  * --iconic (WM_HINTS initial_state IconicState), --no-delete-window (a
  * client the WM can only kill) and --commands: stdin lines
  * "add|remove|toggle fullscreen|maximized" send the _NET_WM_STATE client
- * message an application sends, "iconify" ICCCM's WM_CHANGE_STATE.
+ * message an application sends, "iconify" ICCCM's WM_CHANGE_STATE. With
+ * --draw-on-command it leaves its mapped window undrawn (X gives it no
+ * pixels, so Xwayland shows nothing of it) until the stdin line "draw".
  */
 #include <errno.h>
 #include <poll.h>
@@ -63,6 +65,7 @@ struct x11_pattern {
 	/* The ICCCM/EWMH options (see the top). */
 	const char *transient_for;
 	bool iconic, no_delete_window, commands;
+	bool draw_on_command, draw_allowed; /* --draw-on-command; "draw" came */
 };
 
 /* A 24-bit TrueColor visual: the screen's own when it is one (Xvfb with
@@ -178,10 +181,18 @@ static void send_to_wm(struct x11_pattern *app, const char *type, const uint32_t
 	               (const char *)&ev);
 }
 
+static int handle_event(struct x11_pattern *app, xcb_generic_event_t *ev);
+
 /* One --commands line; false when it is not one. */
 static bool run_command(struct x11_pattern *app, const char *line)
 {
 	char action[16], state[16], tail;
+	if (strcmp(line, "draw") == 0 && app->draw_on_command) {
+		app->draw_allowed = true;
+		/* The Expose it held back: the whole window. */
+		xcb_expose_event_t e = { .response_type = XCB_EXPOSE, .window = app->window };
+		return handle_event(app, (xcb_generic_event_t *)&e) >= 0;
+	}
 	if (strcmp(line, "iconify") == 0) {
 		const uint32_t data[5] = { 3 /* IconicState */ };
 		send_to_wm(app, "WM_CHANGE_STATE", data);
@@ -331,7 +342,7 @@ static int handle_event(struct x11_pattern *app, xcb_generic_event_t *ev)
 	switch (ev->response_type & 0x7f) {
 	case XCB_EXPOSE: {
 		xcb_expose_event_t *e = (xcb_expose_event_t *)ev;
-		if (e->window != app->window)
+		if (e->window != app->window || (app->draw_on_command && !app->draw_allowed))
 			return 1;
 		if (!app->mapped_reported || app->drawn_width != app->width ||
 		    app->drawn_height != app->height) {
@@ -408,13 +419,15 @@ static void usage(FILE *out)
 	        "                             [--maximized] [--exit-after-first-frame] [--strips]\n"
 	        "                             [--override-redirect X,Y] [--transient-for ID]\n"
 	        "                             [--iconic] [--no-delete-window] [--commands]\n"
+	        "                             [--draw-on-command]\n"
 	        "Shows an X11 window with duet's fixed test pattern; prints 'window ID' before\n"
 	        "mapping, 'mapped W H' once drawn, 'resized W H' after a resize, 'frame N' per\n"
 	        "--frames redraw; exits 0 on WM_DELETE_WINDOW. --override-redirect: an\n"
 	        "override-redirect window (a menu's kind) at X,Y. --transient-for: a dialog of\n"
 	        "window ID. --iconic: mapped iconic. --no-delete-window: no WM_DELETE_WINDOW in\n"
 	        "WM_PROTOCOLS. --commands: stdin lines 'add|remove|toggle fullscreen|maximized'\n"
-	        "send _NET_WM_STATE requests, 'iconify' WM_CHANGE_STATE; 'sent LINE' follows.\n"
+	        "send _NET_WM_STATE requests, 'iconify' WM_CHANGE_STATE, with --draw-on-command\n"
+	        "'draw' the first drawing (none until then); 'sent LINE' follows.\n"
 	        "Connects to $DISPLAY.\n");
 }
 
@@ -448,6 +461,7 @@ int main(int argc, char **argv)
 		{ "--iconic", TEST_OPT_FLAG, &app.iconic, 0 },
 		{ "--no-delete-window", TEST_OPT_FLAG, &app.no_delete_window, 0 },
 		{ "--commands", TEST_OPT_FLAG, &app.commands, 0 },
+		{ "--draw-on-command", TEST_OPT_FLAG, &app.draw_on_command, 0 },
 	};
 	int status = test_parse_options("duet-x11-test-pattern", argc, argv, options,
 	                                sizeof(options) / sizeof(options[0]), usage);
@@ -455,6 +469,7 @@ int main(int argc, char **argv)
 		return status;
 	app.width = app.args.size[0];
 	app.height = app.args.size[1];
+	app.commands = app.commands || app.draw_on_command;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A menu's way: the window at X,Y, no window manager asked. */
 	int at[2] = { 0, 0 };

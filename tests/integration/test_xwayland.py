@@ -540,6 +540,27 @@ def transient(s):
     duet.log("dialogs at %r and %r over %r" % (dialog, d2, parent))
 
 
+def map_order(s):
+    """Rule 2 in X's order: a window whose surface draws after that of a
+    window mapped later in X (as gtk3-demo's main window after its dialog
+    under load) maps below it, and the later one keeps the focus, as
+    duet-xwm, which maps in X's order, has them."""
+    duet.third_party("xwininfo")
+    early_p, early_id = x_client(s, "300x200", "--class", "early", "--draw-on-command",
+                                 name="x11-early", commands=True)
+    wait_for("the undrawn window mapped in X", lambda: map_state(s, early_id) == "IsViewable")
+    check(not s.windows(), "an undrawn X window is listed: %r" % s.windows())
+    late_p, _ = x_client(s, "200x150", "--class", "late", name="x11-late")
+    late_p.wait_line(r"^mapped ", timeout=30)
+    s.wait_window(app_id="late", pred=lambda w: w.focused, timeout=15)
+    command(early_p, "draw")
+    s.wait_window(app_id="early", timeout=15)
+    wins = s.windows()
+    check([(w.app_id, bool(w.focused)) for w in wins] == [("late", True), ("early", False)],
+          "the window mapped first in X drew last: %r (want late on top and focused)" % wins)
+    duet.log("mapped in X early, drawn late: %r" % wins)
+
+
 def wm_state(s):
     sw, sh = screen_size(s)
     p, wid = x_client(s, "200x150", commands=True)
@@ -658,6 +679,7 @@ if __name__ == "__main__":
         "kill-shown": in_session("kill-shown", kill_shown),
         "transient": in_session("transient", transient),
         "wm-state": in_session("wm-state", wm_state),
+        "map-order": in_session("map-order", map_order),
         "iconic": in_session("iconic", iconic),
         "close": in_session("close", close),
     })
