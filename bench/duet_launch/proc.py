@@ -175,6 +175,19 @@ class Child:
         if self in _live:
             _live.remove(self)
 
+    def wait(self, timeout):
+        """The exit status once the process has exited and, with lines=True,
+        its stdout has been read to the end, within timeout seconds in all:
+        the reader can lag the exit, and the lines printed just before it
+        were missing under load (glmark2's score). A stdout still open in a
+        process it left behind is waited for until the timeout, no more.
+        subprocess.TimeoutExpired when the process outlives the timeout."""
+        deadline = time.monotonic() + timeout
+        status = self.popen.wait(timeout)
+        if self._reader:
+            self._reader.join(max(0.0, deadline - time.monotonic()))
+        return status
+
     def log_tail(self, n=4000):
         return read_tail(self.log_path, n)
 

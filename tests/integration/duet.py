@@ -144,7 +144,7 @@ class Proc(launch_proc.Child):
 
     def wait(self, timeout=20.0):
         try:
-            return self.popen.wait(timeout)
+            return super().wait(timeout)
         except subprocess.TimeoutExpired:
             raise Failure("%s did not exit within %.0f s" % (self.name, timeout))
 
