@@ -47,7 +47,10 @@ def run_bench(args, prefix, timeout):
                DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
     with test_xorg.Vkms():
         r = duet.run_guarded(argv, timeout, env=env, stacks_signal=signal.SIGUSR1, grace=30)
-    duet.log("%s -> %d; stdout (tail):\n%s" % (" ".join(argv), r.returncode, r.stdout[-3000:]))
+    # Its progress lines (stderr) say how long each part took: this
+    # test's time varies threefold from run to run in the guest.
+    duet.log("%s -> %d; stdout (tail):\n%s\nstderr (tail):\n%s"
+             % (" ".join(argv), r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
     return r, out
 
 
