@@ -92,6 +92,18 @@ def test():
              "marked emulated")
 
 
+def failure_reasons(res):
+    """Each failed record's whole reason from results.json: the bench's
+    stderr says only its first line, and the rest (the frames of a stack
+    process asleep in a lock) stays in the guest's /tmp."""
+    lines = []
+    for exp, stacks in res.get("experiments", {}).items():
+        for name, rec in stacks.items():
+            if rec.get("status") == "failed":
+                lines.append("\n%s x %s failed: %s" % (exp, name, rec.get("reason")))
+    return "".join(lines)
+
+
 def test_counts_after_concurrent():
     # The counting runs' renders with the sw engine alone: the GL engine on
     # the card is bench-kms's (its launches), and under TCG the xtrace runs
@@ -105,8 +117,8 @@ def test_counts_after_concurrent():
     check(outcome["ipc"]["openbox"].get("strace_launch") == "pass",
           "openbox's strace launch: %r" % res["ipc"]["openbox"].get("strace_launch"))
     check(r.returncode == 0 and outcome["result"] == "pass",
-          "duet bench exited %d, outcome %r; stderr:\n%s"
-          % (r.returncode, outcome, r.stderr[-3000:]))
+          "duet bench exited %d, outcome %r; stderr:\n%s%s"
+          % (r.returncode, outcome, r.stderr[-3000:], failure_reasons(res)))
     sl = res["ipc"]["openbox"]["strace_launch"]
     signals = sl["processes"].get("server", {}).get("signals", {})
     # Each signal stops a traced Xorg; under TCG the smart scheduler's
