@@ -16,11 +16,14 @@ usage: test_lava.py schema|local
           every figure of summary.csv and the pass of each experiment; the
           results.json embedded in the log comes back intact through
           `duet-lava collect` (plain and as lavacli's raw YAML) and goes into
-          `duet report A B` beside the run's own directory.
+          `duet report A B` beside the run's own directory; a block whose
+          bytes were changed, or that lost a line, is refused by name.
 Environment: DUET_SOURCE_ROOT, DUET_BUILD_DIR.
 """
+import base64
 import csv
 import decimal
+import gzip
 import json
 import os
 import re
@@ -160,6 +163,26 @@ def parse_cases(output):
     return cases
 
 
+def damaged_logs(log):
+    """Two damaged copies of a log with one embedded block, each damaged so
+    that the bytes it carries change: flipping base64 bits may hit only the
+    deflate stream's padding (the bytes survive, rightly accepted), so the
+    damage is chosen, not random."""
+    lines = log.splitlines(keepends=True)
+    at = [i for i, line in enumerate(lines) if line.startswith("DUETB64:")]
+    begin = next(i for i, line in enumerate(lines) if line.startswith("DUET-RESULTS-BEGIN"))
+    raw = gzip.decompress(base64.b64decode("".join(lines[i][8:].strip() for i in at)))
+    # The same length, one byte other, properly compressed: only the SHA-256
+    # of the BEGIN line can tell.
+    other = raw.replace(b"{", b"[", 1) if raw.startswith(b"{") else b" " + raw[1:]
+    text = base64.b64encode(gzip.compress(other, mtime=0)).decode()
+    body = ["DUETB64:%s\n" % text[i:i + 72] for i in range(0, len(text), 72)]
+    edited = lines[:begin + 1] + body + lines[at[-1] + 1:]
+    check(len(at) >= 3, "the block has lines enough to lose one (%d)" % len(at))
+    missing = lines[:at[1]] + lines[at[1] + 1:]
+    return {"with other bytes": "".join(edited), "missing a line": "".join(missing)}
+
+
 def test_local():
     tmp = tempfile.mkdtemp(prefix="duet-lava-test-")
     on_fail(lambda: print("kept: " + tmp))
@@ -231,15 +254,19 @@ def test_local():
         with open(os.path.join(out, "test-board", "results.json"), "rb") as f:
             check(k.returncode == 0 and f.read() == original,
                   "%s: duet-lava collect gives back results.json byte for byte" % log)
-    damaged = os.path.join(logs, "damaged.log")
-    with open(damaged, "w") as f:
-        f.write(re.sub(r"(DUETB64:)A", r"\1B", r.stdout, count=1) if "DUETB64:A" in r.stdout
-                else r.stdout.replace("DUETB64:", "DUETB64:AAAA", 1))
-    k = subprocess.run([sys.executable, os.path.join(LAVA, "duet-lava"), "collect", damaged,
-                        "--out", os.path.join(tmp, "damaged")], capture_output=True,
-                       text=True, timeout=60)
-    check(k.returncode != 0, "a damaged block is refused (status %d: %s)"
-          % (k.returncode, k.stderr.strip()[-200:]))
+    for how, text in damaged_logs(r.stdout).items():
+        damaged = os.path.join(logs, "damaged-%s.log" % how.replace(" ", "-"))
+        with open(damaged, "w") as f:
+            f.write(text)
+        out = os.path.join(tmp, "damaged-" + how.replace(" ", "-"))
+        k = subprocess.run([sys.executable, os.path.join(LAVA, "duet-lava"), "collect",
+                            damaged, "--out", out], capture_output=True, text=True,
+                           timeout=60)
+        check(k.returncode != 0 and "results test-board:" in k.stderr
+              and "Traceback" not in k.stderr
+              and not os.path.exists(os.path.join(out, "test-board")),
+              "a block %s is refused by name and not written (status %d: %s)"
+              % (how, k.returncode, k.stderr.strip()[-300:]))
     cmp_dir = os.path.join(tmp, "cmp")
     k = subprocess.run([sys.executable, os.path.join(SRC, "tools", "duet"), "report",
                         os.path.join(tmp, "collected-raw.yaml", "test-board"), results,
