@@ -87,6 +87,7 @@ class Options:
         self.sweep_scenes = args.scenes
         self.sweep_renderers = args.renderers
         self.ipc = not args.no_ipc
+        self.xtrace = self.ipc and not args.no_xtrace
         self.rounds = args.rounds or (1 if q else 5)
         # --rounds N without --reps: every experiment runs at least once a
         # round, so that all N rounds pair (a round without a run of an
@@ -223,6 +224,9 @@ def add_arguments(p):
                    metavar="N", help="seed of the stacks' random order in each round and of "
                    "the bootstrap intervals (default: a random one; recorded either way)")
     p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
+    p.add_argument("--no-xtrace", action="store_true",
+                   help="skip the xtrace run alone (openbox's and xcompmgr's X protocol "
+                   "through proxies): on an emulated or slow machine the slowest counting run")
     p.add_argument("--display", choices=["headless", "kms"], default="headless",
                    help="headless outputs (default), or a KMS display: the bench runs in "
                    "scripts/test-kms's emulated guest with the KMS stacks")
@@ -292,7 +296,7 @@ class Bench:
                 # strace's launch, every counting run, the xtrace run
                 n += 1 + sum(len(e.counting(self)) for e in self.counted(
                     [experiments.BY_NAME[x] for x in self.args.experiments])) + (
-                    stack_kinds.get(name).xtrace)
+                    stack_kinds.get(name).xtrace and o.xtrace)
         return n
 
     def counted(self, exps):
@@ -554,7 +558,10 @@ class Bench:
             self.run_in_stack(name, refresh, jobs, counting=True)
         if stack_kinds.get(name).xtrace:
             # openbox's and xcompmgr's own X protocol, through xtrace proxies.
-            if shutil.which("xtrace"):
+            if not self.opts.xtrace:
+                ipc_rec["xtrace"] = {"status": "skipped", "reason": "--no-xtrace: no X protocol "
+                                     "counts of openbox and xcompmgr"}
+            elif shutil.which("xtrace"):
                 self.run_in_stack(name, 60, [("xtrace", ipc_rec.setdefault("xtrace", {}),
                                               lambda st, r: self.count(r, ipc.xtrace_run, st,
                                                                        "xtrace"))],
