@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the bench's IPC counts hold up, against real stacks.
 
-usage: test_counts.py agree|lengths|xtrace|slow
+usage: test_counts.py agree|lengths|xtrace|slow|debug-sync
   agree:   one duet-launch on duet-compositor, weston and Xvfb + duet-xwm with
            strace attached to the stack AND the in-process counter preloaded
            into it, over the same interval: the server's syscall counts
@@ -26,13 +26,21 @@ usage: test_counts.py agree|lengths|xtrace|slow
            scene, as 100 and 300 ms did in the emulated guest of
            `duet bench --quick --display kms`): the long runs are lengthened
            by what the frames took, and a per-frame figure comes out.
+  debug-sync: weston's WAYLAND_DEBUG=server count of an interval holds
+           what a client sent before its end even when weston had not yet
+           read it (weston stopped, a client's get_registry waiting in its
+           socket, weston continued 0.5 s into the read): 1 request, its
+           globals as events, and none of the read's own round trip.
 Environment: DUET_BUILD_DIR (the build).
 """
 import atexit
 import os
 import shutil
+import signal
 import socket
+import struct
 import sys
+import threading
 import tempfile
 import time
 import types
@@ -326,6 +334,36 @@ def test_xtrace(ctx):
           % comp["requests"])
 
 
+def test_debug_sync(ctx):
+    if stacks.missing("weston"):
+        print("SKIP: weston: %s" % stacks.missing("weston"))
+        sys.exit(77)
+    st = ctx.stack("weston")
+    server = st.procs["server"]
+    try:
+        # Quiet first: weston's own start-up traffic is over once it
+        # answered a round trip.
+        ipc.server_debug_counts(st, ipc.server_debug_mark(st))
+        mark = ipc.server_debug_mark(st)
+        os.kill(server.pid, signal.SIGSTOP)
+        timer = threading.Timer(0.5, os.kill, (server.pid, signal.SIGCONT))
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
+                c.connect(os.path.join(st.runtime, st.env["WAYLAND_DISPLAY"]))
+                # wl_display@1.get_registry(new id 2), left in the socket
+                c.sendall(struct.pack("=III", 1, (12 << 16) | 1, 2))
+                timer.start()
+                counts = ipc.server_debug_counts(st, mark)
+        finally:
+            timer.cancel()
+            os.kill(server.pid, signal.SIGCONT)
+    finally:
+        st.stop()
+    check(counts["requests"] == 1 and counts["events"] >= 1,
+          "weston's count of the interval: the waiting client's get_registry and its "
+          "globals, without the read's round trip: %r" % counts)
+
+
 def main():
     procs.become_subreaper()
     atexit.register(procs.cleanup)
@@ -333,7 +371,7 @@ def main():
     try:
         ctx = Ctx(workdir)
         {"agree": test_agree, "lengths": test_lengths, "xtrace": test_xtrace,
-         "slow": test_slow}[sys.argv[1]](ctx)
+         "slow": test_slow, "debug-sync": test_debug_sync}[sys.argv[1]](ctx)
     finally:
         procs.cleanup()
         shutil.rmtree(workdir, ignore_errors=True)
