@@ -241,19 +241,22 @@ def server_debug_mark(stack):
         return None
 
 
-# The lines one wl_display.sync of server_debug_sync adds: the request, and
-# the callback's done and the display's delete_id events.
+# The lines one wl_display.sync of wayland_sync adds to weston's debug
+# output: the request, and the callback's done and the display's delete_id.
 SYNC_LINES = {"requests": 1, "events": 2}
 
 
-def server_debug_sync(stack):
-    """One wl_display.sync round trip on weston's socket, spoken on the
-    wire: weston answers it after every message already waiting from its
-    clients (epoll hands it ready sockets in the order they became ready),
-    so their lines are in its debug output when this returns. Without it a
-    busy weston had printed none of Xwayland's requests when an interval's
-    count was read (bench-xwayland-stacks beside a CPU hog: 0 requests,
-    0 events at launch)."""
+def wayland_sync(stack):
+    """One wl_display.sync round trip on the stack's Wayland socket, spoken
+    on the wire: the server answers it after every message and hang-up
+    already waiting from its clients (epoll hands it ready sockets in the
+    order they became ready), so when this returns weston's debug output
+    has their lines and duet-compositor's protocol log the entry of a
+    client that has gone. Without it a busy server had not yet read them
+    when an interval's count was read: bench-xwayland-stacks beside a CPU
+    hog found none of Xwayland's requests in weston's output (0 requests,
+    0 events at launch), and bench-counts-lengths no entry for an app that
+    had exited in duet-compositor's log within 2 s."""
     # Xwayland stacks keep the Wayland socket out of the apps' environment.
     path = os.path.join(stack.runtime or "", stack.wayland_display
                         or stack.env.get("WAYLAND_DISPLAY") or "")
@@ -281,20 +284,21 @@ def server_debug_sync(stack):
                         return
                     buf = buf[size:]
     except OSError as e:
-        raise CountFailed("weston did not answer a wl_display.sync on %s within %.0f s (%s)"
-                          % (path, limit, e))
-    raise CountFailed("weston closed the connection of a wl_display.sync on %s" % path)
+        raise CountFailed("%s's server did not answer a wl_display.sync on %s within %.0f s "
+                          "(%s)" % (stack.name, path, limit, e))
+    raise CountFailed("%s's server closed the connection of a wl_display.sync on %s"
+                      % (stack.name, path))
 
 
 def server_debug_counts(stack, start, end=None):
     """Requests received and events sent by weston between two marks; with
     no end mark, up to now, once weston has handled what its clients sent
-    (server_debug_sync, whose own lines are left out)."""
+    (wayland_sync, whose own lines are left out)."""
     if start is None:
         return None
     synced = end is None
     if synced:
-        server_debug_sync(stack)
+        wayland_sync(stack)
     pat = re.compile(rb"^\[\s*\d+\.\d+\]\s+(-> )?[\w]+@\d+\.\w+\(")
     req = ev = 0
     try:
@@ -407,6 +411,11 @@ def with_wm(proto, wm, wm_before=None):
 
 
 def wait_protocol_log(stack, app_pid, timeout=2.0):
+    """duet-compositor's protocol log entry of app_pid, once the server has
+    handled the app's hang-up (wayland_sync), or None."""
+    if not stack.protocol_log:
+        return None
+    wayland_sync(stack)
     deadline = time.monotonic() + procs.patience(timeout)
     while time.monotonic() < deadline:
         p = protocol_log(stack, app_pid)
