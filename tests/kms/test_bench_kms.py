@@ -22,6 +22,7 @@ usage: test_bench_kms.py [counts-after-concurrent]
 
 import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -54,6 +55,18 @@ def run_bench(args, prefix, timeout):
     # test's time varies threefold from run to run in the guest.
     duet.log("%s -> %d; stdout (tail):\n%s\nstderr (tail):\n%s"
              % (" ".join(argv), r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+    # The bench's directory (results.json, its samples and report) beside the
+    # build, pass or fail: the guest's /tmp goes with the guest, and a run
+    # once spent 34 of its 36 minutes before its first experiment ended
+    # without a failure to say where (2026-12-06).
+    keep = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or tempfile.gettempdir(),
+                        prefix.rstrip("-"))
+    shutil.rmtree(keep, ignore_errors=True)
+    try:
+        shutil.copytree(out, keep, symlinks=True, ignore=shutil.ignore_patterns("runtime"))
+    except (shutil.Error, OSError) as e:  # a socket or fifo left in it: the rest is copied
+        duet.log("copying the bench's directory: %s" % str(e)[:500])
+    duet.log("the bench's directory: %s" % keep)
     return r, out
 
 
