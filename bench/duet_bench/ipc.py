@@ -246,6 +246,13 @@ def server_debug_mark(stack):
 SYNC_LINES = {"requests": 1, "events": 2}
 
 
+def wayland_socket(stack):
+    """The path of the stack server's Wayland socket (Xwayland stacks keep
+    it out of the apps' environment, in stack.wayland_display)."""
+    return os.path.join(stack.runtime or "", stack.wayland_display
+                        or stack.env.get("WAYLAND_DISPLAY") or "")
+
+
 def wayland_sync(stack):
     """One wl_display.sync round trip on the stack's Wayland socket, spoken
     on the wire: the server answers it after every message and hang-up
@@ -257,9 +264,7 @@ def wayland_sync(stack):
     hog found none of Xwayland's requests in weston's output (0 requests,
     0 events at launch), and bench-counts-lengths no entry for an app that
     had exited in duet-compositor's log within 2 s."""
-    # Xwayland stacks keep the Wayland socket out of the apps' environment.
-    path = os.path.join(stack.runtime or "", stack.wayland_display
-                        or stack.env.get("WAYLAND_DISPLAY") or "")
+    path = wayland_socket(stack)
     limit = procs.patience(10.0)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -439,7 +444,7 @@ def xwayland_log_counts(stack):
         before = None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.connect(os.path.join(stack.runtime, stack.wayland_display))
+            s.connect(wayland_socket(stack))
     except OSError:
         return None
     deadline = time.monotonic() + procs.patience(2.0)
