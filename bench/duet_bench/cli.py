@@ -41,7 +41,7 @@ import sys
 import tempfile
 
 from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
-                        stats, sweep, switches)
+                        stall, stats, sweep, switches)
 from duet_launch import enlightenment, paths, reaper, stack_kinds
 from duet_bench.apprun import AppFailed, StackDied, check_stack
 from duet_bench.progress import Progress
@@ -103,6 +103,7 @@ class Options:
         self.seed = args.seed if args.seed is not None else stats.new_seed()
         # DUET_BENCH_PATIENCE: the factor every wait's upper bound was given.
         self.patience = procs.patience(1.0)
+        self.stall_report = args.stall_report
 
     def total(self, exp):
         return getattr(self, experiments.BY_NAME[exp].reps_field)
@@ -227,6 +228,10 @@ def add_arguments(p):
     p.add_argument("--no-xtrace", action="store_true",
                    help="skip the xtrace run alone (openbox's and xcompmgr's X protocol "
                    "through proxies): on an emulated or slow machine the slowest counting run")
+    p.add_argument("--stall-report", type=float, default=600, metavar="S",
+                   help="when no part of the run has started or ended for S seconds, write "
+                   "where every thread waits to stalls.txt in the out directory (default 600; "
+                   "0: never)")
     p.add_argument("--display", choices=["headless", "kms"], default="headless",
                    help="headless outputs (default), or a KMS display: the bench runs in "
                    "scripts/test-kms's emulated guest with the KMS stacks")
@@ -278,6 +283,10 @@ class Bench:
             "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
             "ipc": {}}
         self.progress = Progress(self.plan_units())
+        # Each part's duration in results["phases"]; where it waits if one
+        # part takes too long (stall.py).
+        self.phase = stall.Phases(self.results, self.out, self.progress.say,
+                                  self.opts.stall_report, logs=self.workdir)
         few = [e for e in args.experiments if self.opts.total(e) < self.opts.rounds]
         if few and self.opts.explicit_reps:
             self.progress.say("--reps %d < --rounds %d: %s run in %d rounds only, and only "
@@ -369,7 +378,9 @@ class Bench:
                     st, err = None, None
                     for attempt in range(3):  # retries: a start can lose a race
                         try:
-                            st = self.start_stack(name, refresh, counting, stack_class, config)
+                            with self.phase("start %s" % name):
+                                st = self.start_stack(name, refresh, counting, stack_class,
+                                                      config)
                             break
                         except stacks.StackError as e:
                             err = e
@@ -401,7 +412,9 @@ class Bench:
                 rec["stack_refresh"] = refresh
                 ticks = machine.cpu_ticks()
                 try:
-                    fn(st, rec)
+                    with self.phase("%s on %s%s" % (key, name, " (counting)" if counting
+                                                    else "")):
+                        fn(st, rec)
                     rec["status"] = "failed" if failed_before else "ok"
                 except StackDied as e:
                     self.record_failure(rec, "%sthe stack died: %s" % (self.round_label(), e),
@@ -430,8 +443,9 @@ class Bench:
                     self.save()
         finally:
             if st:
-                st.stop()
-                st.cleanup()
+                with self.phase("stop %s" % name):
+                    st.stop()
+                    st.cleanup()
 
     def round_label(self):
         return "round %d: " % (self.round + 1) if self.opts.rounds > 1 else ""
@@ -439,7 +453,8 @@ class Bench:
     def run(self):
         # This machine's cost of one context switch (switches.py): before
         # any stack runs, so nothing of the bench's shares the CPU with it.
-        self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
+        with self.phase("switch cost"):
+            self.results["machine"]["switch_cost"] = switches.cost(self.apps["roundtrip"])
         live = []
         for name in self.args.stacks:
             spec = stack_kinds.get(name)
@@ -692,6 +707,7 @@ def run(args, argv):
     finally:
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, signal.SIG_IGN)
+        bench.phase.close()
         procs.cleanup()
         bench.progress.done()
         bench.save()

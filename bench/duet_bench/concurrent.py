@@ -176,7 +176,8 @@ def timing(ctx, stack, rec):
     rec["counts"] = COUNTS
     for i in runs(ctx, "concurrent", stack):
         for n in COUNTS:
-            rec["samples"].append(dict(launch_many(ctx, stack, n), run=i + 1))
+            with ctx.phase("%d apps" % n):
+                rec["samples"].append(dict(launch_many(ctx, stack, n), run=i + 1))
             time.sleep(0.2)
 
 
@@ -191,26 +192,31 @@ def counts(ctx, stack):
            "processes; the apps are not counted)"}
     # --quick counts the two ends only (the metrics' counts), to stay short.
     for n in QUICK_COUNTED if ctx.opts.quick else COUNTS:
-        base = c.baseline()
-        runs = []
-        try:
-            for _ in range(n):
-                runs.append(AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"),
-                                   extra_env=env))
-            for r in runs:
-                wait_first_frame(r, "concurrent")
-            procs_ = c.measure(base, runs[0].pid, app_counted=False)
-        finally:
-            for r in runs:
-                r.stop()
-        out["per_apps"][str(n)] = {
-            "processes": procs_,
+        with ctx.phase("%d apps" % n):
+            out["per_apps"][str(n)] = count_many(ctx, stack, c, env, n)
+        time.sleep(0.2)
+    return out
+
+
+def count_many(ctx, stack, c, env, n):
+    """One counting run of n apps at once: its counts (counts())."""
+    base = c.baseline()
+    runs = []
+    try:
+        for _ in range(n):
+            runs.append(AppRun(ctx, stack, app_argv(ctx, stack, "launch", "--stay"),
+                               extra_env=env))
+        for r in runs:
+            wait_first_frame(r, "concurrent")
+        procs_ = c.measure(base, runs[0].pid, app_counted=False)
+    finally:
+        for r in runs:
+            r.stop()
+    return {"processes": procs_,
             "server_ipc_per_app": round(procs_["server"]["study_style"] / n, 2)
             if "server" in procs_ else None,
             "window_system_ipc_per_app": round(sum(p["ipc_unix"] for p in procs_.values())
                                                / n, 2)}
-        time.sleep(0.2)
-    return out
 
 
 EXPERIMENT = Experiment("concurrent", "concurrent_reps", (1, 5), timing=timing,

@@ -48,6 +48,30 @@ def bench(args, extra_env=None, timeout=400):
         return r, out, mark, json.load(f)
 
 
+def check_phases(phases):
+    """results.json's phases: each stack's start and stop (as often), its
+    concurrent job with one part per count of apps inside it, and its
+    counting run with the counts of --quick (1 and 8 apps) inside that."""
+    def spans(what):
+        return [(p["at_s"], p["at_s"] + p["s"]) for p in phases if p["what"] == what]
+
+    def within(what, outer):
+        return [s for s in spans(what) if outer[0] <= s[0] and s[1] <= outer[1]]
+    check(len(spans("switch cost")) == 1, "phases: the switch cost, once: %r" % phases[:3])
+    for st in ("wayland", "x11"):
+        job, counting = spans("concurrent on %s" % st), spans("concurrent on %s (counting)" % st)
+        check(len(job) == 1 and len(counting) == 1 and len(spans("start %s" % st)) >= 2 and
+              len(spans("stop %s" % st)) == len(spans("start %s" % st)),
+              "phases: %s started, its concurrent job and counting run, stopped as often as "
+              "started: %r" % (st, [p for p in phases if st in p["what"]]))
+        for n in COUNTS:
+            check(len(within("%d apps" % n, job[0])) == 1 and
+                  len(within("%d apps" % n, counting[0])) == (n in (1, 8)),
+                  "phases: %d apps once inside %s's concurrent job %r and counted with --quick "
+                  "if 1 or 8 %r: %r" % (n, st, job, counting, spans("%d apps" % n)))
+    print("phases: %s" % ", ".join("%s %.1fs" % (p["what"], p["s"]) for p in phases))
+
+
 def test_quick():
     r, out, _, res = bench(["--quick", "--experiments", "concurrent", "--stacks", "wayland,x11",
                             "--seed", "9"])
@@ -82,6 +106,7 @@ def test_quick():
         for k, c in counted["per_apps"].items():
             check(c["server_ipc_per_app"] > 0 and c["processes"]["server"]["ipc_unix"] > 0,
                   "%s, %s apps: server IPC per app %s" % (st, k, c["server_ipc_per_app"]))
+    check_phases(res["phases"])
     with open(os.path.join(out, "summary.csv")) as f:
         rows = {row["metric"] for row in csv.DictReader(f)}
     check({"concurrent_1_ms", "concurrent_8_ms", "concurrent_8_switches_per_app",

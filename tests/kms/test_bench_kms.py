@@ -42,8 +42,10 @@ def run_bench(args, prefix, timeout):
     test_kms.cards()
     test_xorg.xorg_program()
     out = tempfile.mkdtemp(prefix=prefix)
+    # --stall-report: a part quiet for 2 min writes where every thread waits
+    # (stalls.txt, kept below); one went 34 min without a word (2026-12-06).
     argv = [duet.program("DUET_LAUNCHER"), "bench", "--display", "kms", "--quick"] + args + \
-        ["--out", out]
+        ["--stall-report", "120", "--out", out]
     # Patience (hang guards only) for TCG with the host's tests beside it:
     # at 10, openbox's straced launch was not mapped within 200 s once
     # (2026-11-27, a heavily loaded host).
@@ -67,7 +69,25 @@ def run_bench(args, prefix, timeout):
     except (shutil.Error, OSError) as e:  # a socket or fifo left in it: the rest is copied
         duet.log("copying the bench's directory: %s" % str(e)[:500])
     duet.log("the bench's directory: %s" % keep)
+    log_phases(out)
     return r, out
+
+
+def log_phases(out):
+    """How long each part of the bench took (results' phases) and, if one
+    went quiet, the start of its stall report."""
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            phases = json.load(f).get("phases", [])
+    except (OSError, ValueError):
+        phases = []
+    duet.log("the bench's parts (s): %s" % ", ".join("%s %.1f" % (p["what"], p["s"])
+                                                     for p in phases))
+    try:
+        with open(os.path.join(out, "stalls.txt")) as f:
+            duet.log("stalls.txt (head):\n%s" % f.read()[:12000])
+    except OSError:
+        pass
 
 
 def test():
