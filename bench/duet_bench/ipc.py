@@ -433,28 +433,17 @@ def wait_protocol_log(stack, app_pid, timeout=2.0):
 def xwayland_log_counts(stack):
     """Xwayland's Wayland messages so far, from duet-compositor's protocol
     log (Xwayland's client has the server's pid: its socketpair's
-    credentials). The log is rewritten when a client disconnects, so a
-    connection opened and closed on the Wayland socket brings it up to
-    date first. None where there is no such log."""
+    credentials). The log is rewritten when a client hangs up: the first
+    wl_display.sync's connection is such a client, and the second is
+    answered once the server has handled that hang-up (wayland_sync), so
+    the log read then has every message of Xwayland's the server had read.
+    (It was a connect-and-close and up to 2 s for the file to change: a
+    server busier than that gave the counts of the previous rewrite.) None
+    where there is no such log or no entry for Xwayland's client."""
     if not (stack.spec.xwayland and stack.spec.protocol == SERVER_LOG and stack.protocol_log):
         return None
-    try:
-        before = os.stat(stack.protocol_log).st_mtime_ns
-    except OSError:
-        before = None
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.connect(wayland_socket(stack))
-    except OSError:
-        return None
-    deadline = time.monotonic() + procs.patience(2.0)
-    while time.monotonic() < deadline:
-        try:
-            if os.stat(stack.protocol_log).st_mtime_ns != before:
-                break
-        except OSError:
-            pass
-        time.sleep(0.01)
+    wayland_sync(stack)
+    wayland_sync(stack)
     server = stack.pids().get("server")
     for c in protocol_clients(stack) or []:
         if c.get("pid") == server:

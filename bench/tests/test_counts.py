@@ -32,7 +32,10 @@ usage: test_counts.py agree|lengths|xtrace|slow|sync
            0.5 s into the read (1 request, its globals as events, none of
            the read's own round trip); duet-compositor's protocol log has
            the entry of a client that exited while the server was stopped,
-           continued after the log's 2 s wait.
+           continued after the log's 2 s wait; on duet-compositor
+           --xwayland, Xwayland's counts read while the server is stopped
+           (continued after 2 s) hold the requests of an X app's window
+           launched since the last read.
 Environment: DUET_BUILD_DIR (the build).
 """
 import atexit
@@ -52,6 +55,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from duet_bench import ipc, procs, stacks  # noqa: E402
+from duet_bench.apprun import AppRun  # noqa: E402
+from duet_bench.experiment import app_argv  # noqa: E402
 from duet_launch import paths  # noqa: E402
 from checks import check, fail  # noqa: E402
 
@@ -402,6 +407,29 @@ def test_sync(ctx):
     check(entry is not None and entry["requests"] == 1,
           "duet-compositor's log has the gone client (pid %d) and its request: %r"
           % (child.pid, entry))
+    # duet-compositor --xwayland: Xwayland's counts, in the log its next
+    # rewrite brings up to date, read while the server, stopped, has not yet
+    # handled the hang-up that rewrites it.
+    if stacks.missing("xwayland"):
+        print("info: xwayland skipped: %s" % stacks.missing("xwayland"))
+        return
+    st = ctx.stack("xwayland")
+    try:
+        before = ipc.xwayland_log_counts(st)
+        run = AppRun(ctx, st, app_argv(ctx, st, "launch"))
+        run.wait(timeout=60)
+        check(run.child.popen.returncode == 0, "an X app's launch on Xwayland exits 0 (%s): %s"
+              % (run.exit_status(), run.log_tail()))
+
+        def read(timer):
+            timer.start()
+            return ipc.xwayland_log_counts(st)
+        after = stopped_while(st.procs["server"], procs.patience(2.0) + 1.0, read)
+    finally:
+        st.stop()
+    check(before and after and after["requests"] > before["requests"],
+          "Xwayland's requests for the X app's window are in the counts read after it: "
+          "before %r, after %r" % (before, after))
 
 
 def main():
