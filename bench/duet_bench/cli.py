@@ -395,6 +395,15 @@ class Bench:
                                             % (self.round_label(), name, err))
                         rec["logs"] = err.logs
                         continue
+                    if getattr(st, "probe", None) and st.probe["failed"]:
+                        # Kept like a failed start: the probe's own retries
+                        # are otherwise silent, and each waits its full bound.
+                        self.results["stacks"][name].setdefault("probe_failures", []).append(
+                            {"step": key, "failed": st.probe["failed"]})
+                        self.progress.say("the %s stack's readiness probe failed %d time(s) "
+                                          "before it worked: %s" % (
+                                              name, len(st.probe["failed"]),
+                                              st.probe["failed"][-1]["why"]))
                     self.results["stacks"][name].setdefault("commands", {}).update(
                         {"%s@%s%s" % (r, refresh, "-counting" if counting else ""): c
                          for r, c in st.command_lines().items()})

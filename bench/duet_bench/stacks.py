@@ -82,15 +82,18 @@ class Stack(stack.Stack):
             self.notes.append("no readiness probe: duet-launch is not built")
             return
         why, took = None, None
+        failed = []  # each attempt that failed: why, and how long it took to say so
         for attempt in range(3):
+            began = time.monotonic()
             why, took = self._probe_once(exe, attempt)
             if why is None:
                 break
+            failed.append({"why": why, "s": round(time.monotonic() - began, 3)})
             if self.dead():
                 break
         if why:
             raise StackError("the readiness probe failed: %s" % why)
-        self.probe = {"ms": took, "attempts": attempt + 1,
+        self.probe = {"ms": took, "attempts": attempt + 1, "failed": failed,
                       "source": timeline.source_of(self)}
         note = ("ready = a probe duet-launch (--engine sw, %s) had its first frame composited (%s)"
                 % (PROBE_SIZE, timeline.source_of(self)))

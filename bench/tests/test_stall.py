@@ -6,7 +6,16 @@ process it started waits and which one spends the CPU, and the tails of
 the stacks' logs; again after a further stall; and each part's duration
 is in results' phases, inner parts inside outer ones. The KMS guest's
 bench once spent 34 minutes inside one experiment and said nothing of
-where (2026-12-06). Real processes, no stack."""
+where (2026-12-06). Real processes, no stack.
+
+usage: test_stall.py [probe]
+  probe: a stack whose readiness probe fails once (its duet-launch exits 3
+         the first time) starts on the second attempt, and results.json's
+         stacks.NAME.probe_failures and a progress line say why and how
+         long the failed one took (each waits its full bound, silently
+         before). Real duet bench on duet-compositor.
+Environment (probe): DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet)."""
+import json
 import os
 import subprocess
 import sys
@@ -81,5 +90,53 @@ def test():
     print("PASS")
 
 
+def build_with_failing_launch(tmp):
+    """A build directory like DUET_BUILD_DIR (symlinks) whose duet-launch
+    exits 3 on its first start and is the real one after that."""
+    real = os.environ["DUET_BUILD_DIR"]
+    fake = os.path.join(tmp, "build")
+    os.makedirs(os.path.join(fake, "clients"))
+    for e in os.listdir(real):
+        if e != "clients":
+            os.symlink(os.path.join(real, e), os.path.join(fake, e))
+    for e in os.listdir(os.path.join(real, "clients")):
+        if e != "duet-launch":
+            os.symlink(os.path.join(real, "clients", e), os.path.join(fake, "clients", e))
+    wrapper = os.path.join(fake, "clients", "duet-launch")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nif mkdir %s 2>/dev/null; then echo 'failing once' >&2; exit 3; fi\n"
+                "exec %s \"$@\"\n" % (os.path.join(tmp, "failed-once"),
+                                      os.path.join(real, "clients", "duet-launch")))
+    os.chmod(wrapper, 0o755)
+    return fake
+
+
+def test_probe():
+    with tempfile.TemporaryDirectory(prefix="duet-probe-") as tmp:
+        out = os.path.join(tmp, "out")
+        env = dict(os.environ, DUET_BUILD_DIR=build_with_failing_launch(tmp))
+        r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--quick",
+                            "--experiments", "launch", "--stacks", "wayland", "--reps", "1",
+                            "--no-ipc", "--out", out], env=env, capture_output=True, text=True,
+                           timeout=GUARD_S * 5)
+        print(r.stderr[-3000:])
+        check(r.returncode == 0, "duet bench exits 0 after a probe failed once (%d)"
+              % r.returncode)
+        with open(os.path.join(out, "results.json")) as f:
+            res = json.load(f)
+        pf = res["stacks"]["wayland"].get("probe_failures")
+        check(pf and len(pf) == 1 and pf[0]["step"] == "launch" and len(pf[0]["failed"]) == 1
+              and "status 3" in pf[0]["failed"][0]["why"] and
+              "failing once" in pf[0]["failed"][0]["why"] and pf[0]["failed"][0]["s"] >= 0,
+              "results say the probe failed once in the launch job's start, why and how long: "
+              "%r" % pf)
+        check("wayland stack's readiness probe failed 1 time(s) before it worked: duet-launch "
+              "exited with status 3" in r.stderr, "a progress line says so")
+        check(res["experiments"]["launch"]["wayland"]["status"] == "ok" and
+              res["experiments"]["launch"]["wayland"]["samples"],
+              "and the launch was measured")
+    print("PASS")
+
+
 if __name__ == "__main__":
-    test()
+    test_probe() if sys.argv[1:] == ["probe"] else test()
