@@ -395,7 +395,7 @@ class Bench:
                                             % (self.round_label(), name, err))
                         rec["logs"] = err.logs
                         continue
-                    if getattr(st, "probe", None) and st.probe["failed"]:
+                    if st.probe and st.probe["failed"]:
                         # Kept like a failed start: the probe's own retries
                         # are otherwise silent, and each waits its full bound.
                         self.results["stacks"][name].setdefault("probe_failures", []).append(

@@ -17,6 +17,7 @@ usage: test_stall.py [probe]
 Environment (probe): DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet)."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,9 @@ def test():
               "the CPU of each process the bench started over a second: the spinning one "
               "more than the sleeping one: %r" % cpu)
         check("pid %d (sleep 300)" % idle.pid in text, "where each process waits, with its argv")
+        check("sleep (pid %d): S" % idle.pid in text and
+              re.search(r"^loadavg: \d", text, re.M),
+              "each process named by its command, and the machine's load average")
         check("the server's last words" in text and "line 80\n" not in text and
               "server.log (last 15 lines)" in text, "the tail of each stack log")
         # Each part's duration as it ended, the inner one first and inside.
