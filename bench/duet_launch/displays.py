@@ -58,6 +58,21 @@ def accepting(path):
         s.close()
 
 
+def ensure_x_socket_dir():
+    """Creates /tmp/.X11-unix (mode 1777, sticky, as X servers make it)
+    where it is missing: on a machine where no X server has run yet there
+    is none, and weston 10's Xwayland module does not make it: it fails to
+    bind its display's socket there and dies (SIGSEGV). Returns whether it
+    had to be made."""
+    try:
+        os.mkdir(X_SOCKET_DIR, 0o1777)
+    except FileExistsError:
+        return False
+    # mkdir's mode passes through the umask, which clears the bits others need.
+    os.chmod(X_SOCKET_DIR, 0o1777)
+    return True
+
+
 def x_socket(n):
     return os.path.join(X_SOCKET_DIR, "X%d" % n)
 

@@ -304,6 +304,9 @@ class Stack:
                 why = enlightenment.missing()
                 if why:
                     raise StackError("Enlightenment cannot run here: %s" % why)
+            if self.spec.window_system == "x11" and displays.ensure_x_socket_dir():
+                self.notes.append("made %s (mode 1777): it was missing"
+                                  % displays.X_SOCKET_DIR)
             getattr(self, "_start_" + self.name.replace("-", "_"))()
             self.started()
         except (StackError, OSError) as e:

@@ -12,17 +12,29 @@ own, Xwayland's Wayland messages beside the app's X counts.
 killed: Xwayland SIGKILLed in the middle of xwayland's launches: the
 experiment fails for that stack, saying the stack's xwayland died, with
 the server's log; the run returns and nothing of it is left.
-Skipped, with one line, where Xwayland or weston's xwayland.so is missing.
+no-x11-unix: a machine where no X server has run yet (a private /tmp in a
+mount namespace of its own, so no /tmp/.X11-unix): the weston-xwayland
+stack starts (weston binds its X display's socket there, which it cannot
+make itself: it died with SIGSEGV on a fresh machine), its readiness
+probe's X launch is composited, the directory is left mode 1777 as X
+servers make it, and the stack stops with nothing left.
+Skipped, with one line, where Xwayland or weston's xwayland.so is missing,
+and no-x11-unix where no mount namespace can be made (unshare).
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import os
+import shutil
+import stat
+import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from checks import check  # noqa: E402
 from test_bench import check_nothing_left, run_killed, run_valid  # noqa: E402
-from duet_launch import stack as launch_stack  # noqa: E402
+from duet_launch import displays, stack as launch_stack  # noqa: E402
+from duet_launch import reaper  # noqa: E402
 
 STACKS = ("xwayland", "weston-xwayland")
 
@@ -92,5 +104,50 @@ def killed():
     print("PASS")
 
 
+PRIVATE_TMP = "DUET_TEST_PRIVATE_TMP"
+
+
+def no_x11_unix():
+    """Re-runs itself in a mount namespace with an empty tmpfs on /tmp."""
+    need(STACKS[1:])
+    if os.environ.get(PRIVATE_TMP) != "1":
+        unshare = shutil.which("unshare")
+        if not unshare:
+            print("SKIP: no unshare (util-linux) to give the test a /tmp of its own")
+            sys.exit(77)
+        # Not root: a user namespace of its own maps us to root in it.
+        userns = [] if os.geteuid() == 0 else ["--map-root-user"]
+        inner = "mount -t tmpfs duet-test-tmp /tmp && exec \"$@\""
+        r = subprocess.run([unshare, "--mount", "--propagation", "private"] + userns +
+                           ["sh", "-c", inner, "sh", sys.executable, os.path.abspath(__file__),
+                            "no-x11-unix"], env=dict(os.environ, **{PRIVATE_TMP: "1"}))
+        if r.returncode == 77 or (r.returncode != 0 and not os.path.exists("/proc/self/ns/mnt")):
+            print("SKIP: no mount namespace here")
+            sys.exit(77)
+        sys.exit(r.returncode)
+    from duet_bench import stacks  # noqa: E402 (PYTHONPATH: the bench)
+    check(not os.path.exists(displays.X_SOCKET_DIR),
+          "the private /tmp has no %s to begin with" % displays.X_SOCKET_DIR)
+    work = tempfile.mkdtemp(prefix="duet-no-x11-unix-")
+    env = dict(os.environ, TMPDIR=work)
+    st = stacks.Stack("weston-xwayland", work, env)
+    try:
+        st.start()
+        check(st.probe and st.probe.get("ms"), "the probe's X launch was composited on weston "
+              "--xwayland: %r" % st.probe)
+        mode = os.stat(displays.X_SOCKET_DIR).st_mode
+        check(stat.S_ISDIR(mode) and stat.S_IMODE(mode) == 0o1777,
+              "%s is a directory of mode 1777: %o" % (displays.X_SOCKET_DIR, mode))
+        check(any(displays.X_SOCKET_DIR in n for n in st.notes),
+              "the stack says it made the directory: %r" % st.notes)
+    finally:
+        st.stop()
+    left = reaper.marked(launch_stack.MARK, st.mark)
+    check(not left, "nothing of the stack is left: %r" % left)
+    st.cleanup()
+    print("PASS")
+
+
 if __name__ == "__main__":
-    killed() if sys.argv[1:] == ["killed"] else quick()
+    {"killed": killed, "no-x11-unix": no_x11_unix}.get(sys.argv[1] if sys.argv[1:] else "",
+                                                         quick)()
