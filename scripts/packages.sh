@@ -19,12 +19,15 @@ DUET_BUILD_PACKAGES="
 # To run the comparison: the X server, the peer stacks, the counters, the plots,
 # and the third-party clients of the thirdparty experiment (glmark2's Wayland
 # and X11 builds; elementary_test with EFL's Wayland and X11 engines and a font),
-# and Enlightenment for the e-x11 / e-wayland stacks (eet makes their profile).
+# and Enlightenment for the e-x11 / e-wayland stacks (eet makes their profile),
+# and the peers people switch between: GNOME's mutter (its Wayland and X11
+# stacks), sway, i3 with picom (passwd: useradd, for the user sway runs as).
 DUET_BENCH_PACKAGES="
 	xvfb x11-utils weston openbox xcompmgr strace xtrace gnuplot-nox
 	glmark2-es2-wayland glmark2-es2-x11
 	libelementary-bin libevas1-engines-wayland libevas1-engines-x fonts-dejavu-core
 	enlightenment libeet-bin dbus
+	mutter sway i3-wm picom passwd
 "
 # The KMS tests' guest (scripts/test-kms): qemu, depmod and a static
 # busybox for the initramfs virtme-ng builds, and a virtualenv for

@@ -174,11 +174,14 @@ def add_arguments(p):
                        ",".join(n for n in experiments.NAMES if n not in experiments.DEFAULT)))
     p.add_argument("--stacks", default=None, metavar="LIST",
                    type=lambda t: parse_list(t, stack_kinds.NAMES, "stack"),
-                   help="comma-separated: wayland,x11,weston,openbox,e-x11,e-wayland "
-                   "(default: all six, the first four with --quick; the Enlightenment stacks "
-                   "are skipped with the reason where E is not installed, and in a full run "
-                   "without --reps run fewer render, thirdparty, resize and roundtrip "
-                   "repetitions: %s)" % ", ".join("%s %d" % (k, v) for k, v in SLOW_REPS.items()))
+                   help="comma-separated: %s (default: %s; with --quick: %s; the "
+                   "Enlightenment stacks are skipped with the reason where E is not installed, "
+                   "and in a full run without --reps the slow stacks (%s) run fewer render, "
+                   "thirdparty, resize and roundtrip repetitions: %s)" % (
+                       ",".join(stack_kinds.NAMES), ",".join(stack_kinds.DEFAULT),
+                       ",".join(stack_kinds.QUICK),
+                       ",".join(k.name for k in stack_kinds.TABLE if k.slow),
+                       ", ".join("%s %d" % (k, v) for k, v in SLOW_REPS.items())))
     p.add_argument("--reps", type=int_arg(1, 10000, "reps must be 1..10000"), metavar="N",
                    help="repetitions of every experiment (resize: runs of the 8 sizes)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-results/DATE)")
@@ -618,10 +621,10 @@ def parse_kill_spec(text):
 
 
 def default_stacks(args):
-    """--stacks' default: all six stacks in a full run; --quick keeps its
-    promise of a few minutes with the first four."""
+    """--stacks' default: stack_kinds.DEFAULT in a full run; --quick keeps
+    its promise of a few minutes with stack_kinds.QUICK."""
     if getattr(args, "stacks", None) is None:
-        args.stacks = list(stack_kinds.QUICK if args.quick else stack_kinds.NAMES)
+        args.stacks = list(stack_kinds.QUICK if args.quick else stack_kinds.DEFAULT)
 
 
 def run_in_guest(args, argv):

@@ -53,7 +53,7 @@ def launch_once(ctx, stack, rec):
         meters = {r: procs.CpuMeter(p) for r, p in stack.pids().items()}
         run = AppRun(ctx, stack, argv, t0=True, extra_env=efl_launch.env(ctx, stack))
         ff = wait_first_frame(run)
-        t, source, why = witness.composited(run.pid, run.t0_ns)
+        t, source, why = witness.composited(run.pid, run.t0_ns, ff)
         cpu = launch_cpu(meters, run)
         after = stack_ctx(stack)
         app_ctx = procs.ctx_switches(run.pid)
@@ -125,7 +125,7 @@ def bootchart_launch(ctx, stack):
         run = AppRun(ctx, stack, argv, t0=True, extra_env=efl_launch.env(ctx, stack))
         sampler.add("app", run.pid, t_ns=run.t0_ns, from_zero=True)
         ff = wait_first_frame(run)
-        t, source, why = witness.composited(run.pid, run.t0_ns)
+        t, source, why = witness.composited(run.pid, run.t0_ns, ff)
         end = (t if t is not None else time.monotonic_ns()) + BOOTCHART_TAIL_MS * 1000000
         while time.monotonic_ns() < end + 2 * BOOTCHART_MS * 1000000:
             time.sleep(0.002)

@@ -12,9 +12,7 @@ from duet_bench.blocks import to_html, to_md
 from duet_bench.report_figures import SIZES, fmt, timeline_blocks
 from duet_bench.study import BOARD, STUDY
 
-PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
-              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
-              ("e-x11", "e-wayland"): "e-x11/e-wayland"}
+PAIR_LABEL = stats.PAIR_LABEL
 # Short names of the claims for plot tick labels.
 SHORT = {"launch_ms": "launch", "launch_submitted_ms": "launch (submitted)",
          "launch_ipc": "IPC launch", "render_fps": "render fps", "flush_ms": "flush",

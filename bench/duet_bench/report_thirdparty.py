@@ -5,9 +5,7 @@ from duet_bench import metrics, stats
 from duet_bench.glmark2 import NOTE_ROUNDTRIP
 from duet_bench.report_figures import fmt, metric_ratio_cell
 
-PAIR_LABEL = {("x11", "wayland"): "x11/wayland", ("openbox", "weston"): "openbox/weston",
-              ("x11", "openbox"): "x11/openbox", ("wayland", "weston"): "wayland/weston",
-              ("e-x11", "e-wayland"): "e-x11/e-wayland"}
+PAIR_LABEL = stats.PAIR_LABEL
 
 
 def _median_of(table, key, st):

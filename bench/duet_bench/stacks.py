@@ -136,12 +136,15 @@ class Stack(stack.Stack):
             if obs:
                 t = obs.wait_seen(procs.patience(5))
                 why = None if t else "the observer never saw the probe's window"
+            elif self.spec.composited == stack_kinds.PRESENTATION:
+                ff = [e for e in lines.read() if e.get("name") == "first_frame"]
+                t, why = timeline.app_presented(self, ff[0] if ff else None)
             else:
                 if self.spec.composited is None:
-                    # E's Wayland server tells no one when it composited and
-                    # its buffer output cannot be watched.
-                    note = ("Enlightenment's Wayland output cannot be observed and it reports "
-                            "no composited time: ready = the probe's first frame callback")
+                    # E's Wayland server and sway's headless one tell no one
+                    # when they composited, and their outputs cannot be watched.
+                    note = ("%s's output cannot be observed and it reports no composited "
+                            "time: ready = the probe's first frame callback" % self.name)
                     if note not in self.notes:
                         self.notes.append(note)
                     return None, None

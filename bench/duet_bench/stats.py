@@ -23,8 +23,11 @@ COUNT_TOLERANCE = 1.10
 # Pairs compared, as (numerator, denominator): the study's X/W for both
 # kinds of stack, then each duet server against the peer of its kind.
 PAIRS = [("x11", "wayland"), ("openbox", "weston"), ("x11", "openbox"), ("wayland", "weston"),
-         ("e-x11", "e-wayland")]
-STUDY_PAIRS = {("x11", "wayland"), ("openbox", "weston"), ("e-x11", "e-wayland")}
+         ("e-x11", "e-wayland"), ("mutter-x11", "mutter"), ("i3", "sway")]
+# The same project on both architectures (X/W, as the study's ratios).
+STUDY_PAIRS = {("x11", "wayland"), ("openbox", "weston"), ("e-x11", "e-wayland"),
+               ("mutter-x11", "mutter"), ("i3", "sway")}
+PAIR_LABEL = {p: "%s/%s" % p for p in PAIRS}
 
 
 def median(vals):

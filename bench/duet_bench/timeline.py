@@ -12,6 +12,11 @@ on each stack (docs/methodology.md, "Timeline"):
              colour; ResizeWitness: duet-resize's size tags)
     xwayland, weston-xwayland  as wayland and weston: the X app's window is a
              surface of Xwayland's Wayland client (server_client_pid)
+    mutter   mutter tells no one but the app: its wp_presentation feedback's
+             presented time, as the app received it (app_presented)
+    mutter-x11, i3  as openbox: the observer
+    sway, e-wayland  nobody (their presentation feedback never says
+             presented; the frame callback is no composited point)
 
 Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 """
@@ -47,6 +52,18 @@ def duet_composited(events, pid, since_ns, first, width=None, height=None):
             continue
         return t
     return None
+
+
+def app_presented(stack, ff):
+    """Where the stack's server tells only the app (StackKind composited
+    PRESENTATION): the app's "presented" point, if it came from
+    wp_presentation feedback. (ns, None) or (None, why)."""
+    t = ((ff or {}).get("timeline") or {}).get("presented")
+    if (ff or {}).get("presentation") != "wp_presentation" or not isinstance(t, int):
+        return None, ("%s tells only the app when it showed a frame, and the app reported no "
+                      "wp_presentation presented time (presentation: %s)"
+                      % (stack.name, (ff or {}).get("presentation")))
+    return t, None
 
 
 def _ns(t):
@@ -262,8 +279,12 @@ class LaunchWitness(_ObserverWitness):
     def _observer(self):
         return observer.Observer(self.stack.fb_path, observer.LAUNCH_RGB, self.stack.base_env)
 
-    def composited(self, pid, t0):
-        """(ns, source, None) or (None, None, why)."""
+    def composited(self, pid, t0, ff=None):
+        """(ns, source, None) or (None, None, why). ff: the app's
+        first_frame line, where the server tells only the app."""
+        if self.stack.spec.composited == stack_kinds.PRESENTATION:
+            t, why = app_presented(self.stack, ff)
+            return (t, source_of(self.stack), None) if t is not None else (None, None, why)
         if self.stack.spec.observed:
             if self.obs is None:
                 return None, None, self.why
@@ -388,7 +409,10 @@ def resize_points(stack, step, pid, app_id="duet-resize", witness=None, until=No
             source[p] = step.get("presentation") if p == "presented" else "duet-resize"
         else:
             missing[p] = "duet-resize reported no %s point" % p
-    if stack.spec.observed:
+    if stack.spec.composited == stack_kinds.PRESENTATION:
+        t, why = app_presented(stack, dict(step, timeline=app))
+        src = source_of(stack)
+    elif stack.spec.observed:
         if witness is None:
             missing["composited"] = "the compositor reports nothing, and no observer watched"
             return tl, missing, source

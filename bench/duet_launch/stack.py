@@ -47,7 +47,9 @@ import tempfile
 import time
 from typing import Optional
 
-from duet_launch import displays, enlightenment, paths, proc, reaper, stack_kinds, traces, xorg
+from duet_launch import (displays, enlightenment, paths, peers, proc, reaper, stack_kinds,
+                         traces, xorg)
+from duet_launch.errors import StackError
 
 START_TIMEOUT = 20.0
 DUMP_SIGNAL = 40  # SIGRTMIN+6 with glibc; none of the measured programs uses it
@@ -56,12 +58,6 @@ MARK = "DUET_STACK"  # in the environment of every process a stack starts
 
 # duet's own programs a stack may run besides its kind's, by build subdirectory.
 OWN = {"duet-xctl": "tools", "duet-xwm": "xwm", "duet-compositor": "compositor"}
-
-
-class StackError(Exception):
-    def __init__(self, msg, logs=None):
-        super().__init__(msg)
-        self.logs = logs or {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,7 +162,7 @@ def counting_env(dump_dir, base_env):
     return env
 
 
-class Stack:
+class Stack(peers.PeerStarts):
     """One stack instance: start() / stop() / cleanup(); env (the clients'
     environment), trusted_env (on top of it for a client that drives the
     server: duet-compositor's test socket), pids(), logs(), traces."""
@@ -194,6 +190,8 @@ class Stack:
         for k in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "DUET_TEST_DISPLAY"):
             self.base_env.pop(k, None)
         self.procs = {}  # role -> proc.Child, in start order
+        self.helpers = []  # processes it needs but does not measure (peers.py: a session bus)
+        self.peer_dirs = []  # directories made for a peer's user (peers.py), gone at stop
         self.display = None  # the X display (":N") or the Wayland socket's name
         self.x_display = None  # the Xwayland stacks' X display (":N"), the apps' DISPLAY
         self.wayland_display = None  # ... and their server's Wayland socket (not the apps')
@@ -780,6 +778,7 @@ class Stack:
         self.before_stop = []
         for c in reversed(list(self.procs.values())):
             c.stop(self.config.grace)
+        self.stop_helpers()
         if self.e_session:
             self.e_session.stop()
         left = reaper.stop_marked(MARK, self.mark)
@@ -789,6 +788,7 @@ class Stack:
         # Xvfb is gone: its framebuffer file in /dev/shm (8 MB at 1080p)
         # goes now, also for callers that never call cleanup().
         self._drop_fb()
+        self.drop_peer_dirs()
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)

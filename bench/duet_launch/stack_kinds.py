@@ -13,6 +13,10 @@ integration tests and the client matrix all start stacks from this table.
     e-wayland  Enlightenment's Wayland compositor     server
     xwayland   duet-compositor --xwayland             server (+ Xwayland, its child)
     weston-xwayland  weston --xwayland                server (+ Xwayland, its child)
+    mutter     mutter --wayland --headless (GNOME)    server
+    mutter-x11 Xvfb + mutter --x11                    server, wm
+    sway       sway, headless (an unprivileged user)  server
+    i3         Xvfb + i3 + picom                      server, wm, compositor
 
 A kind has two window systems: its apps' (window_system: the apps'
 --backend, DISPLAY or WAYLAND_DISPLAY) and its server's (server_system).
@@ -28,6 +32,7 @@ from typing import Optional
 TRACE = "trace"                      # duet's servers: "composited" events in DUET_TRACE
 WESTON_TIMELINE = "weston-timeline"  # weston's "timeline" log scope
 OBSERVER = "observer"                # nobody: the bench's observer watches the framebuffer
+PRESENTATION = "presentation"        # the server's wp_presentation feedback, as the app got it
 
 # Who counts the app's protocol messages besides the app itself (ipc.py).
 SERVER_LOG = "server-log"            # duet-compositor's protocol log, per client
@@ -47,6 +52,12 @@ XWAYLAND = "xwayland"               # the role of the Xwayland a server started
 XWAYLAND_PATH = ("X clients' windows: Xwayland's wl_shm buffers (its glamor is off without "
                  "a GPU), imported by the Wayland server")
 E_HEADLESS = "the Enlightenment stacks run headless only"
+PEER_HEADLESS = "the GNOME and sway/i3 stacks run headless only (so far)"
+SESSION_BUS = ("dbus-daemon", "deb", "dbus")  # mutter wants a session bus; one per stack
+# How an X compositing manager that is not duet's gets window contents.
+PICOM_PATH = "picom --backend xrender: XRender compositing inside the X server"
+MUTTER_X11_PATH = ("mutter (cogl): each window's pixmap as a GL texture (GLX "
+                   "texture-from-pixmap on Mesa's software GLX)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +76,7 @@ class StackKind:
     # X_SERVER or E_PROGRAMS, in that order in results.json.
     programs: tuple = ()
     quick: bool = False         # among --quick's default stacks
+    default: bool = True        # among a full run's default stacks
     slow: bool = False          # full runs without --reps give it Experiment.slow_reps
     on_xorg: bool = False       # its X server is Xorg where the X server is (stacks.x_server)
     protocol: Optional[str] = None  # SERVER_LOG, WM_LOG, SERVER_DEBUG; None: the app's counts
@@ -75,6 +87,11 @@ class StackKind:
     run: bool = True            # `duet run` offers it
     no_screenshot: Optional[str] = None  # why Config.screenshot cannot be had (duet run)
     no_wm_roundtrip: Optional[str] = None  # why duet-roundtrip wm cannot run on its X WM
+    # The user it runs as: None (the caller), or PEER_USER where the
+    # program refuses root (sway) and the caller is root.
+    user: Optional[str] = None
+    # Environment its apps need on this server (DUET_PRESENTATION).
+    app_env: tuple = ()
     # Its apps are X clients of an Xwayland the Wayland server starts
     # (role XWAYLAND); window_system is then "x11", server_system "wayland".
     xwayland: bool = False
@@ -173,9 +190,49 @@ TABLE += [
                           "its Wayland socket exists and it logged its X display"),
                          XWAYLAND_PROCESSES)),
 ]
+PEER_USER = "duet-peer"  # created by the launcher where missing (peer_user.py)
+MUTTER_NO_KEYS = ("not measurable: mutter's headless backend has no input device, and "
+                  "plain mutter offers no protocol to inject a key")
+TABLE += [
+    StackKind("mutter", "wayland", "server", PRESENTATION,
+              "wp_presentation feedback (mutter's presented time, as the app received it)",
+              "gl", BUFFERS, programs=(("mutter", "deb", "mutter"), SESSION_BUS),
+              no_keys=MUTTER_NO_KEYS, kms_why_not=PEER_HEADLESS, default=False,
+              no_screenshot="plain mutter has no screenshot interface (GNOME Shell's D-Bus "
+                            "API is the shell's, not mutter's)",
+              processes=(("server", "mutter --wayland --headless --no-x11",
+                          "its Wayland socket accepts"),)),
+    StackKind("mutter-x11", "x11", "wm", OBSERVER, "observer (Xvfb -fbdir)", "gl",
+              MUTTER_X11_PATH,
+              programs=(X_SERVER, ("mutter", "deb", "mutter"), SESSION_BUS,
+                        ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
+              xtrace=True, kms_why_not=PEER_HEADLESS, default=False,
+              processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
+                         ("wm", "mutter --x11 --replace",
+                          "it owns _NET_WM_CM_S0 and handles events"))),
+    StackKind("sway", "wayland", "server", None, "none (not observable)", "pixman", BUFFERS,
+              programs=(("sway", "deb", "sway"),), user=PEER_USER,
+              app_env=(("DUET_PRESENTATION", "frame-callback"),),
+              no_keys="not measurable: sway's headless backend has no input device "
+                      "(WLR_LIBINPUT_NO_DEVICES) and duet-inject speaks no wlroots protocol",
+              no_screenshot="sway's output is read with wlr-screencopy (grim), not installed "
+                            "by duet",
+              kms_why_not=PEER_HEADLESS, default=False,
+              processes=(("server", "sway (WLR_BACKENDS=headless)",
+                          "its Wayland socket accepts"),)),
+    StackKind("i3", "x11", "compositor", OBSERVER, "observer (Xvfb -fbdir)", "xrender",
+              PICOM_PATH,
+              programs=(X_SERVER, ("i3", "deb", "i3-wm"), ("picom", "deb", "picom"),
+                        ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
+              xtrace=True, kms_why_not=PEER_HEADLESS, default=False,
+              processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
+                         ("wm", "i3", "it set _NET_SUPPORTING_WM_CHECK and handles events"),
+                         ("compositor", "picom", "it owns _NET_WM_CM_S0"))),
+]
 KINDS = {k.name: k for k in TABLE}
 NAMES = [k.name for k in TABLE]
 QUICK = [k.name for k in TABLE if k.quick]
+DEFAULT = [k.name for k in TABLE if k.default]
 RUN = [k.name for k in TABLE if k.run]
 
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The peers people switch between (issue 42): GNOME's mutter on Wayland
+and on X11, sway and i3 + picom, each a stack of the one launcher.
+
+quick: `duet bench --quick --experiments launch,render` on the four. Each
+stack starts (its readiness probe's launch seen), has launch samples and
+render samples with frames, and stops with nothing of the run left. A
+launch's headline is fork -> composited where the stack can tell it:
+mutter's wp_presentation feedback, the observer on mutter-x11's and i3's
+Xvfb; sway's headless output tells no one, and its samples say so (fork
+-> presented, the frame callback, with the reason). As root, sway runs
+as the unprivileged peer user (it refuses root) and its results say so.
+Skipped, with one line, where a stack's programs are missing.
+Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import check  # noqa: E402
+from test_bench import check_nothing_left, run_valid  # noqa: E402
+from duet_launch import stack as launch_stack, stack_kinds  # noqa: E402
+
+STACKS = ("mutter", "mutter-x11", "sway", "i3")
+
+
+def quick():
+    for st in STACKS:
+        why = launch_stack.missing(launch_stack.Config(st))
+        if why:
+            print("SKIP: the %s stack cannot run here: %s" % (st, why))
+            sys.exit(77)
+    res, out, mark = run_valid(["--quick", "--experiments", "launch,render", "--stacks",
+                                ",".join(STACKS), "--reps", "2", "--render-engines", "sw",
+                                "--no-ipc", "--seed", "5"],
+                               "duet bench --quick on mutter, mutter-x11, sway, i3", timeout=500)
+    for st in STACKS:
+        spec = stack_kinds.get(st)
+        srec = res["stacks"][st]
+        check(srec["status"] == "ok" and srec["kind"] == spec.window_system,
+              "%s: started, a %s stack: %r" % (st, spec.window_system, srec.get("status")))
+        rec = res["experiments"]["launch"][st]
+        check(rec["status"] == "ok", "%s: launch ran (%s)" % (st, rec.get("reason")))
+        samples = [s for s in rec["samples"] if s.get("run", 0) > 0]
+        check(samples, "%s: launch samples" % st)
+        for s in samples:
+            if spec.composited is None:
+                check("composited" not in s["timeline"] and "composited unknown" in
+                      s.get("note", "") and s["ms"] > 0,
+                      "%s: no composited point, said so: %r" % (st, s.get("note")))
+            else:
+                check("composited" in s["timeline"] and not s.get("note") and s["ms"] > 0 and
+                      s["timeline_source"]["composited"] == spec.composited_source,
+                      "%s: fork -> composited, told by %s: %r"
+                      % (st, spec.composited_source, s.get("timeline_source")))
+        rend = res["experiments"]["render"][st]
+        check(rend["status"] == "ok" and rend["samples"] and
+              all(s["score_fps"] > 0 and sum(x["frames"] for x in s["scenes"].values()) > 0
+                  for s in rend["samples"]),
+              "%s: render frames drawn: %r" % (st, [s.get("score_fps")
+                                                   for s in rend.get("samples", [])]))
+    if os.geteuid() == 0:
+        check(any(stack_kinds.PEER_USER in n for n in res["stacks"]["sway"].get("notes", [])),
+              "sway ran as %s, said in its notes" % stack_kinds.PEER_USER)
+    check_nothing_left(mark, out)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    quick()
