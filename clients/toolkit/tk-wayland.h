@@ -26,6 +26,7 @@ struct wayland_app {
 	struct wl_output *output;
 	struct wp_presentation *presentation;
 	uint32_t presentation_clock;
+	bool no_presentation; /* DUET_PRESENTATION=frame-callback */
 	uint32_t duet_test_name, duet_test_version;
 	struct duet_test *duet_test;
 };
