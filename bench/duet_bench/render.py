@@ -50,7 +50,8 @@ class SceneCpu:
         """The output frames the stack's compositor painted between the
         first and the last mark, and the window-system CPU per painted
         frame: at R = 0 duet's servers paint every client frame and weston
-        about 40 a second, so CPU per client frame compares different work."""
+        at its own rate (weston near 60 a second since its repaint-window is 16
+        ms, about 40 before), so CPU per client frame compares different work."""
         per = self.per_frame(scenes)
         if not per:
             return None

@@ -93,7 +93,8 @@ def engine_blocks(recs, renderer, scenes, seed):
     # Per pair: score and window-system CPU per client frame; per output
     # frame painted too where both paint on a known clock (the
     # compositors paint at different rates at the same nominal refresh:
-    # weston's headless output about 36 Hz at 60).
+    # weston's headless output painted about 36 Hz at 60 before its
+    # repaint-window was set to 16 ms).
     values = {p: [score, ws_cpu] + ([ws_per_painted] if measured(
         recs, p, renderer, scenes, ws_per_painted) else []) for p in pairs}
     head, rows, notes = ["scene"], [], []

@@ -10,11 +10,20 @@ mutter's wp_presentation feedback, the observer on mutter-x11's and i3's
 Xvfb; sway's headless output tells no one, and its samples say so (fork
 -> presented, the frame callback, with the reason). As root, sway runs
 as the unprivileged peer user (it refuses root) and its results say so.
+weston-rate: weston paints its nominal 60 Hz (issue 42): its log says
+its repaint window is 16 ms, and under weston-simple-shm (a client that
+draws again at every frame callback) its timeline shows more than 50
+painted frames a second (at weston's default window of 7 ms its headless
+output paints about 39).
 Skipped, with one line, where a stack's programs are missing.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -67,5 +76,43 @@ def quick():
     print("PASS")
 
 
+def weston_rate():
+    from duet_bench import stacks, timeline  # noqa: E402 (PYTHONPATH: the bench)
+    why = launch_stack.missing(launch_stack.Config("weston"))
+    client = shutil.which("weston-simple-shm")
+    if why or not client:
+        print("SKIP: weston cannot run here: %s" % (why or "no weston-simple-shm"))
+        sys.exit(77)
+    work = tempfile.mkdtemp(prefix="duet-weston-rate-")
+    st = stacks.Stack("weston", work, dict(os.environ),
+                      config=stacks.settings(renderer="pixman"))
+    try:
+        st.start()
+        log = open(st.weston_log).read()
+        check("Output repaint window is %d ms maximum" % launch_stack.WESTON_REPAINT_WINDOW_MS
+              in log, "weston's log gives its repaint window as %d ms"
+              % launch_stack.WESTON_REPAINT_WINDOW_MS)
+        app = subprocess.Popen([client], env=st.env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1.0)  # past its first frames
+            t0 = time.monotonic_ns()
+            time.sleep(3.0)
+            t1 = time.monotonic_ns()
+        finally:
+            app.terminate()
+            app.wait(10)
+        time.sleep(0.1)
+        n, why = timeline.output_frames(st, t0, t1)
+        hz = n / ((t1 - t0) / 1e9) if n is not None else None
+        print("info: weston painted %s frames in %.1f s: %s Hz" % (n, (t1 - t0) / 1e9, hz))
+        check(hz is not None and hz > 50, "weston paints near its nominal 60 Hz: %s Hz (%s)"
+              % (hz, why))
+    finally:
+        st.stop()
+        st.cleanup()
+    print("PASS")
+
+
 if __name__ == "__main__":
-    quick()
+    weston_rate() if sys.argv[1:] == ["weston-rate"] else quick()
