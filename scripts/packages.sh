@@ -3,7 +3,8 @@
 
 # To build duet (libefl-all-dev: duet-launch-efl, built only where it is found;
 # libseat-dev: the KMS backend's sessions, likewise; libinput-dev and
-# libudev-dev: its input devices, likewise).
+# libudev-dev: its input devices, likewise; libwlroots-dev: the wlroots
+# output tracer preloaded into sway, bench/wlr-trace.c, likewise).
 DUET_BUILD_PACKAGES="
 	meson ninja-build pkg-config gcc python3
 	libwayland-dev wayland-protocols libwayland-egl-backend-dev
@@ -14,7 +15,7 @@ DUET_BUILD_PACKAGES="
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
 	libxcb-xtest0-dev libx11-xcb-dev
 	libdrm-dev libgbm-dev libseat-dev libinput-dev libudev-dev
-	libefl-all-dev
+	libefl-all-dev libwlroots-dev
 "
 # To run the comparison: the X server, the peer stacks, the counters, the plots,
 # and the third-party clients of the thirdparty experiment (glmark2's Wayland

@@ -15,8 +15,9 @@ on each stack (docs/methodology.md, "Timeline"):
     mutter   mutter tells no one but the app: its wp_presentation feedback's
              presented time, as the app received it (app_presented)
     mutter-x11, i3  as openbox: the observer
-    sway, e-wayland  nobody (their presentation feedback never says
-             presented; the frame callback is no composited point)
+    sway     the wlroots output tracer preloaded into it (bench/wlr-trace.c)
+             writes duet's "frame" and "composited" lines: read as duet's
+    e-wayland  nobody
 
 Every time is CLOCK_MONOTONIC ns, the clock the apps and the bench use.
 """

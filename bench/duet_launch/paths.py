@@ -23,12 +23,18 @@ def find_own(name, subdir):
     return shutil.which(name)
 
 
-def find_ipc_lib():
+def find_bench_lib(name):
+    """The path of one of bench/'s preloaded libraries (libNAME.so) in a
+    build, or None."""
     for d in build_dirs():
-        p = os.path.join(d, "bench", "libduet-ipc-count.so")
+        p = os.path.join(d, "bench", "lib%s.so" % name)
         if os.path.isfile(p):
             return os.path.abspath(p)
     return None
+
+
+def find_ipc_lib():
+    return find_bench_lib("duet-ipc-count")
 
 
 def memory_dir(prefix):

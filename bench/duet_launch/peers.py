@@ -23,7 +23,7 @@ import shutil
 import stat
 import tempfile
 
-from duet_launch import displays, peer_user, proc
+from duet_launch import displays, paths, peer_user, proc
 from duet_launch.errors import StackError
 
 # i3 (v4 config) and sway take the same rule; i3 matches WM_CLASS, sway the
@@ -163,6 +163,7 @@ class PeerStarts:
                               % self.spec.user)
         env = dict(self.server_env(), HOME=home, WLR_BACKENDS="headless",
                    WLR_LIBINPUT_NO_DEVICES="1", WLR_HEADLESS_OUTPUTS="1")
+        env = self._wlr_trace(env, owner)
         for k in ("WAYLAND_DISPLAY", "DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK"):
             env.pop(k, None)
         self.spawn("server", [self.program("sway"), "-c", conf] + list(self.config.server_args),
@@ -182,6 +183,25 @@ class PeerStarts:
         self.notes.append("sway: headless backend, one output at %s, no bar, no Xwayland; its "
                           "presentation feedback is never 'presented' there, so its apps take "
                           "the frame callback (DUET_PRESENTATION=frame-callback)" % self._mode())
+
+    def _wlr_trace(self, env, owner):
+        """With Config.trace: the wlroots output tracer (bench/wlr-trace.c)
+        preloaded into sway, writing its frames and composited points to
+        <dir>/server-trace.jsonl, made beforehand for sway's user."""
+        if not self.config.trace:
+            return env
+        lib = paths.find_bench_lib("duet-wlr-trace")
+        if not lib:
+            raise StackError("cannot find libduet-wlr-trace.so, which tells when sway "
+                             "composited: build duet where libwlroots-dev is installed")
+        env = self.trace_env(env, "server")
+        with open(env["DUET_TRACE"], "a"):
+            pass
+        if owner:
+            reachable(os.path.dirname(env["DUET_TRACE"]))
+            os.chown(env["DUET_TRACE"], *owner)
+        env["LD_PRELOAD"] = " ".join(p for p in (env.get("LD_PRELOAD"), lib) if p)
+        return env
 
     # -------------------------------------------------------------- i3
     def _start_i3(self):

@@ -33,6 +33,7 @@ TRACE = "trace"                      # duet's servers: "composited" events in DU
 WESTON_TIMELINE = "weston-timeline"  # weston's "timeline" log scope
 OBSERVER = "observer"                # nobody: the bench's observer watches the framebuffer
 PRESENTATION = "presentation"        # the server's wp_presentation feedback, as the app got it
+WLR_TRACE = "wlr-trace"              # bench/wlr-trace.c in a wlroots server: duet's trace lines
 
 # Who counts the app's protocol messages besides the app itself (ipc.py).
 SERVER_LOG = "server-log"            # duet-compositor's protocol log, per client
@@ -210,8 +211,9 @@ TABLE += [
               processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
                          ("wm", "mutter --x11 --replace",
                           "it owns _NET_WM_CM_S0 and handles events"))),
-    StackKind("sway", "wayland", "server", None, "none (not observable)", "pixman", BUFFERS,
-              programs=(("sway", "deb", "sway"),), user=PEER_USER,
+    StackKind("sway", "wayland", "server", WLR_TRACE,
+              "wlroots output tracer (libduet-wlr-trace.so preloaded into sway)", "pixman",
+              BUFFERS, programs=(("sway", "deb", "sway"),), user=PEER_USER,
               app_env=(("DUET_PRESENTATION", "frame-callback"),),
               no_keys="not measurable: sway's headless backend has no input device "
                       "(WLR_LIBINPUT_NO_DEVICES) and duet-inject speaks no wlroots protocol",

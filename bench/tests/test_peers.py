@@ -7,8 +7,8 @@ stack starts (its readiness probe's launch seen), has launch samples and
 render samples with frames, and stops with nothing of the run left. A
 launch's headline is fork -> composited where the stack can tell it:
 mutter's wp_presentation feedback, the observer on mutter-x11's and i3's
-Xvfb; sway's headless output tells no one, and its samples say so (fork
--> presented, the frame callback, with the reason). As root, sway runs
+Xvfb; sway's from the wlroots tracer preloaded into it (bench/wlr-trace.c),
+which also gives its painted frames. As root, sway runs
 as the unprivileged peer user (it refuses root) and its results say so.
 weston-rate: weston paints its nominal 60 Hz (issue 42): its log says
 its repaint window is 16 ms, and under weston-simple-shm (a client that
@@ -69,6 +69,10 @@ def quick():
                   for s in rend["samples"]),
               "%s: render frames drawn: %r" % (st, [s.get("score_fps")
                                                    for s in rend.get("samples", [])]))
+        if spec.composited == stack_kinds.WLR_TRACE:
+            painted = [(s.get("painted") or {}).get("painted_hz") for s in rend["samples"]]
+            check(all(p and p > 0 for p in painted),
+                  "%s: its painted frames read from the wlroots tracer: %r Hz" % (st, painted))
     if os.geteuid() == 0:
         check(any(stack_kinds.PEER_USER in n for n in res["stacks"]["sway"].get("notes", [])),
               "sway ran as %s, said in its notes" % stack_kinds.PEER_USER)
