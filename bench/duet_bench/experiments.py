@@ -5,13 +5,13 @@ here: the report parts read the experiment modules, never the reverse."""
 import dataclasses
 
 from duet_bench import (concurrent, cpu, inputlat, launch, render, report_concurrent,
-                        report_figures, report_input, report_roundtrip, report_sweep,
-                        report_thirdparty, report_vfb, resize, roundtrip, sweep, thirdparty,
-                        vfb)
+                        report_figures, report_input, report_painted, report_roundtrip,
+                        report_sweep, report_thirdparty, report_vfb, resize, roundtrip, sweep,
+                        thirdparty, vfb)
 
 ALL = [dataclasses.replace(e, report=section) for e, section in (
     (launch.EXPERIMENT, report_figures.launch),
-    (render.EXPERIMENT, report_figures.render),
+    (render.EXPERIMENT, report_painted.render),
     (cpu.EXPERIMENT, report_figures.cpu),
     (resize.EXPERIMENT, report_figures.resize),
     (thirdparty.EXPERIMENT, report_thirdparty.blocks),

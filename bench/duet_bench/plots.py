@@ -10,7 +10,9 @@ COLORS = {"wayland": 0x3a7bd5, "x11": 0xd5533a, "weston": 0x7fb0f0, "openbox": 0
           "study-wayland": 0x1d3d6b, "study-x11": 0x6b291d, "study": 0x222222,
           "x11/wayland": 0xd5533a, "openbox/weston": 0xf0a07f,
           "e-wayland": 0x2e9e6b, "e-x11": 0x9e6b2e, "e-x11/e-wayland": 0x9e6b2e,
-          "xwayland": 0x8e5bc4, "weston-xwayland": 0xc4a0e8}
+          "xwayland": 0x8e5bc4, "weston-xwayland": 0xc4a0e8,
+          "mutter": 0x4a90a4, "mutter-x11": 0xa4644a, "mutter-x11/mutter": 0xa4644a,
+          "sway": 0x5a9e3a, "i3": 0x9e8a3a, "i3/sway": 0x9e8a3a}
 PHASE_COLORS = {"exec": 0xbbbbbb, "connected": 0x8da0cb, "submitted": 0x66c2a5,
                 "received": 0xa6d854, "composited": 0xfc8d62, "presented": 0xe78ac3}
 HEAD = """set terminal svg size %d,%d dynamic font 'sans,11' background '#ffffff'

@@ -6,6 +6,7 @@ stack of its own at the headline refresh, per engine."""
 import time
 
 from duet_bench import ipc, procs, switches, timeline
+from duet_launch import stack_kinds
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import (Experiment, app_argv, runs, stack_ctx, transport,
                                    with_engine)
@@ -56,8 +57,14 @@ class SceneCpu:
         if not per:
             return None
         span = (self.marks[0][1], self.marks[-1][1])
+        presented = None
+        if stack.spec.composited == stack_kinds.PRESENTATION:
+            # mutter tells only the app: each frame presented was one it
+            # painted (a surface shows one new buffer per output frame).
+            n0, n1 = self.marks[0][0], self.marks[-1][0]
+            presented = sum(s.get("presented") or 0 for s in scenes[n0:n1])
         return timeline.painted_frames(stack, [span], per["frames"],
-                                       per["ms_per_frame"]["window_system"])
+                                       per["ms_per_frame"]["window_system"], presented)
 
     def per_frame(self, scenes):
         if len(self.marks) < 2:

@@ -7,7 +7,8 @@ numbers."""
 import csv
 import os
 
-from duet_bench import experiments, metrics, plots, report_arch, report_switches, stats
+from duet_bench import (experiments, metrics, plots, report_arch, report_painted,
+                        report_pairs, report_switches, stats)
 from duet_bench.blocks import to_html, to_md
 from duet_bench.report_figures import SIZES, fmt, timeline_blocks
 from duet_bench.study import BOARD, STUDY
@@ -231,7 +232,17 @@ def ratio_plot(out, order, pairs):
                         [SHORT.get(m.key, m.key) for m in claims], series)
 
 
-def ratio_table_rows(order, pairs, table):
+def under_rate_mark(m, pair, results):
+    """" (painted under rate: ST)" on a render figure of a pair with a stack
+    that painted under its rate in the runs the figure is of
+    (report_painted.flagged_for), else ""."""
+    if not m.key.startswith(("render_", "flush_")):
+        return ""
+    bad = [st for st in pair if st in report_painted.flagged_for(results, m.key)]
+    return " (painted under rate: %s)" % ", ".join(bad) if bad else ""
+
+
+def ratio_table_rows(order, pairs, table, results=None):
     rows = []
     for m in order:
         got = [(p, res) for pm, p, res in pairs if pm is m]
@@ -242,7 +253,9 @@ def ratio_table_rows(order, pairs, table):
         got = dict(got)
         rows.append([m.key] + [ratio_text(got.get(p)) + (
             " " + got[p]["verdict"] if p in got and not got[p]["verdict"].startswith(
-                "no interval") else "") for p in stats.PAIRS] + [cvs])
+                "no interval") else "") + (under_rate_mark(m, p, results)
+                                           if p in got and results else "")
+            for p in stats.PAIRS] + [cvs])
     return rows
 
 
@@ -381,10 +394,11 @@ def blocks_of(results, out, table, order, pairs):
                        "interval, so they get none here rather than an invented one."
                        % (rounds, stats.MIN_ROUNDS) if rounds < stats.MIN_ROUNDS else "")))
     blocks.append(("svg", "ratios", ratio_plot(out, order, pairs)))
+    blocks.extend(report_pairs.blocks(results, out, table, order, pairs, study_text))
     blocks.append(("h2", "Every metric, every pair"))
     blocks.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS] +
                    ["coefficient of variation per stack"],
-                   ratio_table_rows(order, pairs, table)))
+                   ratio_table_rows(order, pairs, table, results)))
     blocks.extend(report_arch.blocks(results, table, order))
     blocks.extend(timeline_blocks(results, out))
     blocks.append(("h2", "Machine and run"))

@@ -1,7 +1,7 @@
 """The report's section on the thirdparty experiment (thirdparty.py):
 glmark2 and elementary_test on every stack, their figures per stack and
 the study-style ratios with their intervals."""
-from duet_bench import metrics, stats
+from duet_bench import metrics, report_painted, stats
 from duet_bench.glmark2 import NOTE_ROUNDTRIP
 from duet_bench.report_figures import fmt, metric_ratio_cell
 
@@ -110,4 +110,5 @@ def blocks(results, out, table, order, pairs):
     rows = ratio_rows(order, pairs, lambda key: key.startswith("thirdparty_"), table)
     if rows:
         out.append(("table", ["metric"] + [PAIR_LABEL[p] for p in stats.PAIRS], rows))
+    out.extend(report_painted.blocks(results, "thirdparty"))
     return out

@@ -28,6 +28,10 @@ PAIRS = [("x11", "wayland"), ("openbox", "weston"), ("x11", "openbox"), ("waylan
 STUDY_PAIRS = {("x11", "wayland"), ("openbox", "weston"), ("e-x11", "e-wayland"),
                ("mutter-x11", "mutter"), ("i3", "sway")}
 PAIR_LABEL = {p: "%s/%s" % p for p in PAIRS}
+# The same software on both architectures (the report's pairs section):
+# duet's two servers, Enlightenment, GNOME's mutter, sway and its X11 twin i3.
+SAME_SOFTWARE = [("x11", "wayland"), ("e-x11", "e-wayland"), ("mutter-x11", "mutter"),
+                 ("i3", "sway")]
 
 
 def median(vals):

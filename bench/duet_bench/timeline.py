@@ -139,32 +139,66 @@ def output_frames(stack, t0_ns, t1_ns):
     return n, None
 
 
-def painted_frames(stack, spans, frames, ws_per_frame):
+def nominal_hz(stack):
+    """The rate the stack's compositor is set to paint at, or None where it
+    has none: duet's servers at --refresh 0 and the compositing managers
+    without a frame clock paint on every damage (StackKind.pace)."""
+    pace = stack.spec.pace
+    if pace == stack_kinds.PACE_DAMAGE:
+        return None
+    if pace == stack_kinds.PACE_REFRESH:
+        return stack.refresh or None
+    return stack_kinds.OUTPUT_HZ
+
+
+# A stack painting under this share of what it should is flagged, not
+# compared silently (painted_frames' "under_rate").
+UNDER_RATE = 0.9
+
+
+def painted_frames(stack, spans, frames, ws_per_frame, app_presented=None):
     """What the compositor painted in the spans ([t0_ns, t1_ns] each) in
-    which a client drew frames: the output frames (its own log), their
-    rate, and the window-system CPU per painted frame.
-    An unthrottled client's frames per painted frame differ between servers
-    that paint at different rates, so CPU per client frame alone does not
-    say who does more work per frame shown."""
+    which a client drew frames: the output frames (its own log; on a
+    stack whose server tells only the app, the frames the app saw
+    presented: app_presented), their rate, and the window-system CPU per
+    painted frame. An unthrottled client's frames per painted frame differ
+    between servers that paint at different rates, so CPU per client frame
+    alone does not say who does more work per frame shown.
+    Beside them: the rate the stack is set to paint at (nominal_hz), the
+    rate it could paint the client's frames at (expected_hz: the lower of
+    that and the client's frame rate) and under_rate, true when it painted
+    under UNDER_RATE of the expected rate."""
     painted, why, wall = 0, None, 0
     if getattr(stack, "composited_log", None):
         time.sleep(0.05)  # the last scene's frames reach the log
     for t in spans:
         if len(t) != 2:
             continue
+        wall += t[1] - t[0]
+        if app_presented is not None:
+            continue
         n, why = output_frames(stack, t[0], t[1])
         if n is None:
             painted = None
             break
         painted += n
-        wall += t[1] - t[0]
+    if app_presented is not None:
+        painted = app_presented
     if painted is None:
         return {"painted_frames": None, "painted_missing": why}
     out = {"painted_frames": painted,
            "painted_hz": round(painted / (wall / 1e9), 2) if wall else None,
+           "painted_source": "the app's presented frames" if app_presented is not None
+           else "the compositor's own log",
            "ws_cpu_ms_per_painted_frame": None}
     if painted and ws_per_frame is not None:
         out["ws_cpu_ms_per_painted_frame"] = round(ws_per_frame * frames / painted, 4)
+    nominal = nominal_hz(stack)
+    client = frames / (wall / 1e9) if wall and frames else None
+    expected = min(nominal, client) if nominal and client else None
+    out.update(nominal_hz=nominal, expected_hz=round(expected, 2) if expected else None,
+               under_rate=(out["painted_hz"] < UNDER_RATE * expected)
+               if expected and out["painted_hz"] is not None else None)
     return out
 
 

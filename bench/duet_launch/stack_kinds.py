@@ -35,6 +35,12 @@ OBSERVER = "observer"                # nobody: the bench's observer watches the 
 PRESENTATION = "presentation"        # the server's wp_presentation feedback, as the app got it
 WLR_TRACE = "wlr-trace"              # bench/wlr-trace.c in a wlroots server: duet's trace lines
 
+# How a stack's compositor paces its painting (StackKind.pace).
+PACE_REFRESH = "refresh"
+PACE_OUTPUT = "output"
+PACE_DAMAGE = "damage"
+OUTPUT_HZ = 60  # every peer's output here: weston's, mutter's and sway's headless modes, Xvfb's
+
 # Who counts the app's protocol messages besides the app itself (ipc.py).
 SERVER_LOG = "server-log"            # duet-compositor's protocol log, per client
 WM_LOG = "wm-log"                    # duet-xwm's log of its own X connection
@@ -93,6 +99,11 @@ class StackKind:
     user: Optional[str] = None
     # Environment its apps need on this server (DUET_PRESENTATION).
     app_env: tuple = ()
+    # The rate its compositor is set to paint at: PACE_REFRESH (duet's
+    # servers: Config.refresh, 0 = on every damage), PACE_OUTPUT (its
+    # output's mode: 60 Hz) or PACE_DAMAGE (no frame clock: it paints on
+    # every damage event, as fast as the damage comes).
+    pace: str = "output"
     # Its apps are X clients of an Xwayland the Wayland server starts
     # (role XWAYLAND); window_system is then "x11", server_system "wayland".
     xwayland: bool = False
@@ -123,10 +134,11 @@ TABLE = [
               programs=(("duet-compositor", "own", "compositor"),), quick=True,
               processes=(("server", "duet-compositor",
                           "it prints WAYLAND_DISPLAY=NAME once it listens"),),
-              protocol=SERVER_LOG, framebuffer=VFB_FILE),
+              protocol=SERVER_LOG, framebuffer=VFB_FILE, pace=PACE_REFRESH),
     StackKind("x11", "x11", "wm", TRACE, "duet-xwm trace", None, None,
               programs=(X_SERVER, ("duet-xwm", "own", "xwm"), ("xprop", "deb", "x11-utils")),
               quick=True, on_xorg=True, protocol=WM_LOG, framebuffer=XVFB_SHMEM,
+              pace=PACE_REFRESH,
               processes=(("server", "Xvfb or Xorg", "it reports its display number on -displayfd"),
                          ("wm", "duet-xwm", "it set _NET_SUPPORTING_WM_CHECK"))),
     StackKind("weston", "wayland", "server", WESTON_TIMELINE, "weston timeline scope", None,
@@ -141,7 +153,7 @@ TABLE = [
               "xcompmgr -c: XRender compositing inside the X server",
               programs=(X_SERVER, ("openbox", "deb", "openbox"), ("xcompmgr", "deb", "xcompmgr"),
                         ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
-              quick=True, on_xorg=True, xtrace=True, run=False,
+              quick=True, on_xorg=True, xtrace=True, run=False, pace=PACE_DAMAGE,
               processes=(("server", "Xvfb or Xorg", "it reports its display number on -displayfd"),
                          ("wm", "openbox", "it set _NET_SUPPORTING_WM_CHECK and handles events"),
                          ("compositor", "xcompmgr -c", "it owns _NET_WM_CM_S0"))),
@@ -170,7 +182,7 @@ TABLE += [
               None, XWAYLAND_PATH,
               programs=(("duet-compositor", "own", "compositor"), ("Xwayland", "deb", "xwayland"),
                         ("xprop", "deb", "x11-utils")),
-              xwayland=True, protocol=SERVER_LOG,
+              xwayland=True, protocol=SERVER_LOG, pace=PACE_REFRESH,
               kms_why_not="the Xwayland stacks run headless only (so far)",
               processes=(("server", "duet-compositor --xwayland",
                           "it prints DISPLAY=:N, then WAYLAND_DISPLAY=NAME once it listens"),

@@ -23,6 +23,7 @@ import difflib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -304,6 +305,72 @@ def test_arch():
         check(name in md, "... and the rest of the report as before (%s)" % name)
 
 
+# ------------------------------------------------------------ pairs, painted rate
+PAIR_LAUNCH_MS = {"mutter": 80.0, "mutter-x11": 120.0, "sway": 40.0, "i3": 100.0}
+# Median painted Hz of each stack's render runs (all at 60 Hz, the client
+# drawing faster): i3 paints under 90% of it, the others do not.
+PAIR_PAINTED_HZ = {"mutter": 59.0, "mutter-x11": 58.0, "sway": 57.0, "i3": 30.0}
+
+
+def pairs_results(stacks, rounds=4):
+    res = arch_results([], rounds)
+    for st in stacks:
+        res["stacks"][st] = {"status": "ok"}
+        res["experiments"]["launch"][st] = {"status": "ok", "samples": [
+            {"round": r + 1, "kind": "warm", "ms": PAIR_LAUNCH_MS[st] * (1 + 0.01 * (r % 2))}
+            for r in range(rounds) for _ in range(3)]}
+        hz = PAIR_PAINTED_HZ[st]
+        res["experiments"]["render"][st] = {
+            "status": "ok", "engines": ["sw"], "headline_engine": "sw", "refreshes": [0],
+            "headline_refresh": 0, "samples": [
+                {"round": r + 1, "engine": "sw", "refresh_hz": 0,
+                 "score_fps": 1000.0 / PAIR_LAUNCH_MS[st],
+                 "painted": {"painted_frames": int(hz * 2), "painted_hz": hz,
+                             "painted_source": "the compositor's own log",
+                             "nominal_hz": 60, "expected_hz": 60,
+                             "under_rate": hz < 54, "ws_cpu_ms_per_painted_frame": 1.0}}
+                for r in range(rounds)]}
+    return res
+
+
+def test_pairs():
+    four = ["mutter", "mutter-x11", "sway", "i3"]
+    md, page = arch_report(pairs_results(four))
+    head = "## Pairs: the same software on X11 and on Wayland"
+    check(head in md and "Pairs: the same software" in page, "the report has the pairs section")
+    sec = md.split(head, 1)[1].split("\n## ", 1)[0]
+    header, rows = table_of(sec)
+    check(header == ["claim", "study X/W (U3)", "mutter-x11/mutter", "i3/sway"],
+          "a column per pair that ran: %s" % header)
+    launch = dict(zip(header, rows.get("launch: fork -> composited") or []))
+    for pair, want in (("mutter-x11/mutter", 1.5), ("i3/sway", 2.5)):
+        cell = launch.get(pair, "")
+        check("[" in cell and abs(float(cell.split()[0]) - want) < 0.05,
+              "%s: the launch ratio %.3g with its interval: %s" % (pair, want, cell))
+    fps = dict(zip(header, next((r for k, r in rows.items() if k.startswith("render fps")),
+                                [])))
+    check("painted under rate: i3" in fps.get("i3/sway", ""),
+          "i3's render figure is marked: it painted 30 of 60 Hz: %s" % fps)
+    check("painted under rate" not in fps.get("mutter-x11/mutter", "x"),
+          "mutter's is not: %s" % fps)
+    check("x11/wayland: x11 not in this run" in sec, "the absent pairs are named")
+    check(re.search(r"\*\*mutter-x11/mutter\*\*: launch 12\d\.?\d* vs 80\.?\d* ms \(1\.5x\); "
+                    r"IPC calls per launch not counted", sec) is not None,
+          "each pair's timing beside its counts: %s" % sec[-700:])
+    painted = md.split("### Painted rate (render)", 1)
+    check(len(painted) == 2, "the render section shows the painted rate")
+    lines = [ln for ln in painted[1].split("\n## ", 1)[0].splitlines()
+             if ln.startswith("| render |")]
+    flags = {ln.split("|")[2].strip(): ln for ln in lines}
+    check("UNDER RATE in 4 of 4" in flags.get("i3", "") and
+          all("| ok |" in flags.get(st, "") for st in ("mutter", "mutter-x11", "sway")),
+          "the painted table flags i3 alone: %s" % lines)
+    check("**Painted under rate:** i3 (sw engine, refresh 0: 30 of 60 Hz)." in md,
+          "... and names it under the table")
+    md, _ = arch_report(pairs_results(["mutter", "sway"]))
+    check(head not in md, "no pair whose both stacks ran: no section")
+
+
 # ------------------------------------------------------------ report (real run)
 def bench(out, args, extra_env=None, timeout=400):
     env = dict(os.environ, **(extra_env or {}))
@@ -481,5 +548,6 @@ def test_report():
 
 
 if __name__ == "__main__":
-    {"stats": test_stats, "arch": test_arch, "report": test_report}[sys.argv[1]]()
+    {"stats": test_stats, "arch": test_arch, "pairs": test_pairs,
+     "report": test_report}[sys.argv[1]]()
     print("PASS")
