@@ -523,12 +523,21 @@ def launch_counts(ctx, stack):
     return res
 
 
-def render_once(c, ctx, stack, engine, ms, scenes=None):
+# What the app asks of the server per frame in a like-for-like count
+# (render_counts' timings=False): the frame callback on Wayland, the round
+# trip after the swap on X11, which every server answers alike; frame
+# timings (wp_presentation, _NET_WM_FRAME_DRAWN) only some offer.
+NO_TIMINGS = {"wayland": "frame-callback", "x11": "roundtrip-fallback"}
+
+
+def render_once(c, ctx, stack, engine, ms, scenes=None, timings=True):
     """One counted duet-render run of ms per scene: the counts of every
     process over the app's whole life, its frames and its protocol
-    messages."""
+    messages. timings=False: the app asks no frame timings (NO_TIMINGS)."""
     base = c.baseline()
     env = c.app_env()
+    if not timings:
+        env["DUET_PRESENTATION"] = NO_TIMINGS[stack.kind]
     env.pop("WAYLAND_DEBUG", None)  # thousands of frames: too slow to log in the app
     wm_before = xwm_protocol_log(stack)
     srv_mark = server_debug_mark(stack)
@@ -545,7 +554,8 @@ def render_once(c, ctx, stack, engine, ms, scenes=None):
         out = {"processes": c.measure(base, run.pid, app_final=True), "ms": ms,
                "frames": sum(sc["frames"] for sc in shown), "scenes": len(shown),
                "duration_ns": sum(sc.get("duration_ns", 0) for sc in shown),
-               "path": shown[0].get("path") if shown else None}
+               "path": shown[0].get("path") if shown else None,
+               "presentation": shown[0].get("presentation") if shown else None}
     finally:
         run.stop()
     xw = xwayland_protocol(stack, xw_before, srv_mark)
@@ -591,7 +601,7 @@ def pool(runs):
     """Sums of the counts, frames and protocol messages of several runs of
     one length (a protocol source missing from any run is left out)."""
     out = {"frames": sum(r["frames"] for r in runs), "path": runs[-1]["path"],
-           "processes": {}}
+           "presentation": runs[-1].get("presentation"), "processes": {}}
     for role in runs[-1]["processes"]:
         out["processes"][role] = {k: sum(r["processes"][role][k] for r in runs)
                                   for k in COUNT_KEYS}
@@ -619,7 +629,8 @@ def lengthened_ms(short_ms, long_ms, long_runs):
     return int(max(2 * long_ms, short_ms + LENGTHEN_FRAMES * per_frame_ms + 1))
 
 
-def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=None):
+def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=None,
+                  timings=True):
     """IPC per rendered frame with start-up and teardown taken out: the
     scenes run for a short and a long time in every scene (repeat times,
     alternating, pooled), and per frame = (long - short) / (frames_long -
@@ -631,7 +642,8 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
     the same frames and there is nothing to divide by. The long runs are
     then made longer, by what their frames really took, until they drew at
     least one more frame per scene than the short runs; the figures say so
-    (lengthened)."""
+    (lengthened). timings=False: the app asks no frame timings of the
+    server, the same protocol on every stack of its window system."""
     engine = engine or ctx.opts.render_engines[0]
     short_ms, long_ms = lengths or ctx.opts.render_count_ms
     asked_ms = long_ms
@@ -639,7 +651,8 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
     c = Counting(ctx, stack)
     runs = []
     for _ in range(repeat):
-        runs += [render_once(c, ctx, stack, engine, ms, scenes) for ms in (short_ms, long_ms)]
+        runs += [render_once(c, ctx, stack, engine, ms, scenes, timings)
+                 for ms in (short_ms, long_ms)]
     short, long = pool(runs[0::2]), pool(runs[1::2])
     n_scenes = max(1, max(r.get("scenes", 1) for r in runs))
     lengthened = []
@@ -649,7 +662,8 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
         lengthened.append("the %d ms runs drew %d frames, the %d ms runs %d"
                           % (long_ms, long["frames"], short_ms, short["frames"]))
         long_ms = lengthened_ms(short_ms, long_ms, runs[1::2])
-        longs = [render_once(c, ctx, stack, engine, long_ms, scenes) for _ in range(repeat)]
+        longs = [render_once(c, ctx, stack, engine, long_ms, scenes, timings)
+                 for _ in range(repeat)]
         runs[1::2] = longs
         long = pool(longs)
     if long["frames"] <= short["frames"]:
@@ -658,7 +672,8 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
                                               " (lengthened from %d ms)" % asked_ms
                                               if lengthened else ""))
     res = {"engine": engine, "transport": transport(stack.kind, engine, long["path"]),
-           "path": long["path"], "lengths_ms": [short_ms, long_ms], "repeat": repeat,
+           "path": long["path"], "presentation": long.get("presentation"),
+           "frame_timings": timings, "lengths_ms": [short_ms, long_ms], "repeat": repeat,
            "frames": long["frames"] - short["frames"],
            "frames_per_run": [r["frames"] for r in runs]}
     per = {}

@@ -133,10 +133,18 @@ def run_stacks(ctx, name, job):
 
 
 def counting(ctx):
-    """ipc.STACK.render is the headline engine's, render_ENGINE the others'."""
+    """ipc.STACK.render is the headline engine's, render_ENGINE the others',
+    each with the app asking no frame timings: every stack of a window
+    system then answers the same protocol per frame (ipc.NO_TIMINGS).
+    render_timings is the headline engine's with the timings the app takes
+    where the server offers them (wp_presentation, _NET_WM_FRAME_DRAWN):
+    their cost, a row of its own."""
     e = ctx.opts.render_engines
     return [("render" if i == 0 else "render_" + x, "render " + x,
-             lambda c, s, x=x: ipc.render_counts(c, s, x)) for i, x in enumerate(e)]
+             lambda c, s, x=x: ipc.render_counts(c, s, x, timings=False))
+            for i, x in enumerate(e)] + [
+        ("render_timings", "render %s, frame timings" % e[0],
+         lambda c, s: ipc.render_counts(c, s, e[0]))]
 
 
 EXPERIMENT = Experiment("render", "render_reps", (1, 5), timing=render, run_stacks=run_stacks,

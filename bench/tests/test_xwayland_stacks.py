@@ -12,6 +12,11 @@ own, Xwayland's Wayland messages beside the app's X counts.
 killed: Xwayland SIGKILLed in the middle of xwayland's launches: the
 experiment fails for that stack, saying the stack's xwayland died, with
 the server's log; the run returns and nothing of it is left.
+one-protocol: the render experiment's IPC per frame on both Xwayland
+stacks with the app asking no frame timings (the round trip after its
+swap, on both), and the frame timings' cost a row of its own: duet's X
+window manager offers _NET_WM_FRAME_DRAWN and weston's does not, so the
+timings run differs from the like-for-like run on duet's stack alone.
 no-x11-unix: a machine where no X server has run yet (a private /tmp in a
 mount namespace of its own, so no /tmp/.X11-unix): the weston-xwayland
 stack starts (weston binds its X display's socket there, which it cannot
@@ -148,6 +153,29 @@ def no_x11_unix():
     print("PASS")
 
 
+def one_protocol():
+    need(STACKS)
+    res, out, mark = run_valid(["--quick", "--experiments", "render", "--stacks",
+                                ",".join(STACKS), "--render-engines", "sw", "--seed", "4"],
+                               "duet bench --quick --experiments render on the Xwayland stacks",
+                               timeout=500)
+    for st in STACKS:
+        ipc = res["ipc"][st]
+        same, own = ipc.get("render") or {}, ipc.get("render_timings") or {}
+        check(same.get("status", "ok") == "ok" and same.get("frame_timings") is False and
+              same.get("presentation") == "roundtrip-fallback",
+              "%s: the like-for-like count asks no frame timings: %r"
+              % (st, {k: same.get(k) for k in ("status", "frame_timings", "presentation")}))
+        check(own.get("frame_timings") is True and own.get("per_frame_study_style"),
+              "%s: the frame timings' count is a row of its own: %r"
+              % (st, {k: own.get(k) for k in ("status", "frame_timings", "presentation")}))
+    check(res["ipc"]["xwayland"]["render_timings"]["presentation"] == "frame-drawn" and
+          res["ipc"]["weston-xwayland"]["render_timings"]["presentation"] ==
+          "roundtrip-fallback", "frame timings are duet's X WM's alone (weston 10's offers none)")
+    check_nothing_left(mark, out)
+    print("PASS")
+
+
 if __name__ == "__main__":
-    {"killed": killed, "no-x11-unix": no_x11_unix}.get(sys.argv[1] if sys.argv[1:] else "",
+    {"killed": killed, "no-x11-unix": no_x11_unix, "one-protocol": one_protocol}.get(sys.argv[1] if sys.argv[1:] else "",
                                                          quick)()
