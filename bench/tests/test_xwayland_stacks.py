@@ -112,24 +112,44 @@ def killed():
 PRIVATE_TMP = "DUET_TEST_PRIVATE_TMP"
 
 
+def in_private_tmp():
+    """Runs this scenario again in a mount namespace of its own, with an
+    empty tmpfs on /tmp: the paths the test runs from that lie under /tmp
+    (a checkout or build there, as CI's may be) are bound back into it from
+    the real /tmp, mounted aside first. Returns its exit status."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        print("SKIP: no unshare (util-linux) to give the test a /tmp of its own")
+        return 77
+    keep = set()
+    for path in (HERE, os.environ.get("DUET_BUILD_DIR"), os.environ.get("DUET_TOOL"),
+                 os.path.dirname(launch_stack.__file__)):
+        parts = os.path.realpath(path or "/").split(os.sep)
+        if len(parts) > 2 and parts[1] == "tmp":
+            keep.add(parts[2])
+    aside = tempfile.mkdtemp(prefix="duet-real-tmp-", dir="/dev/shm" if os.access(
+        "/dev/shm", os.W_OK) else None)
+    # Not root: a user namespace of its own maps us to root in it.
+    userns = [] if os.geteuid() == 0 else ["--map-root-user"]
+    inner = ('set -e; aside="$1"; shift; mount --bind /tmp "$aside"; '
+             'mount -t tmpfs duet-test-tmp /tmp; '
+             'for top in %s; do mkdir -p "/tmp/$top"; mount --bind "$aside/$top" "/tmp/$top"; '
+             'done; exec "$@"' % " ".join("'%s'" % k for k in sorted(keep)))
+    try:
+        r = subprocess.run([unshare, "--mount", "--propagation", "private"] + userns +
+                           ["sh", "-c", inner, "sh", aside, sys.executable,
+                            os.path.abspath(__file__), "no-x11-unix"],
+                           env=dict(os.environ, **{PRIVATE_TMP: "1"}))
+    finally:
+        os.rmdir(aside)
+    return r.returncode
+
+
 def no_x11_unix():
-    """Re-runs itself in a mount namespace with an empty tmpfs on /tmp."""
+    """weston --xwayland where no /tmp/.X11-unix exists (in_private_tmp)."""
     need(STACKS[1:])
     if os.environ.get(PRIVATE_TMP) != "1":
-        unshare = shutil.which("unshare")
-        if not unshare:
-            print("SKIP: no unshare (util-linux) to give the test a /tmp of its own")
-            sys.exit(77)
-        # Not root: a user namespace of its own maps us to root in it.
-        userns = [] if os.geteuid() == 0 else ["--map-root-user"]
-        inner = "mount -t tmpfs duet-test-tmp /tmp && exec \"$@\""
-        r = subprocess.run([unshare, "--mount", "--propagation", "private"] + userns +
-                           ["sh", "-c", inner, "sh", sys.executable, os.path.abspath(__file__),
-                            "no-x11-unix"], env=dict(os.environ, **{PRIVATE_TMP: "1"}))
-        if r.returncode == 77 or (r.returncode != 0 and not os.path.exists("/proc/self/ns/mnt")):
-            print("SKIP: no mount namespace here")
-            sys.exit(77)
-        sys.exit(r.returncode)
+        sys.exit(in_private_tmp())
     from duet_bench import stacks  # noqa: E402 (PYTHONPATH: the bench)
     check(not os.path.exists(displays.X_SOCKET_DIR),
           "the private /tmp has no %s to begin with" % displays.X_SOCKET_DIR)
