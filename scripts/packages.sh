@@ -65,7 +65,7 @@ DUET_TEST_PACKAGES="
 # xterm and the bench's glmark2 and EFL are in it too).
 DUET_CLIENT_MATRIX_PACKAGES="
 	gtk-4-examples qtbase5-examples qtwayland5 libsdl2-tests
-	mpv alacritty kitty imv
+	mpv alacritty kitty imv grim
 "
 # scripts/board-vm: an arm64 Debian root file system (debootstrap, run
 # through qemu-user and binfmt_misc), qemu-system-aarch64, and a venv for
