@@ -493,7 +493,11 @@ class Bench:
         orders = stats.stack_order(live, self.opts.rounds, self.opts.seed)
         for self.round in range(self.opts.rounds):
             self.results["round_orders"].append(orders[self.round])
-            for name in orders[self.round]:
+            for k, name in enumerate(orders[self.round]):
+                self.progress.where = "round %d of %d; after %s: %s" % (
+                    self.round + 1, self.opts.rounds, name,
+                    ", ".join(orders[self.round][k + 1:]) or "no stack this round") \
+                    if self.opts.rounds > 1 or len(live) > 1 else ""
                 self.run_stack(name)
         self.save()
 

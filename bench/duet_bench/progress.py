@@ -10,6 +10,7 @@ class Progress:
         self.t0 = time.monotonic()
         self.tty = sys.stderr.isatty()
         self.line = False
+        self.where = ""  # what is left besides the time: the caller's words
 
     def _clear(self):
         if self.line:
@@ -24,9 +25,9 @@ class Progress:
         self.done_units += 1
         el = time.monotonic() - self.t0
         left = el / self.done_units * max(self.total - self.done_units, 0)
-        text = "[%3d%%] %-18s %-8s run %d/%d  elapsed %s  left ~%s" % (
+        text = "[%3d%%] %-18s %-10s run %d/%d  elapsed %s  left ~%s%s" % (
             min(100, 100 * self.done_units // self.total), experiment, stack, i, n,
-            fmt(el), fmt(left))
+            fmt(el), fmt(left), "  (%s)" % self.where if self.where else "")
         if self.tty:
             self._clear()
             sys.stderr.write(text)

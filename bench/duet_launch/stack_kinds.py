@@ -83,7 +83,10 @@ class StackKind:
     # X_SERVER or E_PROGRAMS, in that order in results.json.
     programs: tuple = ()
     quick: bool = False         # among --quick's default stacks
-    default: bool = True        # among a full run's default stacks
+    # Among a full run's default stacks: the pairs a user deciding between
+    # the architectures most needs, the same software on both (duet's two
+    # servers, GNOME's mutter, sway and i3); every other stack by name.
+    default: bool = False
     slow: bool = False          # full runs without --reps give it Experiment.slow_reps
     on_xorg: bool = False       # its X server is Xorg where the X server is (stacks.x_server)
     protocol: Optional[str] = None  # SERVER_LOG, WM_LOG, SERVER_DEBUG; None: the app's counts
@@ -132,6 +135,7 @@ class StackKind:
 TABLE = [
     StackKind("wayland", "wayland", "server", TRACE, "duet-compositor trace", None, BUFFERS,
               programs=(("duet-compositor", "own", "compositor"),), quick=True,
+              default=True,
               processes=(("server", "duet-compositor",
                           "it prints WAYLAND_DISPLAY=NAME once it listens"),),
               protocol=SERVER_LOG, framebuffer=VFB_FILE, pace=PACE_REFRESH),
@@ -139,6 +143,7 @@ TABLE = [
               programs=(X_SERVER, ("duet-xwm", "own", "xwm"), ("xprop", "deb", "x11-utils")),
               quick=True, on_xorg=True, protocol=WM_LOG, framebuffer=XVFB_SHMEM,
               pace=PACE_REFRESH,
+              default=True,
               processes=(("server", "Xvfb or Xorg", "it reports its display number on -displayfd"),
                          ("wm", "duet-xwm", "it set _NET_SUPPORTING_WM_CHECK"))),
     StackKind("weston", "wayland", "server", WESTON_TIMELINE, "weston timeline scope", None,
@@ -210,16 +215,18 @@ TABLE += [
     StackKind("mutter", "wayland", "server", PRESENTATION,
               "wp_presentation feedback (mutter's presented time, as the app received it)",
               "gl", BUFFERS, programs=(("mutter", "deb", "mutter"), SESSION_BUS),
-              no_keys=MUTTER_NO_KEYS, kms_why_not=PEER_HEADLESS, default=False,
+              no_keys=MUTTER_NO_KEYS, kms_why_not=PEER_HEADLESS,
               no_screenshot="plain mutter has no screenshot interface (GNOME Shell's D-Bus "
                             "API is the shell's, not mutter's)",
+              default=True,
               processes=(("server", "mutter --wayland --headless --no-x11",
                           "its Wayland socket accepts"),)),
     StackKind("mutter-x11", "x11", "wm", OBSERVER, "observer (Xvfb -fbdir)", "gl",
               MUTTER_X11_PATH,
               programs=(X_SERVER, ("mutter", "deb", "mutter"), SESSION_BUS,
                         ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
-              xtrace=True, kms_why_not=PEER_HEADLESS, default=False,
+              xtrace=True, kms_why_not=PEER_HEADLESS,
+              default=True,
               processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
                          ("wm", "mutter --x11 --replace",
                           "it owns _NET_WM_CM_S0 and handles events"))),
@@ -231,14 +238,16 @@ TABLE += [
                       "(WLR_LIBINPUT_NO_DEVICES) and duet-inject speaks no wlroots protocol",
               no_screenshot="sway's output is read with wlr-screencopy (grim), not installed "
                             "by duet",
-              kms_why_not=PEER_HEADLESS, default=False,
+              kms_why_not=PEER_HEADLESS,
+              default=True,
               processes=(("server", "sway (WLR_BACKENDS=headless)",
                           "its Wayland socket accepts"),)),
     StackKind("i3", "x11", "compositor", OBSERVER, "observer (Xvfb -fbdir)", "xrender",
               PICOM_PATH,
               programs=(X_SERVER, ("i3", "deb", "i3-wm"), ("picom", "deb", "picom"),
                         ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
-              xtrace=True, kms_why_not=PEER_HEADLESS, default=False,
+              xtrace=True, kms_why_not=PEER_HEADLESS,
+              default=True,
               processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
                          ("wm", "i3", "it set _NET_SUPPORTING_WM_CHECK and handles events"),
                          ("compositor", "picom", "it owns _NET_WM_CM_S0"))),
