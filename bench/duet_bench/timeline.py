@@ -14,6 +14,7 @@ on each stack (docs/methodology.md, "Timeline"):
              surface of Xwayland's Wayland client (server_client_pid)
     mutter   mutter tells no one but the app: its wp_presentation feedback's
              presented time, as the app received it (app_presented)
+    mutter-xwayland  likewise, its X window manager's _NET_WM_FRAME_DRAWN
     mutter-x11, i3  as openbox: the observer
     sway     the wlroots output tracer preloaded into it (bench/wlr-trace.c)
              writes duet's "frame" and "composited" lines: read as duet's
@@ -55,14 +56,19 @@ def duet_composited(events, pid, since_ns, first, width=None, height=None):
     return None
 
 
+# The apps' presentation sources whose time the server sets: its
+# wp_presentation feedback, or its X window manager's _NET_WM_FRAME_DRAWN.
+SERVER_TIMES = ("wp_presentation", "frame-drawn")
+
+
 def app_presented(stack, ff):
     """Where the stack's server tells only the app (StackKind composited
-    PRESENTATION): the app's "presented" point, if it came from
-    wp_presentation feedback. (ns, None) or (None, why)."""
+    PRESENTATION): the app's "presented" point, if the server set it
+    (SERVER_TIMES). (ns, None) or (None, why)."""
     t = ((ff or {}).get("timeline") or {}).get("presented")
-    if (ff or {}).get("presentation") != "wp_presentation" or not isinstance(t, int):
+    if (ff or {}).get("presentation") not in SERVER_TIMES or not isinstance(t, int):
         return None, ("%s tells only the app when it showed a frame, and the app reported no "
-                      "wp_presentation presented time (presentation: %s)"
+                      "presented time the server set (presentation: %s)"
                       % (stack.name, (ff or {}).get("presentation")))
     return t, None
 

@@ -18,7 +18,9 @@ What each is given, and why:
     discards every wp_presentation feedback there), so its apps are told
     to take the frame callback (StackKind.app_env: DUET_PRESENTATION).
 """
+import glob
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -99,17 +101,40 @@ class PeerStarts:
         return home
 
     # -------------------------------------------------------------- mutter
-    def _start_mutter(self):
+    def _start_mutter(self, xwayland=False):
         sock = displays.wayland_socket("mutter")
         env = self._session_bus(dict(self.server_env(), HOME=self._home()))
-        self.spawn("server", [self.program("mutter"), "--wayland", "--headless", "--no-x11",
-                              "--sm-disable", "--virtual-monitor", self._mode(),
-                              "--wayland-display", sock] + list(self.config.server_args), env)
+        self.spawn("server", [self.program("mutter"), "--wayland", "--headless"] +
+                   ([] if xwayland else ["--no-x11"]) +
+                   ["--sm-disable", "--virtual-monitor", self._mode(),
+                    "--wayland-display", sock] + list(self.config.server_args), env)
         self._wait_socket(sock)
         self.display = sock
         self.env = dict(self.base_env, WAYLAND_DISPLAY=sock)
-        self.notes.append("mutter --wayland --headless --no-x11: a virtual monitor of %s, "
-                          "its own session bus, no GNOME Shell" % self._mode())
+        self.notes.append("mutter --wayland --headless%s: a virtual monitor of %s, its own "
+                          "session bus, no GNOME Shell" % ("" if xwayland else " --no-x11",
+                                                           self._mode()))
+
+    def _start_mutter_xwayland(self):
+        """mutter with its Xwayland, which it starts with itself: it takes
+        the first two free X displays from :0 (the second for its own
+        services) and logs the first; its X clients need the Xauthority
+        file it writes in the runtime directory, as a GNOME session hands
+        it to them (XAUTHORITY)."""
+        self._start_mutter(xwayland=True)
+        log = self.procs["server"].log_path
+        found = {}
+
+        def announced():
+            m = re.search(r"Using public X11 display (:\d+)", proc.read_tail(log, 100000))
+            auth = glob.glob(os.path.join(self.runtime, ".mutter-Xwaylandauth.*"))
+            if m and auth:
+                found.update(display=m.group(1), auth=auth[0])
+            return bool(found)
+        self.wait("mutter to log its X display and write its Xauthority", announced)
+        self.x_display = found["display"]
+        self.env["XAUTHORITY"] = found["auth"]
+        self._xwayland_up("mutter")
 
     def _mode(self):
         """WxH@HZ: the output's mode at the stack's refresh (60 by default:

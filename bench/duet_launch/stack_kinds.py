@@ -15,6 +15,7 @@ integration tests and the client matrix all start stacks from this table.
     weston-xwayland  weston --xwayland                server (+ Xwayland, its child)
     mutter     mutter --wayland --headless (GNOME)    server
     mutter-x11 Xvfb + mutter --x11                    server, wm
+    mutter-xwayland  mutter --wayland --headless      server (+ Xwayland, its child)
     sway       sway, headless (an unprivileged user)  server
     i3         Xvfb + i3 + picom                      server, wm, compositor
 
@@ -251,6 +252,18 @@ TABLE += [
               processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
                          ("wm", "i3", "it set _NET_SUPPORTING_WM_CHECK and handles events"),
                          ("compositor", "picom", "it owns _NET_WM_CM_S0"))),
+]
+TABLE += [
+    StackKind("mutter-xwayland", "x11", "server", PRESENTATION,
+              "mutter's _NET_WM_FRAME_DRAWN (its X window manager's, as the X app received it)",
+              "gl", XWAYLAND_PATH,
+              programs=(("mutter", "deb", "mutter"), SESSION_BUS, ("Xwayland", "deb", "xwayland"),
+                        ("xprop", "deb", "x11-utils")),
+              xwayland=True, no_keys=MUTTER_NO_KEYS, kms_why_not=PEER_HEADLESS,
+              no_screenshot=TABLE[-4].no_screenshot,
+              processes=(("server", "mutter --wayland --headless",
+                          "it logged its X display and its Xwayland's X window manager set "
+                          "_NET_SUPPORTING_WM_CHECK"), XWAYLAND_PROCESSES)),
 ]
 KINDS = {k.name: k for k in TABLE}
 NAMES = [k.name for k in TABLE]

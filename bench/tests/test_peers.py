@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The peers people switch between (issue 42): GNOME's mutter on Wayland
-and on X11, sway and i3 + picom, each a stack of the one launcher.
+"""The peers people switch between (issue 42): GNOME's mutter on Wayland,
+on X11 and hosting Xwayland, sway and i3 + picom, each a stack of the one
+launcher.
 
 quick: `duet bench --quick --experiments launch,render` on the four. Each
 stack starts (its readiness probe's launch seen), has launch samples and
 render samples with frames, and stops with nothing of the run left. A
 launch's headline is fork -> composited where the stack can tell it:
-mutter's wp_presentation feedback, the observer on mutter-x11's and i3's
+mutter's wp_presentation feedback (its X window manager's
+_NET_WM_FRAME_DRAWN for an X app on its Xwayland), the observer on mutter-x11's and i3's
 Xvfb; sway's from the wlroots tracer preloaded into it (bench/wlr-trace.c),
 which also gives its painted frames. As root, sway runs
 as the unprivileged peer user (it refuses root) and its results say so.
@@ -31,7 +33,7 @@ from checks import check  # noqa: E402
 from test_bench import check_nothing_left, run_valid  # noqa: E402
 from duet_launch import stack as launch_stack, stack_kinds  # noqa: E402
 
-STACKS = ("mutter", "mutter-x11", "sway", "i3")
+STACKS = ("mutter", "mutter-x11", "sway", "i3", "mutter-xwayland")
 
 
 def quick():
@@ -43,11 +45,12 @@ def quick():
     res, out, mark = run_valid(["--quick", "--experiments", "launch,render", "--stacks",
                                 ",".join(STACKS), "--reps", "2", "--render-engines", "sw",
                                 "--no-ipc", "--seed", "5"],
-                               "duet bench --quick on mutter, mutter-x11, sway, i3", timeout=500)
+                               "duet bench --quick on the peers' stacks", timeout=500)
     for st in STACKS:
         spec = stack_kinds.get(st)
         srec = res["stacks"][st]
-        check(srec["status"] == "ok" and srec["kind"] == spec.window_system,
+        check(srec["status"] == "ok" and srec["kind"] == spec.window_system and
+              srec.get("server", spec.server_system) == spec.server_system,
               "%s: started, a %s stack: %r" % (st, spec.window_system, srec.get("status")))
         rec = res["experiments"]["launch"][st]
         check(rec["status"] == "ok", "%s: launch ran (%s)" % (st, rec.get("reason")))
