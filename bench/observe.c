@@ -59,6 +59,7 @@
 #ifdef DUET_HAVE_LIBDRM
 #include "drm-scanout.h"
 #endif
+#include "jsonl.h"
 
 static const char usage[] =
 	"Usage: duet-observe --fb PATH --rgb R,G,B [OPTIONS]\n"
@@ -148,32 +149,6 @@ static void on_bus(int sig)
 		siglongjmp(bus_jump, 1);
 	signal(sig, SIG_DFL);
 	raise(sig);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	/* A pipe to the bench: each line must leave at once, it is a timestamp. */
-	fflush(stdout);
 }
 
 /* ------------------------------------------------------------ formats */

@@ -13,7 +13,7 @@ DUET_BUILD_PACKAGES="
 	libxcb1-dev libxcb-composite0-dev libxcb-damage0-dev libxcb-xfixes0-dev
 	libxcb-shm0-dev libxcb-present-dev libxcb-dri3-dev libxcb-randr0-dev
 	libxcb-shape0-dev libxcb-sync-dev libxcb-icccm4-dev libxcb-ewmh-dev
-	libxcb-xtest0-dev libx11-xcb-dev
+	libxcb-xtest0-dev libxcb-res0-dev libx11-xcb-dev
 	libdrm-dev libgbm-dev libseat-dev libinput-dev libudev-dev
 	libefl-all-dev libwlroots-dev
 "
