@@ -110,3 +110,27 @@ class PaintCounter:
                 self.argv[2], status if self.done else
                 "ended without its done line (%s)" % status, self._said()))
         return [ev["ns"] for ev in self.paint_lines]
+
+
+SOURCE = "duet-paint-count (DAMAGE on the CM's root and overlay windows)"
+
+
+def for_stack(stack):
+    """A started PaintCounter on a stack whose compositing manager tells no
+    one when it paints (StackKind.observed), or None; and why none, where
+    one was due. Its cost to the measured X server: one DamageNotify and
+    one DamageSubtract per paint."""
+    if not stack.spec.observed or stack.spec.server_system != "x11":
+        return None, None
+    try:
+        return PaintCounter(stack.display, stack.base_env).start(), None
+    except PaintCountError as e:
+        return None, str(e)
+
+
+def stop(counter):
+    """(paint times, None), or (None, why) if the counter failed."""
+    try:
+        return counter.stop(), None
+    except PaintCountError as e:
+        return None, str(e)

@@ -5,7 +5,7 @@ compositor painted. Its IPC per frame comes from ipc.render_counts, in a
 stack of its own at the headline refresh, per engine."""
 import time
 
-from duet_bench import ipc, procs, switches, timeline
+from duet_bench import ipc, paint_count, procs, switches, timeline
 from duet_launch import stack_kinds
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import (Experiment, app_argv, runs, stack_ctx, transport,
@@ -23,6 +23,7 @@ class SceneCpu:
         self.meters["app"] = procs.CpuMeter(app_pid)
         self.marks = []  # (scenes seen, monotonic ns, {role: cpu ns})
         self.switches = switches.Marks(dict(stack.pids(), app=app_pid))
+        self.paint_why = None  # why no paint counter counted (paint_count.for_stack)
 
     def __call__(self, events):
         n = sum(1 for e in events if e.get("name") == "scene")
@@ -47,7 +48,7 @@ class SceneCpu:
                                            "end of scene %d -> end of scene %d (as the harness "
                                            "saw them)" % f[:2])
 
-    def painted(self, stack, scenes):
+    def painted(self, stack, scenes, paints=None):
         """The output frames the stack's compositor painted between the
         first and the last mark, and the window-system CPU per painted
         frame: at R = 0 duet's servers paint every client frame and weston
@@ -57,14 +58,27 @@ class SceneCpu:
         if not per:
             return None
         span = (self.marks[0][1], self.marks[-1][1])
-        presented = None
+        counted = None
         if stack.spec.composited == stack_kinds.PRESENTATION:
             # mutter tells only the app: each frame presented was one it
             # painted (a surface shows one new buffer per output frame).
+            # Not so of _NET_WM_FRAME_DRAWN, which mutter's X window
+            # manager sends for every X frame it took, several per paint.
+            if scenes and scenes[0].get("presentation") != "wp_presentation":
+                return {"painted_frames": None, "painted_missing":
+                        "%s tells its X apps when it drew their frames (%s), not how many "
+                        "output frames it painted" % (stack.name,
+                                                      scenes[0].get("presentation"))}
             n0, n1 = self.marks[0][0], self.marks[-1][0]
-            presented = sum(s.get("presented") or 0 for s in scenes[n0:n1])
+            counted = (sum(s.get("presented") or 0 for s in scenes[n0:n1]),
+                       "the app's presented frames")
+        elif paints is not None:
+            counted = (paint_count.paints_between(paints, *span), paint_count.SOURCE)
+        elif stack.spec.observed:
+            return {"painted_frames": None, "painted_missing": self.paint_why or
+                    "the compositing manager tells no one and nothing counted its paints"}
         return timeline.painted_frames(stack, [span], per["frames"],
-                                       per["ms_per_frame"]["window_system"], presented)
+                                       per["ms_per_frame"]["window_system"], counted)
 
     def per_frame(self, scenes):
         if len(self.marks) < 2:
@@ -100,7 +114,11 @@ def render(ctx, stack, rec):
             before = stack_ctx(stack)
             run = AppRun(ctx, stack, argv)
             watch = SceneCpu(stack, run.pid)
+            counter, paints = None, None
             try:
+                # Counting from before the first scene ends, where the
+                # painted frames are counted from (SceneCpu.painted).
+                counter, watch.paint_why = paint_count.for_stack(stack)
                 run.wait(watch, timeout=30 + 8 * o.render_ms / 1000.0, experiment="render")
                 after = stack_ctx(stack)
                 done = run.named("render_done")
@@ -110,6 +128,8 @@ def render(ctx, stack, rec):
                 scenes = run.named("scene")
             finally:
                 run.stop()
+                if counter:
+                    paints, watch.paint_why = paint_count.stop(counter)
             path = scenes[0].get("path") if scenes else None
             rec["samples"].append({
                 "run": i + 1, "engine": engine, "transport": transport(stack.kind, engine, path),
@@ -121,7 +141,7 @@ def render(ctx, stack, rec):
                                         "discarded": s.get("discarded")} for s in scenes},
                 "presentation": scenes[0].get("presentation") if scenes else None,
                 "path": path, "cpu_per_frame": watch.per_frame(scenes),
-                "painted": watch.painted(stack, scenes),
+                "painted": watch.painted(stack, scenes, paints),
                 "switches": watch.switches_per_frame(scenes),
                 "ctx_switches": {r: procs.ctx_diff(before[r], after.get(r)) for r in before}})
 

@@ -162,12 +162,13 @@ def nominal_hz(stack):
 UNDER_RATE = 0.9
 
 
-def painted_frames(stack, spans, frames, ws_per_frame, app_presented=None):
+def painted_frames(stack, spans, frames, ws_per_frame, counted=None):
     """What the compositor painted in the spans ([t0_ns, t1_ns] each) in
-    which a client drew frames: the output frames (its own log; on a
-    stack whose server tells only the app, the frames the app saw
-    presented: app_presented), their rate, and the window-system CPU per
-    painted frame. An unthrottled client's frames per painted frame differ
+    which a client drew frames: the output frames (its own log, or
+    counted = (n, source) where something else counted them: the frames
+    the app saw presented where the server tells only the app, the X
+    paint counter where the compositing manager tells no one), their
+    rate, and the window-system CPU per painted frame. An unthrottled client's frames per painted frame differ
     between servers that paint at different rates, so CPU per client frame
     alone does not say who does more work per frame shown.
     Beside them: the rate the stack is set to paint at (nominal_hz), the
@@ -181,20 +182,20 @@ def painted_frames(stack, spans, frames, ws_per_frame, app_presented=None):
         if len(t) != 2:
             continue
         wall += t[1] - t[0]
-        if app_presented is not None:
+        if counted is not None:
             continue
         n, why = output_frames(stack, t[0], t[1])
         if n is None:
             painted = None
             break
         painted += n
-    if app_presented is not None:
-        painted = app_presented
+    if counted is not None:
+        painted = counted[0]
     if painted is None:
         return {"painted_frames": None, "painted_missing": why}
     out = {"painted_frames": painted,
            "painted_hz": round(painted / (wall / 1e9), 2) if wall else None,
-           "painted_source": "the app's presented frames" if app_presented is not None
+           "painted_source": counted[1] if counted is not None
            else "the compositor's own log",
            "ws_cpu_ms_per_painted_frame": None}
     if painted and ws_per_frame is not None:

@@ -249,6 +249,7 @@ TABLE += [
                         ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
               xtrace=True, kms_why_not=PEER_HEADLESS,
               default=True,
+              pace=PACE_DAMAGE,  # picom 9.1 without vsync: paints on damage (118 Hz seen)
               processes=(("server", "Xvfb", "it reports its display number on -displayfd"),
                          ("wm", "i3", "it set _NET_SUPPORTING_WM_CHECK and handles events"),
                          ("compositor", "picom", "it owns _NET_WM_CM_S0"))),
