@@ -97,20 +97,31 @@ def thread_files(pid, name):
     return out
 
 
+# {pid: {tid: [voluntary, involuntary]}}: every thread's last counts seen,
+# kept after it ends (a process whose threads come and go, as mutter's do,
+# would otherwise lose their switches and count backwards).
+_thread_switches = {}
+
+
 def ctx_switches(pid):
     """Voluntary and involuntary context switches summed over all threads
-    (/proc/PID/status alone covers only the main thread)."""
+    (/proc/PID/status alone covers only the main thread), a thread that
+    ended since an earlier call counted as it was last seen: never less
+    than before."""
     status = thread_files(pid, "status")
     if status is None:
         return None
-    vol = invol = 0
-    for text in status.values():
+    seen = _thread_switches.setdefault(pid, {})
+    for tid, text in status.items():
+        counts = [0, 0]
         for line in text.splitlines():
             if line.startswith("voluntary_ctxt_switches:"):
-                vol += int(line.split()[1])
+                counts[0] = int(line.split()[1])
             elif line.startswith("nonvoluntary_ctxt_switches:"):
-                invol += int(line.split()[1])
-    return {"voluntary": vol, "involuntary": invol}
+                counts[1] = int(line.split()[1])
+        seen[tid] = counts
+    return {"voluntary": sum(c[0] for c in seen.values()),
+            "involuntary": sum(c[1] for c in seen.values())}
 
 
 def ctx_diff(before, after):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Context switches per operation (issue 14, item 2).
 
-usage: test_switches.py cost|interval|fields
+usage: test_switches.py cost|interval|fields|threads
   cost:     switches.cost() with the built duet-roundtrip: ok, finite and
             positive, less than the pinned trip, about 2 switches per trip;
             pipe-self makes no switch per trip.
@@ -16,6 +16,10 @@ usage: test_switches.py cost|interval|fields
             render: the CPU-per-frame interval and its frames; roundtrip:
             1000 trips; resize: one per mode), the machine's switch cost,
             the report's table, and the schema.
+  threads:  procs.ctx_switches on a real child whose thread sleeps 200
+            times and ends: the count taken after the thread ended keeps its
+            switches (mutter's threads come and go, and the sum over the
+            live threads went backwards: a negative per-frame count).
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
 import fcntl
@@ -185,5 +189,42 @@ def test_fields():
     print("PASS")
 
 
+THREAD_CHILD = """
+import sys, threading, time
+def work():
+    for _ in range(200):
+        time.sleep(0.0005)
+t = threading.Thread(target=work)
+t.start()
+print("started", flush=True)
+sys.stdin.readline()          # the parent read the counts with the thread alive
+t.join()
+print("ended", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_threads():
+    from duet_bench import procs
+    child = subprocess.Popen([sys.executable, "-c", THREAD_CHILD], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        check(child.stdout.readline().strip() == "started", "the child's thread runs")
+        time.sleep(0.05)
+        during = procs.ctx_switches(child.pid)
+        child.stdin.write("\n")
+        child.stdin.flush()
+        check(child.stdout.readline().strip() == "ended", "its thread ended")
+        after = procs.ctx_switches(child.pid)
+    finally:
+        child.stdin.close()
+        child.wait(10)
+    check(during and after and after["voluntary"] >= during["voluntary"],
+          "the count after the thread ended keeps its switches: %r then %r" % (during, after))
+    check(during["voluntary"] > 5,
+          "the thread's sleeps were counted while it ran: %r" % during)
+
+
 if __name__ == "__main__":
-    {"cost": test_cost, "interval": test_interval, "fields": test_fields}[sys.argv[1]]()
+    {"cost": test_cost, "interval": test_interval, "fields": test_fields,
+     "threads": test_threads}[sys.argv[1]]()
