@@ -113,6 +113,9 @@ static void usage(FILE *out)
 	        "  activate ID               raise and focus (_NET_ACTIVE_WINDOW, as a pager)\n"
 	        "  click X Y                 XTEST: move the pointer to root X Y, press and\n"
 	        "                            release button 1\n"
+	        "  admit-user NAME           let local user NAME's clients connect (X access\n"
+	        "                            control, as xhost +si:localuser:NAME); asked as\n"
+	        "                            a user the server admits already\n"
 	        "  key KEYCODE [KEYCODE...]  XTEST: press the X keycodes (8-255; the evdev\n"
 	        "                            code + 8) in order, release them in reverse\n"
 	        "                            (a chord such as Control+Q: key 37 24)\n"
@@ -545,6 +548,24 @@ static bool print_cm_owner(struct ctl *ctl)
 	return true;
 }
 
+/* The server-interpreted address "localuser\0NAME" (X's SI families). */
+static int cmd_admit_user(struct ctl *ctl, const char *name)
+{
+	static const char family[] = "localuser";
+	size_t len = sizeof(family) + strlen(name);
+	uint8_t *addr = malloc(len);
+	if (!addr)
+		return 1;
+	memcpy(addr, family, sizeof(family));
+	memcpy(addr + sizeof(family), name, strlen(name));
+	int ret = check_request(ctl, xcb_change_hosts_checked(ctl->conn, XCB_HOST_MODE_INSERT,
+	                                                      XCB_FAMILY_SERVER_INTERPRETED,
+	                                                      (uint16_t)len, addr),
+	                        "ChangeHosts");
+	free(addr);
+	return ret;
+}
+
 static int cmd_wait_cm(struct ctl *ctl, double timeout_s)
 {
 	return poll_until(ctl, timeout_s, print_cm_owner, "compositing manager");
@@ -814,6 +835,12 @@ static int run_command(struct ctl *ctl, int argc, char **argv)
 			send_to_root(ctl, ctl->atoms[A_DUET_RESIZE], (xcb_window_t)v[0], (uint32_t)v[1],
 			             (uint32_t)v[2], 0);
 		return round_trip(ctl);
+	}
+	if (strcmp(cmd, "admit-user") == 0) {
+		CTL_NEED_ARGS(1, "admit-user NAME");
+		if (!*argv[1] || strlen(argv[1]) > 255)
+			return ctl_bad_usage("bad user name '%s'", argv[1]);
+		return ctl ? cmd_admit_user(ctl, argv[1]) : 0;
 	}
 	if (strcmp(cmd, "move") == 0) {
 		CTL_COMMAND_ARGS(3, "move ID X Y", move_args, v);

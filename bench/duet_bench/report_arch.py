@@ -1,8 +1,8 @@
 """The report's three-architecture section (issue 32, item 4): X11 (an X
-server with a separate window manager: x11, openbox, mutter-x11), Xwayland
+server with a separate window manager: x11, openbox, mutter-x11, i3), Xwayland
 (a Wayland compositor hosting Xwayland, its X window manager inside:
-xwayland, weston-xwayland, mutter-xwayland) and native Wayland (wayland,
-weston, mutter), on the headline
+xwayland, weston-xwayland, mutter-xwayland, sway-xwayland) and native
+Wayland (wayland, weston, mutter, sway), on the headline
 metrics the bench already has, with the ratios between the architectures
 and their intervals (metrics.ratios over ARCH_PAIRS), and per architecture
 which process made how many IPC calls per launch and per frame
@@ -11,23 +11,24 @@ from duet_bench import metrics
 from duet_bench.report_figures import fmt, metric_ratio_cell
 
 ARCHITECTURES = [
-    ("X11", ["x11", "openbox", "mutter-x11"],
+    ("X11", ["x11", "openbox", "mutter-x11", "i3"],
      "the app talks to the X server only; the server passes its map and configure requests "
      "and events on to the separate window manager (and on openbox its damage to xcompmgr), "
      "whose answers come back through the server"),
-    ("Xwayland", ["xwayland", "weston-xwayland", "mutter-xwayland"],
+    ("Xwayland", ["xwayland", "weston-xwayland", "mutter-xwayland", "sway-xwayland"],
      "the app talks to Xwayland, an X server that is itself a Wayland client; the X window "
      "manager inside the compositor is one more X client of Xwayland, and Xwayland passes the "
      "window's contents to the compositor as a Wayland surface: two servers on the path"),
-    ("native Wayland", ["wayland", "weston", "mutter"],
+    ("native Wayland", ["wayland", "weston", "mutter", "sway"],
      "the app talks to the compositor only, which is server, window manager and compositor "
      "in one process: one hop per request"),
 ]
-XWAYLAND_STACKS = ["xwayland", "weston-xwayland", "mutter-xwayland"]
+XWAYLAND_STACKS = ["xwayland", "weston-xwayland", "mutter-xwayland", "sway-xwayland"]
 # The ratios shown, as (numerator, denominator).
 ARCH_PAIRS = [("xwayland", "wayland"), ("xwayland", "x11"), ("weston-xwayland", "weston"),
               ("xwayland", "weston-xwayland"), ("mutter-xwayland", "mutter"),
-              ("mutter-xwayland", "mutter-x11")]
+              ("mutter-xwayland", "mutter-x11"), ("sway-xwayland", "sway"),
+              ("sway-xwayland", "i3")]
 # The headline metrics compared, in metrics.py's keys; a metric no present
 # stack has is left out.
 HEADLINE = ["launch_ms", "render_fps", "thirdparty_glmark2_score", "resize_ms",
@@ -46,6 +47,9 @@ PROGRAMS = {
     "mutter": {"server": "mutter"},
     "mutter-x11": {"server": "Xvfb", "wm": "mutter"},
     "mutter-xwayland": {"server": "mutter", "xwayland": "Xwayland"},
+    "sway": {"server": "sway"},
+    "i3": {"server": "Xvfb", "wm": "i3", "compositor": "picom"},
+    "sway-xwayland": {"server": "sway", "xwayland": "Xwayland"},
 }
 ROLES = ["server", "xwayland", "wm", "compositor", "app"]
 

@@ -20,9 +20,11 @@ What each is given, and why:
 """
 import glob
 import os
+import pwd
 import re
 import shutil
 import stat
+import subprocess
 import tempfile
 
 from duet_launch import displays, paths, peer_user, proc
@@ -36,10 +38,11 @@ font fixed
 for_window [class="^duet-"] floating enable
 """
 SWAY_CONFIG = """# sway config, written by duet_launch (peers.py): sway's defaults, no bar,
-# no Xwayland (the sway stack is native Wayland); duet's measured apps float.
+# {xwayland}; duet's measured apps float.
 output HEADLESS-1 mode {size}@{hz}Hz
-xwayland disable
+xwayland {xwayland_mode}
 for_window [app_id="^duet-"] floating enable
+for_window [class="^duet-"] floating enable
 """
 # picom with no configuration file of the user's: its defaults (backend
 # xrender, no shadows, no fading, no vsync).
@@ -159,8 +162,9 @@ class PeerStarts:
             self._grab_on_stop(self.display, self.env)
 
     # -------------------------------------------------------------- sway
-    def _start_sway(self):
+    def _start_sway(self, xwayland=False):
         owner = peer_user.ensure(self.spec.user) if os.geteuid() == 0 else None
+        self.peer_owner = owner
         kw = {}
         if owner:
             uid, gid = owner
@@ -180,7 +184,11 @@ class PeerStarts:
         os.makedirs(home, exist_ok=True)
         conf = os.path.join(home, "sway.config")
         with open(conf, "w") as f:
-            f.write(SWAY_CONFIG.format(size=self.size, hz=self._mode().split("@")[1]))
+            f.write(SWAY_CONFIG.format(
+                size=self.size, hz=self._mode().split("@")[1],
+                xwayland="Xwayland started at the first X client (sway's default)"
+                if xwayland else "no Xwayland (the sway stack is native Wayland)",
+                xwayland_mode="enable" if xwayland else "disable"))
         if owner:
             os.chown(home, *owner)
             os.chown(conf, *owner)
@@ -205,9 +213,51 @@ class PeerStarts:
         self.wait("sway's Wayland socket in %s" % self.runtime, listening)
         self.display = found[0]
         self.env = dict(self.base_env, WAYLAND_DISPLAY=found[0], **dict(self.spec.app_env))
-        self.notes.append("sway: headless backend, one output at %s, no bar, no Xwayland; its "
-                          "presentation feedback is never 'presented' there, so its apps take "
-                          "the frame callback (DUET_PRESENTATION=frame-callback)" % self._mode())
+        self.notes.append("sway: headless backend, one output at %s, no bar, %s; its "
+                          "presentation feedback is never 'presented' there, so its Wayland "
+                          "apps take the frame callback (DUET_PRESENTATION=frame-callback)"
+                          % (self._mode(), "Xwayland at the first X client" if xwayland
+                             else "no Xwayland"))
+
+    def _start_sway_xwayland(self):
+        """sway with its Xwayland, started at the first X connection
+        (sway's default, lazy). wlroots binds the X display's sockets
+        itself (its lock file holds sway's pid) and starts Xwayland as a
+        grandchild; that Xwayland admits only its own user's clients, so
+        sway's user (duet-peer, as root) admits the apps' (duet-xctl
+        admit-user, as `xhost +si:localuser:` would), its connection being
+        the first, which starts Xwayland."""
+        self._start_sway(xwayland=True)
+        pid = self.procs["server"].pid
+        found = []
+
+        def locked():
+            for path in glob.glob("/tmp/.X*-lock"):
+                try:
+                    # "%10d" and a newline, or (wlroots') a NUL.
+                    with open(path) as f:
+                        if re.sub(r"\D", "", f.read()) == str(pid):
+                            found[:] = [":" + re.sub(r"\D", "", os.path.basename(path))]
+                except (OSError, ValueError):
+                    continue
+            return bool(found)
+        self.wait("sway's X display (a lock file with its pid)", locked)
+        self.x_display = found[0]
+        self.env.pop("DUET_PRESENTATION", None)  # its X apps take what its X WM offers
+        if self.peer_owner:
+            me = pwd.getpwuid(os.geteuid()).pw_name
+            uid, gid = self.peer_owner
+            r = subprocess.run([self.program("duet-xctl"), "--display", self.x_display,
+                                "--timeout", str(self.patience(20)), "admit-user", me],
+                               env=dict(self.env, DISPLAY=self.x_display), user=uid, group=gid,
+                               extra_groups=[], stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=self.patience(30))
+            if r.returncode != 0:
+                raise StackError("sway's Xwayland did not admit %s's clients: %s"
+                                 % (me, (r.stderr or r.stdout).strip()))
+            self.notes.append("sway's Xwayland admits %s's clients (duet-xctl admit-user, "
+                              "asked as %s)" % (me, self.spec.user))
+        self._xwayland_up("sway")
 
     def _wlr_trace(self, env, owner):
         """With Config.trace: the wlroots output tracer (bench/wlr-trace.c)

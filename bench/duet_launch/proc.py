@@ -313,6 +313,15 @@ def descendants(root):
     return out
 
 
+def comm(pid):
+    """pid's command name (/proc/PID/comm), or None once it is gone."""
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def children_named(parent, comm):
     """pids of parent's live children whose comm is comm (from /proc)."""
     out = []
@@ -322,12 +331,8 @@ def children_named(parent, comm):
         st = _stat(int(name))
         if not st or st[1] != parent or st[0] == "Z":
             continue
-        try:
-            with open("/proc/%s/comm" % name) as f:
-                if f.read().strip() == comm:
-                    out.append(int(name))
-        except OSError:
-            pass
+        if globals()["comm"](int(name)) == comm:
+            out.append(int(name))
     return sorted(out)
 
 

@@ -193,6 +193,7 @@ class Stack(peers.PeerStarts):
         self.procs = {}  # role -> proc.Child, in start order
         self.helpers = []  # processes it needs but does not measure (peers.py: a session bus)
         self.peer_dirs = []  # directories made for a peer's user (peers.py), gone at stop
+        self.peer_owner = None  # (uid, gid) a peer runs as (peers.py), or None
         self.display = None  # the X display (":N") or the Wayland socket's name
         self.x_display = None  # the Xwayland stacks' X display (":N"), the apps' DISPLAY
         self.wayland_display = None  # ... and their server's Wayland socket (not the apps')
@@ -466,7 +467,10 @@ class Stack(peers.PeerStarts):
         found = []
 
         def xwayland():
-            found[:] = proc.children_named(parent, "Xwayland")
+            # wlroots (sway) starts Xwayland as a grandchild: then it is
+            # the stack's marked process of that name.
+            found[:] = proc.children_named(parent, "Xwayland") or [
+                p for p in reaper.marked(MARK, self.mark) if proc.comm(p) == "Xwayland"]
             return bool(found)
         self.wait("Xwayland, %s's child" % server, xwayland)
         role = stack_kinds.XWAYLAND

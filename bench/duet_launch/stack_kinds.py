@@ -16,6 +16,7 @@ integration tests and the client matrix all start stacks from this table.
     mutter     mutter --wayland --headless (GNOME)    server
     mutter-x11 Xvfb + mutter --x11                    server, wm
     mutter-xwayland  mutter --wayland --headless      server (+ Xwayland, its child)
+    sway-xwayland    sway, headless, Xwayland          server (+ Xwayland, its grandchild)
     sway       sway, headless (an unprivileged user)  server
     i3         Xvfb + i3 + picom                      server, wm, compositor
 
@@ -210,6 +211,9 @@ TABLE += [
                          XWAYLAND_PROCESSES)),
 ]
 PEER_USER = "duet-peer"  # created by the launcher where missing (peer_user.py)
+KINDS_NO_KEYS_SWAY = ("not measurable: sway's headless backend has no input device "
+                      "(WLR_LIBINPUT_NO_DEVICES) and duet-inject speaks no wlroots protocol")
+SWAY_NO_SCREENSHOT = "sway's output is read with wlr-screencopy (grim), not installed by duet"
 MUTTER_NO_KEYS = ("not measurable: mutter's headless backend has no input device, and "
                   "plain mutter offers no protocol to inject a key")
 TABLE += [
@@ -235,10 +239,7 @@ TABLE += [
               "wlroots output tracer (libduet-wlr-trace.so preloaded into sway)", "pixman",
               BUFFERS, programs=(("sway", "deb", "sway"),), user=PEER_USER,
               app_env=(("DUET_PRESENTATION", "frame-callback"),),
-              no_keys="not measurable: sway's headless backend has no input device "
-                      "(WLR_LIBINPUT_NO_DEVICES) and duet-inject speaks no wlroots protocol",
-              no_screenshot="sway's output is read with wlr-screencopy (grim), not installed "
-                            "by duet",
+              no_keys=KINDS_NO_KEYS_SWAY, no_screenshot=SWAY_NO_SCREENSHOT,
               kms_why_not=PEER_HEADLESS,
               default=True,
               processes=(("server", "sway (WLR_BACKENDS=headless)",
@@ -265,6 +266,19 @@ TABLE += [
               processes=(("server", "mutter --wayland --headless",
                           "it logged its X display and its Xwayland's X window manager set "
                           "_NET_SUPPORTING_WM_CHECK"), XWAYLAND_PROCESSES)),
+]
+TABLE += [
+    StackKind("sway-xwayland", "x11", "server", WLR_TRACE,
+              "wlroots output tracer (Xwayland's surfaces, in sway)", "pixman", XWAYLAND_PATH,
+              programs=(("sway", "deb", "sway"), ("Xwayland", "deb", "xwayland"),
+                        ("xprop", "deb", "x11-utils"), ("duet-xctl", "own", "tools")),
+              user=PEER_USER, xwayland=True, kms_why_not=PEER_HEADLESS,
+              no_keys=KINDS_NO_KEYS_SWAY, no_screenshot=SWAY_NO_SCREENSHOT,
+              processes=(("server", "sway (WLR_BACKENDS=headless)",
+                          "its Wayland socket accepts, its X display's lock file holds its pid, "
+                          "and its Xwayland admitted the apps' user"),
+                         ("xwayland", "Xwayland (sway's grandchild)",
+                          "its X window manager set _NET_SUPPORTING_WM_CHECK"))),
 ]
 KINDS = {k.name: k for k in TABLE}
 NAMES = [k.name for k in TABLE]

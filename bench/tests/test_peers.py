@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The peers people switch between (issue 42): GNOME's mutter on Wayland,
 on X11 and hosting Xwayland, sway and i3 + picom, each a stack of the one
-launcher.
+launcher, and sway hosting Xwayland.
 
 quick: `duet bench --quick --experiments launch,render` on the four. Each
 stack starts (its readiness probe's launch seen), has launch samples and
@@ -34,7 +34,7 @@ from checks import check  # noqa: E402
 from test_bench import check_nothing_left, run_valid  # noqa: E402
 from duet_launch import stack as launch_stack, stack_kinds  # noqa: E402
 
-STACKS = ("mutter", "mutter-x11", "sway", "i3", "mutter-xwayland")
+STACKS = ("mutter", "mutter-x11", "sway", "i3", "mutter-xwayland", "sway-xwayland")
 
 
 def quick():
