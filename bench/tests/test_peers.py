@@ -15,9 +15,10 @@ presented frames, duet-paint-count on the X stacks). As root, sway runs
 as the unprivileged peer user (it refuses root) and its results say so.
 weston-rate: weston paints its nominal 60 Hz (issue 42): its log says
 its repaint window is 16 ms, and under weston-simple-shm (a client that
-draws again at every frame callback) its timeline shows more than 50
-painted frames a second (at weston's default window of 7 ms its headless
-output paints about 39).
+draws again at every frame callback) it paints faster than with weston's
+default window of 7 ms, at which its headless output paints about 39 Hz:
+more than 1.15 times, the median of three turns each, in turn (60 against
+39 on a quiet machine), a ratio within one run.
 Skipped, with one line, where a stack's programs are missing.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
 """
@@ -92,41 +93,61 @@ def quick():
     print("PASS")
 
 
-def weston_rate():
-    from duet_bench import stacks, timeline  # noqa: E402 (PYTHONPATH: the bench)
-    why = launch_stack.missing(launch_stack.Config("weston"))
-    client = shutil.which("weston-simple-shm")
-    if why or not client:
-        print("SKIP: weston cannot run here: %s" % (why or "no weston-simple-shm"))
-        sys.exit(77)
+def weston_painted_hz(stacks, timeline, client, window_ms):
+    """weston's painted frames per second under client, for 2 s, with
+    [core] repaint-window=window_ms; and whether its log gave the window."""
+    saved = launch_stack.WESTON_REPAINT_WINDOW_MS
+    launch_stack.WESTON_REPAINT_WINDOW_MS = window_ms
     work = tempfile.mkdtemp(prefix="duet-weston-rate-")
     st = stacks.Stack("weston", work, dict(os.environ),
                       config=stacks.settings(renderer="pixman"))
     try:
         st.start()
-        log = open(st.weston_log).read()
-        check("Output repaint window is %d ms maximum" % launch_stack.WESTON_REPAINT_WINDOW_MS
-              in log, "weston's log gives its repaint window as %d ms"
-              % launch_stack.WESTON_REPAINT_WINDOW_MS)
+        said = "Output repaint window is %d ms maximum" % window_ms in open(st.weston_log).read()
         app = subprocess.Popen([client], env=st.env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
         try:
             time.sleep(1.0)  # past its first frames
             t0 = time.monotonic_ns()
-            time.sleep(3.0)
+            time.sleep(2.0)
             t1 = time.monotonic_ns()
         finally:
             app.terminate()
             app.wait(10)
         time.sleep(0.1)
         n, why = timeline.output_frames(st, t0, t1)
-        hz = n / ((t1 - t0) / 1e9) if n is not None else None
-        print("info: weston painted %s frames in %.1f s: %s Hz" % (n, (t1 - t0) / 1e9, hz))
-        check(hz is not None and hz > 50, "weston paints near its nominal 60 Hz: %s Hz (%s)"
-              % (hz, why))
+        check(n is not None, "weston's timeline counts its painted frames (%s)" % why)
+        return n / ((t1 - t0) / 1e9), said
     finally:
+        launch_stack.WESTON_REPAINT_WINDOW_MS = saved
         st.stop()
         st.cleanup()
+
+
+def weston_rate():
+    """The launcher's repaint window against weston's default, in turns,
+    as a ratio within one run: the machine's load moves both alike."""
+    from duet_bench import stacks, timeline  # noqa: E402 (PYTHONPATH: the bench)
+    why = launch_stack.missing(launch_stack.Config("weston"))
+    client = shutil.which("weston-simple-shm")
+    if why or not client:
+        print("SKIP: weston cannot run here: %s" % (why or "no weston-simple-shm"))
+        sys.exit(77)
+    ours, default = [], []
+    for _ in range(3):
+        hz, said = weston_painted_hz(stacks, timeline, client,
+                                     launch_stack.WESTON_REPAINT_WINDOW_MS)
+        check(said, "weston's log gives its repaint window as %d ms"
+              % launch_stack.WESTON_REPAINT_WINDOW_MS)
+        ours.append(hz)
+        default.append(weston_painted_hz(stacks, timeline, client, 7)[0])
+    ratio = sorted(ours)[1] / max(sorted(default)[1], 1e-9)
+    print("info: weston painted %s Hz with the launcher's window, %s Hz with weston's default "
+          "7 ms (median over median: %.2f)" % (
+              ["%.1f" % h for h in ours], ["%.1f" % h for h in default], ratio))
+    # 60 against 39 on a quiet machine: 1.5; 1.28 beside a full test run.
+    check(ratio > 1.15, "weston paints faster with the launcher's repaint window than with its "
+          "default: %.2f" % ratio)
     print("PASS")
 
 
