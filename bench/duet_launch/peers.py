@@ -1,8 +1,10 @@
 """How the peers people switch between start (stack_kinds: mutter,
-mutter-x11, sway, i3), each as its users run it: GNOME's mutter as a
-headless Wayland compositor and as the X11 window and compositing manager
-of an Xvfb, each with a session bus of its own; sway headless; i3 with
-picom on an Xvfb. Stack (stack.py) takes these as its _start_<kind>.
+mutter-x11, mutter-xwayland, sway, sway-xwayland, i3), each as its users
+run it: GNOME's mutter as a headless Wayland compositor (hosting its
+Xwayland or not) and as the X11 window and compositing manager of an Xvfb,
+each with a session bus of its own; sway headless (hosting Xwayland or
+not); i3 with picom on an Xvfb. Stack (stack.py) takes these as its
+_start_<kind>.
 
 What each is given, and why:
   - the measured apps float on the tiling window managers (sway, i3: a
@@ -74,13 +76,14 @@ class PeerStarts:
         return child
 
     def stop_helpers(self):
-        """Stops the helpers, and removes the directories made for a peer's
-        user (sway's runtime directory), once every process is gone."""
+        """Stops the helpers, after the measured processes."""
         for c in reversed(self.helpers):
             c.stop(self.config.grace)
         self.helpers = []
 
     def drop_peer_dirs(self):
+        """Removes the directories made for a peer's user (sway's runtime
+        directory), once every process is gone."""
         for d in self.peer_dirs:
             shutil.rmtree(d, ignore_errors=True)
         self.peer_dirs = []
