@@ -286,6 +286,19 @@ def _above(c, upper, lower):
             "the root's children")
 
 
+def _settled_above(c, upper, lower, timeout=2.0):
+    """_above once the WM's stacking settles: up to timeout s for upper to
+    be above. The WM decides the order when it shows a window, which on an
+    Xwayland WM is when Xwayland's first frame of it reaches the compositor,
+    after WM_STATE is set and after the WM answered a barrier (under load,
+    a moment later: x11-conformance-xwayland failed so once in a CI run)."""
+    try:
+        return c.wait("%s above %s" % (upper.id, lower.id),
+                      lambda: (lambda r: r if r[0] else None)(_above(c, upper, lower)), timeout)
+    except xclient.Timeout:
+        return _above(c, upper, lower)
+
+
 def transient_above(c):
     parent = c.window(name="parent", x=100, y=100, w=400, h=300)
     c.map_managed(parent, "the parent")
@@ -293,7 +306,7 @@ def transient_above(c):
                       window_type="DIALOG")
     c.map_managed(dialog, "the dialog")
     c.barrier()
-    up, how = _above(c, dialog, parent)
+    up, how = _settled_above(c, dialog, parent)
     need(up, "the dialog is below its parent (%s)" % how)
     c.activate(parent, SOURCE_PAGER)
     c.barrier()
