@@ -359,6 +359,10 @@ def versions():
     v["openbox"] = _dpkg("openbox")
     v["xcompmgr"] = _dpkg("xcompmgr")
     v["glmark2"] = _dpkg("glmark2-es2-wayland") or _dpkg("glmark2-es2-x11")
+    # The peers people switch between, and the Xwayland the Wayland servers host.
+    for name, pkg in (("mutter", "mutter"), ("sway", "sway"), ("wlroots", "libwlroots10"),
+                      ("i3", "i3-wm"), ("picom", "picom"), ("xwayland", "xwayland")):
+        v[name] = _dpkg(pkg)
     v["strace"] = (_run(["strace", "-V"]).splitlines() or [None])[0] \
         if shutil.which("strace") else None
     v["python"] = platform.python_version()
