@@ -117,10 +117,10 @@ SOURCE = "duet-paint-count (DAMAGE on the CM's root and overlay windows)"
 
 def for_stack(stack):
     """A started PaintCounter on a stack whose compositing manager tells no
-    one when it paints (StackKind.observed), or None; and why none, where
-    one was due. Its cost to the measured X server: one DamageNotify and
-    one DamageSubtract per paint."""
-    if not stack.spec.observed or stack.spec.server_system != "x11":
+    one how many frames it paints (StackKind.paints_untold), or None; and
+    why none, where one was due. Its cost to the measured X server: one
+    DamageNotify and one DamageSubtract per paint."""
+    if not stack.spec.paints_untold:
         return None, None
     try:
         return PaintCounter(stack.display, stack.base_env).start(), None

@@ -59,7 +59,9 @@ class SceneCpu:
             return None
         span = (self.marks[0][1], self.marks[-1][1])
         counted = None
-        if stack.spec.composited == stack_kinds.PRESENTATION:
+        if paints is not None:
+            counted = (paint_count.paints_between(paints, *span), paint_count.SOURCE)
+        elif stack.spec.composited == stack_kinds.PRESENTATION:
             # mutter tells only the app: each frame presented was one it
             # painted (a surface shows one new buffer per output frame).
             # Not so of _NET_WM_FRAME_DRAWN, which mutter's X window
@@ -72,8 +74,6 @@ class SceneCpu:
             n0, n1 = self.marks[0][0], self.marks[-1][0]
             counted = (sum(s.get("presented") or 0 for s in scenes[n0:n1]),
                        "the app's presented frames")
-        elif paints is not None:
-            counted = (paint_count.paints_between(paints, *span), paint_count.SOURCE)
         elif stack.spec.observed:
             return {"painted_frames": None, "painted_missing": self.paint_why or
                     "the compositing manager tells no one and nothing counted its paints"}

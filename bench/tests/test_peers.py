@@ -8,8 +8,8 @@ stack starts (its readiness probe's launch seen), has launch samples and
 render samples with frames, and stops with nothing of the run left. A
 launch's headline is fork -> composited where the stack can tell it:
 mutter's wp_presentation feedback (its X window manager's
-_NET_WM_FRAME_DRAWN for an X app on its Xwayland), the observer on mutter-x11's and i3's
-Xvfb; sway's from the wlroots tracer preloaded into it (bench/wlr-trace.c).
+_NET_WM_FRAME_DRAWN for an X app on its Xwayland, and on mutter-x11), the
+observer on i3's Xvfb; sway's from the wlroots tracer preloaded into it (bench/wlr-trace.c).
 Every stack's render runs have its painted rate (sway's tracer, mutter's
 presented frames, duet-paint-count on the X stacks). As root, sway runs
 as the unprivileged peer user (it refuses root) and its results say so.
@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from checks import check  # noqa: E402
 from test_bench import check_nothing_left, run_valid  # noqa: E402
+from duet_bench import paint_count  # noqa: E402
 from duet_launch import stack as launch_stack, stack_kinds  # noqa: E402
 
 STACKS = ("mutter", "mutter-x11", "sway", "i3", "mutter-xwayland", "sway-xwayland")
@@ -86,6 +87,12 @@ def quick():
         check(all((p.get("painted_hz") or 0) > 0 and p.get("painted_source") for p in painted),
               "%s: its painted rate: %r" % (st, [(p.get("painted_hz"), p.get("painted_source"),
                                                   p.get("painted_missing")) for p in painted]))
+        if spec.paints_untold:
+            # mutter-x11 too: its _NET_WM_FRAME_DRAWN gives the launch's
+            # composited point, the paint counter its painted frames.
+            check(all(p.get("painted_source") == paint_count.SOURCE for p in painted),
+                  "%s: painted frames counted by duet-paint-count: %r"
+                  % (st, [p.get("painted_source") for p in painted]))
     if os.geteuid() == 0:
         check(any(stack_kinds.PEER_USER in n for n in res["stacks"]["sway"].get("notes", [])),
               "sway ran as %s, said in its notes" % stack_kinds.PEER_USER)
