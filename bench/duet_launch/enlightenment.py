@@ -6,8 +6,8 @@ Nothing of E is copied into duet: the "bench" profile is made per run from
 the installed package's standard profile (decoded with eet, the module,
 gadget and shelf lists dropped, desktop icons, screensaver and DPMS off,
 encoded back), in a private HOME under the run's directory, so E's state
-never touches the user's. E also wants a session bus (one dbus-daemon per
-run, stopped by PID) and, where /proc/acpi exists, acpid's socket: without
+never touches the user's. E also wants a session bus (the stack's own,
+stopped with it) and, where /proc/acpi exists, acpid's socket: without
 one it shows an "ACPI Error" dialog 5 s after start, a window that would be
 measured. Where /run/acpid.socket is missing and can be made, a listening
 socket is held there for the stack's life and removed after. E is started
@@ -112,12 +112,14 @@ def make_home(home):
 
 class Session:
     """E's surroundings for one stack instance: HOME, session bus, acpid
-    socket. start() returns the environment to start E with."""
+    socket. start() returns the environment to start E with. start_bus(env)
+    starts the session bus and returns env with its address: the stack's
+    own (Stack.session_bus), which stops it with its other helpers."""
 
-    def __init__(self, workdir, engine="sw"):
+    def __init__(self, workdir, start_bus, engine="sw"):
         self.home = os.path.join(workdir, "e-home")
         self.engine = engine
-        self.bus_pid = None
+        self.start_bus = start_bus
         self.acpid = None
         self.notes = []
 
@@ -134,21 +136,9 @@ class Session:
                    # without startup applications, of which the profile
                    # has none).
                    E_RESTART="1")
-        env.update(self._bus(env))
+        env = self.start_bus(env)
         self._acpid()
         return env
-
-    def _bus(self, env):
-        # dbus-launch exits at once without a display; the daemon itself
-        # prints its address and pid and forks into the background.
-        r = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1",
-                            "--print-pid=1"], env=env, capture_output=True, text=True,
-                           timeout=20)
-        lines = r.stdout.split()
-        if r.returncode != 0 or len(lines) < 2:
-            raise EError("dbus-daemon --session failed: %s" % r.stderr.strip())
-        self.bus_pid = int(lines[1])
-        return {"DBUS_SESSION_BUS_ADDRESS": lines[0]}
 
     def _acpid(self):
         if not os.path.isdir("/proc/acpi") or os.path.exists(ACPID_SOCKET):
@@ -191,12 +181,6 @@ class Session:
             deadline = time.monotonic() + 2
             while left and self.leftovers() and time.monotonic() < deadline:
                 time.sleep(0.05)
-        if self.bus_pid:
-            try:
-                os.kill(self.bus_pid, 15)
-            except ProcessLookupError:
-                pass
-            self.bus_pid = None
         if self.acpid:
             self.acpid.close()
             try:

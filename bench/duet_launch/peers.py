@@ -88,8 +88,10 @@ class PeerStarts:
             shutil.rmtree(d, ignore_errors=True)
         self.peer_dirs = []
 
-    def _session_bus(self, env):
-        """A dbus-daemon of the stack's own; returns env with its address."""
+    def session_bus(self, env):
+        """A dbus-daemon of the stack's own (mutter's, E's: Session's
+        start_bus), stopped with the helpers; returns env with its
+        address."""
         bus = self._helper("bus", [self.program("dbus-daemon"), "--session", "--nofork",
                                    "--print-address=1"], env, lines=True,
                            stdout_path=os.path.join(self.dir, "bus.stdout.log"))
@@ -109,7 +111,7 @@ class PeerStarts:
     # -------------------------------------------------------------- mutter
     def _start_mutter(self, xwayland=False):
         sock = displays.wayland_socket("mutter")
-        env = self._session_bus(dict(self.server_env(), HOME=self._home()))
+        env = self.session_bus(dict(self.server_env(), HOME=self._home()))
         self.spawn("server", [self.program("mutter"), "--wayland", "--headless"] +
                    ([] if xwayland else ["--no-x11"]) +
                    ["--sm-disable", "--virtual-monitor", self._mode(),
@@ -152,7 +154,7 @@ class PeerStarts:
 
     def _start_mutter_x11(self):
         self._start_x_server()
-        env = self._session_bus(dict(self.server_env(), DISPLAY=self.display,
+        env = self.session_bus(dict(self.server_env(), DISPLAY=self.display,
                                      HOME=self._home()))
         self.spawn("wm", [self.program("mutter"), "--x11", "--replace", "--sm-disable"] +
                    list(self.config.wm_args), self.wm_env(env))

@@ -651,7 +651,7 @@ class Stack(peers.PeerStarts):
 
     # -------------------------------------------------------------- Enlightenment
     def _start_e(self, env, ready_what, ready):
-        self.e_session = enlightenment.Session(self.dir, engine="sw")
+        self.e_session = enlightenment.Session(self.dir, self.session_bus, engine="sw")
         try:
             env = self.e_session.start(env)
         except enlightenment.EError as e:
