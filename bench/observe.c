@@ -3,7 +3,7 @@
  *
  * The file is the screen as a display device sees it: Xvfb's -fbdir file
  * (an XWD image the server draws into) or duet-compositor's --vfb file
- * in its linear layout ("DUETVFB2", compositor/vfb-layout.h; the older
+ * in its linear layout ("DUETVFB2", compositor/backend/headless/vfb-layout.h; the older
  * "DUETVFB1", pixels at byte 64, is still read). Both are mapped
  * read-only and polled on a fixed grid of --interval-us with
  * clock_nanosleep; a poll looks for a horizontal run of >= --run pixels of

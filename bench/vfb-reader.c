@@ -3,7 +3,7 @@
  * (bench/duet_bench/vfb.py) runs one per method.
  *
  * Sources: duet-compositor's --vfb file (--vfb PATH; linear or tiled,
- * compositor/vfb-layout.h), whose frame counter says when a frame is
+ * compositor/backend/headless/vfb-layout.h), whose frame counter says when a frame is
  * complete and whose header carries the compositor's own damage; or Xvfb's
  * -shmem framebuffer (--shmid ID), linear, with no frame counter: there
  * every poll is a frame, and the truth is X's own damage (the Damage

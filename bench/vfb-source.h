@@ -1,5 +1,5 @@
 /* What duet-vfb-reader reads: duet-compositor's --vfb file (either layout,
- * compositor/vfb-layout.h) or Xvfb's -shmem framebuffer (an XWD image in a
+ * compositor/backend/headless/vfb-layout.h) or Xvfb's -shmem framebuffer (an XWD image in a
  * SysV shared-memory segment, linear rows), mapped read-only. */
 #ifndef DUET_VFB_SOURCE_H
 #define DUET_VFB_SOURCE_H

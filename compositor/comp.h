@@ -3,8 +3,10 @@
  *
  * One struct comp_server holds the globals. Per-object structs carry their
  * own wl_list links and wl_listeners and are recovered with wl_container_of.
- * Each protocol object or concern lives in its own file; this header is the
- * contract between them.
+ * Each protocol object or concern lives in its own file, in a folder per
+ * layer (core/, output/, seat/, shell/, policy/, backend/headless/,
+ * backend/drm/, xwayland/, testing/: each folder's README.md); this header
+ * is the contract between them.
  */
 #ifndef DUET_COMP_H
 #define DUET_COMP_H

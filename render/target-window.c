@@ -4,7 +4,7 @@
  * eglCreatePlatformWindowSurface takes it, as weston's gl-renderer is
  * given its output's window: duet-xwm the address of its composite
  * overlay window's XID, duet-compositor's KMS output a gbm_surface whose
- * front buffers it scans out itself (compositor/drm-gbm.c).
+ * front buffers it scans out itself (compositor/backend/drm/drm-gbm.c).
  *
  * After eglSwapBuffers the back buffer is normally undefined, which would
  * force a full repaint every frame. Three ways around it, best first:

@@ -16,7 +16,7 @@
  *                hide, focus, close
  *   sync-proto.c _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN on the wire
  *   policy.c     placement, focus and stacking rules (side by side with
- *                compositor/policy.c)
+ *                compositor/policy/policy.c)
  *   messages.c   client messages: EWMH requests and duet's control
  *                messages (docs/xwm-control.md)
  *   wm.c         becoming the WM, adopting windows, the core X events

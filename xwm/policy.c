@@ -1,4 +1,4 @@
-/* Window-management policy of duet-xwm. compositor/policy.c implements the
+/* Window-management policy of duet-xwm. compositor/policy/policy.c implements the
  * same rules for Wayland; keep the two readable side by side and equal.
  *
  * The rules:

@@ -1,5 +1,5 @@
 /* X protocol counts of duet-xwm's own connection, for the bench: the X
- * counterpart of compositor/protocol-log.c, in the same JSON shape.
+ * counterpart of compositor/core/protocol-log.c, in the same JSON shape.
  *
  * With DUET_PROTOCOL_LOG=FILE set, every request is counted per kind with
  * its size, every reply it expects, and every event and error received.

@@ -290,7 +290,7 @@ class Stack(peers.PeerStarts):
         return dict(env, DUET_TRACE=path)
 
     def protocol_env(self, env):
-        """duet's servers' protocol log (compositor/protocol-log.c,
+        """duet's servers' protocol log (compositor/core/protocol-log.c,
         xwm/protolog.c), read by the bench's ipc.py, when counting."""
         if not self.counting:
             return env

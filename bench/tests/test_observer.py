@@ -53,7 +53,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, fail, on_fail  # noqa: E402
 
 LAUNCHES = 5
-# DUETVFB2's header (compositor/vfb-layout.h): the frame counter at 24,
+# DUETVFB2's header (compositor/backend/headless/vfb-layout.h): the frame counter at 24,
 # then VFB_DAMAGE_SLOTS damage records from 64: uint64 frame, uint32 n,
 # uint32 flags, VFB_DAMAGE_RECTS x (int32 x1, y1, x2, y2).
 VFB_DAMAGE_AT, VFB_DAMAGE_SLOTS, VFB_DAMAGE_RECTS = 64, 8, 30

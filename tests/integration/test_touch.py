@@ -1,4 +1,4 @@
-"""Touch (wl_touch) on duet-compositor (compositor/seat-touch.c), with touch
+"""Touch (wl_touch) on duet-compositor (compositor/seat/seat-touch.c), with touch
 points injected through duet_test's touch requests (duet-testctl touch, on
 one connection through `duet-testctl -` so that a point stays down between
 steps) and read back by tests/clients/input-probe.c:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """duet-compositor --xwayland: the CLIPBOARD selection between X clients
 (through Xwayland) and Wayland clients, both ways, which the compositor's X
-window manager bridges (compositor/xwayland-selection.c; Xwayland 22.1
+window manager bridges (compositor/xwayland/xwayland-selection.c; Xwayland 22.1
 does not). X side: xclip; Wayland side: wl-copy and wl-paste (wl-clipboard
 2.1 maps a small surface to get the keyboard focus, which the policy gives
 a newly mapped window).

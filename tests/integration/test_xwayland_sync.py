@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Frame synchronization of duet-compositor's X window manager with X
-clients through Xwayland (compositor/xwayland-sync.c).
+clients through Xwayland (compositor/xwayland/xwayland-sync.c).
 
 usage: test_xwayland_sync.py apps-frame-drawn | alarms | resize-waits |
                              resize-timeout | client-dies | xwayland-killed

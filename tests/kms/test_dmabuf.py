@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""zwp_linux_dmabuf_v1 in duet-compositor (compositor/linux-dmabuf.c).
+"""zwp_linux_dmabuf_v1 in duet-compositor (compositor/core/linux-dmabuf.c).
 
 usage: test_dmabuf.py absent|errors|client
 

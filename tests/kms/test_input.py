@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """duet-compositor --backend drm takes input from real evdev devices through
-libinput (compositor/input-libinput.c). Run inside the guest by
+libinput (compositor/backend/drm/input-libinput.c). Run inside the guest by
 scripts/test-kms (meson test --setup kms --suite kms, test kms-input);
 outside one there is no card and it skips (as tests/kms/test_kms.py does).
 
