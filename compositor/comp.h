@@ -105,6 +105,9 @@ struct comp_server {
 	const struct comp_backend *backend;
 	void *backend_data;        /* the backend's device state (comp_backend.init) */
 	struct comp_seat *seat;
+	/* The window policy's callbacks (struct comp_policy_listener), set by
+	 * comp_server_init: how seat and shell tell the policy what happened. */
+	const struct comp_policy_listener *policy;
 	/* Touchscreens plugged in (seat-touch.c): counted here, not in the
 	 * seat, since the backend's devices are added before the seat exists. */
 	int touch_devices;
@@ -570,6 +573,9 @@ void comp_window_set_position(struct comp_window *window, int x, int y);
  * and committed (maximize, fullscreen and their undoing: the window moves
  * with its new content, xdg_toplevel's text). */
 void comp_window_move_on_ack(struct comp_window *window, int x, int y);
+/* Clamps a size to the window's min/max hints (policy rule 7, and an
+ * interactive resize's every step). */
+void comp_window_constrain_size(const struct comp_window *window, int *width, int *height);
 /* Puts the window on top of the stack. */
 void comp_window_raise(struct comp_window *window);
 /* Hides (minimize) or shows the window's surfaces without unmapping it. */
@@ -610,8 +616,34 @@ void comp_policy_resize(struct comp_window *window, int width, int height);
 void comp_policy_request_maximize(struct comp_window *window, bool maximize);
 void comp_policy_request_fullscreen(struct comp_window *window, bool fullscreen);
 void comp_policy_request_minimize(struct comp_window *window);
-/* Clamp a size to the window's min/max hints. */
-void comp_policy_constrain_size(const struct comp_window *window, int *width, int *height);
+
+/* What the protocol objects (seat/, shell/) tell the policy: they sit below
+ * it and never call it by name, only through this table, which the server
+ * holds (comp_server.policy); the policy calls down into them (as
+ * libweston-desktop's shell tells weston's shell through its API table).
+ * xwayland/ and testing/ sit above the policy and call comp_policy_* by name. */
+struct comp_policy_listener {
+	/* A toplevel's first commit: send its first configure (rule 9). */
+	void (*window_initial_configure)(struct comp_window *window);
+	/* It mapped: place, raise, focus (rules 0-2). */
+	void (*window_mapped)(struct comp_window *window);
+	/* It unmapped: end its move or resize, refocus (rule 3). */
+	void (*window_unmapped)(struct comp_window *window);
+	/* The output the window is on, or, not mapped yet, goes on (rule 0). */
+	struct comp_output *(*window_output)(struct comp_window *window);
+	/* A button press or touch down on it: raise + focus (rule 4). */
+	void (*activate)(struct comp_window *window);
+	/* The client's requests (rules 5 and 6). */
+	void (*request_maximize)(struct comp_window *window, bool maximize);
+	void (*request_fullscreen)(struct comp_window *window, bool fullscreen);
+	void (*request_minimize)(struct comp_window *window);
+	/* xdg_toplevel.move / .resize: as comp_seat_start_move. */
+	bool (*request_move)(struct comp_server *server, struct comp_window *window,
+	                     struct wl_client *client, uint32_t serial, bool resize,
+	                     uint32_t edges);
+};
+/* policy.c's table; comp_server_init installs it. */
+extern const struct comp_policy_listener comp_policy_listener;
 
 /* ---------------------------------------------------------------- seat */
 

@@ -24,6 +24,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 {
 	memset(server, 0, sizeof(*server));
 	server->options = *options;
+	server->policy = &comp_policy_listener;
 	if (!server->options.texture_budget)
 		server->options.texture_budget = COMP_DEFAULT_TEXTURE_BUDGET;
 	if (!server->options.client_texture_budget)

@@ -228,21 +228,9 @@ void comp_policy_close(struct comp_window *window)
 	comp_window_send_close(window);
 }
 
-void comp_policy_constrain_size(const struct comp_window *window, int *width, int *height)
-{
-	if (window->min_width > 0 && *width < window->min_width)
-		*width = window->min_width;
-	if (window->min_height > 0 && *height < window->min_height)
-		*height = window->min_height;
-	if (window->max_width > 0 && *width > window->max_width)
-		*width = window->max_width;
-	if (window->max_height > 0 && *height > window->max_height)
-		*height = window->max_height;
-}
-
 void comp_policy_resize(struct comp_window *window, int width, int height)
 {
-	comp_policy_constrain_size(window, &width, &height);
+	comp_window_constrain_size(window, &width, &height);
 	comp_window_configure(window, width, height);
 }
 
@@ -322,3 +310,15 @@ void comp_policy_request_minimize(struct comp_window *window)
 		focus_topmost(window->server, window);
 	comp_stack_update(window->server);
 }
+
+const struct comp_policy_listener comp_policy_listener = {
+	.window_initial_configure = comp_policy_window_initial_configure,
+	.window_mapped = comp_policy_window_mapped,
+	.window_unmapped = comp_policy_window_unmapped,
+	.window_output = comp_policy_window_output,
+	.activate = comp_policy_activate,
+	.request_maximize = comp_policy_request_maximize,
+	.request_fullscreen = comp_policy_request_fullscreen,
+	.request_minimize = comp_policy_request_minimize,
+	.request_move = comp_seat_start_move,
+};

@@ -17,15 +17,24 @@
 #include "seat-internal.h"
 #include "xdg-shell-server-protocol.h"
 
+static void move_motion(struct seat_pointer_grab *grab, double x, double y);
+static void move_end(struct seat_pointer_grab *grab);
+
+static const struct seat_pointer_grab_interface move_grab_interface = {
+	.motion = move_motion,
+	.end = move_end,
+};
+
 bool comp_seat_start_move(struct comp_server *server, struct comp_window *window,
                           struct wl_client *client, uint32_t serial, bool resize,
                           uint32_t edges)
 {
 	struct comp_seat *seat = server->seat;
-	if (!seat || seat->move.window || !window->mapped || seat->buttons.size == 0 ||
+	if (!seat || seat->grab || !window->mapped || seat->buttons.size == 0 ||
 	    !seat_grab_press_matches(&seat->pointer_press, client, serial))
 		return false;
 	struct seat_move *move = &seat->move;
+	move->grab.interface = &move_grab_interface;
 	move->window = window;
 	move->resize = resize;
 	move->edges = edges;
@@ -41,6 +50,7 @@ bool comp_seat_start_move(struct comp_server *server, struct comp_window *window
 	}
 	/* The drag is the compositor's: the surface loses the pointer. */
 	seat_pointer_set_focus(seat, NULL, 0, 0);
+	seat_pointer_grab_start(seat, &move->grab);
 	return true;
 }
 
@@ -52,8 +62,9 @@ bool comp_seat_start_move_pressed(struct comp_server *server, struct comp_window
 	                                            edges);
 }
 
-void seat_move_motion(struct seat_move *move, double x, double y)
+static void move_motion(struct seat_pointer_grab *grab, double x, double y)
 {
+	struct seat_move *move = wl_container_of(grab, move, grab);
 	struct comp_window *window = move->window;
 	int dx = (int)(x - move->start_x), dy = (int)(y - move->start_y);
 	if (!move->resize) {
@@ -71,7 +82,7 @@ void seat_move_motion(struct seat_move *move, double x, double y)
 		h += dy;
 	w = w < 1 ? 1 : w;
 	h = h < 1 ? 1 : h;
-	comp_policy_constrain_size(window, &w, &h);
+	comp_window_constrain_size(window, &w, &h);
 	comp_window_configure(window, w, h);
 	/* The opposite edge stays: the window moves with the new size. */
 	if (move->edges & (XDG_TOPLEVEL_RESIZE_EDGE_LEFT | XDG_TOPLEVEL_RESIZE_EDGE_TOP))
@@ -86,12 +97,14 @@ void seat_move_motion(struct seat_move *move, double x, double y)
 
 void comp_seat_window_unmapped(struct comp_server *server, struct comp_window *window)
 {
-	if (server->seat && server->seat->move.window == window)
-		seat_move_end(&server->seat->move);
+	if (server->seat && server->seat->grab == &server->seat->move.grab &&
+	    server->seat->move.window == window)
+		seat_pointer_grab_end(server->seat);
 }
 
-void seat_move_end(struct seat_move *move)
+static void move_end(struct seat_pointer_grab *grab)
 {
+	struct seat_move *move = wl_container_of(grab, move, grab);
 	struct comp_window *window = move->window;
 	if (!window)
 		return;

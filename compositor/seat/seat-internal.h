@@ -22,8 +22,26 @@ struct grab_press {
 	struct wl_listener client_destroy;
 };
 
-/* An interactive move or resize (seat-move.c); window NULL: none. */
+/* A pointer grab (weston_pointer_grab's model): while one is active the
+ * pointer is the compositor's; seat.c hands it the pointer's motion and
+ * ends it when the last button goes up, telling the grab's owner through
+ * these callbacks rather than calling it by name. */
+struct seat_pointer_grab;
+struct seat_pointer_grab_interface {
+	/* The pointer moved to layout x, y. */
+	void (*motion)(struct seat_pointer_grab *grab, double x, double y);
+	/* The grab is over (last button up, seat going, or
+	 * seat_pointer_grab_end): seat->grab is already NULL. */
+	void (*end)(struct seat_pointer_grab *grab);
+};
+struct seat_pointer_grab {
+	const struct seat_pointer_grab_interface *interface;
+};
+
+/* An interactive move or resize (policy/seat-move.c, which installs its
+ * grab); window NULL: none. */
 struct seat_move {
+	struct seat_pointer_grab grab;
 	struct comp_window *window;
 	bool resize;
 	uint32_t edges;            /* xdg_toplevel.resize_edge */
@@ -72,6 +90,7 @@ struct comp_seat {
 
 	struct seat_touch touch;
 	struct seat_move move;
+	struct seat_pointer_grab *grab; /* NULL: none */
 
 	/* The last button press and key press (and touch.press), for
 	 * xdg_popup.grab's serial check: a grab answers one of them
@@ -102,9 +121,11 @@ struct comp_window *seat_window_for_input(struct comp_surface *surface);
 void seat_pointer_set_focus(struct comp_seat *seat, struct comp_surface *surface, double sx,
                             double sy);
 
-/* seat-move.c: pointer motion while a move or resize lasts, and its end. */
-void seat_move_motion(struct seat_move *move, double x, double y);
-void seat_move_end(struct seat_move *move);
+/* Gives the pointer to grab (none may be active): motion goes to it, not
+ * to clients, until it ends. */
+void seat_pointer_grab_start(struct comp_seat *seat, struct seat_pointer_grab *grab);
+/* Ends the active grab, if any (its end callback runs). */
+void seat_pointer_grab_end(struct comp_seat *seat);
 
 /* seat-touch.c */
 void seat_touch_init(struct comp_seat *seat);

@@ -231,7 +231,7 @@ void comp_seat_touch_down(struct comp_server *server, int32_t id, double x, doub
 	comp_xdg_popup_grab_input(server, point->surface);
 	struct comp_window *window = point->surface ? seat_window_for_input(point->surface) : NULL;
 	if (window)
-		comp_policy_activate(window);
+		window->server->policy->activate(window);
 	surface = point->surface;
 	if (!surface) {
 		seat_grab_press_record(&seat->touch.press, NULL, 0);

@@ -500,10 +500,10 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 	struct comp_surface *surface;
 	struct wl_resource *ptr;
 
-	if (seat->move.window) {
-		/* A move or resize has the pointer: no client hears of it. */
+	if (seat->grab) {
+		/* A grab (a move or resize) has the pointer: no client hears of it. */
 		if (send_motion)
-			seat_move_motion(&seat->move, seat->x, seat->y);
+			seat->grab->interface->motion(seat->grab, seat->x, seat->y);
 		return;
 	}
 	if (seat->buttons.size > 0) {
@@ -635,14 +635,28 @@ struct comp_window *seat_window_for_input(struct comp_surface *surface)
 	return comp_window_from_surface(comp_subsurface_get_root(surface));
 }
 
-/* The last button up ends a move or resize; the press went to the client,
- * its release does not (it had a leave when the grab began). */
-static bool move_button(struct comp_seat *seat, uint32_t button, bool pressed, uint32_t time_ms)
+void seat_pointer_grab_start(struct comp_seat *seat, struct seat_pointer_grab *grab)
 {
-	if (!seat->move.window)
+	seat->grab = grab;
+}
+
+void seat_pointer_grab_end(struct comp_seat *seat)
+{
+	struct seat_pointer_grab *grab = seat->grab;
+	if (!grab)
+		return;
+	seat->grab = NULL;
+	grab->interface->end(grab);
+}
+
+/* The last button up ends a grab (a move or resize); the press went to the
+ * client, its release does not (it had a leave when the grab began). */
+static bool grab_button(struct comp_seat *seat, uint32_t button, bool pressed, uint32_t time_ms)
+{
+	if (!seat->grab)
 		return false;
 	if (pressed_update(&seat->buttons, button, pressed) && seat->buttons.size == 0) {
-		seat_move_end(&seat->move);
+		seat_pointer_grab_end(seat);
 		pointer_update(seat, time_ms, false);
 	}
 	return true;
@@ -654,7 +668,7 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 	struct comp_seat *seat = server->seat;
 	if (!seat)
 		return;
-	if (move_button(seat, button, pressed, time_ms))
+	if (grab_button(seat, button, pressed, time_ms))
 		return;
 	/* Windows may have been mapped, moved or closed under a pointer that
 	 * did not move since: refresh the focus before the click lands (a no-op
@@ -676,7 +690,7 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 	if (pressed) {
 		struct comp_window *window = seat_window_for_input(surface);
 		if (window)
-			comp_policy_activate(window);
+			window->server->policy->activate(window);
 		/* The policy only restacks and refocuses, but re-read the
 		 * focus rather than trust a pointer across a call out. */
 		surface = seat->pointer_focus;
@@ -830,7 +844,7 @@ void comp_seat_create(struct comp_server *server)
 void comp_seat_destroy(struct comp_server *server)
 {
 	if (server->seat) {
-		seat_move_end(&server->seat->move);
+		seat_pointer_grab_end(server->seat);
 		seat_free(server->seat);
 	}
 }

@@ -47,3 +47,15 @@ void comp_window_set_hidden(struct comp_window *window, bool hidden)
 {
 	window->impl->set_hidden(window, hidden);
 }
+
+void comp_window_constrain_size(const struct comp_window *window, int *width, int *height)
+{
+	if (window->min_width > 0 && *width < window->min_width)
+		*width = window->min_width;
+	if (window->min_height > 0 && *height < window->min_height)
+		*height = window->min_height;
+	if (window->max_width > 0 && *width > window->max_width)
+		*width = window->max_width;
+	if (window->max_height > 0 && *height > window->max_height)
+		*height = window->max_height;
+}

@@ -82,7 +82,7 @@ static void toplevel_configure(struct comp_window *window, int width, int height
 		add_state(&states, XDG_TOPLEVEL_STATE_RESIZING);
 	if (wl_resource_get_version(window->xdg_toplevel) >=
 	    XDG_TOPLEVEL_CONFIGURE_BOUNDS_SINCE_VERSION) {
-		struct comp_output *output = comp_policy_window_output(window);
+		struct comp_output *output = window->server->policy->window_output(window);
 		xdg_toplevel_send_configure_bounds(window->xdg_toplevel, output->width,
 		                                   output->height);
 	}
@@ -127,7 +127,7 @@ static void toplevel_map(struct comp_xdg_toplevel *toplevel)
 {
 	struct comp_window *window = &toplevel->window;
 	window->mapped = true;
-	comp_policy_window_mapped(window); /* places, raises, focuses */
+	window->server->policy->window_mapped(window); /* places, raises, focuses */
 	if (!window->minimized) {
 		struct comp_box g = comp_xdg_surface_geometry(toplevel->xdg);
 		comp_surface_map(window->surface, window->x - g.x, window->y - g.y);
@@ -148,7 +148,7 @@ void comp_xdg_toplevel_unmap(struct comp_xdg_toplevel *toplevel)
 	window->mapped = false;
 	window->minimized = false;
 	toplevel->move_pending = false;
-	comp_policy_window_unmapped(window); /* refocuses */
+	window->server->policy->window_unmapped(window); /* refocuses */
 	if (window->server->focused == window)
 		window->server->focused = NULL;
 	comp_stack_update(window->server);
@@ -177,7 +177,7 @@ void comp_xdg_toplevel_commit(struct comp_xdg_toplevel *toplevel)
 
 	if (!xdg->configure_sent) {
 		/* The initial commit: now the client waits for our configure. */
-		comp_policy_window_initial_configure(window);
+		window->server->policy->window_initial_configure(window);
 		if (!comp_xdg_surface_early_map(xdg))
 			return;
 	}
@@ -303,8 +303,9 @@ static void grab(struct wl_resource *resource, uint32_t serial, bool resize, uin
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
 	struct comp_window *window = toplevel ? &toplevel->window : NULL;
 	if (window && !window->maximized && !window->fullscreen)
-		comp_seat_start_move(window->server, window, wl_resource_get_client(resource), serial,
-		                     resize, edges);
+		window->server->policy->request_move(window->server, window,
+		                                     wl_resource_get_client(resource), serial,
+		                                     resize, edges);
 }
 
 static void toplevel_move(struct wl_client *client, struct wl_resource *resource,
@@ -371,14 +372,14 @@ static void toplevel_set_maximized(struct wl_client *client, struct wl_resource 
 {
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
 	if (toplevel)
-		comp_policy_request_maximize(&toplevel->window, true);
+		toplevel->window.server->policy->request_maximize(&toplevel->window, true);
 }
 
 static void toplevel_unset_maximized(struct wl_client *client, struct wl_resource *resource)
 {
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
 	if (toplevel)
-		comp_policy_request_maximize(&toplevel->window, false);
+		toplevel->window.server->policy->request_maximize(&toplevel->window, false);
 }
 
 static void toplevel_set_fullscreen(struct wl_client *client, struct wl_resource *resource,
@@ -386,21 +387,21 @@ static void toplevel_set_fullscreen(struct wl_client *client, struct wl_resource
 {
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
 	if (toplevel)
-		comp_policy_request_fullscreen(&toplevel->window, true);
+		toplevel->window.server->policy->request_fullscreen(&toplevel->window, true);
 }
 
 static void toplevel_unset_fullscreen(struct wl_client *client, struct wl_resource *resource)
 {
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
 	if (toplevel)
-		comp_policy_request_fullscreen(&toplevel->window, false);
+		toplevel->window.server->policy->request_fullscreen(&toplevel->window, false);
 }
 
 static void toplevel_set_minimized(struct wl_client *client, struct wl_resource *resource)
 {
 	struct comp_xdg_toplevel *toplevel = toplevel_from_resource(resource);
 	if (toplevel)
-		comp_policy_request_minimize(&toplevel->window);
+		toplevel->window.server->policy->request_minimize(&toplevel->window);
 }
 
 static const struct xdg_toplevel_interface toplevel_impl = {
