@@ -84,6 +84,7 @@ struct comp_options {
 };
 
 #define COMP_MAX_GLOBALS 32
+#define COMP_MAX_STACK_LAYERS 4
 #define COMP_DEFAULT_TEXTURE_BUDGET (1024ull << 20)
 #define COMP_DEFAULT_CLIENT_TEXTURE_BUDGET (256ull << 20)
 /* MIME types one wl_data_source may offer. */
@@ -108,6 +109,18 @@ struct comp_server {
 	/* The window policy's callbacks (struct comp_policy_listener), set by
 	 * comp_server_init: how seat and shell tell the policy what happened. */
 	const struct comp_policy_listener *policy;
+	/* What core's surfaces tell the outputs and the seat above them
+	 * (struct comp_surface_listener), set by comp_server_init. */
+	const struct comp_surface_listener *surface_listener;
+	/* The stack's layers, bottom first (core/stack.c): the shell's
+	 * windows, then Xwayland's override-redirect windows. */
+	const struct comp_stack_layer *stack_layers[COMP_MAX_STACK_LAYERS];
+	int n_stack_layers;
+	/* The xdg_popup grab, as the seat sees it (struct comp_popup_grab),
+	 * set by comp_xdg_shell_create; NULL: no shell. */
+	const struct comp_popup_grab *popup_grab;
+	/* What a surface's changes do to its subsurfaces (subsurface.c). */
+	const struct comp_subsurface_parent *subsurface_parent;
 	/* Touchscreens plugged in (seat-touch.c): counted here, not in the
 	 * seat, since the backend's devices are added before the seat exists. */
 	int touch_devices;
@@ -142,6 +155,9 @@ struct comp_server {
 	/* An output's frame is on screen (its presenting_info says when):
 	 * data: struct comp_output *. */
 	struct wl_signal output_presented;
+	/* The keyboard focus moved to another client (data: struct wl_client *,
+	 * NULL: none), seat.c: the data device's selection follows it. */
+	struct wl_signal keyboard_client_changed;
 
 	struct comp_xwayland *xwayland;   /* with options.xwayland, xwayland.h */
 };
@@ -364,6 +380,28 @@ struct comp_surface_role {
 	/* wl_surface.attach of a buffer (not NULL), where the role has a rule
 	 * for it; NULL: none. */
 	void (*attach)(struct comp_surface *surface);
+	/* wl_surface.commit, before the pending state is applied: true when the
+	 * role holds it back (a synchronized subsurface caches it); NULL: never. */
+	bool (*hold_commit)(struct comp_surface *surface);
+	/* The window the surface is the root of (its popups' windows too), or
+	 * NULL; NULL: the role has no windows. */
+	struct comp_window *(*window)(struct comp_surface *surface);
+};
+
+/* What core's surfaces tell the layers above them, which core never calls
+ * by name (docs/architecture.md, compositor/): the outputs' layout and the
+ * seat. server.c fills it in. */
+struct comp_surface_listener {
+	/* The surface moved, resized, was mapped or unmapped: the outputs it
+	 * is on, and its frame output (comp_layout_update_surface). */
+	void (*surface_placed)(struct comp_surface *surface);
+	/* The scene changed: outputs that have damage repaint. */
+	void (*scene_damaged)(struct comp_server *server);
+	/* What is under the pointer may have changed (comp_seat_pointer_refresh). */
+	void (*pointer_scene_changed)(struct comp_server *server);
+	/* Frame callbacks or feedback wait for this output's next frame (the
+	 * surface's frame output, maybe NULL). */
+	void (*frames_wanted)(struct comp_output *output);
 };
 
 struct comp_surface {
@@ -428,7 +466,10 @@ struct comp_surface {
 
 void comp_compositor_create(struct comp_server *server);   /* wl_compositor */
 void comp_subcompositor_create(struct comp_server *server); /* wl_subcompositor */
-struct comp_surface *comp_surface_from_resource(struct wl_resource *resource);
+static inline struct comp_surface *comp_surface_from_resource(struct wl_resource *resource)
+{
+	return wl_resource_get_user_data(resource);
+}
 /* Gives a surface a role; posts the right protocol error on error_resource
  * and returns false if it already has another one. */
 bool comp_surface_set_role(struct comp_surface *surface,
@@ -479,21 +520,37 @@ typedef void (*comp_surface_iter_t)(struct comp_surface *surface, void *data);
 void comp_surface_tree_for_each(struct comp_surface *surface, comp_surface_iter_t fn,
                                 void *data);
 bool comp_subsurface_is_synchronized(struct comp_surface *surface);
-/* A subsurface's commit: a synchronized one is merged into its cache until
- * the parent commits; a desynchronized one with a cache left (its parent
- * became desynchronized) is merged into it and applied as a whole, so an
- * older cached state never lands over a newer one. False: not a
- * subsurface commit, apply the pending state as usual. */
-bool comp_subsurface_commit(struct comp_surface *surface);
-/* The parent's state was applied: apply children's positions, stacking and
- * cached commits. */
-void comp_subsurface_parent_committed(struct comp_surface *parent);
-/* The parent moved in the layout: its children follow. */
-void comp_subsurface_parent_moved(struct comp_surface *parent);
-/* Map (at the parent's position + offset) or unmap the children that have content. */
-void comp_subsurface_parent_mapped(struct comp_surface *parent, bool mapped);
+/* What a surface's commit, map and move do to its children: subsurface.c's
+ * table (comp_server.subsurface_parent, set by comp_subcompositor_create),
+ * which surface.c calls, as subsurface.c sits above it. */
+struct comp_subsurface_parent {
+	/* The parent's state was applied: apply children's positions,
+	 * stacking and cached commits. */
+	void (*parent_committed)(struct comp_surface *parent);
+	/* The parent moved in the layout: its children follow. */
+	void (*parent_moved)(struct comp_surface *parent);
+	/* Map (at the parent's position + offset) or unmap the children that
+	 * have content. */
+	void (*parent_mapped)(struct comp_surface *parent, bool mapped);
+};
 /* The surface at the root of a subsurface tree (surface itself if none). */
 struct comp_surface *comp_subsurface_get_root(struct comp_surface *surface);
+/* The window of the surface's tree (its root's role's), or NULL. */
+struct comp_window *comp_window_from_surface(struct comp_surface *surface);
+
+/* stack.c: every visible surface, bottom to top, walked through the layers
+ * the layers above core put on it (server.c adds them in order). */
+struct comp_stack_layer {
+	/* Calls fn for each surface of the layer, bottom to top. */
+	void (*for_each_surface)(struct comp_server *server, comp_surface_iter_t fn, void *data);
+};
+void comp_stack_add_layer(struct comp_server *server, const struct comp_stack_layer *layer);
+/* Walks every visible surface in stacking order, bottom to top: windows,
+ * their subsurfaces and popups, then X menus and tooltips. */
+void comp_stack_for_each(struct comp_server *server, comp_surface_iter_t fn, void *data);
+/* Brings the scene's node order in line with the stack (after a raise, a map
+ * or a subsurface restack); damages only what moved. */
+void comp_stack_update(struct comp_server *server);
 
 /* -------------------------------------------------------------- window */
 
@@ -546,19 +603,25 @@ struct comp_window {
 };
 
 void comp_xdg_shell_create(struct comp_server *server);
+/* The xdg_popup grab as the seat asks it (comp_server.popup_grab): seat/
+ * is below the shell and never calls it by name. */
+struct comp_popup_grab {
+	/* The client whose popups hold the grab, or NULL: while there is one,
+	 * only its surfaces get pointer and touch events. */
+	struct wl_client *(*grabbing_client)(struct comp_server *server);
+	/* A press or touch down goes to surface (NULL: to none): outside the
+	 * grabbing client's surfaces, that dismisses its popups. */
+	void (*input_to)(struct comp_server *server, struct comp_surface *surface);
+};
 /* Input goes to surface (NULL: to none): a button press there, or the
  * keyboard focus given to it. Outside the grabbing client's surfaces, that
  * dismisses its grabbing popups. */
 void comp_xdg_popup_grab_input(struct comp_server *server, struct comp_surface *surface);
-/* The client whose popups hold the grab, or NULL: while there is one, only
- * its surfaces get pointer events (seat.c). */
-struct wl_client *comp_xdg_popup_grab_client(struct comp_server *server);
 /* Where the keyboard focus goes when the policy gives it to surface: the
  * topmost mapped grabbing popup while a grab lasts (xdg_popup.grab: it
  * always has the keyboard focus), else surface. */
 struct comp_surface *comp_xdg_popup_keyboard_target(struct comp_server *server,
                                                     struct comp_surface *surface);
-struct comp_window *comp_window_from_surface(struct comp_surface *surface);
 /* window.c: what follows calls the window's impl. */
 /* Sends a configure with this size and the window's current states
  * (0x0 lets the client choose). */
@@ -580,19 +643,11 @@ void comp_window_constrain_size(const struct comp_window *window, int *width, in
 void comp_window_raise(struct comp_window *window);
 /* Hides (minimize) or shows the window's surfaces without unmapping it. */
 void comp_window_set_hidden(struct comp_window *window, bool hidden);
-/* Walks every visible surface in stacking order, bottom to top: windows,
- * their subsurfaces and popups. */
-void comp_stack_for_each(struct comp_server *server, comp_surface_iter_t fn, void *data);
-/* Brings the scene's node order in line with the stack (after a raise, a map
- * or a subsurface restack); damages only what moved. */
-void comp_stack_update(struct comp_server *server);
-
-/* Xwayland's X windows (xwayland-window.c): the window of an X window's
- * surface (NULL: none), and the override-redirect ones shown (menus,
- * tooltips), walked bottom to top above every window. */
-struct comp_window *comp_xwayland_window_from_surface(struct comp_surface *surface);
-void comp_xwayland_for_each_unmanaged(struct comp_server *server, comp_surface_iter_t fn,
-                                      void *data);
+/* The stack's layer of mapped windows with their popups (xdg-shell.c). */
+extern const struct comp_stack_layer comp_shell_windows_layer;
+/* Xwayland's override-redirect windows shown (menus, tooltips), above
+ * every window (xwayland.c). */
+extern const struct comp_stack_layer comp_xwayland_unmanaged_layer;
 
 /* -------------------------------------------------------------- policy */
 
@@ -721,10 +776,9 @@ bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *clie
  * surfaces may have it changed, not the pointer). */
 void comp_seat_pointer_refresh(struct comp_server *server);
 
+/* The selection follows the keyboard focus: the manager listens to
+ * comp_server.keyboard_client_changed. */
 void comp_data_device_manager_create(struct comp_server *server);
-/* The selection follows keyboard focus: seat.c calls this whenever the
- * keyboard focus moves to another client (NULL: none). */
-void comp_data_device_set_focus(struct comp_server *server, struct wl_client *client);
 
 /* A data source of the compositor's own (the X window manager's bridge,
  * xwayland-selection.c), offered to Wayland clients like a client's. */

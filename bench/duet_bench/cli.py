@@ -319,22 +319,23 @@ class Bench:
     def fault_hook(self, stack, experiment, elapsed):
         if not self.kill_spec:
             return
-        name, exp, ms, role = self.kill_spec
+        name, exp, ms, role, sig = self.kill_spec
         key = (stack.name, experiment)
         if stack.name == name and experiment == exp and key not in self.killed \
                 and elapsed * 1000 >= ms:
             self.killed.add(key)
             server = stack.procs.get("server")
+            how = "stopping" if sig == signal.SIGSTOP else "killing"
             if role != "server":
                 pid = stack.pids().get(role)
                 if pid:
-                    self.progress.say("test fault: killing the %s's %s (pid %d) after %d ms of "
-                                      "%s" % (name, role, pid, ms, exp))
-                    os.kill(pid, signal.SIGKILL)
+                    self.progress.say("test fault: %s the %s's %s (pid %d) after %d ms of "
+                                      "%s" % (how, name, role, pid, ms, exp))
+                    os.kill(pid, sig)
             elif server:
-                self.progress.say("test fault: killing the %s server (pid %d) after %d ms of %s"
-                                  % (name, server.pid, ms, exp))
-                server.signal_group(signal.SIGKILL)
+                self.progress.say("test fault: %s the %s server (pid %d) after %d ms of %s"
+                                  % (how, name, server.pid, ms, exp))
+                server.signal_group(sig)
 
     # ------------------------------------------------------------ results
     def save(self, stamp=True):
@@ -365,15 +366,25 @@ class Bench:
         if app_log:
             logs["app"] = app_log
         rec["logs"] = logs
-        self.progress.say("FAILED: %s" % why.splitlines()[0] if why else "FAILED")
+        lines = why.splitlines() if why else []
+        self.progress.say("FAILED: %s" % lines[0] if lines else "FAILED")
+        # The lines after the first are a hung process's frames (gdb's,
+        # apprun.AppRun.waiting): a CI log may be all a rare hang leaves.
+        for line in lines[1:61]:
+            self.progress.say("    " + line)
 
     def run_in_stack(self, name, refresh, what, counting=False, stack_class=None, config=None):
         """Starts a stack, runs what(stack) for each (key, fn) in what,
         restarting the stack after a failure. Returns nothing: records."""
         st = None
+        fresh = False
         try:
             for key, rec, fn in what:
-                if st is None or st.dead():
+                # After a failure the next step gets a stack of its own: a
+                # server that hung (one CI run, 2026-12-07: its main thread
+                # asleep in a lock) would fail every step after it too.
+                if st is None or st.dead() or fresh:
+                    fresh = False
                     if st:
                         st.stop()
                         st.cleanup()
@@ -439,6 +450,7 @@ class Bench:
                     except StackDied as died:
                         e = "the stack died: %s (%s)" % (died, e)
                     self.record_failure(rec, self.round_label() + str(e), st)
+                    fresh = True
                 finally:
                     # The samples this job added share its load and steal:
                     # the job is the finest grain the machine's counters
@@ -610,15 +622,17 @@ class Bench:
 
 
 def parse_kill_spec(text):
-    """DUET_BENCH_TEST_KILL_SERVER=STACK:EXPERIMENT:MS[:ROLE] (tests only;
-    ROLE: the stack process killed, default the server's group)."""
+    """DUET_BENCH_TEST_KILL_SERVER=STACK:EXPERIMENT:MS[:ROLE[:stop]] (tests
+    only; ROLE: the stack process killed, default the server's group;
+    stop: SIGSTOP instead of SIGKILL, a server that hangs and stays)."""
     if not text:
         return None
     try:
-        name, exp, ms, *role = text.split(":")
-        if len(role) > 1:
+        name, exp, ms, *rest = text.split(":")
+        if len(rest) > 2 or (len(rest) == 2 and rest[1] != "stop"):
             raise ValueError(text)
-        return name, exp, int(ms), (role[0] if role else "server")
+        return (name, exp, int(ms), rest[0] if rest else "server",
+                signal.SIGSTOP if len(rest) == 2 else signal.SIGKILL)
     except ValueError:
         print("duet bench: ignoring bad DUET_BENCH_TEST_KILL_SERVER=%r" % text, file=sys.stderr)
         return None

@@ -610,6 +610,27 @@ def pool(runs):
             out[src] = {k: sum(r[src][k] for r in runs) for k in PROTO_KEYS
                         if k in runs[-1][src]}
             out[src]["source"] = runs[-1][src]["source"]
+            if all("messages" in r[src] for r in runs):
+                names = {}
+                for r in runs:
+                    for name, n in r[src]["messages"].items():
+                        names[name] = names.get(name, 0) + n
+                out[src]["by_name"] = names
+    return out
+
+
+def per_frame_by_name(short, long):
+    """Each message's (long - short) / frame difference, where both
+    lengths' runs have the messages by name (a protocol log's), else None."""
+    frames = long["frames"] - short["frames"]
+    sn, ln = short.get("by_name"), long.get("by_name")
+    if frames <= 0 or sn is None or ln is None:
+        return None
+    out = {}
+    for name in sorted(set(sn) | set(ln)):
+        v = round((ln.get(name, 0) - sn.get(name, 0)) / frames, 3)
+        if v:
+            out[name] = v
     return out
 
 
@@ -698,6 +719,10 @@ def render_counts(ctx, stack, engine=None, lengths=None, scenes=None, repeat=Non
                               k) for k in PROTO_KEYS if k in lp}
         pf["messages"] = round(sum(pf.get(k) or 0 for k in ("requests", "replies", "events")),
                                3)
+        by_name = per_frame_by_name(dict(sp, frames=short["frames"]),
+                                    dict(lp, frames=long["frames"]))
+        if by_name is not None:
+            pf["by_name"] = by_name
         pf["source"] = lp["source"]
         res[key] = pf
     if "protocol_per_frame" not in res:

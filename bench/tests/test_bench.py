@@ -7,6 +7,9 @@ usage: test_bench.py quick|fault
   fault: the wayland server is killed 30 ms into the launch experiment: the
          failure is recorded with logs, the next experiment still runs, and
          no process of the run is left behind.
+  hung:  the same with the wayland server stopped (SIGSTOP), alive but
+         answering nothing: the launch fails, and the next experiment runs
+         on a fresh stack, not on the hung one.
   interrupt: SIGINT (Ctrl-C) once the first experiment has finished: exit
          status 130, valid results marked interrupted that keep what
          finished, a report, and no process left behind.
@@ -160,6 +163,24 @@ def test_fault():
     check(rz["status"] == "ok" and len(rz["samples"]) == 2 * 2 * 8,
           "resize still ran on a fresh stack (%s, %d samples)"
           % (rz["status"], len(rz["samples"])))
+    check_nothing_left(mark, out)
+
+
+def test_hung():
+    r, out, mark, took = run_bench(
+        ["--stacks", "wayland", "--experiments", "launch,resize", "--reps", "2", "--no-ipc",
+         "--engine", "gl"], {"DUET_BENCH_TEST_KILL_SERVER": "wayland:launch:30:server:stop"},
+        timeout=300)
+    check(r.returncode == 1, "the bench goes on, and exits 1 since the launch failed (status %d)"
+          % r.returncode)
+    res = load(out)
+    la = res["experiments"]["launch"]["wayland"]
+    check(la["status"] == "failed" and "gave no result" in la.get("reason", ""),
+          "the launch on the stopped server failed by its timeout: %s" % la.get("reason"))
+    rz = res["experiments"]["resize"]["wayland"]
+    check(rz["status"] == "ok" and len(rz["samples"]) == 2 * 2 * 8,
+          "resize ran on a fresh stack, not the hung one (%s, %d samples: %s)"
+          % (rz["status"], len(rz.get("samples", [])), rz.get("reason")))
     check_nothing_left(mark, out)
 
 
@@ -479,7 +500,7 @@ def test_renderer():
 
 
 if __name__ == "__main__":
-    {"quick": test_quick, "fault": test_fault, "interrupt": test_interrupt,
+    {"quick": test_quick, "fault": test_fault, "hung": test_hung, "interrupt": test_interrupt,
      "render-refresh": test_render_refresh, "rounds": test_rounds,
      "no-report": test_no_report, "renderer": test_renderer}[sys.argv[1]]()
     print("PASS")

@@ -380,8 +380,11 @@ def bench(out, args, extra_env=None, timeout=400):
     env = dict(os.environ, **(extra_env or {}))
     r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out] + args,
                        env=env, capture_output=True, text=True, timeout=timeout)
-    print(r.stdout[-2500:])
-    print(r.stderr[-2500:])
+    # All of it when the run failed: a failure's reason may carry a hung
+    # server's frames, which a CI log is the only record of.
+    keep = None if r.returncode else 2500
+    print(r.stdout[-keep:] if keep else r.stdout)
+    print(r.stderr[-keep:] if keep else r.stderr)
     return r
 
 

@@ -32,10 +32,12 @@ struct comp_subsurface {
 };
 
 static void subsurface_role_commit(struct comp_surface *surface);
+static bool subsurface_hold_commit(struct comp_surface *surface);
 
 static const struct comp_surface_role subsurface_role = {
 	.name = "wl_subsurface",
 	.commit = subsurface_role_commit,
+	.hold_commit = subsurface_hold_commit,
 };
 
 static struct comp_subsurface *subsurface_from_surface(struct comp_surface *surface)
@@ -116,6 +118,15 @@ struct comp_surface *comp_subsurface_get_root(struct comp_surface *surface)
 	return surface;
 }
 
+struct comp_window *comp_window_from_surface(struct comp_surface *surface)
+{
+	if (!surface)
+		return NULL;
+	/* Subsurfaces and popups belong to the window at the root. */
+	struct comp_surface *root = comp_subsurface_get_root(surface);
+	return root->role && root->role->window ? root->role->window(root) : NULL;
+}
+
 bool comp_subsurface_is_synchronized(struct comp_surface *surface)
 {
 	struct comp_subsurface *sub;
@@ -127,7 +138,12 @@ bool comp_subsurface_is_synchronized(struct comp_surface *surface)
 	return false;
 }
 
-bool comp_subsurface_commit(struct comp_surface *surface)
+/* A synchronized subsurface's commit is merged into its cache until the
+ * parent commits; a desynchronized one with a cache left (its parent became
+ * desynchronized) is merged into it and applied as a whole, so an older
+ * cached state never lands over a newer one. False: apply the pending
+ * state as usual. */
+static bool subsurface_hold_commit(struct comp_surface *surface)
 {
 	struct comp_subsurface *sub = subsurface_from_surface(surface);
 	if (!sub)
@@ -169,7 +185,7 @@ static struct wl_list *current_link_of_pending(struct comp_surface *parent, stru
 	return &sub->parent_link;
 }
 
-void comp_subsurface_parent_moved(struct comp_surface *parent)
+static void parent_moved(struct comp_surface *parent)
 {
 	for (struct wl_list *l = parent->subsurfaces.next; l != &parent->subsurfaces; l = l->next) {
 		struct comp_subsurface *sub = child_at(parent, l);
@@ -178,7 +194,7 @@ void comp_subsurface_parent_moved(struct comp_surface *parent)
 	}
 }
 
-void comp_subsurface_parent_committed(struct comp_surface *parent)
+static void parent_committed(struct comp_surface *parent)
 {
 	/* Apply the stacking asked for since the last commit: rebuild the
 	 * current order from the pending one. */
@@ -218,7 +234,7 @@ void comp_subsurface_parent_committed(struct comp_surface *parent)
 		comp_stack_update(parent->server);
 }
 
-void comp_subsurface_parent_mapped(struct comp_surface *parent, bool mapped)
+static void parent_mapped(struct comp_surface *parent, bool mapped)
 {
 	struct wl_list *l, *next;
 	for (l = parent->subsurfaces.next; l != &parent->subsurfaces; l = next) {
@@ -478,7 +494,14 @@ static void subcompositor_bind(struct wl_client *client, void *data, uint32_t ve
 	                     &subcompositor_impl, data, NULL);
 }
 
+static const struct comp_subsurface_parent subsurface_parent = {
+	.parent_committed = parent_committed,
+	.parent_moved = parent_moved,
+	.parent_mapped = parent_mapped,
+};
+
 void comp_subcompositor_create(struct comp_server *server)
 {
+	server->subsurface_parent = &subsurface_parent;
 	comp_global_create(server, &wl_subcompositor_interface, 1, server, subcompositor_bind);
 }

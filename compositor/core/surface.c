@@ -50,6 +50,19 @@
 
 /* ------------------------------------------------------------- state */
 
+/* The layers above core (outputs, seat), which a surface tells what
+ * happened to it through server.c's table, never by name. */
+static const struct comp_surface_listener *told(const struct comp_surface *surface)
+{
+	return surface->server->surface_listener;
+}
+
+/* The surface's children (wl_subsurface, which sits above this file). */
+static const struct comp_subsurface_parent *children(const struct comp_surface *surface)
+{
+	return surface->server->subsurface_parent;
+}
+
 static void state_buffer_destroyed(struct wl_listener *listener, void *data)
 {
 	/* The client destroyed an attached but not yet committed buffer: treat
@@ -789,7 +802,7 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 
 	if (surface->role && surface->role_data && surface->role->commit)
 		surface->role->commit(surface);
-	comp_subsurface_parent_committed(surface);
+	children(surface)->parent_committed(surface);
 
 	pixman_region32_clear(&surface->current.damage);
 	pixman_region32_clear(&surface->current.buffer_damage);
@@ -797,23 +810,18 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 
 	/* A new size changes the outputs it is on (a move already did), and
 	 * maybe what is under the pointer. */
-	comp_layout_update_surface(surface);
-	comp_layout_repaint_damaged(surface->server);
+	told(surface)->surface_placed(surface);
+	told(surface)->scene_damaged(surface->server);
 	if (surface->mapped && (old_w != surface->width || old_h != surface->height || input_changed))
-		comp_seat_pointer_refresh(surface->server);
+		told(surface)->pointer_scene_changed(surface->server);
 	if (surface->mapped && (!wl_list_empty(&surface->current.frame_callbacks) ||
 	                        !wl_list_empty(&surface->current.feedbacks)))
-		comp_output_schedule_repaint(surface->frame_output);
+		told(surface)->frames_wanted(surface->frame_output);
 
 	wl_signal_emit_mutable(&surface->commit_signal, surface);
 }
 
 /* ------------------------------------------------------------ wl_surface */
-
-struct comp_surface *comp_surface_from_resource(struct wl_resource *resource)
-{
-	return wl_resource_get_user_data(resource);
-}
 
 static void surface_destroy(struct wl_client *client, struct wl_resource *resource)
 {
@@ -914,8 +922,11 @@ static void surface_set_input_region(struct wl_client *client, struct wl_resourc
 static void surface_commit(struct wl_client *client, struct wl_resource *resource)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	if (!comp_subsurface_commit(surface))
-		comp_surface_apply_state(surface, &surface->pending);
+	/* A role may hold the commit back (a synchronized subsurface caches it). */
+	const struct comp_surface_role *role = surface->role;
+	if (role && role->hold_commit && role->hold_commit(surface))
+		return;
+	comp_surface_apply_state(surface, &surface->pending);
 }
 
 static void surface_set_buffer_transform(struct wl_client *client,
@@ -979,7 +990,7 @@ static void surface_resource_destroy(struct wl_resource *resource)
 	render_node_destroy(surface->node);
 	surface_release_texture(surface);
 	comp_budget_release_texture(surface);
-	comp_layout_repaint_damaged(surface->server);
+	told(surface)->scene_damaged(surface->server);
 	free(surface);
 }
 
@@ -1073,13 +1084,13 @@ void comp_surface_map(struct comp_surface *surface, int x, int y)
 	if (!surface->mapped) {
 		surface->mapped = true;
 		surface_update_node_visibility(surface);
-		comp_layout_update_surface(surface);
-		comp_subsurface_parent_mapped(surface, true);
-		comp_seat_pointer_refresh(surface->server);
+		told(surface)->surface_placed(surface);
+		children(surface)->parent_mapped(surface, true);
+		told(surface)->pointer_scene_changed(surface->server);
 	}
-	comp_layout_repaint_damaged(surface->server);
+	told(surface)->scene_damaged(surface->server);
 	/* Frame callbacks that waited for the map are due. */
-	comp_output_schedule_repaint(surface->frame_output);
+	told(surface)->frames_wanted(surface->frame_output);
 }
 
 void comp_surface_unmap(struct comp_surface *surface)
@@ -1088,25 +1099,25 @@ void comp_surface_unmap(struct comp_surface *surface)
 		return;
 	surface->mapped = false;
 	surface_update_node_visibility(surface);
-	comp_layout_update_surface(surface);
+	told(surface)->surface_placed(surface);
 	/* Hidden content will not be presented: say so instead of leaving the
 	 * client waiting. Frame callbacks stay until it is shown again. */
 	discard_feedbacks(&surface->current.feedbacks);
-	comp_subsurface_parent_mapped(surface, false);
-	comp_layout_repaint_damaged(surface->server);
-	comp_seat_pointer_refresh(surface->server);
+	children(surface)->parent_mapped(surface, false);
+	told(surface)->scene_damaged(surface->server);
+	told(surface)->pointer_scene_changed(surface->server);
 }
 
 void comp_surface_set_position(struct comp_surface *surface, int x, int y)
 {
 	/* What is under a pointer that stays may have changed. */
 	if (surface->mapped && (x != surface->x || y != surface->y))
-		comp_seat_pointer_refresh(surface->server);
+		told(surface)->pointer_scene_changed(surface->server);
 	surface->x = x;
 	surface->y = y;
 	render_node_set_position(surface->node, x, y);
-	comp_layout_update_surface(surface);
-	comp_subsurface_parent_moved(surface);
+	told(surface)->surface_placed(surface);
+	children(surface)->parent_moved(surface);
 }
 
 struct hit_test {

@@ -235,6 +235,15 @@ void comp_output_schedule_repaint(struct comp_output *output)
 
 /* ------------------------------------------------------- display gone */
 
+/* An output came or went: every surface's outputs are picked again by the
+ * layout, told as a surface placed anew (the layout sits above outputs). */
+static void surfaces_replaced(struct comp_server *server)
+{
+	struct comp_surface *surface;
+	wl_list_for_each(surface, &server->surfaces, link)
+		server->surface_listener->surface_placed(surface);
+}
+
 void comp_output_disable(struct comp_output *output, bool unplugged)
 {
 	struct comp_server *server = output->server;
@@ -267,7 +276,7 @@ void comp_output_disable(struct comp_output *output, bool unplugged)
 		/* Its surfaces leave it; those now on another output get
 		 * their frames there, and the callbacks its lost frame owed
 		 * are answered now rather than when it comes back. */
-		comp_layout_update_surfaces(server);
+		surfaces_replaced(server);
 		struct comp_output *other;
 		wl_list_for_each(other, &server->outputs, link) {
 			if (other->enabled) {
@@ -285,7 +294,7 @@ void comp_output_enable(struct comp_output *output, int refresh_mhz)
 	if (!output->global) {
 		output->global = comp_global_create(output->server, &wl_output_interface,
 		                                    OUTPUT_VERSION, output, output_bind);
-		comp_layout_update_surfaces(output->server);
+		surfaces_replaced(output->server);
 	}
 	if (output->enabled)
 		return;

@@ -51,6 +51,7 @@ struct data_manager {
 	struct wl_client *focus;
 	struct wl_listener focus_destroy;
 	struct wl_event_source *focus_idle;
+	struct wl_listener keyboard_client;  /* comp_server.keyboard_client_changed */
 	struct wl_signal selection_changed;
 };
 
@@ -416,19 +417,26 @@ static void focus_idle(void *data)
 	send_selection_to_client(manager, client);
 }
 
-void comp_data_device_set_focus(struct comp_server *server, struct wl_client *client)
+static void schedule_focus(struct data_manager *manager)
 {
-	struct data_manager *manager = manager_from_display(server->display);
-	if (!manager || manager->focus_idle)
+	if (manager->focus_idle)
 		return;
-	manager->focus_idle = wl_event_loop_add_idle(wl_display_get_event_loop(server->display),
-	                                             focus_idle, manager);
+	manager->focus_idle = wl_event_loop_add_idle(manager->server->loop, focus_idle, manager);
+}
+
+/* The selection follows the keyboard focus to another client (the seat's
+ * signal). */
+static void handle_keyboard_client(struct wl_listener *listener, void *data)
+{
+	struct data_manager *manager = wl_container_of(listener, manager, keyboard_client);
+	schedule_focus(manager);
 }
 
 static void handle_display_destroy(struct wl_listener *listener, void *data)
 {
 	struct data_manager *manager = wl_container_of(listener, manager, display_destroy);
 	wl_list_remove(&manager->display_destroy.link);
+	wl_list_remove(&manager->keyboard_client.link);
 	focus_forget(manager);
 	if (manager->focus_idle)
 		wl_event_source_remove(manager->focus_idle);
@@ -469,7 +477,9 @@ void comp_data_device_manager_create(struct comp_server *server)
 	}
 	manager->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(server->display, &manager->display_destroy);
-	comp_data_device_set_focus(server, NULL);
+	manager->keyboard_client.notify = handle_keyboard_client;
+	wl_signal_add(&server->keyboard_client_changed, &manager->keyboard_client);
+	schedule_focus(manager);
 }
 
 /* ------------------------------------------------- compositor sources */

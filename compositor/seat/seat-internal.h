@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include <wayland-server-protocol.h>
 
 #include "comp.h"
 
@@ -48,6 +49,20 @@ struct seat_move {
 	double start_x, start_y;   /* the pointer when it began */
 	int window_x, window_y, width, height; /* the window's geometry then */
 };
+
+/* The xdg_popup grab, asked through the shell's table
+ * (comp_server.popup_grab): the client that holds it (NULL: none), and a
+ * press or touch down that went to surface. */
+static inline struct wl_client *seat_popup_grab_client(struct comp_server *server)
+{
+	return server->popup_grab ? server->popup_grab->grabbing_client(server) : NULL;
+}
+
+static inline void seat_popup_grab_input(struct comp_server *server, struct comp_surface *surface)
+{
+	if (server->popup_grab)
+		server->popup_grab->input_to(server, surface);
+}
 
 /* wl_touch (seat-touch.c). */
 struct seat_touch {
@@ -101,7 +116,7 @@ struct comp_seat {
 	struct wl_event_source *pointer_refresh;
 };
 
-/* seat.c */
+/* seat-resources.c */
 void seat_grab_press_init(struct grab_press *press);
 void seat_grab_press_forget(struct grab_press *press);
 void seat_grab_press_record(struct grab_press *press, struct wl_client *client, uint32_t serial);
@@ -113,8 +128,22 @@ void seat_unlink_resource(struct wl_resource *resource);
 void seat_detach_resources(struct wl_list *list);
 /* Sends wl_seat.capabilities to every wl_seat (a device came or went). */
 void seat_send_capabilities(struct comp_seat *seat);
-/* The toplevel a click or touch on surface activates, or NULL. */
-struct comp_window *seat_window_for_input(struct comp_surface *surface);
+
+/* The toplevel a click or touch on surface activates, or NULL: subsurfaces
+ * belong to the window at the root of their tree. Popups are not windows
+ * and activate nothing, so a click in a menu leaves focus where it is. */
+static inline struct comp_window *seat_window_for_input(struct comp_surface *surface)
+{
+	return comp_window_from_surface(surface);
+}
+
+/* WL_SEAT_CAPABILITY_TOUCH while a touchscreen is plugged in, or 0. */
+static inline uint32_t seat_touch_capability(struct comp_seat *seat)
+{
+	return seat && seat->server->touch_devices > 0 ? WL_SEAT_CAPABILITY_TOUCH : 0;
+}
+
+/* seat.c */
 
 /* Gives the pointer to surface (NULL: nobody) at surface-local sx, sy:
  * leave to the old one, enter to the new. */
@@ -130,7 +159,6 @@ void seat_pointer_grab_end(struct comp_seat *seat);
 /* seat-touch.c */
 void seat_touch_init(struct comp_seat *seat);
 void seat_touch_finish(struct comp_seat *seat);
-uint32_t seat_touch_capability(struct comp_seat *seat); /* WL_SEAT_CAPABILITY_TOUCH or 0 */
 void seat_touch_get_touch(struct comp_seat *seat, struct wl_client *client,
                           struct wl_resource *seat_resource, uint32_t id);
 

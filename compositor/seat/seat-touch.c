@@ -165,11 +165,6 @@ static void cancel_client(struct comp_seat *seat, struct wl_client *client)
 
 /* ------------------------------------------------------------ devices */
 
-uint32_t seat_touch_capability(struct comp_seat *seat)
-{
-	return seat && seat->server->touch_devices > 0 ? WL_SEAT_CAPABILITY_TOUCH : 0;
-}
-
 void comp_seat_touch_device_add(struct comp_server *server)
 {
 	struct comp_seat *seat = touch_seat(server);
@@ -218,7 +213,7 @@ void comp_seat_touch_down(struct comp_server *server, int32_t id, double x, doub
 
 	double sx, sy;
 	struct comp_surface *surface = comp_surface_at(server, x, y, &sx, &sy);
-	struct wl_client *grabber = comp_xdg_popup_grab_client(server);
+	struct wl_client *grabber = seat_popup_grab_client(server);
 	if (surface && grabber && wl_resource_get_client(surface->resource) != grabber)
 		surface = NULL;
 	if (surface) {
@@ -228,7 +223,7 @@ void comp_seat_touch_down(struct comp_server *server, int32_t id, double x, doub
 	/* As a button press: a touch outside a popup grab's client ends it,
 	 * a touch on a window raises and focuses it. Both call out, so the
 	 * point's surface is read again after them. */
-	comp_xdg_popup_grab_input(server, point->surface);
+	seat_popup_grab_input(server, point->surface);
 	struct comp_window *window = point->surface ? seat_window_for_input(point->surface) : NULL;
 	if (window)
 		window->server->policy->activate(window);

@@ -55,46 +55,6 @@ static struct wl_client *surface_client(struct comp_surface *surface)
 	return surface ? wl_resource_get_client(surface->resource) : NULL;
 }
 
-/* ------------------------------------------------------- grab presses */
-
-void seat_grab_press_forget(struct grab_press *press)
-{
-	wl_list_remove(&press->client_destroy.link);
-	wl_list_init(&press->client_destroy.link);
-	press->client = NULL;
-}
-
-static void handle_grab_press_client_destroy(struct wl_listener *listener, void *data)
-{
-	struct grab_press *press = wl_container_of(listener, press, client_destroy);
-	seat_grab_press_forget(press);
-}
-
-void seat_grab_press_init(struct grab_press *press)
-{
-	press->client = NULL;
-	press->client_destroy.notify = handle_grab_press_client_destroy;
-	wl_list_init(&press->client_destroy.link);
-}
-
-/* client NULL: the press went to nobody, and no earlier one counts now. */
-void seat_grab_press_record(struct grab_press *press, struct wl_client *client, uint32_t serial)
-{
-	if (press->client != client) {
-		seat_grab_press_forget(press);
-		if (client)
-			wl_client_add_destroy_listener(client, &press->client_destroy);
-		press->client = client;
-	}
-	press->serial = serial;
-}
-
-bool seat_grab_press_matches(const struct grab_press *press, struct wl_client *client,
-                             uint32_t serial)
-{
-	return press->client && press->client == client && press->serial == serial;
-}
-
 bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *client,
                               uint32_t serial)
 {
@@ -105,13 +65,6 @@ bool comp_seat_grab_serial_ok(struct comp_server *server, struct wl_client *clie
 	return seat && (seat_grab_press_matches(&seat->pointer_press, client, serial) ||
 	                seat_grab_press_matches(&seat->key_press, client, serial) ||
 	                seat_grab_press_matches(&seat->touch.press, client, serial));
-}
-
-/* Resource destructor shared by all three lists: the resource leaves its
- * list; a seat already gone has unlinked (and re-initialised) it. */
-void seat_unlink_resource(struct wl_resource *resource)
-{
-	wl_list_remove(wl_resource_get_link(resource));
 }
 
 /* ------------------------------------------------------------ keymap */
@@ -254,7 +207,7 @@ static void handle_keyboard_focus_destroy(struct wl_listener *listener, void *da
 {
 	struct comp_seat *seat = wl_container_of(listener, seat, keyboard_focus_destroy);
 	keyboard_focus_clear(seat);
-	comp_data_device_set_focus(seat->server, NULL);
+	wl_signal_emit(&seat->server->keyboard_client_changed, NULL);
 }
 
 bool comp_seat_focus_serial_ok(struct comp_server *server, struct wl_client *client,
@@ -298,7 +251,7 @@ void comp_seat_set_keyboard_focus(struct comp_server *server, struct comp_surfac
 		}
 	}
 	if (old_client != new_client)
-		comp_data_device_set_focus(server, new_client);
+		wl_signal_emit(&server->keyboard_client_changed, new_client);
 }
 
 struct wl_client *comp_seat_get_keyboard_focus_client(struct comp_server *server)
@@ -521,7 +474,7 @@ static void pointer_update(struct comp_seat *seat, uint32_t time_ms, bool send_m
 	/* A popup grab confines the pointer to the grabbing client: its
 	 * surfaces get events as usual (owner-events), others none, not even
 	 * an implicit grab that began before it. */
-	struct wl_client *grabber = comp_xdg_popup_grab_client(seat->server);
+	struct wl_client *grabber = seat_popup_grab_client(seat->server);
 	if (surface && grabber && surface_client(surface) != grabber)
 		surface = NULL;
 
@@ -627,14 +580,6 @@ void comp_seat_pointer_axis(struct comp_server *server, const struct comp_axis_e
 	}
 }
 
-/* The toplevel a click on surface belongs to: subsurfaces belong to the
- * window at the root of their tree. Popups are not windows and activate
- * nothing, so a click in a menu leaves focus where it is. */
-struct comp_window *seat_window_for_input(struct comp_surface *surface)
-{
-	return comp_window_from_surface(comp_subsurface_get_root(surface));
-}
-
 void seat_pointer_grab_start(struct comp_seat *seat, struct seat_pointer_grab *grab)
 {
 	seat->grab = grab;
@@ -678,7 +623,7 @@ void comp_seat_pointer_button(struct comp_server *server, uint32_t button, bool 
 		return;
 	struct comp_surface *surface = seat->pointer_focus;
 	if (pressed)
-		comp_xdg_popup_grab_input(seat->server, surface);
+		seat_popup_grab_input(seat->server, surface);
 	surface = seat->pointer_focus; /* re-read after the call out */
 	if (!surface) {
 		if (pressed)
@@ -749,28 +694,6 @@ static void seat_bind(struct wl_client *client, void *data, uint32_t version, ui
 	                                    seat_touch_capability(seat));
 	if (version >= WL_SEAT_NAME_SINCE_VERSION)
 		wl_seat_send_name(resource, "seat0");
-}
-
-void seat_send_capabilities(struct comp_seat *seat)
-{
-	struct wl_resource *resource;
-	uint32_t caps = WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD |
-	                seat_touch_capability(seat);
-	wl_resource_for_each(resource, &seat->seats)
-		wl_seat_send_capabilities(resource, caps);
-}
-
-/* Leaves every resource alive but inert, so that clients that outlive the
- * seat (comp_seat_destroy before the clients are gone) touch no freed
- * memory. */
-void seat_detach_resources(struct wl_list *list)
-{
-	struct wl_resource *resource, *tmp;
-	wl_resource_for_each_safe(resource, tmp, list) {
-		wl_list_remove(wl_resource_get_link(resource));
-		wl_list_init(wl_resource_get_link(resource));
-		wl_resource_set_user_data(resource, NULL);
-	}
 }
 
 static void seat_free(struct comp_seat *seat)

@@ -59,3 +59,20 @@ void comp_window_constrain_size(const struct comp_window *window, int *width, in
 	if (window->max_height > 0 && *height > window->max_height)
 		*height = window->max_height;
 }
+
+static void windows_for_each_surface(struct comp_server *server, comp_surface_iter_t fn,
+                                     void *data)
+{
+	struct comp_window *window;
+	wl_list_for_each_reverse(window, &server->windows, link) {
+		if (!window->mapped || window->minimized || !window->surface)
+			continue;
+		comp_surface_tree_for_each(window->surface, fn, data);
+		if (window->impl->for_each_popup_surface)
+			window->impl->for_each_popup_surface(window, fn, data);
+	}
+}
+
+const struct comp_stack_layer comp_shell_windows_layer = {
+	.for_each_surface = windows_for_each_surface,
+};

@@ -238,7 +238,7 @@ static void popup_grab(struct wl_client *client, struct wl_resource *resource,
 	comp_seat_pointer_refresh(server); /* other clients lose the pointer */
 }
 
-struct wl_client *comp_xdg_popup_grab_client(struct comp_server *server)
+static struct wl_client *popup_grab_client(struct comp_server *server)
 {
 	if (wl_list_empty(&server->popup_grabs))
 		return NULL;
@@ -263,6 +263,11 @@ void comp_xdg_popup_grab_input(struct comp_server *server, struct comp_surface *
 		return;
 	popup_dismiss(outer); /* and every popup above it */
 }
+
+const struct comp_popup_grab comp_xdg_popup_grab = {
+	.grabbing_client = popup_grab_client,
+	.input_to = comp_xdg_popup_grab_input,
+};
 
 static void popup_reposition(struct wl_client *client, struct wl_resource *resource,
                              struct wl_resource *positioner_resource, uint32_t token)

@@ -107,7 +107,6 @@ static inline struct wl_resource *comp_xdg_wm_base_resource(const struct comp_xd
 	return xdg->wm_base ? xdg->wm_base->resource : fallback;
 }
 
-struct comp_xdg_surface *comp_xdg_surface_from_surface(struct comp_surface *surface);
 /* Effective window geometry (set_window_geometry, else the surface's size). */
 struct comp_box comp_xdg_surface_geometry(const struct comp_xdg_surface *xdg);
 /* Output position of the window geometry's origin. */
@@ -165,5 +164,7 @@ void comp_xdg_popup_commit(struct comp_xdg_popup *popup);
 void comp_xdg_popup_orphan(struct comp_xdg_popup *popup);
 /* Tears the popup down (its resource becomes inert). */
 void comp_xdg_popup_destroy_object(struct comp_xdg_popup *popup);
+/* The grab as the seat asks it (comp_server.popup_grab). */
+extern const struct comp_popup_grab comp_xdg_popup_grab;
 
 #endif

@@ -1,5 +1,7 @@
 /* xdg_wm_base and xdg_surface (toplevels: xdg-toplevel.c, popups:
- * xdg-popup.c, positioners: xdg-positioner.c), plus the window stack.
+ * xdg-popup.c, positioners: xdg-positioner.c; what all xdg_surfaces share:
+ * xdg-surface.c): the requests, and the role that dispatches a commit to
+ * the toplevel or popup under it.
  *
  * Protocol checks live here; every decision (where a window goes, what size
  * a maximized window gets, who has focus) is policy.c's. The life cycle of a
@@ -17,161 +19,26 @@
 #include "xdg-shell-internal.h"
 
 #define WM_BASE_VERSION 5
-#define MAX_UNACKED_CONFIGURES 64
 
 static void xdg_surface_role_commit(struct comp_surface *surface);
 static void xdg_surface_role_attach(struct comp_surface *surface);
-
-bool comp_xdg_surface_early_map(const struct comp_xdg_surface *xdg)
-{
-	return xdg->surface->texture && xdg->server->options.early_buffer_ok;
-}
+static struct comp_window *xdg_surface_role_window(struct comp_surface *surface);
 
 static const struct comp_surface_role xdg_surface_role = {
 	.name = "xdg_surface",
 	.commit = xdg_surface_role_commit,
 	.attach = xdg_surface_role_attach,
+	.window = xdg_surface_role_window,
 };
 
-struct comp_xdg_surface *comp_xdg_surface_from_surface(struct comp_surface *surface)
+/* The role's window: a popup's is its toplevel's (comp_window_from_surface
+ * gives the root surface). */
+static struct comp_window *xdg_surface_role_window(struct comp_surface *surface)
 {
-	if (!surface || surface->role != &xdg_surface_role)
-		return NULL;
-	return surface->role_data;
-}
-
-struct comp_window *comp_window_from_surface(struct comp_surface *surface)
-{
-	if (!surface)
-		return NULL;
-	/* Subsurfaces and popups belong to the window at the root. */
-	struct comp_xdg_surface *xdg = comp_xdg_surface_from_surface(
-		comp_subsurface_get_root(surface));
-	if (!xdg)
-		return comp_xwayland_window_from_surface(comp_subsurface_get_root(surface));
+	struct comp_xdg_surface *xdg = surface->role_data;
 	while (xdg && xdg->role == COMP_XDG_ROLE_POPUP && xdg->popup)
 		xdg = xdg->popup->parent;
 	return xdg && xdg->role == COMP_XDG_ROLE_TOPLEVEL ? xdg->window : NULL;
-}
-
-/* ------------------------------------------------------- geometry, stack */
-
-struct comp_box comp_xdg_surface_geometry(const struct comp_xdg_surface *xdg)
-{
-	if (xdg->has_geometry)
-		return xdg->geometry;
-	struct comp_box box = { 0, 0, 0, 0 };
-	if (xdg->surface) {
-		box.width = xdg->surface->width;
-		box.height = xdg->surface->height;
-	}
-	return box;
-}
-
-void comp_xdg_surface_origin(const struct comp_xdg_surface *xdg, int *x, int *y)
-{
-	*x = *y = 0;
-	if (xdg->role == COMP_XDG_ROLE_TOPLEVEL && xdg->window) {
-		*x = xdg->window->x;
-		*y = xdg->window->y;
-	} else if (xdg->role == COMP_XDG_ROLE_POPUP && xdg->popup && xdg->popup->parent) {
-		comp_xdg_surface_origin(xdg->popup->parent, x, y);
-		*x += xdg->popup->box.x;
-		*y += xdg->popup->box.y;
-	}
-}
-
-void comp_xdg_surface_update_position(struct comp_xdg_surface *xdg)
-{
-	if (!xdg->surface)
-		return;
-	int x, y;
-	comp_xdg_surface_origin(xdg, &x, &y);
-	struct comp_box g = comp_xdg_surface_geometry(xdg);
-	comp_surface_set_position(xdg->surface, x - g.x, y - g.y);
-	struct comp_xdg_popup *popup;
-	wl_list_for_each(popup, &xdg->popups, parent_link)
-		comp_xdg_surface_update_position(popup->xdg);
-}
-
-void comp_stack_for_each(struct comp_server *server, comp_surface_iter_t fn, void *data)
-{
-	struct comp_window *window;
-	wl_list_for_each_reverse(window, &server->windows, link) {
-		if (!window->mapped || window->minimized || !window->surface)
-			continue;
-		comp_surface_tree_for_each(window->surface, fn, data);
-		if (window->impl->for_each_popup_surface)
-			window->impl->for_each_popup_surface(window, fn, data);
-	}
-	/* X menus and tooltips: above every window, as X stacks them. */
-	comp_xwayland_for_each_unmanaged(server, fn, data);
-}
-
-struct restack {
-	struct render_node *below;
-};
-
-static void restack_surface(struct comp_surface *surface, void *data)
-{
-	struct restack *r = data;
-	if (!surface->mapped)
-		return;
-	if (r->below)
-		render_node_place_above(surface->node, r->below);
-	else
-		render_node_lower_to_bottom(surface->node);
-	r->below = surface->node;
-}
-
-void comp_stack_update(struct comp_server *server)
-{
-	struct restack r = { NULL };
-	comp_stack_for_each(server, restack_surface, &r);
-	comp_layout_repaint_damaged(server);
-	comp_seat_pointer_refresh(server);
-}
-
-/* ------------------------------------------------------------ configure */
-
-void comp_xdg_surface_send_configure(struct comp_xdg_surface *xdg)
-{
-	struct comp_xdg_configure *c = calloc(1, sizeof(*c));
-	if (!c) {
-		wl_client_post_no_memory(wl_resource_get_client(xdg->resource));
-		return;
-	}
-	c->serial = wl_display_next_serial(xdg->server->display);
-	c->generation = xdg->generation;
-	wl_list_insert(xdg->configures.prev, &c->link);
-	/* A client that never acks must not make us grow without bound; the
-	 * oldest serials are forgotten (acking one of them is then an error,
-	 * as acking anything that old would be out of order anyway). */
-	if (++xdg->n_configures > MAX_UNACKED_CONFIGURES) {
-		struct comp_xdg_configure *old = wl_container_of(xdg->configures.next, old, link);
-		wl_list_remove(&old->link);
-		free(old);
-		xdg->n_configures--;
-	}
-	xdg->configure_sent = true;
-	xdg_surface_send_configure(xdg->resource, c->serial);
-}
-
-void comp_xdg_surface_clear_configures(struct comp_xdg_surface *xdg)
-{
-	struct comp_xdg_configure *c, *tmp;
-	wl_list_for_each_safe(c, tmp, &xdg->configures, link) {
-		wl_list_remove(&c->link);
-		free(c);
-	}
-	xdg->n_configures = 0;
-}
-
-void comp_xdg_surface_reset(struct comp_xdg_surface *xdg)
-{
-	xdg->generation++;
-	xdg->configure_sent = false;
-	xdg->configured = false;
 }
 
 /* ---------------------------------------------------------- xdg_surface */
@@ -521,5 +388,6 @@ static void wm_base_bind(struct wl_client *client, void *data, uint32_t version,
 void comp_xdg_shell_create(struct comp_server *server)
 {
 	wl_list_init(&server->popup_grabs);
+	server->popup_grab = &comp_xdg_popup_grab;
 	comp_global_create(server, &xdg_wm_base_interface, WM_BASE_VERSION, server, wm_base_bind);
 }

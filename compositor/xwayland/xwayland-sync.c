@@ -152,10 +152,16 @@ static void release(struct xwm_content *c, const char *why)
 	comp_xwm_schedule(c->wm);
 }
 
+/* The surface goes where its window is, now that its content came (or
+ * the wait is over). */
 static void place(struct xwm_content *c)
 {
 	c->sync.place_pending = false;
-	comp_xwindow_place_surface(c);
+	struct comp_window *window = &c->window;
+	if (!comp_xwindow_has_window(c) || !c->surface || !window->mapped)
+		return;
+	comp_surface_set_position(c->surface, window->x, window->y);
+	comp_layout_repaint_damaged(window->server);
 }
 
 static void send_drawn(struct xwm_content *c, const struct comp_xsync_frame *f,

@@ -17,10 +17,12 @@
 #include "xwayland-wm.h"
 
 static void role_commit(struct comp_surface *surface);
+static struct comp_window *xwayland_role_window(struct comp_surface *surface);
 
 static const struct comp_surface_role xwayland_role = {
 	.name = "xwayland_surface",
 	.commit = role_commit,
+	.window = xwayland_role_window,
 };
 
 static struct xwm_content *content_of(struct comp_window *window)
@@ -181,12 +183,11 @@ struct comp_window *comp_xwindow_window(struct xwm_content *c)
 	return window;
 }
 
-struct comp_window *comp_xwayland_window_from_surface(struct comp_surface *surface)
+/* The X window's window, where it is a managed one. */
+static struct comp_window *xwayland_role_window(struct comp_surface *surface)
 {
-	if (!surface || surface->role != &xwayland_role || !surface->role_data)
-		return NULL;
 	struct xwm_content *c = surface->role_data;
-	return comp_xwindow_has_window(c) ? &c->window : NULL;
+	return c && comp_xwindow_has_window(c) ? &c->window : NULL;
 }
 
 /* ------------------------------------------------- showing and hiding */
@@ -376,15 +377,6 @@ static void role_commit(struct comp_surface *surface)
 	struct xwm_content *c = surface->role_data;
 	comp_xwindow_update(c);
 	comp_xsync_committed(c);
-}
-
-void comp_xwindow_place_surface(struct xwm_content *c)
-{
-	struct comp_window *window = &c->window;
-	if (!comp_xwindow_has_window(c) || !c->surface || !window->mapped)
-		return;
-	comp_surface_set_position(c->surface, window->x, window->y);
-	comp_layout_repaint_damaged(window->server);
 }
 
 static void handle_surface_destroy(struct wl_listener *listener, void *data)

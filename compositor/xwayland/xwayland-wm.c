@@ -95,12 +95,6 @@ static void handle_idle(void *data)
 	dispatch(wm);
 }
 
-void comp_xwm_schedule(struct comp_xwm *wm)
-{
-	if (!wm->idle && !wm->quiet)
-		wm->idle = wl_event_loop_add_idle(wm->server->loop, handle_idle, wm);
-}
-
 /* ---------------------------------------------------------------- host */
 
 static bool host_attach(void *data, struct xwm_window *w)
@@ -411,6 +405,7 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	}
 	wm->server = server;
 	wm->client = client;
+	wm->idle_dispatch = handle_idle;
 	wl_list_init(&wm->contents);
 	wl_list_init(&wm->unmanaged);
 	wl_list_init(&wm->new_surface.link);

@@ -16,6 +16,9 @@ struct comp_xwm {
 	struct xwm xwm;                 /* the model, on the -wm connection */
 	struct wl_event_source *source; /* the X connection's fd */
 	struct wl_event_source *idle;   /* a dispatch due before the loop sleeps */
+	/* What that idle source runs: xwayland-wm.c's dispatch, which the
+	 * files below it reach only through here (comp_xwm_schedule). */
+	wl_event_loop_idle_func_t idle_dispatch;
 	struct wl_listener new_surface; /* server->new_surface */
 	xcb_atom_t wl_surface_id;       /* WL_SURFACE_ID */
 	struct comp_xsel *selection;    /* the clipboard's bridge, xwayland-selection.c */
@@ -95,10 +98,14 @@ struct xwm_content {
 	struct comp_xsync sync;
 };
 
-/* xwayland-wm.c: X requests made outside the X dispatch (from the
- * compositor's policy) are flushed, and what they make xcb read handled,
- * before the loop sleeps. */
-void comp_xwm_schedule(struct comp_xwm *wm);
+/* X requests made outside the X dispatch (from the compositor's policy)
+ * are flushed, and what they make xcb read handled, before the loop
+ * sleeps. */
+static inline void comp_xwm_schedule(struct comp_xwm *wm)
+{
+	if (!wm->idle && !wm->quiet)
+		wm->idle = wl_event_loop_add_idle(wm->server->loop, wm->idle_dispatch, wm);
+}
 
 /* xwayland-sync.c: _NET_WM_SYNC_REQUEST before the policy's resizes and
  * _NET_WM_FRAME_DRAWN / _NET_WM_FRAME_TIMINGS once frames are presented. */
@@ -121,8 +128,6 @@ static inline bool comp_xsync_holds_place(const struct xwm_content *c)
 void comp_xsync_window_destroyed(struct xwm_content *c);
 
 /* xwayland-window.c */
-/* The surface goes where its window is (after a wait for its content). */
-void comp_xwindow_place_surface(struct xwm_content *c);
 /* WL_SURFACE_ID met its wl_surface: the window shows once both are ready. */
 void comp_xwindow_pair(struct xwm_content *c, struct comp_surface *surface);
 /* The surface goes (Xwayland makes a new one at the next map). */

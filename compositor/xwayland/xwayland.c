@@ -493,9 +493,13 @@ bool comp_xwayland_wm_running(const struct comp_xwayland *xw)
 	return xw->wm && !xw->wm->quiet;
 }
 
-void comp_xwayland_for_each_unmanaged(struct comp_server *server, comp_surface_iter_t fn,
-                                      void *data)
+static void unmanaged_for_each_surface(struct comp_server *server, comp_surface_iter_t fn,
+                                       void *data)
 {
 	if (server->xwayland && server->xwayland->wm)
 		comp_xwm_for_each_unmanaged(server->xwayland->wm, fn, data);
 }
+
+const struct comp_stack_layer comp_xwayland_unmanaged_layer = {
+	.for_each_surface = unmanaged_for_each_surface,
+};

@@ -9,6 +9,14 @@
 
 #define BACKGROUND_ARGB 0xff202020u
 
+/* How core's surfaces reach the layers above them (comp.h). */
+static const struct comp_surface_listener surface_listener = {
+	.surface_placed = comp_layout_update_surface,
+	.scene_damaged = comp_layout_repaint_damaged,
+	.pointer_scene_changed = comp_seat_pointer_refresh,
+	.frames_wanted = comp_output_schedule_repaint,
+};
+
 static const struct comp_backend *find_backend(const char *name)
 {
 	if (!name || strcmp(name, comp_backend_headless.name) == 0)
@@ -25,6 +33,11 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	memset(server, 0, sizeof(*server));
 	server->options = *options;
 	server->policy = &comp_policy_listener;
+	server->surface_listener = &surface_listener;
+	/* Windows, then X menus and tooltips above every window, as X stacks them. */
+	comp_stack_add_layer(server, &comp_shell_windows_layer);
+	if (options->xwayland)
+		comp_stack_add_layer(server, &comp_xwayland_unmanaged_layer);
 	if (!server->options.texture_budget)
 		server->options.texture_budget = COMP_DEFAULT_TEXTURE_BUDGET;
 	if (!server->options.client_texture_budget)
@@ -36,6 +49,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 	wl_signal_init(&server->window_mapped);
 	wl_signal_init(&server->window_unmapped);
 	wl_signal_init(&server->output_presented);
+	wl_signal_init(&server->keyboard_client_changed);
 
 	const struct comp_backend *backend = find_backend(options->backend);
 	if (!backend) {
