@@ -71,7 +71,7 @@ static const struct tk_window_listener listener = {
 	.presented = on_presented,
 };
 
-/* Size tags, for the bench's framebuffer observer (bench/observe.c,
+/* Size tags, for the bench's framebuffer observer (bench/probes/observe.c,
  * --sizes): they tell from the screen alone which size of this window is
  * shown. At the top-left corner a 32x8 block of magenta (255,0,255), then
  * an 8x8 code cell, (w & 255, h & 255, (w >> 8) << 4 | h >> 8) as 8-bit

@@ -652,7 +652,7 @@ extern const struct comp_stack_layer comp_xwayland_unmanaged_layer;
 /* -------------------------------------------------------------- policy */
 
 /* All window-management decisions, in policy.c, so they can be read side by
- * side with xwm/policy.c and kept equal. */
+ * side with xwm-model/policy.c and kept equal. */
 void comp_policy_window_mapped(struct comp_window *window);   /* place, raise, focus */
 /* Rule 2 for a window that maps late: placed and raised, then above raised
  * again over it, the focus left where it is. */

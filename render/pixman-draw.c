@@ -1,7 +1,7 @@
 /* The pixman engine: the same quads as gles2.c, drawn on the CPU into a
  * memory target (pixman-target.c). On a machine without a GPU, GLES2 runs
  * on llvmpipe, whose 800x600 window composite costs ~27x the CPU of
- * pixman's (bench/composite-cost.c); the X peer (xcompmgr through XRender
+ * pixman's (bench/probes/composite-cost.c); the X peer (xcompmgr through XRender
  * in Xvfb) and weston --use-pixman draw this way, so duet's servers can
  * too, through the one render.h API. Textures are pixman images owning a
  * copy of the client's pixels (the client's buffer is released after the

@@ -4,7 +4,7 @@
 # To build duet (libefl-all-dev: duet-launch-efl, built only where it is found;
 # libseat-dev: the KMS backend's sessions, likewise; libinput-dev and
 # libudev-dev: its input devices, likewise; libwlroots-dev: the wlroots
-# output tracer preloaded into sway, bench/wlr-trace.c, likewise).
+# output tracer preloaded into sway, bench/probes/wlr-trace.c, likewise).
 DUET_BUILD_PACKAGES="
 	meson ninja-build pkg-config gcc python3
 	libwayland-dev wayland-protocols libwayland-egl-backend-dev

@@ -3,7 +3,7 @@ feels between pressing a key and seeing its effect.
 
 duet-input (clients/input.c) shows a patch that flips between two colours
 (a, b) on every key press, drawing and committing the new frame at once.
-duet-inject (bench/inject.c) presses a key with the means the stack has and
+duet-inject (bench/probes/inject.c) presses a key with the means the stack has and
 time-stamps the press as it leaves for the server:
 
     wayland  duet_test.key on duet-compositor's test socket: the compositor
@@ -79,7 +79,7 @@ def missing(name, config):
     if on_card and os.geteuid() != 0:
         return ("not measurable on a KMS card without root: the observer reads the card's "
                 "scanout (duet-observe --drm), whose buffers the kernel shows only to root")
-    if not paths.find_own("duet-inject", "bench"):
+    if not paths.find_own("duet-inject", paths.PROBES):
         return "duet-inject is not built (bench/ in the build)"
     if not paths.find_own("duet-input", "clients"):
         return "duet-input is not built (clients/ in the build)"
@@ -105,7 +105,7 @@ class Injector:
     """duet-inject, a line in (press/release), a time stamp out."""
 
     def __init__(self, stack):
-        exe = paths.find_own("duet-inject", "bench")
+        exe = paths.find_own("duet-inject", paths.PROBES)
         # The server's own means: Xwayland's keys come from the compositor.
         backend = stack.spec.server_system
         env = dict(stack.env, **(stack.trusted_env if backend == "wayland" else {}))

@@ -2,7 +2,7 @@
 above all tracing change the timing.
 
 Three counters, each in its own run of the same scenario:
-  - the in-process counter (bench/ipc-count.c, LD_PRELOAD) in every
+  - the in-process counter (bench/probes/ipc-count.c, LD_PRELOAD) in every
     process of the stack and in the app, dumped on a signal at the start
     and the end of the measured interval;
   - strace attached to the stack's processes and running the app, per
@@ -58,7 +58,7 @@ _libc = None
 def signal_main_thread(pid, sig):
     """sig to pid's main thread (tgkill), where the servers make their
     calls: the counter holds a dump that comes in the middle of a counted
-    call until it has added it (bench/ipc-count.c), which it can only know
+    call until it has added it (bench/probes/ipc-count.c), which it can only know
     on the thread making the call. os.kill where libc has no tgkill."""
     global _libc
     if _libc is None:

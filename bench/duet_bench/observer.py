@@ -1,6 +1,6 @@
 """An independent witness of when pixels reach the screen.
 
-Observer runs duet-observe (bench/observe.c) on a framebuffer file, the
+Observer runs duet-observe (bench/probes/observe.c) on a framebuffer file, the
 screen as a display device sees it: Xvfb's `-fbdir DIR` file
 (DIR/Xvfb_screen0) or duet-compositor's `--vfb PATH`. It polls the file about
 every millisecond for a horizontal run of a colour (duet-launch clears its
@@ -35,7 +35,7 @@ import time
 
 from duet_bench import procs
 from duet_launch import proc
-from duet_launch.paths import find_own
+from duet_launch.paths import PROBES, find_own
 
 # duet-launch's clear colour (0.93, 0.93, 0.95), as 8-bit RGB.
 LAUNCH_RGB = (237, 237, 242)
@@ -51,7 +51,7 @@ def xvfb_fb_path(fbdir):
 
 
 def find_observe():
-    return find_own("duet-observe", "bench")
+    return find_own("duet-observe", PROBES)
 
 
 class Observer:
@@ -59,7 +59,7 @@ class Observer:
                  keep=False, exe=None, sizes=None):
         self.exe = exe or find_observe()
         if not self.exe:
-            raise ObserverError("duet-observe is not built (bench/duet-observe in the build dir)")
+            raise ObserverError("duet-observe is not built (bench/probes/duet-observe in the build dir)")
         source = (["--drm", fb_path[4:]] if fb_path.startswith("drm:")
                   else ["--fb", fb_path])
         if sizes:

@@ -1,5 +1,5 @@
 """How often an X compositing manager that says nothing about its frames
-painted: duet-paint-count (bench/paint-count.c) on the stack's display.
+painted: duet-paint-count (bench/probes/paint-count.c) on the stack's display.
 
 xcompmgr (openbox), picom (i3), mutter --x11 and Enlightenment log no
 frames, unlike duet's servers, weston and sway. The counter watches the
@@ -21,7 +21,7 @@ import subprocess
 import threading
 
 from duet_launch import proc
-from duet_launch.paths import find_own
+from duet_launch.paths import PROBES, find_own
 
 
 class PaintCountError(Exception):
@@ -29,7 +29,7 @@ class PaintCountError(Exception):
 
 
 def find_paint_count():
-    return find_own("duet-paint-count", "bench")
+    return find_own("duet-paint-count", PROBES)
 
 
 def paints_between(ns_list, t0, t1):
@@ -45,7 +45,7 @@ class PaintCounter:
     def __init__(self, display, env, exe=None):
         self.exe = exe or find_paint_count()
         if not self.exe:
-            raise PaintCountError("duet-paint-count is not built (bench/duet-paint-count in the "
+            raise PaintCountError("duet-paint-count is not built (bench/probes/duet-paint-count in the "
                                   "build dir; it needs libxcb-damage, -composite and -res)")
         self.argv = [self.exe, "--display", display]
         self.env = env

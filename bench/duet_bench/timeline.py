@@ -16,7 +16,7 @@ on each stack (docs/methodology.md, "Timeline"):
              presented time, as the app received it (app_presented)
     mutter-xwayland  likewise, its X window manager's _NET_WM_FRAME_DRAWN
     mutter-x11, i3  as openbox: the observer
-    sway     the wlroots output tracer preloaded into it (bench/wlr-trace.c)
+    sway     the wlroots output tracer preloaded into it (bench/probes/wlr-trace.c)
              writes duet's "frame" and "composited" lines: read as duet's
     e-wayland  nobody
 

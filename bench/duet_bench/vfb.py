@@ -7,7 +7,7 @@ layout of --vfb-layout (linear rows, or 32x32-pixel tiles of one 4 KiB page
 each), and publishes its own damage beside the frame. On X, Xvfb -shmem
 keeps its framebuffer (linear, XWD) in a SysV segment whose id it prints;
 X's own damage is the Damage extension's, on the root window.
-duet-vfb-reader (bench/vfb-reader.c) attaches to either and, per frame,
+duet-vfb-reader (bench/probes/vfb-reader.c) attaches to either and, per frame,
 finds the changed regions by one method:
 
     compare    byte comparison with its previous copy
@@ -79,7 +79,7 @@ def missing(name, config):
     if stack_kinds.get(name).framebuffer == XVFB_SHMEM and \
             stacks.config_for(name, config).xserver() == "xorg":
         return "not measurable on Xorg: the reader attaches to Xvfb's -shmem framebuffer"
-    if not paths.find_own("duet-vfb-reader", "bench"):
+    if not paths.find_own("duet-vfb-reader", paths.PROBES):
         return "duet-vfb-reader is not built (bench/ in the build)"
     if not paths.find_own("duet-render", "clients"):
         return "duet-render is not built (clients/ in the build)"
@@ -214,7 +214,7 @@ def sample_of(lines, run_no, workload, layout, method, stack):
 def run_layout(ctx, stack, rec, run_no):
     """One run on one stack instance (one layout): every workload, every
     method available; appends the samples."""
-    reader = paths.find_own("duet-vfb-reader", "bench")
+    reader = paths.find_own("duet-vfb-reader", paths.PROBES)
     layout = getattr(stack, "layout", "linear")
     ctx.vfb_started = time.monotonic()
     unavailable = probe(ctx, stack, reader)

@@ -15,6 +15,10 @@ def build_dirs():
     return dirs
 
 
+# Where a build keeps bench/'s C probes (bench/probes/meson.build).
+PROBES = os.path.join("bench", "probes")
+
+
 def find_own(name, subdir):
     for d in build_dirs():
         p = os.path.join(d, subdir, name)
@@ -27,7 +31,7 @@ def find_bench_lib(name):
     """The path of one of bench/'s preloaded libraries (libNAME.so) in a
     build, or None."""
     for d in build_dirs():
-        p = os.path.join(d, "bench", "lib%s.so" % name)
+        p = os.path.join(d, PROBES, "lib%s.so" % name)
         if os.path.isfile(p):
             return os.path.abspath(p)
     return None

@@ -265,7 +265,7 @@ class PeerStarts:
         self._xwayland_up("sway")
 
     def _wlr_trace(self, env, owner):
-        """With Config.trace: the wlroots output tracer (bench/wlr-trace.c)
+        """With Config.trace: the wlroots output tracer (bench/probes/wlr-trace.c)
         preloaded into sway, writing its frames and composited points to
         <dir>/server-trace.jsonl, made beforehand for sway's user."""
         if not self.config.trace:

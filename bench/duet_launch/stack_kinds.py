@@ -35,7 +35,7 @@ TRACE = "trace"                      # duet's servers: "composited" events in DU
 WESTON_TIMELINE = "weston-timeline"  # weston's "timeline" log scope
 OBSERVER = "observer"                # nobody: the bench's observer watches the framebuffer
 PRESENTATION = "presentation"        # the server's wp_presentation feedback, as the app got it
-WLR_TRACE = "wlr-trace"              # bench/wlr-trace.c in a wlroots server: duet's trace lines
+WLR_TRACE = "wlr-trace"              # bench/probes/wlr-trace.c in a wlroots server: duet's trace lines
 
 # How a stack's compositor paces its painting (StackKind.pace).
 PACE_REFRESH = "refresh"

@@ -2,7 +2,9 @@
 "ok: ..." and the first failure prints "FAIL: ..." and exits 1; the
 processes a run left behind, found by its environment mark; and whether a
 results.json keeps to bench/results.schema.json; and where a process
-sleeps (in a read, in a poll), for a test that must act only once it does.
+sleeps (in a read, in a poll), for a test that must act only once it does;
+and the circles of a graph (the import and call graphs the structure tests
+read).
 """
 import json
 import os
@@ -107,3 +109,34 @@ def check_schema(res):
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(res))
     check(not errors, "results.json validates against the schema%s" % "".join(
         "\n  %s: %s" % (list(e.path), e.message[:200]) for e in errors[:10]))
+
+
+def cycles(edges):
+    """The strongly connected sets of two or more nodes (modules, files), each
+    sorted: the circles of a graph {node: nodes it uses} (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out

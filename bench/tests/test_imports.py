@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
 PACKAGES = ("duet_bench", "duet_launch")
 sys.path.insert(0, HERE)
-from checks import check, fail  # noqa: E402
+from checks import check, cycles, fail  # noqa: E402
 
 # Scripts, not modules: importing __main__ would run the bench.
 SCRIPTS = {"__main__"}
@@ -71,36 +71,6 @@ def read_graph(mods, package):
                 visit(child, inner)
         visit(tree, [])
     return edges, nested
-
-
-def cycles(edges):
-    """The strongly connected sets of two or more modules (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def import_alone(package, mod):

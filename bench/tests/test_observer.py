@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the framebuffer observer (bench/observe.c, duet_bench/observer.py).
+"""Tests of the framebuffer observer (bench/probes/observe.c, duet_bench/observer.py).
 
 usage: test_observer.py functional|agrees
   functional: duet-observe on a file that is not a framebuffer fails with a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""duet-paint-count (bench/paint-count.c, through duet_bench.paint_count)
+"""duet-paint-count (bench/probes/paint-count.c, through duet_bench.paint_count)
 counts the paints of the X compositing managers that tell nobody.
 
 On the openbox stack (xcompmgr, which paints onto the root window) and the

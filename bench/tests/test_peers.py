@@ -9,7 +9,7 @@ render samples with frames, and stops with nothing of the run left. A
 launch's headline is fork -> composited where the stack can tell it:
 mutter's wp_presentation feedback (its X window manager's
 _NET_WM_FRAME_DRAWN for an X app on its Xwayland, and on mutter-x11), the
-observer on i3's Xvfb; sway's from the wlroots tracer preloaded into it (bench/wlr-trace.c).
+observer on i3's Xvfb; sway's from the wlroots tracer preloaded into it (bench/probes/wlr-trace.c).
 Every stack's render runs have its painted rate (sway's tracer, mutter's
 presented frames, duet-paint-count on the X stacks). As root, sway runs
 as the unprivileged peer user (it refuses root) and its results say so.

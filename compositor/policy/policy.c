@@ -1,4 +1,4 @@
-/* Window-management policy of duet-compositor. xwm/policy.c implements the
+/* Window-management policy of duet-compositor. xwm-model/policy.c implements the
  * same rules for X11; keep the two readable side by side and equal (with
  * one output, rule 0 is moot and "its output" is duet-xwm's screen).
  *
@@ -39,7 +39,7 @@
  *     The first configure already says "activated", since rule 2 focuses
  *     the window as it maps: mapping then costs the client one configure
  *     and one drawing, not a second of each for the focus.
- * 10. (X only, xwm/policy.c's: ConfigureRequest.)
+ * 10. (X only, xwm-model/policy.c's: ConfigureRequest.)
  * 11. A dialog (xdg_toplevel.set_parent, or an X window's WM_TRANSIENT_FOR)
  *     is centered over its parent when that is a visible window, kept on
  *     the parent's output; else placed as rule 1. Stacking and focus are

@@ -14,7 +14,7 @@
  * the state of the surface"). */
 #include <wayland-server-protocol.h>
 
-#include "seat-internal.h"
+#include "seat-types.h"
 #include "xdg-shell-server-protocol.h"
 
 static void move_motion(struct seat_pointer_grab *grab, double x, double y);

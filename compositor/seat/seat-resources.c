@@ -4,7 +4,7 @@
 #include <wayland-server-protocol.h>
 
 #include "comp.h"
-#include "seat-internal.h"
+#include "seat-types.h"
 
 void seat_grab_press_forget(struct grab_press *press)
 {

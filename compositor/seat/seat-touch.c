@@ -34,7 +34,7 @@
 #include <wayland-server-protocol.h>
 
 #include "comp.h"
-#include "seat-internal.h"
+#include "seat-types.h"
 
 struct touch_point {
 	struct wl_list link;          /* seat_touch.points */

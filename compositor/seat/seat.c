@@ -1,6 +1,6 @@
 /* wl_seat "seat0" with a pointer, a keyboard and, while a touchscreen is
  * plugged in, touch (wl_touch is in seat-touch.c; the state both share is
- * in seat-internal.h).
+ * in seat-types.h).
  *
  * There is no input hardware on the headless output: events come from the
  * test protocol and, on --backend drm, from libinput (input-libinput.c)
@@ -35,7 +35,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "comp.h"
-#include "seat-internal.h"
+#include "seat-types.h"
 
 #define SEAT_VERSION 8
 #define REPEAT_RATE 25   /* keys per second */

@@ -15,7 +15,7 @@
  * given to another client's window, dismisses the chain. */
 #include <stdlib.h>
 
-#include "xdg-shell-internal.h"
+#include "xdg-types.h"
 
 static struct comp_box popup_bounds(const struct comp_xdg_popup *popup)
 {

@@ -5,7 +5,7 @@
  * flip (mirror anchor and gravity) if that fits, else slide, else resize. */
 #include <stdlib.h>
 
-#include "xdg-shell-internal.h"
+#include "xdg-types.h"
 
 static void positioner_destroy(struct wl_client *client, struct wl_resource *resource)
 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xdg-shell-internal.h"
+#include "xdg-types.h"
 
 #define WM_BASE_VERSION 5
 

@@ -4,7 +4,7 @@
  * requests are xdg-shell.c's. */
 #include <stdlib.h>
 
-#include "xdg-shell-internal.h"
+#include "xdg-types.h"
 
 #define MAX_UNACKED_CONFIGURES 64
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xdg-shell-internal.h"
+#include "xdg-types.h"
 
 /* ------------------------------------------- the window's impl (window.c) */
 

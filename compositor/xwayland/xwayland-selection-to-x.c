@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "xwayland-selection-internal.h"
+#include "xsel-types.h"
 
 /* One SelectionRequest answered from a Wayland source. */
 struct outgoing {

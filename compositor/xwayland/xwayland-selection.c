@@ -19,7 +19,7 @@
 
 #include <xcb/xfixes.h>
 
-#include "xwayland-selection-internal.h"
+#include "xsel-types.h"
 
 static const char *const atom_names[ATOM_COUNT] = {
 	"CLIPBOARD", "TARGETS", "TIMESTAMP", "INCR", "UTF8_STRING", "TEXT", MIME_UTF8,

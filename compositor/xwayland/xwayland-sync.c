@@ -1,7 +1,7 @@
 /* Frame synchronization for Xwayland's X windows: what duet-xwm's sync.c
  * does for the X11 stack, with the compositor's frames instead of
  * duet-xwm's. The wire side (alarms, serials, the client messages) is the
- * model's (xwm/sync-proto.c); when a frame is shown is not: duet-xwm
+ * model's (xwm-model/sync-proto.c); when a frame is shown is not: duet-xwm
  * fetches a window's Damage into its own repaint, here Xwayland commits
  * the window's wl_surface and an output's repaint presents it. Holding
  * content back differs too: duet-xwm just does not fetch it, here
@@ -39,7 +39,7 @@
 
 #include <xcb/xcb.h>
 
-#include "xwayland-wm.h"
+#include "xwm-types.h"
 
 /* An unanswered resize shows anyway after this; --xwayland-sync-timeout
  * lengthens it (tests that must not depend on the machine's speed). */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "xdg-shell-server-protocol.h"
-#include "xwayland-wm.h"
+#include "xwm-types.h"
 
 static void role_commit(struct comp_surface *surface);
 static struct comp_window *xwayland_role_window(struct comp_surface *surface);

@@ -16,7 +16,7 @@
 #include <xcb/composite.h>
 
 #include "xwayland-selection.h"
-#include "xwayland-wm.h"
+#include "xwm-types.h"
 #include "xwayland.h"
 
 /* ------------------------------------------------------------ dispatch */
@@ -237,7 +237,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 /* -------------------------------------------------------------- policy */
 
 /* policy.c decides for windows that have a compositor window; rule 10
- * (ConfigureRequest) is X's alone and stays xwm/policy.c's. */
+ * (ConfigureRequest) is X's alone and stays xwm-model/policy.c's. */
 static struct comp_window *window_of(struct xwm_window *w)
 {
 	return comp_xwindow_has_window(w->content) ? &w->content->window : NULL;

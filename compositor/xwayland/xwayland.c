@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "comp.h"
-#include "xwayland-wm.h"
+#include "xwm-types.h"
 #include "xwayland.h"
 
 #define XWAYLAND_DEFAULT "Xwayland"

@@ -1,4 +1,4 @@
-"""Policy parity (issue 10): compositor/policy/policy.c and xwm/policy.c claim the
+"""Policy parity (issue 10): compositor/policy/policy.c and xwm-model/policy.c claim the
 same rules. One scenario runs on duet-compositor, on Xvfb + duet-xwm and on
 duet-compositor --xwayland (X windows under the compositor's policy, issue
 32) with the same test-pattern client built for each, and all must agree on

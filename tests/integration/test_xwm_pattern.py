@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """duet-x11-test-pattern's pixels reach duet-xwm's composited frame exactly,
 and duet-xwm's window management follows the policy shared with
-duet-compositor (compositor/policy/policy.c, xwm/policy.c): centered placement,
+duet-compositor (compositor/policy/policy.c, xwm-model/policy.c): centered placement,
 WM-initiated resize constrained by WM_NORMAL_HINTS, close through
 WM_DELETE_WINDOW (a client without it is disconnected, XKillClient), focus
 on map / activate / click / close.

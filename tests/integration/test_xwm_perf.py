@@ -11,7 +11,7 @@ round trip it could have blocked in (xwm/protolog.c).
           where it used to wait for them in every frame.
   props   a client's properties change 40 times (WM_NAME, then
           WM_NORMAL_HINTS with a maximum size); duet-xwm reads each new
-          value without waiting for it (xwm/props.c; it waited once per
+          value without waiting for it (xwm-model/props.c; it waited once per
           PropertyNotify) and still applies it: a window-manager resize
           afterwards is held to the new maximum.
 

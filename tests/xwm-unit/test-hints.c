@@ -1,4 +1,4 @@
-/* Unit tests of xwm/hints.c: client properties, including malformed ones,
+/* Unit tests of xwm-model/hints.c: client properties, including malformed ones,
  * parse to sane values. No X server needed. */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Unit tests of xwm/policy.c: the same rules as compositor/policy/policy.c,
+/* Unit tests of xwm-model/policy.c: the same rules as compositor/policy/policy.c,
  * checked against stubs of the X calls of actions.c that record what the policy
  * asked for. No X server needed. */
 #include <stdio.h>

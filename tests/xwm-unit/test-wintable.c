@@ -1,4 +1,4 @@
-/* Unit tests of xwm/wintable.c: duet-xwm's window lookup by id. Ids come
+/* Unit tests of xwm-model/wintable.c: duet-xwm's window lookup by id. Ids come
  * in runs inside a client's range (as the X server allocates them), the
  * table grows through several sizes, and windows go away in any order:
  * every window must stay findable and every removed one gone. */

@@ -9,8 +9,8 @@
  * painted frame the damaged rectangles (and only those) are read back into
  * a file-backed shared mapping, as a VM's display device or a VNC server
  * would see the screen. An outside process can then time when pixels
- * appear without trusting anything the compositor says (bench/observe.c),
- * or find what changed (bench/vfb-reader.c). The file's layout, linear
+ * appear without trusting anything the compositor says (bench/probes/observe.c),
+ * or find what changed (bench/probes/vfb-reader.c). The file's layout, linear
  * rows or page-sized tiles (--vfb-layout), is in vfb-layout.h: a header
  * page, then the pixels from the next page on. Beside each frame the
  * compositor publishes its own damage of that frame in the header page,

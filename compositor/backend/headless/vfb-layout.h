@@ -1,5 +1,5 @@
 /* The virtual framebuffer file of duet-compositor --vfb (version 2), shared
- * by its writer (backend-headless.c), its readers (bench/vfb-reader.c) and
+ * by its writer (backend-headless.c), its readers (bench/probes/vfb-reader.c) and
  * the unit test. Layout of the file:
  *
  *   page 0, the header (struct vfb_header; the rest of the page is zero):

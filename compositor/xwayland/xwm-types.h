@@ -1,11 +1,12 @@
-/* The X window manager inside duet-compositor, one per Xwayland process:
+/* The types of the X window manager inside duet-compositor, and each of
+ * its files' functions. One manager per Xwayland process:
  * xwm/'s window model (model.h) on Xwayland's -wm connection, hosted on
  * the server's event loop. xwayland-wm.c holds the connection, the
  * model's host and the policy table that hands the model's decisions to
  * policy.c; xwayland-window.c makes X windows compositor windows (managed
  * ones) or surfaces shown where X put them (override-redirect ones). */
-#ifndef DUET_COMP_XWAYLAND_WM_H
-#define DUET_COMP_XWAYLAND_WM_H
+#ifndef DUET_COMP_XWM_TYPES_H
+#define DUET_COMP_XWM_TYPES_H
 
 #include "comp.h"
 #include "model.h"

@@ -1,6 +1,7 @@
-/* Shared between xdg-shell.c, xdg-popup.c and xdg-positioner.c only. */
-#ifndef DUET_COMP_XDG_SHELL_INTERNAL_H
-#define DUET_COMP_XDG_SHELL_INTERNAL_H
+/* xdg-shell's types and each xdg file's functions, shared by the xdg-*.c
+ * files of shell/ only. */
+#ifndef DUET_COMP_XDG_TYPES_H
+#define DUET_COMP_XDG_TYPES_H
 
 #include <wayland-server-protocol.h>
 

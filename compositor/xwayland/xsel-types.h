@@ -1,12 +1,12 @@
 /* The clipboard bridge's parts (xwayland-selection.c: ownership and
  * dispatch; -to-x.c: Wayland -> X; -from-x.c: X -> Wayland). */
-#ifndef DUET_COMP_XWAYLAND_SELECTION_INTERNAL_H
-#define DUET_COMP_XWAYLAND_SELECTION_INTERNAL_H
+#ifndef DUET_COMP_XSEL_TYPES_H
+#define DUET_COMP_XSEL_TYPES_H
 
 #include <string.h>
 
 #include "xwayland-selection.h"
-#include "xwayland-wm.h"
+#include "xwm-types.h"
 
 /* Bytes per property write to an X requestor; more go with INCR. */
 #define CHUNK (64 * 1024)

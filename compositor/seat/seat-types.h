@@ -1,7 +1,8 @@
-/* The seat's state, shared by seat.c (wl_seat, pointer, keyboard) and
- * seat-touch.c (wl_touch); nothing else includes it. */
-#ifndef DUET_SEAT_INTERNAL_H
-#define DUET_SEAT_INTERNAL_H
+/* The seat's types and each seat file's functions, shared by seat.c
+ * (wl_seat, pointer, keyboard), seat-touch.c (wl_touch), seat-resources.c
+ * and policy/seat-move.c (the move/resize grab). */
+#ifndef DUET_SEAT_TYPES_H
+#define DUET_SEAT_TYPES_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -47,7 +47,7 @@ static const char usage[] =
 	"       duet-vfb-reader (--vfb PATH | --shmid ID) --probe [--pid PID]\n"
 	"\n"
 	"Finds the changed regions of a framebuffer each frame and prints JSON lines\n"
-	"(see the top of bench/vfb-reader.c). Methods: compare, softdirty, uffd-wp,\n"
+	"(see the top of bench/probes/vfb-reader.c). Methods: compare, softdirty, uffd-wp,\n"
 	"damage.\n"
 	"\n"
 	"  --vfb PATH         duet-compositor's --vfb file (DUETVFB2, either layout)\n"
