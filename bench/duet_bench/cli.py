@@ -582,7 +582,7 @@ class Bench:
             for e in experiments.ALL:
                 if e.counting:
                     ipc_rec[e.name] = {"status": "skipped", "reason": "libduet-ipc-count.so not "
-                                       "built (bench/ in the build)"}
+                                       "built (bench/probes/ in the build)"}
             return
         shared, own = [], []
         for e in self.counted(exps):

@@ -1,18 +1,29 @@
 """The report's section on the sweep experiment (sweep.py): per engine, a
 table of glmark2's scenes with each duet server's score and window-system
-CPU per frame against its peer's, as ratios with their paired intervals,
-and the figures of every stack per scene."""
+CPU per frame against every peer of its kind that draws with that engine,
+as ratios with their paired intervals; each stack's CPU per painted frame
+over the floor (the frame's least work, sweep.floor_once); and the figures
+of every stack per scene."""
 from duet_bench import metrics, stats
-from duet_bench.glmark2 import NOTE_ROUNDTRIP
+from duet_bench.glmark2 import NOTE_ROUNDTRIP, SIZE
 from duet_bench.report_figures import fmt, ratio_cell
 from duet_bench.sweep import RENDERERS
+from duet_launch import stack_kinds
 
-# Each duet server over its peer.
-PAIRS = [("wayland", "weston"), ("x11", "openbox")]
+# Each duet server over each peer of its kind.
+PAIRS = [("wayland", "weston"), ("wayland", "sway"), ("wayland", "mutter"),
+         ("x11", "openbox"), ("x11", "i3"), ("x11", "mutter-x11")]
 NAMES = {"wayland": "duet-compositor", "x11": "duet-xwm", "weston": "weston",
-         "openbox": "openbox + xcompmgr"}
-ENGINE_TEXT = {"gl": "duet's servers with GLES2 (llvmpipe), weston `--use-gl`",
-               "pixman": "duet's servers with pixman, weston `--use-pixman`"}
+         "openbox": "openbox + xcompmgr", "sway": "sway", "mutter": "mutter",
+         "i3": "i3 + picom", "mutter-x11": "mutter --x11"}
+ENGINE_TEXT = {"gl": "duet's servers with GLES2 (llvmpipe), weston `--use-gl`; mutter (GL on "
+                     "llvmpipe) on both window systems",
+               "pixman": "duet's servers with pixman, weston `--use-pixman`; sway's pixman "
+                         "renderer; openbox + xcompmgr and i3 + picom with XRender (pixman "
+                         "inside Xvfb)"}
+# The engine a peer with one drawing engine is compared in: GL with GL, a
+# software path (pixman, or XRender, which is pixman inside Xvfb) with pixman.
+ENGINE_OF = {"gl": "gl", "pixman": "pixman", "xrender": "pixman"}
 
 
 def score(s):
@@ -43,9 +54,23 @@ def fixed(rec):
     return any(r not in RENDERERS for r in rec.get("renderers") or [])
 
 
+def engine_of(name):
+    """The engine a stack's figures count as: its own where it has one
+    (stack_kinds' renderer: mutter's gl, sway's pixman, XRender as pixman),
+    None where it runs the sweep's engines (duet's servers, weston)."""
+    kind = stack_kinds.get(name) if name in stack_kinds.NAMES else None
+    return ENGINE_OF.get(kind.renderer, kind.renderer) if kind and kind.renderer else None
+
+
+def compared_in(name, renderer):
+    """Whether stack name's figures belong in renderer's tables."""
+    own = engine_of(name)
+    return own is None or own == renderer
+
+
 def picks(rec, renderer, scene, value):
     """[(sample, value)] of one scene drawn with renderer (a fixed stack's
-    own engine stands for every renderer)."""
+    own engine stands for the engine it counts as)."""
     return [(s, value(s)) for s in rec.get("samples", []) if s.get("scene") == scene
             and (fixed(rec) or s.get("renderer") == renderer)]
 
@@ -86,10 +111,10 @@ def tally(results):
     return "; ".join("%s on %d (%s)" % (w, len(s), ", ".join(s)) for w, s in sorted(by.items()))
 
 
-def engine_blocks(recs, renderer, scenes, seed):
+def engine_blocks(recs, renderer, scenes, seed, floor=None):
     """The ratio table of one engine (a pair's columns where either of its
     stacks ran), what its verdicts add up to, and every stack's figures."""
-    pairs = [p for p in PAIRS if any(st in recs for st in p)]
+    pairs = [p for p in PAIRS if any(st in recs for st in p) and compared_in(p[1], renderer)]
     # Per pair: score and window-system CPU per client frame; per output
     # frame painted too where both paint on a known clock (the
     # compositors paint at different rates at the same nominal refresh:
@@ -119,15 +144,52 @@ def engine_blocks(recs, renderer, scenes, seed):
                 p[0], p[1], tally(found[(p, score)]), tally(found[(p, ws_cpu)]),
                 " Per painted frame %s." % tally(found[(p, ws_per_painted)])
                 if ws_per_painted in values[p] else ""))
-    figures = [[scene] + [figure_cell(rec, renderer, scene) for rec in recs.values()]
+    shown = {st: rec for st, rec in recs.items() if compared_in(st, renderer)}
+    figures = [[scene] + [figure_cell(rec, renderer, scene) for rec in shown.values()]
                for scene in scenes]
     ratios = [("table", head, rows)] if pairs else [
         ("p", "Neither of duet's servers nor their peers ran: no ratios.")]
-    return [("h3", "Engine %s: %s; openbox + xcompmgr with XRender" % (
-                renderer, ENGINE_TEXT.get(renderer, renderer)))] + ratios + [
-            ("p", n) for n in notes] + [
+    return [("h3", "Engine %s: %s" % (renderer, ENGINE_TEXT.get(renderer, renderer)))] + \
+        ratios + [("p", n) for n in notes] + floor_blocks(shown, renderer, scenes, floor) + [
             ("table", ["scene"] + ["%s: score; WS CPU ms/frame; painted Hz" % st
-                                   for st in recs], figures)]
+                                   for st in shown], figures)]
+
+
+def floor_of(results, renderer):
+    """The median over the rounds of the floor of renderer (ms of CPU per
+    frame), or None."""
+    rounds = ((results.get("sweep_floor") or {}).get("rounds")) or []
+    vals = [r[renderer] for r in rounds if r.get(renderer) is not None]
+    return stats.median(vals) if vals else None
+
+
+def floor_blocks(recs, renderer, scenes, floor):
+    """Each stack's window-system CPU per painted frame over the floor, per
+    scene: how many times the least a frame needs it spends."""
+    if not floor:
+        return []
+    cols = [st for st, rec in recs.items()
+            if any(v is not None for sc in scenes for _, v in picks(rec, renderer, sc,
+                                                                     ws_per_painted))]
+    if not cols:
+        return []
+    rows = []
+    for scene in scenes:
+        row = [scene]
+        for st in cols:
+            vals = [v for _, v in picks(recs[st], renderer, scene, ws_per_painted)
+                    if v is not None]
+            row.append("%s (%s ms)" % (fmt(stats.median(vals) / floor), fmt(stats.median(vals)))
+                       if vals else "-")
+        rows.append(row)
+    return [("p", "**Over the floor.** Window-system CPU per painted frame over the least a "
+                  "frame needs here: the %s window composited once with %s, %s ms of CPU "
+                  "(`duet-composite-bench`, median of the rounds). 1 would be a window system "
+                  "that costs nothing but that composite; a stack that says nothing of what it "
+                  "painted has no figure." % (SIZE, renderer, fmt(floor))),
+            ("table", ["scene"] + ["%s: over the floor (ms per painted frame)" % NAMES.get(st, st)
+                                   for st in cols], rows)]
+
 
 
 def failure_text(recs):
@@ -158,11 +220,12 @@ def blocks(results, out, table, order, pairs):
     blocks = [
         ("h2", "Scene sweep (sweep)"),
         ("p", "glmark2 `-s 800x600 -b SCENE:duration=%s` for each scene in one run "
-         "(`glmark2-es2-wayland` on wayland and weston, `glmark2-es2` on x11 and openbox), "
+         "(`glmark2-es2-wayland` on the Wayland stacks, `glmark2-es2` on the X11 stacks), "
          "unthrottled, every stack at 60 Hz. duet-compositor, duet-xwm and weston run each "
-         "engine (%s) in a stack instance of its own; openbox + xcompmgr composites with "
-         "XRender (pixman inside Xvfb) whatever the engine, so it runs once and every engine's "
-         "duet-xwm is compared with the same openbox samples. Score: the scene's fps. WS CPU "
+         "engine (%s) in a stack instance of its own; a peer with one engine runs once and "
+         "is compared in the engine it counts as: GL with GL (mutter on both window "
+         "systems), a software path with pixman (sway's pixman renderer; openbox + xcompmgr "
+         "and i3 + picom composite with XRender, pixman inside Xvfb). Score: the scene's fps. WS CPU "
          "per frame: the CPU of the server, WM and compositing-manager processes from the "
          "scene's first frame to its last over the client frames meanwhile (as in thirdparty); "
          "painted Hz: the output frames the compositor painted meanwhile (its own log; "
@@ -179,7 +242,7 @@ def blocks(results, out, table, order, pairs):
              stats.MIN_ROUNDS)),
         ("p", "**" + NOTE_ROUNDTRIP + "**")]
     for r in renderers:
-        blocks += engine_blocks(recs, r, scenes, seed)
+        blocks += engine_blocks(recs, r, scenes, seed, floor_of(results, r))
     fails = failure_text(recs)
     if fails:
         blocks.append(("p", "**Failed** (the failed runs' samples are in no table): "

@@ -19,9 +19,11 @@ counting run: glmark2's IPC per frame is thirdparty's.
 """
 import dataclasses
 import functools
+import re
+import subprocess
 
 from duet_bench import glmark2, stacks, timeline
-from duet_launch import stack_kinds
+from duet_launch import paths, stack_kinds
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.experiment import Experiment
 
@@ -93,9 +95,56 @@ def job(ctx, renderer, run):
     return fn
 
 
+# The floor: what one frame of a glmark2 window needs at the least on this
+# machine, the window (glmark2.SIZE, every frame all of it damaged)
+# composited once by each engine, with no window system around it:
+# duet-composite-bench's CPU per composite (GL: upload, draw, finish;
+# pixman: the composite straight from the window's memory, as pixman
+# samples a wl_shm buffer or an X pixmap in place).
+FLOOR_REPS = 50
+FLOOR_LINES = {"GL": "gl", "pixman": "pixman", "render/pixman": "render_pixman"}
+
+
+def floor_once():
+    """{"gl": ms, "pixman": ms, "render_pixman": ms} of CPU per composite
+    (medians over FLOOR_REPS), with the command and the GL it ran on; or
+    {"unavailable": why}."""
+    exe = paths.find_own("duet-composite-bench", paths.PROBES)
+    if not exe:
+        return {"unavailable": "duet-composite-bench is not built (bench/probes/)"}
+    argv = [exe, glmark2.SIZE, str(FLOOR_REPS)]
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return {"unavailable": "duet-composite-bench took over 120 s"}
+    out = {"command": "duet-composite-bench %s %d" % (glmark2.SIZE, FLOOR_REPS)}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(GL|pixman|render/pixman)\s+wall .* cpu min [\d.]+ median ([\d.]+) ", line)
+        if m:
+            out[FLOOR_LINES[m.group(1)]] = float(m.group(2))
+        elif line.startswith("GL: "):
+            out["gl_driver"] = line[4:].split(";")[0]
+    if r.returncode != 0 or "gl" not in out or "pixman" not in out:
+        return {"unavailable": "duet-composite-bench failed (status %d): %s"
+                % (r.returncode, (r.stderr or r.stdout).strip()[-300:])}
+    return out
+
+
+def floor_round(ctx):
+    """The floor, once a round, before the round's first sweep (no stack
+    runs then): results' sweep_floor, one entry per round."""
+    rec = ctx.results.setdefault("sweep_floor", {"window": glmark2.SIZE, "reps": FLOOR_REPS,
+                                                 "rounds": []})
+    if any(e.get("round") == ctx.round + 1 for e in rec["rounds"]):
+        return
+    with ctx.phase("sweep floor"):
+        rec["rounds"].append(dict(floor_once(), round=ctx.round + 1))
+
+
 def run_stacks(ctx, name, timing_job):
     """This round's sweep runs: per run a stack instance per engine at 60
     Hz, the engines' order alternating from run to run."""
+    floor_round(ctx)
     _, rec, _ = timing_job
     renderers = renderers_of(ctx.opts, name)
     rec.update(scenes=list(ctx.opts.sweep_scenes), renderers=renderers,

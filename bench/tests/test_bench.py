@@ -175,8 +175,10 @@ def test_hung():
           % r.returncode)
     res = load(out)
     la = res["experiments"]["launch"]["wayland"]
-    check(la["status"] == "failed" and "gave no result" in la.get("reason", ""),
-          "the launch on the stopped server failed by its timeout: %s" % la.get("reason"))
+    # The app gives up first (duet-launch waits 20 s for its window to
+    # map) or the bench's timeout does: either way not a dead stack.
+    check(la["status"] == "failed" and "died" not in la.get("reason", ""),
+          "the launch on the stopped server failed, its stack alive: %s" % la.get("reason"))
     rz = res["experiments"]["resize"]["wayland"]
     check(rz["status"] == "ok" and len(rz["samples"]) == 2 * 2 * 8,
           "resize ran on a fresh stack, not the hung one (%s, %d samples: %s)"

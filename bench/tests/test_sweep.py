@@ -4,14 +4,17 @@ list of scenes with both of duet's drawing engines in one run.
 
 usage: test_sweep.py quick|fault|painted
   painted: the report's ratio per painted frame, from synthetic rounds
-         (no stack): for the pair whose stacks both say what they painted.
+         (no stack): for the pair whose stacks both say what they painted;
+         each peer in the engine it counts as (XRender with pixman); CPU per
+         painted frame over the floor.
   quick: two scenes on duet-compositor (a Wayland pair member, run once
          per engine) and openbox + xcompmgr (X11, run once: XRender), one
          round: every scene scored > 0 with window-system CPU per frame on
          each stack and engine, each stack instance started with its
          engine (--renderer gl / pixman), glmark2's command and version
-         recorded, the schema, and the report's sweep table per engine with
-         the duet/peer ratio columns.
+         recorded, the schema, the floor (duet-composite-bench) once a round,
+         and the report's sweep table per engine with the duet/peer ratio
+         columns (openbox's XRender with pixman only) and the floor's table.
   fault: duet-xwm's X server killed while the gl engine's glmark2 runs,
          beside openbox: the sweep is recorded as failed on x11, the failed
          run names its engine, the pixman run still gives every scene and a
@@ -76,9 +79,17 @@ def test_quick():
     md = report_of(out)
     check("## Scene sweep (sweep)" in md and "### Engine gl" in md and "### Engine pixman" in md,
           "the report has the sweep section with a table per engine")
-    for col in ("wayland/weston score [95% CI]", "wayland/weston WS CPU per frame [95% CI]",
-                "x11/openbox score [95% CI]", "x11/openbox WS CPU per frame [95% CI]"):
+    for col in ("wayland/weston score [95% CI]", "wayland/weston WS CPU per frame [95% CI]"):
         check(md.count(col) == 2, "each engine's table has the column %r" % col)
+    pix = md[md.index("### Engine pixman"):]
+    for col in ("x11/openbox score [95% CI]", "x11/openbox WS CPU per frame [95% CI]"):
+        check(md.count(col) == 1 and col in pix,
+              "openbox's XRender is compared in the pixman table only: %r" % col)
+    floor = res.get("sweep_floor", {}).get("rounds") or []
+    check(len(floor) == 1 and floor[0].get("gl", 0) > 0 and floor[0].get("pixman", 0) > 0,
+          "the round's floor (duet-composite-bench) is recorded: %s" % floor)
+    check(md.count("**Over the floor.**") == 2, "each engine's table says its stacks' CPU per "
+          "painted frame over the floor")
     check("wl_display_roundtrip after every frame" in md, "the report carries glmark2's "
           "round-trip note")
     check_nothing_left(mark, out)
@@ -131,6 +142,25 @@ def test_painted():
     cell = rows[0][head.index(col)]
     check(cell.startswith("0.5 "), "duet-compositor at half weston's CPU per painted "
           "frame: %r" % cell)
+    check(not any(h.startswith("x11/openbox") for h in head),
+          "openbox (XRender) is no GL peer: not in the gl table")
+    pix = report_sweep.engine_blocks(recs, "pixman", ["build"], 7)
+    phead = next(b[1] for b in pix if b[0] == "table")
+    check("x11/openbox score [95% CI]" in phead, "openbox's XRender is compared in the pixman "
+          "table: %s" % phead)
+    # The floor: 0.5 ms a frame; duet-compositor spends 1.0 per painted
+    # frame (2x), weston 2.0 (4x), duet-xwm 5.0 (10x); openbox says nothing.
+    out = report_sweep.engine_blocks(recs, "gl", ["build"], 7, floor=0.5)
+    ftab = next(b for b in out if b[0] == "table" and "over the floor" in " ".join(b[1]))
+    cells = dict(zip(ftab[1][1:], ftab[2][0][1:]))
+    check(cells.get("duet-compositor: over the floor (ms per painted frame)", "").startswith("2 ")
+          and cells.get("weston: over the floor (ms per painted frame)", "").startswith("4 ")
+          and cells.get("duet-xwm: over the floor (ms per painted frame)", "").startswith("10 "),
+          "each stack's CPU per painted frame over the floor: %s" % cells)
+    check(not any(c.startswith("openbox") for c in cells), "openbox has no floor figure")
+    check(not any(b[0] == "table" and "over the floor" in " ".join(b[1])
+                  for b in report_sweep.engine_blocks(recs, "gl", ["build"], 7)),
+          "no floor table without a floor")
     print("ok")
 
 
