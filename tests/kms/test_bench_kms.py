@@ -51,16 +51,27 @@ def run_bench(args, prefix, timeout):
     # (2026-11-27, a heavily loaded host).
     env = dict(os.environ, DUET_BENCH_PATIENCE="20",
                DUET_EMULATION="qemu TCG guest (scripts/test-kms)")
-    with test_xorg.Vkms():
-        r = duet.run_guarded(argv, timeout, env=env, stacks_signal=signal.SIGUSR1, grace=30)
+    try:
+        with test_xorg.Vkms():
+            r = duet.run_guarded(argv, timeout, env=env, stacks_signal=signal.SIGUSR1,
+                                 grace=30)
+    finally:
+        # Kept when the hang guard stopped it too: its stalls.txt then says
+        # where it waited (a readiness probe of openbox on Xorg went 900 s
+        # in a loaded CI guest, 2026-12-07, and took its report with it).
+        keep_dir(out, prefix)
     # Its progress lines (stderr) say how long each part took: this
     # test's time varies threefold from run to run in the guest.
     duet.log("%s -> %d; stdout (tail):\n%s\nstderr (tail):\n%s"
              % (" ".join(argv), r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
-    # The bench's directory (results.json, its samples and report) beside the
-    # build, pass or fail: the guest's /tmp goes with the guest, and a run
-    # once spent 34 of its 36 minutes before its first experiment ended
-    # without a failure to say where (2026-12-06).
+    return r, out
+
+
+def keep_dir(out, prefix):
+    """The bench's directory (results.json, its samples, report and stall
+    report) beside the build, pass or fail: the guest's /tmp goes with the
+    guest, and a run once spent 34 of its 36 minutes before its first
+    experiment ended without a failure to say where (2026-12-06)."""
     keep = os.path.join(os.environ.get("DUET_TEST_OUTDIR") or tempfile.gettempdir(),
                         prefix.rstrip("-"))
     shutil.rmtree(keep, ignore_errors=True)
@@ -70,7 +81,6 @@ def run_bench(args, prefix, timeout):
         duet.log("copying the bench's directory: %s" % str(e)[:500])
     duet.log("the bench's directory: %s" % keep)
     log_phases(out)
-    return r, out
 
 
 def log_phases(out):
