@@ -43,8 +43,8 @@ def ws_per_painted(s):
 
 
 def measured(recs, pair, renderer, scenes, value):
-    """Both stacks of pair have value on some scene (xcompmgr tells no
-    one what it painted: no per painted frame figure for openbox)."""
+    """Both stacks of pair have value on some scene (mutter on Wayland tells
+    glmark2 nothing of what it painted: no per painted frame figure)."""
     return all(any(v is not None for sc in scenes
                    for _, v in picks(recs.get(st) or {}, renderer, sc, value)) for st in pair)
 
@@ -229,7 +229,9 @@ def blocks(results, out, table, order, pairs):
          "per frame: the CPU of the server, WM and compositing-manager processes from the "
          "scene's first frame to its last over the client frames meanwhile (as in thirdparty); "
          "painted Hz: the output frames the compositor painted meanwhile (its own log; "
-         "xcompmgr tells no one)." % (fmt(opts.get("glmark2_duration_s")),
+         "duet-paint-count for xcompmgr, picom and mutter --x11, which log none; mutter on "
+         "Wayland tells only the app, and glmark2 asks it nothing)." % (
+             fmt(opts.get("glmark2_duration_s")),
                                       ", ".join(renderers))),
         ("p", "**Paired rounds.** Each of the %d round(s) runs every stack with every engine "
          "on every scene. A ratio is the duet server's median over its peer's, over the rounds "

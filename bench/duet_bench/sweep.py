@@ -22,7 +22,7 @@ import functools
 import re
 import subprocess
 
-from duet_bench import glmark2, stacks, timeline
+from duet_bench import glmark2, paint_count, stacks, timeline
 from duet_launch import paths, stack_kinds
 from duet_bench.apprun import AppFailed, StackDied
 from duet_bench.experiment import Experiment
@@ -52,17 +52,22 @@ def renderers_of(opts, name):
     return [fixed] if fixed else list(opts.sweep_renderers)
 
 
-def scene_samples(stack, scenes, argv, roles, renderer, run):
-    """One sample per scene of a glmark2 run (glmark2.measure)."""
+def scene_samples(stack, scenes, argv, roles, renderer, run, paints=None):
+    """One sample per scene of a glmark2 run (glmark2.measure); paints: the
+    paint times duet-paint-count saw meanwhile, on a stack whose compositing
+    manager tells no one what it painted (paint_count.for_stack)."""
     out = []
     for scene in scenes:
+        counted = None
+        if paints is not None and len(scene["span"]) == 2:
+            counted = (paint_count.paints_between(paints, *scene["span"]), paint_count.SOURCE)
         per = glmark2.cpu_ms_per_frame([scene["cpu_ns"]], scene["frames"], roles)
         s = {"run": run, "renderer": renderer, "scene": scene["name"], "title": scene["title"],
              "score": scene["fps"], "wall_s": scene["wall_s"],
              "frames": round(scene["frames"], 1), "cpu_ms_per_frame": per,
              "command": " ".join(argv)}
         s.update(timeline.painted_frames(stack, [scene["span"]], scene["frames"],
-                                         per["window_system"]))
+                                         per["window_system"], counted))
         out.append(s)
     return out
 
@@ -71,14 +76,26 @@ def sweep_once(ctx, stack, rec, renderer, run):
     """One glmark2 run over every scene in a stack drawing with renderer;
     its samples are kept only when every scene ran."""
     want = ctx.opts.sweep_scenes
-    scenes, _, argv, roles = glmark2.measure(ctx, stack, want, "sweep")
+    # The X compositing managers that log no frames (xcompmgr, picom,
+    # mutter --x11) are counted from outside, as in the render experiment.
+    counter, why = paint_count.for_stack(stack)
+    paints = None
+    try:
+        scenes, _, argv, roles = glmark2.measure(ctx, stack, want, "sweep")
+    finally:
+        if counter:
+            paints, why = paint_count.stop(counter)
+    if why:
+        note = "no painted frames counted: %s" % why
+        if note not in rec.setdefault("notes", []):
+            rec["notes"].append(note)
     for name, scene in zip(want, scenes):
         if not scene["title"].startswith("[%s]" % name):
             raise AppFailed("glmark2 ran %s where %s was asked for" % (scene["title"], name))
         scene["name"] = name
     rec.setdefault("commands", {})[renderer] = dict(stack.command_lines(),
                                                     glmark2=" ".join(argv))
-    rec["samples"].extend(scene_samples(stack, scenes, argv, roles, renderer, run))
+    rec["samples"].extend(scene_samples(stack, scenes, argv, roles, renderer, run, paints))
 
 
 def job(ctx, renderer, run):

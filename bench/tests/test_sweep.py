@@ -10,7 +10,8 @@ usage: test_sweep.py quick|fault|painted
   quick: two scenes on duet-compositor (a Wayland pair member, run once
          per engine) and openbox + xcompmgr (X11, run once: XRender), one
          round: every scene scored > 0 with window-system CPU per frame on
-         each stack and engine, each stack instance started with its
+         each stack and engine, xcompmgr's paints counted (duet-paint-count),
+         each stack instance started with its
          engine (--renderer gl / pixman), glmark2's command and version
          recorded, the schema, the floor (duet-composite-bench) once a round,
          and the report's sweep table per engine with the duet/peer ratio
@@ -27,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, check_schema  # noqa: E402
+from duet_bench import paint_count  # noqa: E402
 from test_bench import check_nothing_left, load, run_bench, run_killed  # noqa: E402
 
 SCENES = ["build", "texture"]
@@ -76,6 +78,12 @@ def test_quick():
         check("--renderer %s" % renderer in cmd and "--refresh 60" in cmd,
               "wayland %s: duet-compositor started with it: %s" % (renderer, cmd))
     check_scenes(ob, "openbox", "xrender")
+    if paint_count.find_paint_count():
+        # xcompmgr logs no frames: duet-paint-count counts them, as in render.
+        check(all(x.get("painted_source") == paint_count.SOURCE and x.get("painted_hz")
+                  and x.get("ws_cpu_ms_per_painted_frame") for x in ob["samples"]),
+              "openbox: xcompmgr's paints counted per scene: %s"
+              % [(x["scene"], x.get("painted_hz"), x.get("painted_source")) for x in ob["samples"]])
     md = report_of(out)
     check("## Scene sweep (sweep)" in md and "### Engine gl" in md and "### Engine pixman" in md,
           "the report has the sweep section with a table per engine")
@@ -109,8 +117,11 @@ def test_fault():
           "the report names the failed run")
     pix = md[md.index("### Engine pixman"):]
     row = next(line for line in pix.splitlines() if line.startswith("| build |"))
-    check(row.count("no interval: 1 round") == 2,
-          "pixman: x11/openbox ratios for build, without an interval (one round): %s" % row)
+    # Score, CPU per frame and, xcompmgr's paints counted, per painted frame.
+    want = 3 if paint_count.find_paint_count() else 2
+    check(row.count("no interval: 1 round") == want,
+          "pixman: %d x11/openbox ratios for build, without an interval (one round): %s"
+          % (want, row))
     gl = md[md.index("### Engine gl"):md.index("### Engine pixman")]
     row = next(line for line in gl.splitlines() if line.startswith("| build |"))
     check("| failed |" in row, "gl: the failed stack's cell says failed: %s" % row)
