@@ -8,7 +8,6 @@
  * upload, as with GL), or wrapping the caller's memory, read in place at
  * each draw (render_texture_create_wrapped: no copy at all, the client's
  * buffer is held while it is shown, as weston --use-pixman does). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,45 +49,18 @@ static pixman_color_t color_of(uint32_t argb)
 	return c;
 }
 
-/* r->clip ∩ box into out (the caller finis it); counts its rectangles as
- * quads, as gles2.c counts its scissored draws. */
-static const pixman_box32_t *clipped(struct renderer *r, const pixman_box32_t *box,
-                                     pixman_region32_t *out, int *n)
-{
-	pixman_region32_init_rect(out, box->x1, box->y1, (unsigned)(box->x2 - box->x1),
-	                          (unsigned)(box->y2 - box->y1));
-	pixman_region32_intersect(out, out, &r->clip);
-	const pixman_box32_t *rects = pixman_region32_rectangles(out, n);
-	r->stats.quads += (uint64_t)*n;
-	return rects;
-}
-
 static void px_fill(struct renderer *r, const pixman_box32_t *box, uint32_t argb, bool blend)
 {
 	pixman_region32_t region;
 	pixman_color_t color = color_of(argb);
 	int n;
-	const pixman_box32_t *rects = clipped(r, box, &region, &n);
+	const pixman_box32_t *rects = render_clip_box(r, box, &region, &n);
 
 	if (n > 0)
 		pixman_image_fill_boxes(blend ? PIXMAN_OP_OVER : PIXMAN_OP_SRC, r->target->memory,
 		                        &color, n, rects);
 	pixman_region32_fini(&region);
 }
-
-/* u,v (0..1 of the texture) = a*s + b*t + c, d*s + e*t + f for s,t (0..1
- * of the quad's source in the transformed texture): gles2.c's
- * transform_coord as coefficients. */
-static const double transforms[8][6] = {
-	{ 1, 0, 0, 0, 1, 0 },   /* normal */
-	{ 0, 1, 0, -1, 0, 1 },  /* 90 */
-	{ -1, 0, 1, 0, -1, 1 }, /* 180 */
-	{ 0, -1, 1, 1, 0, 0 },  /* 270 */
-	{ -1, 0, 1, 0, 1, 0 },  /* flipped */
-	{ 0, 1, 0, 1, 0, 0 },   /* flipped 90 */
-	{ 1, 0, 0, 0, -1, 1 },  /* flipped 180 */
-	{ 0, -1, 1, -1, 0, 1 }, /* flipped 270 */
-};
 
 /* Sets on src the transform from output coordinates to its texels that the
  * GL quad's texture coordinates give, or none when it is a whole-texel
@@ -97,37 +69,19 @@ static const double transforms[8][6] = {
 static void set_source_transform(pixman_image_t *src, const struct render_texture *tex,
                                  const struct render_draw *d, int *dx, int *dy)
 {
-	double dw = d->dst.x2 - d->dst.x1, dh = d->dst.y2 - d->dst.y1;
+	pixman_transform_t t;
 
-	if (d->transform == 0 && d->sw == (float)dw && d->sh == (float)dh &&
-	    d->sx == floorf(d->sx) && d->sy == floorf(d->sy)) {
+	if (!render_draw_source_transform(d, tex->width, tex->height, &t, dx, dy)) {
 		pixman_image_set_transform(src, NULL);
 		pixman_image_set_filter(src, PIXMAN_FILTER_NEAREST, NULL, 0);
 		pixman_image_set_repeat(src, PIXMAN_REPEAT_NONE);
-		*dx = (int)d->sx - d->dst.x1;
-		*dy = (int)d->sy - d->dst.y1;
 		return;
 	}
-	/* s = ks * X + cs, t = kt * Y + ct for output pixel X, Y. */
-	double ks = d->sw / (dw * d->tw), cs = (d->sx - d->dst.x1 * d->sw / dw) / d->tw;
-	double kt = d->sh / (dh * d->th), ct = (d->sy - d->dst.y1 * d->sh / dh) / d->th;
-	const double *m = transforms[d->transform];
-	double w = tex->width, h = tex->height;
-	pixman_transform_t t = { { {
-		pixman_double_to_fixed(w * m[0] * ks), pixman_double_to_fixed(w * m[1] * kt),
-		pixman_double_to_fixed(w * (m[0] * cs + m[1] * ct + m[2])),
-	}, {
-		pixman_double_to_fixed(h * m[3] * ks), pixman_double_to_fixed(h * m[4] * kt),
-		pixman_double_to_fixed(h * (m[3] * cs + m[4] * ct + m[5])),
-	}, { 0, 0, pixman_fixed_1 } } };
-
 	pixman_image_set_transform(src, &t);
 	pixman_image_set_filter(src, d->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
 	                        NULL, 0);
 	/* GL's CLAMP_TO_EDGE: the edge texels are repeated, not black. */
 	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-	*dx = 0;
-	*dy = 0;
 }
 
 static bool px_texture_wrap(struct render_texture *tex, void *data, int stride);
@@ -140,7 +94,7 @@ static void px_draw_texture(struct renderer *r, struct render_texture *tex,
 	pixman_region32_t region;
 	pixman_image_t *mask = NULL;
 	int n, dx, dy;
-	const pixman_box32_t *rects = clipped(r, &d->dst, &region, &n);
+	const pixman_box32_t *rects = render_clip_box(r, &d->dst, &region, &n);
 
 	if (n == 0) {
 		pixman_region32_fini(&region);

@@ -98,7 +98,8 @@ struct render_target {
 	EGLSyncKHR fence;
 	/* The memory kind's pixels (pixman-target.c), which the pixman
 	 * engine draws into. */
-	pixman_image_t *memory;
+	pixman_image_t *memory;	/* A foreign target's data (foreign.c): what its engine draws into. */
+	void *foreign;
 };
 
 /* What the GL kinds share (target-gl.c): a window target is presented by
@@ -138,20 +139,6 @@ struct render_program {
 const char *render_shader_vertex_source(void);
 const char *render_shader_fragment_source(enum render_shader_kind kind);
 
-/* A quad as render_draw_texture hands it to an engine: checked (positive
- * size inside RENDER_COORD_LIMIT, 0 < alpha <= 1), the destination a box,
- * the source rect resolved (never empty) in texels of the transformed
- * texture, which is tw x th. */
-struct render_draw {
-	pixman_box32_t dst;
-	float sx, sy, sw, sh;
-	float tw, th;
-	float alpha;
-	bool opaque;  /* drawn without blending: alpha 1 and opaque content */
-	bool nearest;
-	int transform; /* render_quad.transform */
-};
-
 /* A drawing engine: GLES2 (gles2.c, texture.c) or pixman (pixman-draw.c).
  * renderer.c and texture.c keep what both share (the clip, the checks of a
  * quad, damage of uploads, stats) and call these for the drawing itself.
@@ -184,6 +171,19 @@ struct render_engine {
 };
 extern const struct render_engine render_gl_engine;
 extern const struct render_engine render_pixman_engine;
+/* Dispatches to the renderer's struct render_foreign_engine (foreign.c). */
+extern const struct render_engine render_foreign_engine;
+
+/* r->clip ∩ box into out (initialised here, the caller finis it), its
+ * rectangles returned in *n and counted as quads, as gles2.c counts its
+ * scissored draws (renderer.c). */
+const pixman_box32_t *render_clip_box(struct renderer *r, const pixman_box32_t *box,
+                                      pixman_region32_t *out, int *n);
+
+/* A texture's checks and memory, no storage yet (texture.c); NULL,
+ * logged, on a size or format no engine takes. */
+struct render_texture *render_texture_alloc(struct renderer *r, enum render_format format,
+                                            int width, int height);
 
 /* The GL engine's textures (texture.c). */
 bool render_gl_texture_init(struct render_texture *tex);
@@ -199,6 +199,11 @@ struct renderer *render_renderer_alloc(const struct render_engine *engine,
 
 struct renderer {
 	const struct render_engine *engine;
+	/* renderer_engine_name: the engine's, or a foreign engine's own. */
+	const char *name;
+	/* render_foreign_engine's: the caller's engine and its data. */
+	const struct render_foreign_engine *foreign;
+	void *foreign_data;
 	struct render_egl *egl; /* NULL with the pixman engine */
 	struct render_program programs[RENDER_SHADER_COUNT];
 	struct render_stats stats;
@@ -241,6 +246,9 @@ struct render_texture {
 	void *(*access_begin)(void *data);
 	void (*access_end)(void *data);
 	void *access_data;
+	/* render_texture_create_foreign: the caller's handle, whose texels
+	 * render/ never reads or writes (NULL on other textures). */
+	void *foreign;
 };
 
 /* Called by render_texture_destroy so no node keeps a dangling pointer. */

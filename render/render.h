@@ -261,7 +261,7 @@ struct renderer *renderer_create(struct render_egl *egl);
  * dmabufs cannot be imported. Scaled quads are filtered bilinearly (GL:
  * linear), which may round a little differently from GL. */
 struct renderer *renderer_create_pixman(void);
-/* "gl" or "pixman", for logs and the bench's record. */
+/* "gl", "pixman" or a foreign engine's name, for logs and the bench's record. */
 const char *renderer_engine_name(const struct renderer *r);
 void renderer_destroy(struct renderer *r);
 const struct render_stats *renderer_stats(const struct renderer *r);
@@ -289,6 +289,83 @@ struct render_quad {
 void render_draw_texture(struct renderer *r, struct render_texture *tex,
                          const struct render_quad *q);
 void render_end(struct renderer *r);
+
+/* ------------------------------------------------------ foreign engines */
+
+/* A quad as render_draw_texture hands it to an engine: checked (positive
+ * size inside the coordinate limit, 0 < alpha <= 1), the destination a
+ * box, the source rect resolved (never empty) in texels of the transformed
+ * texture, which is tw x th. */
+struct render_draw {
+	pixman_box32_t dst;
+	float sx, sy, sw, sh;
+	float tw, th;
+	float alpha;
+	bool opaque;  /* drawn without blending: alpha 1 and opaque content */
+	bool nearest;
+	int transform; /* render_quad.transform */
+};
+
+/* The map from output pixels to the texels of a tex_w x tex_h texture
+ * that d draws, as a pixman (and so an X Render) picture transform; false
+ * when it is a whole-texel translation, with *dx, *dy the offset of the
+ * source from the output: then the composite needs no transform and takes
+ * its untransformed fast paths. The pixman engine and duet-xwm's XRender
+ * engine sample with it alike, so both round the same way. */
+bool render_draw_source_transform(const struct render_draw *d, int tex_w, int tex_h,
+                                  pixman_transform_t *t, int *dx, int *dy);
+
+/* An engine whose drawing is done where render/ cannot reach: duet-xwm's
+ * XRender engine (xwm/xrender.c) draws inside the X server, as the X
+ * compositing managers' xrender backends do. render/ keeps what every
+ * engine shares (the scene, its damage and clip, the checks of a quad,
+ * the stats) and hands the engine each draw as the rectangles of the clip
+ * it covers, so the same scene makes the same draws on every engine. */
+struct render_foreign_engine {
+	const char *name;  /* renderer_engine_name, e.g. "xrender" */
+	/* A frame into target (the data of render_target_create_foreign)
+	 * begins and ends. */
+	void (*begin)(void *data, void *target);
+	void (*end)(void *data);
+	/* rects (n > 0): where to fill with argb (premultiplied), blending
+	 * when blend, else replacing. */
+	void (*fill)(void *data, const pixman_box32_t *rects, int n, uint32_t argb, bool blend);
+	/* rects (n > 0): where to draw d from texture (the handle of
+	 * render_texture_create_foreign). */
+	void (*draw_texture)(void *data, void *texture, const pixman_box32_t *rects, int n,
+	                     const struct render_draw *d);
+	/* Optional: the texture of handle texture is destroyed (after this,
+	 * no draw names it), so the engine may free what it owns. */
+	void (*texture_destroy)(void *data, void *texture);
+};
+/* data is passed to every call; both must outlive the renderer. */
+struct renderer *renderer_create_foreign(const struct render_foreign_engine *engine, void *data);
+/* A texture of a foreign renderer that is handle (an X Picture): render/
+ * never reads or writes its texels, so uploads fail and
+ * render_texture_is_imported is true (like a dmabuf's, it is sampled
+ * where its owner draws it; node damage says what changed). Destroying the
+ * texture calls the engine's texture_destroy with handle. NULL on bad
+ * arguments. */
+struct render_texture *render_texture_create_foreign(struct renderer *r,
+                                                     enum render_format format,
+                                                     int width, int height, void *handle);
+/* A target a foreign engine draws into (data is its begin's target). The
+ * caller's calls answer render_target_present, _flush (NULL: nothing to
+ * wait for), _read_pixels (as render_target_impl's: w x h pixels at x, y
+ * into first, rows dst_stride_bytes apart; 0 or -1) and _destroy (after
+ * which render/ frees its own part); frame_done is true once flush
+ * returned. ops must outlive the target. */
+struct render_foreign_target_ops {
+	const char *repaint_path; /* render_target_repaint_path */
+	int (*present)(void *data, const pixman_region32_t *damage);
+	int (*flush)(void *data);
+	int (*read_pixels)(void *data, int x, int y, int w, int h, uint32_t *first,
+	                   int dst_stride_bytes);
+	void (*destroy)(void *data);
+};
+struct render_target *render_target_create_foreign(struct renderer *r, int width, int height,
+                                                   const struct render_foreign_target_ops *ops,
+                                                   void *data);
 
 /* ---------------------------------------------------------------- scene */
 

@@ -2,6 +2,7 @@
  * stats, and the checks that turn a render_quad into what an engine draws
  * (struct render_draw). The drawing itself is the engine's (gles2.c,
  * pixman-draw.c), so a frame costs the same bookkeeping on either. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "render-private.h"
@@ -14,6 +15,7 @@ struct renderer *render_renderer_alloc(const struct render_engine *engine,
 	if (!r)
 		return NULL;
 	r->engine = engine;
+	r->name = engine->name;
 	r->egl = egl;
 	duet_list_init(&r->scenes);
 	pixman_region32_init(&r->clip);
@@ -38,7 +40,7 @@ const struct render_stats *renderer_stats(const struct renderer *r)
 
 const char *renderer_engine_name(const struct renderer *r)
 {
-	return r->engine->name;
+	return r->name;
 }
 
 void render_set_clip(struct renderer *r, const pixman_region32_t *clip)
@@ -53,6 +55,61 @@ void render_set_clip(struct renderer *r, const pixman_region32_t *clip)
 		pixman_region32_intersect(&r->clip, &r->clip, clip);
 }
 
+const pixman_box32_t *render_clip_box(struct renderer *r, const pixman_box32_t *box,
+                                      pixman_region32_t *out, int *n)
+{
+	pixman_region32_init_rect(out, box->x1, box->y1, (unsigned)(box->x2 - box->x1),
+	                          (unsigned)(box->y2 - box->y1));
+	pixman_region32_intersect(out, out, &r->clip);
+	const pixman_box32_t *rects = pixman_region32_rectangles(out, n);
+	r->stats.quads += (uint64_t)*n;
+	return rects;
+}
+
+/* u,v (0..1 of the texture) = a*s + b*t + c, d*s + e*t + f for s,t (0..1
+ * of the quad's source in the transformed texture): gles2.c's
+ * transform_coord as coefficients. */
+static const double transforms[8][6] = {
+	{ 1, 0, 0, 0, 1, 0 },   /* normal */
+	{ 0, 1, 0, -1, 0, 1 },  /* 90 */
+	{ -1, 0, 1, 0, -1, 1 }, /* 180 */
+	{ 0, -1, 1, 1, 0, 0 },  /* 270 */
+	{ -1, 0, 1, 0, 1, 0 },  /* flipped */
+	{ 0, 1, 0, 1, 0, 0 },   /* flipped 90 */
+	{ 1, 0, 0, 0, -1, 1 },  /* flipped 180 */
+	{ 0, -1, 1, -1, 0, 1 }, /* flipped 270 */
+};
+
+bool render_draw_source_transform(const struct render_draw *d, int tex_w, int tex_h,
+                                  pixman_transform_t *t, int *dx, int *dy)
+{
+	double dw = d->dst.x2 - d->dst.x1, dh = d->dst.y2 - d->dst.y1;
+
+	if (d->transform == 0 && d->sw == (float)dw && d->sh == (float)dh &&
+	    d->sx == floorf(d->sx) && d->sy == floorf(d->sy)) {
+		*dx = (int)d->sx - d->dst.x1;
+		*dy = (int)d->sy - d->dst.y1;
+		return false;
+	}
+	/* s = ks * X + cs, t = kt * Y + ct for output pixel X, Y. */
+	double ks = d->sw / (dw * d->tw), cs = (d->sx - d->dst.x1 * d->sw / dw) / d->tw;
+	double kt = d->sh / (dh * d->th), ct = (d->sy - d->dst.y1 * d->sh / dh) / d->th;
+	const double *m = transforms[d->transform & 7];
+	double w = tex_w, h = tex_h;
+	pixman_transform_t x = { { {
+		pixman_double_to_fixed(w * m[0] * ks), pixman_double_to_fixed(w * m[1] * kt),
+		pixman_double_to_fixed(w * (m[0] * cs + m[1] * ct + m[2])),
+	}, {
+		pixman_double_to_fixed(h * m[3] * ks), pixman_double_to_fixed(h * m[4] * kt),
+		pixman_double_to_fixed(h * (m[3] * cs + m[4] * ct + m[5])),
+	}, { 0, 0, pixman_fixed_1 } } };
+
+	*t = x;
+	*dx = 0;
+	*dy = 0;
+	return true;
+}
+
 void render_begin(struct renderer *r, struct render_target *t,
                   const pixman_region32_t *clip)
 {
@@ -60,9 +117,9 @@ void render_begin(struct renderer *r, struct render_target *t,
 	 * draw nowhere or somewhere else: refused, and each draw until
 	 * render_end does nothing. */
 	r->target = NULL;
-	if (strcmp(t->impl->engine, r->engine->name) != 0) {
+	if (strcmp(t->impl->engine, r->name) != 0) {
 		render_log("render_begin: a target of the %s engine cannot be drawn by the %s "
-		           "engine", t->impl->engine, r->engine->name);
+		           "engine", t->impl->engine, r->name);
 		return;
 	}
 	r->engine->begin(r, t);

@@ -191,5 +191,6 @@ struct render_texture *render_texture_import_dmabuf(struct renderer *r,
 
 bool render_texture_is_imported(const struct render_texture *tex)
 {
-	return tex->image != NULL;
+	/* A foreign texture (foreign.c) is its owner's buffer too. */
+	return tex->image != NULL || tex->foreign != NULL;
 }

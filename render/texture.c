@@ -46,9 +46,8 @@ void *render_scratch(struct renderer *r, size_t size)
  * llvmpipe's GL_MAX_TEXTURE_SIZE; GL checks its own limit too. */
 #define MAX_TEXTURE_SIZE 16384
 
-struct render_texture *render_texture_create(struct renderer *r,
-                                             enum render_format format,
-                                             int width, int height)
+struct render_texture *render_texture_alloc(struct renderer *r, enum render_format format,
+                                            int width, int height)
 {
 	struct render_texture *tex;
 
@@ -64,7 +63,16 @@ struct render_texture *render_texture_create(struct renderer *r,
 	tex->format = format;
 	tex->width = width;
 	tex->height = height;
-	if (!r->engine->texture_init(tex)) {
+	return tex;
+}
+
+struct render_texture *render_texture_create(struct renderer *r,
+                                             enum render_format format,
+                                             int width, int height)
+{
+	struct render_texture *tex = render_texture_alloc(r, format, width, height);
+
+	if (tex && !r->engine->texture_init(tex)) {
 		free(tex);
 		return NULL;
 	}
@@ -281,7 +289,9 @@ static bool upload_refused(const struct render_texture *tex)
 		render_log("upload into an imported dmabuf's texture refused");
 	if (tex->wrapped)
 		render_log("upload into a wrapped texture refused (it samples the caller's memory)");
-	return tex->image != NULL || tex->wrapped;
+	if (tex->foreign)
+		render_log("upload into a foreign texture refused (its owner draws it)");
+	return tex->image != NULL || tex->wrapped || tex->foreign != NULL;
 }
 
 void render_gl_upload_begin(struct render_texture *tex)

@@ -180,7 +180,11 @@ int xwm_composite_start(struct xwm_cm *cm)
 	xcb_flush(c);
 
 	int sw = xwm->screen->width_in_pixels, sh = xwm->screen->height_in_pixels;
-	if (cm->options.pixman) {
+	if (cm->options.xrender) {
+		if (!xwm_xrender_init(cm))
+			return -1;
+		xwm_log("rendering with XRender in the X server (no EGL)");
+	} else if (cm->options.pixman) {
 		xwm_log("rendering with pixman %s (no EGL)", pixman_version_string());
 		cm->renderer = renderer_create_pixman();
 	} else {
@@ -209,7 +213,12 @@ int xwm_composite_start(struct xwm_cm *cm)
 	                                       DEFAULT_WINDOW_BUDGET_MIB) << 20;
 
 	char why[160];
-	if (xwm_dri3_init(cm, has_sync && cm->sync_event != 0)) {
+	if (cm->xrender) {
+		cm->content_path = "in-server";
+		cm->dri3_minor = -1;
+		cm->dri3_why = "window pixmaps are drawn from where they are (--renderer xrender)";
+		snprintf(why, sizeof(why), "a RENDER Picture on each named pixmap");
+	} else if (xwm_dri3_init(cm, has_sync && cm->sync_event != 0)) {
 		cm->content_path = "zero-copy";
 		snprintf(why, sizeof(why), "DRI3 1.%d pixmaps as dmabufs into EGLImages; "
 		         "MIT-SHM for a window whose import fails", cm->dri3_minor);
@@ -242,6 +251,7 @@ void xwm_composite_finish(struct xwm_cm *cm)
 	if (cm->renderer)
 		renderer_destroy(cm->renderer);
 	cm->renderer = NULL;
+	xwm_xrender_finish(cm);
 	if (cm->egl)
 		render_egl_destroy(cm->egl);
 	cm->egl = NULL;

@@ -1,6 +1,7 @@
 /* A window's content part: the pixmap Composite keeps it in, named at each
  * map and resize, and the texture the scene samples it from. The texture
- * is the pixmap itself where DRI3 exports it (dri3.c), a texture over the
+ * is the pixmap itself where DRI3 exports it (dri3.c) or where the X
+ * server draws the scene (a Picture on it, xrender.c), a texture over the
  * window's own MIT-SHM segment with pixman (fetch.c writes the pixels
  * there, the composite reads them in place), or a texture fetch.c uploads
  * into. All of them count against the texture budgets (--texture-budget,
@@ -143,7 +144,8 @@ bool xwm_content_rename_pixmap(struct xwm_window *w)
 	                                           : RENDER_FORMAT_XRGB8888;
 	/* Zero-copy where the server exports the pixmap (dri3.c): a new
 	 * texture per name, as the pixmap is a new buffer. */
-	struct render_texture *imported = xwm_dri3_import(w, format);
+	struct render_texture *imported = cm->xrender ? xwm_xrender_import(w, format)
+	                                              : xwm_dri3_import(w, format);
 	if (imported || !c->texture || render_texture_is_imported(c->texture) ||
 	    render_texture_width(c->texture) != pw || render_texture_height(c->texture) != ph ||
 	    render_texture_has_alpha(c->texture) != (format == RENDER_FORMAT_ARGB8888)) {

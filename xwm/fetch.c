@@ -5,7 +5,9 @@
  * A window whose pixmap was imported zero-copy (dri3.c: DRI3 on Xorg
  * with glamor) fetches nothing: its damage becomes its node's damage, and
  * the frame waits only for the fence and round trip that make the
- * server's drawing complete (see dri3.c). Everywhere else (Xvfb has no
+ * server's drawing complete (see dri3.c). With --renderer xrender
+ * (xrender.c) no window fetches anything either, and the frame waits for
+ * nothing: the server draws it, after what it reported. Everywhere else (Xvfb has no
  * DRI3) the path is MIT-SHM: one ShmGetImage per damaged rectangle of the
  * named pixmap (nearby rectangles merged when their bounding box wastes
  * little), each into its own packed place in one shared memory segment,
@@ -237,7 +239,10 @@ static bool queue_imported(struct xwm_cm *cm, struct xwm_contents *b, struct xwm
 	pixman_region32_clear(&c->damage_region);
 	c->full_damage = false;
 	b->windows[b->nwindows++] = (struct fetch_window){ .w = w, .ok = true };
-	b->zero_copy++;
+	/* A dmabuf waits for the server's GPU (dri3.c); a Picture is drawn
+	 * by the server itself, after what it reported (xrender.c). */
+	if (!cm->xrender)
+		b->zero_copy++;
 	return true;
 }
 
@@ -368,6 +373,11 @@ bool xwm_contents_fetch(struct xwm_cm *cm)
 	} else if (b->zero_copy > 0 || xwm_output_busy(cm)) {
 		b->marker = true;
 		b->marker_sequence = xcb_get_input_focus(xwm->conn).sequence;
+	} else if (b->nwindows > 0) {
+		/* Windows drawn where they are (--renderer xrender): nothing
+		 * to wait for; the upload half only shows them. */
+		b->in_flight = true;
+		return false;
 	} else {
 		return false;
 	}

@@ -37,12 +37,13 @@ static const char usage[] =
 	"  --present egl|shm|auto  how frames reach the screen: EGL swap, or MIT-SHM\n"
 	"                       PutImage of the damaged rectangles (default auto: EGL\n"
 	"                       when the server has DRI3 and EGL a damage-aware swap)\n"
-	"  --renderer gl|pixman drawing engine (render/): 'gl' (the default), GLES2\n"
-	"                       through EGL (Mesa's llvmpipe without a GPU), or\n"
-	"                       'pixman', on the CPU into memory, as xcompmgr's\n"
-	"                       XRender is drawn inside Xvfb; pixman presents with\n"
-	"                       shm (egl needs gl) and fetches contents with MIT-SHM\n"
-	"                       (no DRI3 zero-copy)\n"
+	"  --renderer gl|pixman|xrender  drawing engine: 'gl' (the default), GLES2\n"
+	"                       through EGL (Mesa's llvmpipe without a GPU); 'pixman',\n"
+	"                       on the CPU in duet-xwm, window contents fetched with\n"
+	"                       MIT-SHM and frames sent back with PutImage; 'xrender',\n"
+	"                       drawn inside the X server with RENDER, as xcompmgr and\n"
+	"                       picom's xrender backend draw (no pixel leaves the\n"
+	"                       server). pixman and xrender have no --present egl\n"
 	"  --texture-budget MIB texture memory for all windows (default 384); a window\n"
 	"                       whose texture would pass it is not composited\n"
 	"  --window-texture-budget MIB  the same for one window (default 64)\n"
@@ -109,9 +110,11 @@ static int parse_options(int argc, char **argv, struct xwm_cm *cm)
 			cm->options.present = optarg;
 			break;
 		case 'R':
-			if (strcmp(optarg, "gl") && strcmp(optarg, "pixman"))
-				return bad_usage("bad --renderer '%s': expected gl or pixman", optarg);
+			if (strcmp(optarg, "gl") && strcmp(optarg, "pixman") && strcmp(optarg, "xrender"))
+				return bad_usage("bad --renderer '%s': expected gl, pixman or xrender",
+				                 optarg);
 			cm->options.pixman = strcmp(optarg, "pixman") == 0;
+			cm->options.xrender = strcmp(optarg, "xrender") == 0;
 			break;
 		case 'T':
 		case 'W': {
@@ -139,10 +142,11 @@ static int parse_options(int argc, char **argv, struct xwm_cm *cm)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (cm->options.pixman && cm->options.present &&
-	    strcmp(cm->options.present, "egl") == 0)
+	if ((cm->options.pixman || cm->options.xrender) && cm->options.present &&
+	    strcmp(cm->options.present, "auto") != 0)
 		return bad_usage("--present %s needs --renderer gl (pixman draws into memory, "
-		                 "presented with shm)", cm->options.present);
+		                 "presented with shm; xrender into a pixmap in the server)",
+		                 cm->options.present);
 	return -1;
 }
 

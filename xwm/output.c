@@ -1,6 +1,9 @@
 /* How composited frames reach the screen (the composite overlay window).
  *
- * Two paths, chosen at start (docs: duet-xwm --help, --present):
+ * With --renderer xrender, "xrender": the server draws each frame into a
+ * back-buffer pixmap and composites its damage onto the overlay
+ * (xrender.c). Otherwise two paths, chosen at start (docs: duet-xwm
+ * --help, --present):
  *  - "egl-swap": the scene paints into an EGL window surface on the
  *    overlay and eglSwapBuffers shows it (render/target-window.c). Right
  *    when the driver presents zero-copy or damage-limited: DRI3 on the
@@ -59,7 +62,7 @@
 #include "xwm.h"
 
 struct xwm_output {
-	const char *path;            /* "shm-put" or "egl-swap" */
+	const char *path;            /* "shm-put", "egl-swap" or "xrender" */
 	const char *repaint_path;    /* the target's repaint path, for the trace */
 	/* shm-put: PutImage from the segment, or of plain rows without it. */
 	xcb_gcontext_t gc;
@@ -167,6 +170,23 @@ int xwm_output_start(struct xwm_cm *cm, int width, int height)
 	if (!o) {
 		xwm_log("out of memory for the output");
 		return -1;
+	}
+	if (cm->xrender) {
+		/* Screenshots read the back buffer as host-order words. */
+		if (!image_format_matches(cm)) {
+			xwm_log("screen depth %u has no 32-bit host-order image format: use "
+			        "--renderer gl", xwm->screen->root_depth);
+			return -1;
+		}
+		cm->target = xwm_xrender_target(cm, width, height);
+		if (!cm->target)
+			return -1;
+		o->path = "xrender";
+		o->repaint_path = render_target_repaint_path(cm->target);
+		render_scene_damage_all(cm->scene);
+		xwm_log("output path: xrender (frames drawn into a pixmap in the server, their "
+		        "damage composited onto the overlay)");
+		return 0;
 	}
 	if (cm->options.pixman) {
 		/* A memory target reaches the screen only by PutImage. */
@@ -425,6 +445,15 @@ void xwm_output_present(struct xwm_cm *cm, const pixman_region32_t *damage)
 	struct xwm_output *o = cm->output;
 
 	if (strcmp(o->path, "egl-swap") == 0) {
+		render_target_present(cm->target, damage);
+		return;
+	}
+	if (strcmp(o->path, "xrender") == 0) {
+		int n;
+		const pixman_box32_t *b = pixman_region32_rectangles(damage, &n);
+		for (int i = 0; i < n; i++)
+			note_put(cm, &b[i]);
+		o->requests += 2; /* the overlay's clip and the Composite */
 		render_target_present(cm->target, damage);
 		return;
 	}

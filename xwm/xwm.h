@@ -6,7 +6,9 @@
  * The files of the compositing half, each using only those above it (and
  * the model):
  *   rects.c      which rectangles of a damage to transfer (fetch, output)
- *   output.c     how frames reach the overlay: EGL swap or MIT-SHM PutImage
+ *   xrender.c    --renderer xrender: the scene drawn inside the X server
+ *   output.c     how frames reach the overlay: EGL swap, MIT-SHM PutImage
+ *                or XRender's back buffer
  *   dri3.c       window contents zero-copy: the pixmap's dmabuf (DRI3)
  *   sync.c       _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN/TIMINGS
  *   content.c    a window's named pixmap, texture and segment
@@ -33,6 +35,8 @@
 
 struct xwm_cm;
 struct xwm_contents;
+struct xwm_picture;
+struct xwm_xrender;
 struct xwm_output;
 struct xwm_sync;
 
@@ -43,6 +47,7 @@ struct xwm_options {
 	int refresh_mhz;
 	const char *present;   /* --present: "auto", "egl" or "shm" */
 	bool pixman;           /* --renderer pixman: render/'s pixman engine, no EGL */
+	bool xrender;          /* --renderer xrender: drawn in the X server (xrender.c) */
 	unsigned texture_budget_mib, window_texture_budget_mib; /* 0: default */
 };
 
@@ -118,6 +123,7 @@ struct xwm_cm {
 	uint32_t dri3_fence;
 	bool dri3_fence_triggered;
 	struct xwm_output *output;     /* output.c's */
+	struct xwm_xrender *xrender;   /* xrender.c's, NULL on the other engines */
 	struct xwm_contents *contents; /* the frame's fetch (fetch.c's) */
 	int sync_timer_fd;           /* the earliest _NET_WM_SYNC_REQUEST timeout (sync.c) */
 };
@@ -164,6 +170,16 @@ void xwm_note_processed(struct xwm_cm *cm, uint32_t sequence);
 /* The frame trace's "puts", "put_rects", "readback" and "output_waits"
  * for the last paint (painted: it presented anything). */
 void xwm_output_trace(const struct xwm_cm *cm, bool painted, char *buf, size_t size);
+
+/* ---------------------------------------------------------- xrender.c */
+/* --renderer xrender: cm->renderer, drawing inside the X server; false
+ * (logged) without RENDER 0.10 and the formats it draws in. */
+bool xwm_xrender_init(struct xwm_cm *cm);
+void xwm_xrender_finish(struct xwm_cm *cm);
+/* A back buffer of the screen's size, shown on the overlay. */
+struct render_target *xwm_xrender_target(struct xwm_cm *cm, int width, int height);
+/* w's named pixmap as a texture (a Picture on it, freed with it), or NULL. */
+struct render_texture *xwm_xrender_import(struct xwm_window *w, enum render_format format);
 
 /* ------------------------------------------------------------- dri3.c */
 /* After the renderer exists: whether windows can be imported zero-copy

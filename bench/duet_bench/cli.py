@@ -195,6 +195,12 @@ def add_arguments(p):
                         "openbox + xcompmgr's XRender in Xvfb draws, for a like-for-like "
                         "software comparison; weston gets --use-pixman); Enlightenment and "
                         "xcompmgr are software either way. Not with --display kms")
+    p.add_argument("--xwm-software", choices=["xrender", "pixman"], default="xrender",
+                   help="duet-xwm's engine wherever duet-xwm draws in software (--renderer "
+                        "pixman, and the sweep's pixman): xrender (default), drawn inside the "
+                        "X server as xcompmgr and picom draw, or pixman, window contents "
+                        "fetched into duet-xwm with MIT-SHM, composited there and sent back "
+                        "(docs/methodology.md says why the default draws where it draws)")
     p.add_argument("--launch-app", choices=sorted(efl_launch.APPS), default="duet-launch",
                    help="the launch experiment's app: duet-launch (default) or duet-launch-efl, "
                         "the same launch written with Elementary (EFL), on every stack")
@@ -222,8 +228,10 @@ def add_arguments(p):
                    type=lambda t: parse_list(t, sweep.RENDERERS, "renderer", keep_order=True),
                    help="the sweep experiment's engines of duet-compositor, duet-xwm and "
                    "weston, each in a stack instance of its own (default gl,pixman; "
-                   "--renderer does not apply to the sweep; openbox + xcompmgr runs once, "
-                   "with XRender)")
+                   "xrender: duet-xwm's in-server engine, which the others skip, e.g. "
+                   "pixman,xrender with --xwm-software pixman puts both of duet-xwm's "
+                   "software engines in one run; --renderer does not apply to the sweep; "
+                   "openbox + xcompmgr runs once, with XRender)")
     p.add_argument("--seed", type=int_arg(0, (1 << 32) - 1, "seed must be 0..4294967295"),
                    metavar="N", help="seed of the stacks' random order in each round and of "
                    "the bootstrap intervals (default: a random one; recorded either way)")
@@ -249,7 +257,8 @@ class Bench:
         # --display, --renderer, the X server.
         self.config = stacks.settings(output=getattr(args, "display", "headless"),
                                       renderer=getattr(args, "renderer", "gl"),
-                                      x_server=x_server)
+                                      x_server=x_server,
+                                      xwm_software=getattr(args, "xwm_software", "xrender"))
         self.out = os.path.abspath(args.out or os.path.join(
             "bench-results", datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
         os.makedirs(self.out, exist_ok=True)
@@ -283,6 +292,7 @@ class Bench:
             "versions": machine.versions(),
             "render_env": {k: self.base_env.get(k) for k in machine.render_env()},
             "display": self.config.output, "renderer": self.config.renderer,
+            "xwm_software": self.config.xwm_software,
             "apps": self.apps, "stacks": {}, "experiments": {e: {} for e in args.experiments},
             "ipc": {}}
         self.progress = Progress(self.plan_units())

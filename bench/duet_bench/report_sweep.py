@@ -7,7 +7,7 @@ of every stack per scene."""
 from duet_bench import metrics, stats
 from duet_bench.glmark2 import NOTE_ROUNDTRIP, SIZE
 from duet_bench.report_figures import fmt, ratio_cell
-from duet_bench.sweep import RENDERERS
+from duet_bench.sweep import RENDERERS, takes
 from duet_launch import stack_kinds
 
 # Each duet server over each peer of its kind.
@@ -18,9 +18,13 @@ NAMES = {"wayland": "duet-compositor", "x11": "duet-xwm", "weston": "weston",
          "i3": "i3 + picom", "mutter-x11": "mutter --x11"}
 ENGINE_TEXT = {"gl": "duet's servers with GLES2 (llvmpipe), weston `--use-gl`; mutter (GL on "
                      "llvmpipe) on both window systems",
-               "pixman": "duet's servers with pixman, weston `--use-pixman`; sway's pixman "
-                         "renderer; openbox + xcompmgr and i3 + picom with XRender (pixman "
-                         "inside Xvfb)"}
+               "pixman": "duet-compositor with pixman, duet-xwm with its software engine "
+                         "(`--xwm-software`: XRender inside the X server by default), weston "
+                         "`--use-pixman`; sway's pixman renderer; openbox + xcompmgr and i3 + "
+                         "picom with XRender (pixman inside Xvfb)",
+               "xrender": "duet-xwm drawing with XRender inside the X server (`--renderers "
+                          "xrender`), against the X peers that composite the same way: "
+                          "openbox + xcompmgr and i3 + picom (pixman inside Xvfb)"}
 # The engine a peer with one drawing engine is compared in: GL with GL, a
 # software path (pixman, or XRender, which is pixman inside Xvfb) with pixman.
 ENGINE_OF = {"gl": "gl", "pixman": "pixman", "xrender": "pixman"}
@@ -50,8 +54,12 @@ def measured(recs, pair, renderer, scenes, value):
 
 
 def fixed(rec):
-    """A stack that has one engine whatever was asked (openbox: xrender)."""
-    return any(r not in RENDERERS for r in rec.get("renderers") or [])
+    """A stack that has one engine whatever was asked (openbox: xrender);
+    results before "fixed" was recorded name an engine the sweep had no
+    --renderers value for."""
+    if "fixed" in rec:
+        return rec["fixed"]
+    return any(r not in RENDERERS[:2] for r in rec.get("renderers") or [])
 
 
 def engine_of(name):
@@ -63,9 +71,12 @@ def engine_of(name):
 
 
 def compared_in(name, renderer):
-    """Whether stack name's figures belong in renderer's tables."""
+    """Whether stack name's figures belong in renderer's tables: a stack
+    of the sweep's engines where it has renderer, a peer of one engine in
+    the engine it counts as (XRender's peers in duet-xwm's xrender table
+    too)."""
     own = engine_of(name)
-    return own is None or own == renderer
+    return takes(name, renderer) if own is None else own == ENGINE_OF.get(renderer, renderer)
 
 
 def picks(rec, renderer, scene, value):
@@ -114,7 +125,8 @@ def tally(results):
 def engine_blocks(recs, renderer, scenes, seed, floor=None):
     """The ratio table of one engine (a pair's columns where either of its
     stacks ran), what its verdicts add up to, and every stack's figures."""
-    pairs = [p for p in PAIRS if any(st in recs for st in p) and compared_in(p[1], renderer)]
+    pairs = [p for p in PAIRS if any(st in recs for st in p)
+             and all(compared_in(st, renderer) for st in p)]
     # Per pair: score and window-system CPU per client frame; per output
     # frame painted too where both paint on a known clock (the
     # compositors paint at different rates at the same nominal refresh:
@@ -186,7 +198,8 @@ def floor_blocks(recs, renderer, scenes, floor):
                   "frame needs here: the %s window composited once with %s, %s ms of CPU "
                   "(`duet-composite-bench`, median of the rounds). 1 would be a window system "
                   "that costs nothing but that composite; a stack that says nothing of what it "
-                  "painted has no figure." % (SIZE, renderer, fmt(floor))),
+                  "painted has no figure." % (SIZE, ENGINE_OF.get(renderer, renderer),
+                                              fmt(floor))),
             ("table", ["scene"] + ["%s: over the floor (ms per painted frame)" % NAMES.get(st, st)
                                    for st in cols], rows)]
 
@@ -244,7 +257,7 @@ def blocks(results, out, table, order, pairs):
              stats.MIN_ROUNDS)),
         ("p", "**" + NOTE_ROUNDTRIP + "**")]
     for r in renderers:
-        blocks += engine_blocks(recs, r, scenes, seed, floor_of(results, r))
+        blocks += engine_blocks(recs, r, scenes, seed, floor_of(results, ENGINE_OF.get(r, r)))
     fails = failure_text(recs)
     if fails:
         blocks.append(("p", "**Failed** (the failed runs' samples are in no table): "

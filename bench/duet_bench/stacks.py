@@ -27,11 +27,11 @@ from duet_launch.traces import JsonLines
 PROBE_SIZE = "96x96"  # duet-launch's clear colour under its 48-pixel bar: a 96-pixel run
 
 
-def settings(output="headless", renderer="gl", x_server="xvfb"):
+def settings(output="headless", renderer="gl", x_server="xvfb", xwm_software="xrender"):
     """The bench's Config template: what every stack of a run shares."""
     return stack.Config("wayland", renderer=renderer, x_server=x_server, output=output,
-                        test_protocol=True, trace=True, framebuffer=True,
-                        patience=procs.patience(1.0))
+                        xwm_software=xwm_software, test_protocol=True, trace=True,
+                        framebuffer=True, patience=procs.patience(1.0))
 
 
 def config_for(name, template=None, xserver=None, **kw):
@@ -44,8 +44,11 @@ def config_for(name, template=None, xserver=None, **kw):
 
 def stack_renderer(name, template):
     """What draws a stack's frames, for results.json: duet's servers and
-    weston take --renderer; xcompmgr composites with XRender, which Xvfb
-    runs on pixman; Enlightenment with its software engine (enlightenment.py)."""
+    weston take --renderer (duet-xwm's pixman is --xwm-software's engine);
+    xcompmgr composites with XRender, which Xvfb runs on pixman;
+    Enlightenment with its software engine (enlightenment.py)."""
+    if name == "x11":
+        return stack.xwm_renderer(template)
     return stack_kinds.get(name).renderer or template.renderer
 
 

@@ -5,7 +5,8 @@ stack with both of duet's drawing engines in one run.
     --scenes     glmark2 scenes (default DEFAULT_SCENES), all of them in
                  one glmark2 run per stack instance
     --renderers  the engines of duet-compositor, duet-xwm and weston
-                 (default gl,pixman): a stack instance at 60 Hz each, in
+                 (default gl,pixman; xrender: duet-xwm's in-server engine
+                 beside its --xwm-software one): a stack instance at 60 Hz each, in
                  an order that alternates from run to run. openbox +
                  xcompmgr composites with XRender (pixman inside Xvfb)
                  whatever is asked: it runs once per run, and both duet-xwm
@@ -34,7 +35,15 @@ SCENES = ["build", "texture", "shading", "bump", "effect2d", "pulsar", "desktop"
 DEFAULT_SCENES = ["build", "texture", "pulsar", "desktop", "ideas", "jellyfish", "conditionals",
                   "function", "loop"]
 # What --renderers can ask duet's servers and weston for (stack.Config.renderer).
-RENDERERS = ["gl", "pixman"]
+# xrender is duet-xwm's alone (its software engine inside the X server, as
+# --xwm-software xrender gives its pixman): the other stacks skip it.
+RENDERERS = ["gl", "pixman", "xrender"]
+ONLY = {"xrender": ("x11",)}
+
+
+def takes(name, renderer):
+    """Whether stack name (one that runs the sweep's engines) has renderer."""
+    return name in ONLY.get(renderer, (name,))
 
 
 class RendererStack(stacks.Stack):
@@ -49,7 +58,7 @@ def renderers_of(opts, name):
     """The engines stack name runs the sweep with: --renderers where the
     stack takes one, else the one it has (openbox: xrender)."""
     fixed = stack_kinds.get(name).renderer
-    return [fixed] if fixed else list(opts.sweep_renderers)
+    return [fixed] if fixed else [r for r in opts.sweep_renderers if takes(name, r)]
 
 
 def scene_samples(stack, scenes, argv, roles, renderer, run, paints=None):
@@ -165,6 +174,7 @@ def run_stacks(ctx, name, timing_job):
     _, rec, _ = timing_job
     renderers = renderers_of(ctx.opts, name)
     rec.update(scenes=list(ctx.opts.sweep_scenes), renderers=renderers,
+               fixed=bool(stack_kinds.get(name).renderer),
                duration_s=ctx.opts.glmark2_duration_s, notes=[glmark2.NOTE_ROUNDTRIP])
     total = ctx.opts.total("sweep")
     for i in ctx.opts.runs("sweep", ctx.round):

@@ -68,6 +68,10 @@ class Config:
     size: str = "1920x1080"
     refresh: Optional[int] = 60      # duet's servers' frame clock (Hz); None: their default
     renderer: Optional[str] = None   # duet's servers' and weston's: gl or pixman; None: default
+    # duet-xwm's software engine, where renderer is pixman: "xrender" (drawn
+    # inside the X server, as xcompmgr and picom draw) or "pixman" (window
+    # contents fetched into duet-xwm, composited there, sent back).
+    xwm_software: str = "xrender"
     x_server: str = "xvfb"           # the X stacks' server: xvfb or xorg
     output: str = "headless"         # headless, or kms (then the X server is always Xorg)
     test_protocol: bool = False      # duet-compositor --test-protocol (its test socket)
@@ -97,6 +101,12 @@ class Config:
         if self.spec.enlightenment:
             return "xvfb"
         return "xorg" if self.output == "kms" else self.x_server
+
+
+def xwm_renderer(config):
+    """duet-xwm's --renderer for config's engine: its software engine
+    (Config.xwm_software) where the stack's is pixman."""
+    return config.xwm_software if config.renderer == "pixman" else config.renderer
 
 
 def needs(config):
@@ -600,7 +610,7 @@ class Stack(peers.PeerStarts):
         if cfg.refresh is not None:
             argv += ["--refresh", str(cfg.refresh)]
         if cfg.renderer:
-            argv += ["--renderer", cfg.renderer]
+            argv += ["--renderer", xwm_renderer(cfg)]
         if cfg.screenshot:
             argv += ["--screenshot", cfg.screenshot]
         if cfg.shot_dir:

@@ -481,11 +481,14 @@ def test_renderer():
     res = load(out)
     check(res.get("renderer") == "pixman" and res["options"].get("renderer") == "pixman",
           "results.json records --renderer pixman (%s)" % res.get("renderer"))
-    want = {"wayland": "pixman", "x11": "pixman", "weston": "pixman", "openbox": "xrender"}
+    # duet-xwm's software engine is --xwm-software's, XRender by default.
+    check(res.get("xwm_software") == "xrender", "results.json records --xwm-software xrender "
+          "(%s)" % res.get("xwm_software"))
+    want = {"wayland": "pixman", "x11": "xrender", "weston": "pixman", "openbox": "xrender"}
     got = {n: res["stacks"][n].get("renderer") for n in want}
     check(got == want, "each stack's renderer is recorded: %s" % got)
     for stack, role, flag in (("wayland", "server", "--renderer pixman"),
-                              ("x11", "wm", "--renderer pixman"),
+                              ("x11", "wm", "--renderer xrender"),
                               ("weston", "server", "--use-pixman")):
         cmds = res["stacks"][stack].get("commands", {})
         cmd = next((c for k, c in cmds.items() if k.startswith(role + "@")), "")

@@ -159,6 +159,16 @@ def test_painted():
     phead = next(b[1] for b in pix if b[0] == "table")
     check("x11/openbox score [95% CI]" in phead, "openbox's XRender is compared in the pixman "
           "table: %s" % phead)
+    # duet-xwm's in-server engine (--renderers xrender) has a table of its
+    # own, against the peers that composite with XRender, and nobody else.
+    xr = [dict(x, renderer="xrender") for x in samples["x11"]]
+    xrecs = dict(recs, x11=dict(recs["x11"], samples=samples["x11"] + xr,
+                                renderers=["gl", "xrender"], fixed=False))
+    xhead = next(b[1] for b in report_sweep.engine_blocks(xrecs, "xrender", ["build"], 7)
+                 if b[0] == "table")
+    check("x11/openbox score [95% CI]" in xhead and not any(h.startswith("wayland/")
+                                                            for h in xhead),
+          "the xrender table pairs duet-xwm with openbox only: %s" % xhead)
     # The floor: 0.5 ms a frame; duet-compositor spends 1.0 per painted
     # frame (2x), weston 2.0 (4x), duet-xwm 5.0 (10x); openbox says nothing.
     out = report_sweep.engine_blocks(recs, "gl", ["build"], 7, floor=0.5)

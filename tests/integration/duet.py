@@ -64,7 +64,8 @@ _T0 = time.monotonic()
 # compositors of 10 were cut short).
 KMS_GUEST = os.environ.get("DUET_KMS_GUEST") == "1"
 GRACE = 15.0 if KMS_GUEST else 2.0
-RENDERER = os.environ.get("DUET_TEST_RENDERER")  # meson.build: some scenarios on pixman
+# meson.build: some scenarios on pixman, some of duet-xwm's on xrender
+RENDERER = os.environ.get("DUET_TEST_RENDERER")
 
 
 def program(env_name):
@@ -274,7 +275,12 @@ class Session:
         programs = {"duet-compositor": os.environ.get("DUET_COMPOSITOR"),
                     "duet-xwm": os.environ.get("DUET_XWM"),
                     "duet-xctl": os.environ.get("DUET_XCTL")}
-        fields = dict(size=self.size, refresh=self.refresh, renderer=RENDERER,
+        # xrender is duet-xwm's alone: a Wayland session beside it (the
+        # same-pixels test) draws with the other software engine.
+        renderer = "pixman" if RENDERER == "xrender" and self.kind != "x11" else RENDERER
+        # DUET_TEST_RENDERER=pixman tests duet-xwm's own pixman composite.
+        fields = dict(size=self.size, refresh=self.refresh, renderer=renderer,
+                      xwm_software="pixman",
                       private_runtime=False,
                       patience=self.start_timeout / launch_stack.START_TIMEOUT, grace=GRACE,
                       programs=tuple((k, v) for k, v in programs.items() if v))
@@ -299,7 +305,7 @@ class Session:
         st = self.start_stack(self.config(test_protocol=self.test_protocol,
                                           server_args=tuple(self.extra_args)), env)
         self.compositor = st.procs["server"]
-        if RENDERER == "pixman":
+        if RENDERER in ("pixman", "xrender"):
             check("rendering with pixman" in self.compositor.stderr_tail(100000),
                   "compositor did not say it renders with pixman")
         if self.test_protocol:
@@ -580,6 +586,10 @@ class XSession(Session):
             err = self.wm.stderr_tail(100000)
             check("rendering with pixman" in err and "output path: shm-put" in err,
                   "duet-xwm does not say it renders with pixman into shm-put:\n" + err)
+        if self.wm_kind == "duet" and RENDERER == "xrender":
+            err = self.wm.stderr_tail(100000)
+            check("rendering with XRender" in err and "output path: xrender" in err,
+                  "duet-xwm does not say it renders with XRender in the server:\n" + err)
         log("%s pid %d manages %s (_NET_WM_NAME %r)"
             % (self.wm_kind, self.wm.pid, self.display, self.wm_name))
 
