@@ -43,7 +43,8 @@ static const char usage[] =
 	"                       MIT-SHM and frames sent back with PutImage; 'xrender',\n"
 	"                       drawn inside the X server with RENDER, as xcompmgr and\n"
 	"                       picom's xrender backend draw (no pixel leaves the\n"
-	"                       server). pixman and xrender have no --present egl\n"
+	"                       server). pixman has no --present egl, xrender no\n"
+	"                       --present at all\n"
 	"  --texture-budget MIB texture memory for all windows (default 384); a window\n"
 	"                       whose texture would pass it is not composited\n"
 	"  --window-texture-budget MIB  the same for one window (default 64)\n"
@@ -142,10 +143,12 @@ static int parse_options(int argc, char **argv, struct xwm_cm *cm)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if ((cm->options.pixman || cm->options.xrender) && cm->options.present &&
-	    strcmp(cm->options.present, "auto") != 0)
+	if (cm->options.pixman && cm->options.present && strcmp(cm->options.present, "egl") == 0)
 		return bad_usage("--present %s needs --renderer gl (pixman draws into memory, "
-		                 "presented with shm; xrender into a pixmap in the server)",
+		                 "presented with shm)", cm->options.present);
+	if (cm->options.xrender && cm->options.present && strcmp(cm->options.present, "auto") != 0)
+		return bad_usage("--present %s needs --renderer gl or pixman (xrender draws into a "
+		                 "pixmap in the X server and composites it onto the overlay)",
 		                 cm->options.present);
 	return -1;
 }

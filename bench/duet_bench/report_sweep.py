@@ -18,13 +18,25 @@ NAMES = {"wayland": "duet-compositor", "x11": "duet-xwm", "weston": "weston",
          "i3": "i3 + picom", "mutter-x11": "mutter --x11"}
 ENGINE_TEXT = {"gl": "duet's servers with GLES2 (llvmpipe), weston `--use-gl`; mutter (GL on "
                      "llvmpipe) on both window systems",
-               "pixman": "duet-compositor with pixman, duet-xwm with its software engine "
-                         "(`--xwm-software`: XRender inside the X server by default), weston "
+               "pixman": "duet-compositor with pixman, duet-xwm with %s, weston "
                          "`--use-pixman`; sway's pixman renderer; openbox + xcompmgr and i3 + "
                          "picom with XRender (pixman inside Xvfb)",
                "xrender": "duet-xwm drawing with XRender inside the X server (`--renderers "
                           "xrender`), against the X peers that composite the same way: "
                           "openbox + xcompmgr and i3 + picom (pixman inside Xvfb)"}
+# duet-xwm's software engine in a run (results' xwm_software: absent before
+# it was recorded, when it was render/'s pixman composite).
+XWM_SOFTWARE = {"xrender": "XRender inside the X server (`--xwm-software xrender`)",
+                "pixman": "render/'s pixman in its own process (`--xwm-software pixman`)"}
+
+
+def engine_text(results, renderer):
+    text = ENGINE_TEXT.get(renderer, renderer)
+    if renderer == "pixman":
+        text = text % XWM_SOFTWARE[results.get("xwm_software") or "pixman"]
+    return text
+
+
 # The engine a peer with one drawing engine is compared in: GL with GL, a
 # software path (pixman, or XRender, which is pixman inside Xvfb) with pixman.
 ENGINE_OF = {"gl": "gl", "pixman": "pixman", "xrender": "pixman"}
@@ -122,7 +134,7 @@ def tally(results):
     return "; ".join("%s on %d (%s)" % (w, len(s), ", ".join(s)) for w, s in sorted(by.items()))
 
 
-def engine_blocks(recs, renderer, scenes, seed, floor=None):
+def engine_blocks(recs, renderer, scenes, seed, floor=None, text=None):
     """The ratio table of one engine (a pair's columns where either of its
     stacks ran), what its verdicts add up to, and every stack's figures."""
     pairs = [p for p in PAIRS if any(st in recs for st in p)
@@ -161,7 +173,7 @@ def engine_blocks(recs, renderer, scenes, seed, floor=None):
                for scene in scenes]
     ratios = [("table", head, rows)] if pairs else [
         ("p", "Neither of duet's servers nor their peers ran: no ratios.")]
-    return [("h3", "Engine %s: %s" % (renderer, ENGINE_TEXT.get(renderer, renderer)))] + \
+    return [("h3", "Engine %s: %s" % (renderer, text or engine_text({}, renderer)))] + \
         ratios + [("p", n) for n in notes] + floor_blocks(shown, renderer, scenes, floor) + [
             ("table", ["scene"] + ["%s: score; WS CPU ms/frame; painted Hz" % st
                                    for st in shown], figures)]
@@ -257,7 +269,8 @@ def blocks(results, out, table, order, pairs):
              stats.MIN_ROUNDS)),
         ("p", "**" + NOTE_ROUNDTRIP + "**")]
     for r in renderers:
-        blocks += engine_blocks(recs, r, scenes, seed, floor_of(results, ENGINE_OF.get(r, r)))
+        blocks += engine_blocks(recs, r, scenes, seed, floor_of(results, ENGINE_OF.get(r, r)),
+                                engine_text(results, r))
     fails = failure_text(recs)
     if fails:
         blocks.append(("p", "**Failed** (the failed runs' samples are in no table): "

@@ -2,7 +2,7 @@
 """`duet run STACK -- CMD`: CMD runs inside a fresh stack, its exit status
 is passed on, and nothing the launcher started outlives it.
 
-usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman]|usage|all-gone-STACK|
+usage: test_duet_run.py x11|wayland|x11-screenshot[-pixman|-xrender]|usage|all-gone-STACK|
                         xwayland|weston-xwayland
 
 xwayland, weston-xwayland: CMD is an X client: it gets DISPLAY (no
@@ -229,8 +229,16 @@ def case_x11_screenshot(tmp, renderer=None):
         check(bad.returncode == 2 and "--renderer gl" in bad.stderr,
               "duet-xwm --renderer pixman --present egl exited %d: %r"
               % (bad.returncode, bad.stderr))
+    if renderer == "xrender":
+        # Its frames are in a pixmap in the server: no present path to pick.
+        bad = subprocess.run([duet.program("DUET_XWM"), "--renderer", "xrender", "--present",
+                              "shm"], capture_output=True, text=True, timeout=20)
+        check(bad.returncode == 2 and "--renderer gl or pixman" in bad.stderr,
+              "duet-xwm --renderer xrender --present shm exited %d: %r"
+              % (bad.returncode, bad.stderr))
     if renderer:
-        check("rendering with %s" % renderer in r.stderr,
+        said = {"xrender": "XRender"}.get(renderer, renderer)
+        check("rendering with %s" % said in r.stderr,
               "duet-xwm did not say it renders with %s:\n%s" % (renderer, r.stderr[-2000:]))
 
 
@@ -238,7 +246,8 @@ def case_usage(tmp):
     for args in (["run", "vnc", "--", "true"], ["run", "x11"], ["run", "x11", "--size", "0x0",
                  "--", "true"], ["run", "x11", "--refresh", "60", "--", "true"],
                  ["run", "e-x11", "--renderer", "pixman", "--", "true"],
-                 ["run", "x11", "--renderer", "vulkan", "--", "true"], ["frobnicate"],
+                 ["run", "x11", "--renderer", "vulkan", "--", "true"],
+                 ["run", "wayland", "--renderer", "xrender", "--", "true"], ["frobnicate"],
                  []):
         r = run(args, tmp, timeout=20)
         check(r.returncode == 2, "duet %s exited %d, want 2" % (" ".join(args), r.returncode))
@@ -376,6 +385,7 @@ def case_all_gone(tmp, stack):
 
 CASES = {"x11": case_x11, "wayland-server-dies": case_wayland_server_dies, "wayland": case_wayland, "x11-screenshot": case_x11_screenshot,
          "x11-screenshot-pixman": lambda tmp: case_x11_screenshot(tmp, "pixman"),
+         "x11-screenshot-xrender": lambda tmp: case_x11_screenshot(tmp, "xrender"),
          "x11-wm-dies": case_x11_wm_dies, "usage": case_usage,
          "xwayland": lambda tmp: case_xwayland(tmp, "xwayland"),
          "weston-xwayland": lambda tmp: case_xwayland(tmp, "weston-xwayland")}
