@@ -1,11 +1,12 @@
 /* duet-x11-bad-client: an X11 client that misbehaves on purpose, so tests
- * can check that duet-xwm survives it and keeps compositing the others.
+ * can check that duet-xwm (and duet-compositor's X window manager) survive
+ * it and keep compositing the others.
  *
  * Modes (see usage()): destroy-after-map, bad-normal-hints, bad-properties,
- * configure-flood, die-mid-request, huge-window, huge-menus. Each prints
- * what it did on stdout; with --hold the client keeps its windows until it
- * is killed or the window manager sends WM_DELETE_WINDOW, else it exits 0
- * when done.
+ * configure-flood, die-mid-request, huge-window, huge-menus, huge-cursor.
+ * Each prints what it did on stdout; with --hold the client keeps its
+ * windows until it is killed or the window manager sends WM_DELETE_WINDOW,
+ * else it exits 0 when done.
  */
 #include <errno.h>
 #include <poll.h>
@@ -278,6 +279,32 @@ static int huge_menus(struct bad *b, bool hold)
 	return hold ? 1 : 0;
 }
 
+/* A small window whose cursor is 8400x8400: Xwayland shows it on a
+ * wl_surface of its own, no X window's (as a 32-bit image, 269 MiB: over
+ * the client budget of 256 MiB), once the pointer is over the window. */
+static int huge_cursor(struct bad *b, bool hold)
+{
+	const uint16_t side = 8400;
+	print_client(b);
+	xcb_pixmap_t bits = xcb_generate_id(b->conn);
+	xcb_create_pixmap(b->conn, 1, bits, b->screen->root, side, side);
+	xcb_gcontext_t gc = xcb_generate_id(b->conn);
+	uint32_t one = 1;
+	xcb_create_gc(b->conn, gc, bits, XCB_GC_FOREGROUND, &one);
+	xcb_rectangle_t all = { 0, 0, side, side };
+	xcb_poly_fill_rectangle(b->conn, bits, gc, 1, &all);
+	xcb_cursor_t cursor = xcb_generate_id(b->conn);
+	xcb_create_cursor(b->conn, cursor, bits, bits, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0, 0);
+	xcb_window_t w = make_window(b, 200, 150, "huge-cursor");
+	xcb_change_window_attributes(b->conn, w, XCB_CW_CURSOR, &cursor);
+	printf("window 0x%x\n", w);
+	xcb_map_window(b->conn, w);
+	if (!x11_round_trip(b->conn))
+		return 1;
+	printf("mapped 1\n");
+	return hold ? 1 : 0;
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void usage(FILE *out)
@@ -293,7 +320,9 @@ static void usage(FILE *out)
 	        "  die-mid-request    map a window, then exit in the middle of a request\n"
 	        "  huge-window        one managed 16000x16000 window (976 MiB of texture)\n"
 	        "  huge-menus         32 override-redirect 2048x2048 windows at once (16 MiB\n"
-	        "                     each); both print their client's XID base first\n"
+	        "                     each)\n"
+	        "  huge-cursor        a 200x150 window whose cursor is 8400x8400 (269 MiB)\n"
+	        "                     (each huge-* mode prints its client's XID base first)\n"
 	        "--hold keeps the windows until killed or closed by WM_DELETE_WINDOW.\n");
 }
 
@@ -363,6 +392,8 @@ int main(int argc, char **argv)
 		r = huge_window(&b, hold);
 	} else if (strcmp(mode, "huge-menus") == 0) {
 		r = huge_menus(&b, hold);
+	} else if (strcmp(mode, "huge-cursor") == 0) {
+		r = huge_cursor(&b, hold);
 	} else {
 		fprintf(stderr, "duet-x11-bad-client: unknown mode '%s'\n", mode);
 		xcb_disconnect(b.conn);

@@ -6,7 +6,7 @@ budgets per X client in its X window manager
 a budget is disconnected alone (KillClient) with a log line naming it;
 Xwayland, its other X clients and the Wayland clients go on.
 
-usage: test_xwayland_budget.py window | menus | total
+usage: test_xwayland_budget.py window | menus | total | cursor
 
 Each scenario starts a Wayland client (duet-test-pattern) and an X client
 (duet-x11-test-pattern through Xwayland) that both keep drawing frames,
@@ -101,6 +101,42 @@ def background_outside(img, bg, wins):
           % (want - got))
 
 
+def start_goods(s):
+    """The two good clients drawing, placed apart; Xwayland's pid and the
+    X client's frame count on the screen."""
+    good = duet.start_good(s)
+    x_good = start_x_good(s)
+    wl_win = place(s, duet.GOOD_APP_ID, 20, 20)
+    x_win = place(s, X_GOOD_APP, 300, 200)
+    return good, x_good, wl_win, x_win, one_xwayland(s), counter_shown(s, x_win, "before", 0)
+
+
+def check_xwayland_kept(s, xwayland):
+    log = compositor_log(s)
+    check("over budget: wl_surface" not in log and
+          "(pid %d) exited" % xwayland not in log and
+          "(pid %d) was killed" % xwayland not in log,
+          "Xwayland was disconnected or exited:\n%s" % log[-3000:])
+    check(one_xwayland(s) == xwayland, "Xwayland is not the same process")
+
+
+def check_goods_go_on(s, good, x_good, wl_win, x_win, before, what):
+    """Both good clients keep their windows where they were and go on
+    drawing: the Wayland client's frames answered, the X client's frames
+    on the compositor's screen."""
+    frames = last_frame(x_good)
+    duet.check_good_keeps_going(s, good, what)
+    check(x_good.alive(), "the good X client died: %s" % x_good.stderr_tail())
+    x_good.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= frames + 10,
+                     timeout=15)
+    after = counter_shown(s, x_win, "after", max(before, frames))
+    wins = {w.app_id: w for w in s.windows()}
+    check((wins[X_GOOD_APP].x, wins[X_GOOD_APP].y) == (x_win.x, x_win.y) and
+          (wins[duet.GOOD_APP_ID].x, wins[duet.GOOD_APP_ID].y) == (wl_win.x, wl_win.y),
+          "the good windows moved: %r" % wins)
+    return after
+
+
 def scenario(case):
     args, mode, words, budget = CASES[case]
 
@@ -108,12 +144,7 @@ def scenario(case):
         need_xwayland()
         with duet.Session("xwayland-budget-" + case, args=xwayland_args(*args)) as s:
             bg = s.background()
-            good = duet.start_good(s)
-            x_good = start_x_good(s)
-            wl_win = place(s, duet.GOOD_APP_ID, 20, 20)
-            x_win = place(s, X_GOOD_APP, 300, 200)
-            xwayland = one_xwayland(s)
-            before = counter_shown(s, x_win, "before", 0)
+            good, x_good, wl_win, x_win, xwayland, before = start_goods(s)
 
             bad = s.client([duet.program("DUET_X11_BAD_CLIENT"), "--hold", mode],
                            name="offender")
@@ -125,7 +156,6 @@ def scenario(case):
                   "the offender's X connection did not break: %s" % bad.stderr_tail())
             duet.log("the offender (pid %d, X client 0x%x) was disconnected: %s"
                      % (bad.pid, base, bad.stderr_tail().strip()))
-            frames_at_offence = last_frame(x_good)
 
             lines = wait_for("the compositor's line naming the offender", lambda: [
                 m for m in re.finditer(KILL_LINE, compositor_log(s))
@@ -145,32 +175,50 @@ def scenario(case):
                       % (words, budget, m.group(0)))
             check(len(lines) == 1, "the offender was killed %d times: %r"
                   % (len(lines), [m.group(0) for m in lines]))
-            log = compositor_log(s)
-            check("over budget: wl_surface" not in log and
-                  "(pid %d) exited" % xwayland not in log and
-                  "(pid %d) was killed" % xwayland not in log,
-                  "Xwayland was disconnected or exited:\n%s" % log[-3000:])
-            check(one_xwayland(s) == xwayland, "Xwayland is not the same process")
+            check_xwayland_kept(s, xwayland)
 
             wait_for("the offender's windows to leave the list", lambda: sorted(
                 w.app_id for w in s.windows()) == sorted([duet.GOOD_APP_ID, X_GOOD_APP]))
-            duet.check_good_keeps_going(s, good, "the offence")
-            check(x_good.alive(), "the good X client died: %s" % x_good.stderr_tail())
-            x_good.wait_line(r"^frame (\d+)$",
-                             pred=lambda m: int(m.group(1)) >= frames_at_offence + 10,
-                             timeout=15)
-            after = counter_shown(s, x_win, "after", max(before, frames_at_offence))
-            wins = {w.app_id: w for w in s.windows()}
-            check((wins[X_GOOD_APP].x, wins[X_GOOD_APP].y) == (x_win.x, x_win.y) and
-                  (wins[duet.GOOD_APP_ID].x, wins[duet.GOOD_APP_ID].y) == (wl_win.x, wl_win.y),
-                  "the good windows moved: %r" % wins)
+            after = check_goods_go_on(s, good, x_good, wl_win, x_win, before, "the offence")
             background_outside(s.screenshot("after-bg"), bg, [wl_win, x_win])
             duet.log("after the offence: X frames %d -> %d on screen, Xwayland %d the same"
                      % (before, after, xwayland))
-            check(one_xwayland(s) == xwayland, "Xwayland is not the same process")
+            check_xwayland_kept(s, xwayland)
             s.check_alive()
     return test
 
 
+CURSOR_LINE = (r"xwayland: wl_surface@\d+ without an X window \(yet\) over budget: textures of "
+               r"(\d+) MiB would exceed the client budget of 256 MiB: refused")
+
+
+def cursor():
+    """Xwayland's own surface (its cursor), which no X window pairs with,
+    over the client budget: refused with a log line, and Xwayland, the
+    offender (it cannot be told from the others) and everyone else go on."""
+    need_xwayland()
+    with duet.Session("xwayland-budget-cursor", args=xwayland_args()) as s:
+        good, x_good, wl_win, x_win, xwayland, before = start_goods(s)
+        bad = s.client([duet.program("DUET_X11_BAD_CLIENT"), "--hold", "huge-cursor"],
+                       name="offender")
+        bad.wait_line(r"^mapped 1$", timeout=30)
+        s.wait_window(app_id="duet-x11-bad-client", timeout=30)
+        win = place(s, "duet-x11-bad-client", 700, 500)  # off the good windows
+        s.testctl("motion", win.x + win.w // 2, win.y + win.h // 2)
+        m = wait_for("the line refusing the cursor", lambda: re.search(
+            CURSOR_LINE, compositor_log(s)), timeout=30)
+        duet.log("logged: %s" % m.group(0))
+        check(int(m.group(1)) > 256, "the cursor's %s MiB is not over 256" % m.group(1))
+        check_xwayland_kept(s, xwayland)
+        check(bad.alive(), "the offender was disconnected: %s" % bad.stderr_tail())
+        s.testctl("motion", 1, 1)
+        after = check_goods_go_on(s, good, x_good, wl_win, x_win, before, "the cursor")
+        duet.log("after the cursor: X frames %d -> %d on screen, Xwayland %d the same"
+                 % (before, after, xwayland))
+        check_xwayland_kept(s, xwayland)
+        bad.stop()
+        s.check_alive()
+
+
 if __name__ == "__main__":
-    duet.main_scenario({case: scenario(case) for case in CASES})
+    duet.main_scenario(dict({case: scenario(case) for case in CASES}, cursor=cursor))
