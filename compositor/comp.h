@@ -147,6 +147,9 @@ struct comp_server {
 	struct wl_list popup_grabs;
 
 	uint64_t texture_bytes;    /* all surfaces' textures, budget.c */
+	/* A client standing for others, who pay for its surfaces (Xwayland's
+	 * X window manager while it runs); NULL: none. */
+	struct comp_budget_payer *budget_payer;
 	uint64_t traced_uploaded;  /* renderer's uploaded_bytes at the last traced frame */
 
 	struct wl_signal new_surface;     /* data: struct comp_surface *, once made */
@@ -179,8 +182,22 @@ struct wl_global *comp_global_create(struct comp_server *server,
                                      void *data, wl_global_bind_func_t bind);
 void comp_server_offers(struct comp_server *server, const char *interface, int version);
 /* budget.c: charges a surface's texture (bytes replaces its current
- * charge) to its client and the total; false after posting the error. */
+ * charge) to its client and the total; false after posting the error, or
+ * after its payer refused it. */
 bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes);
+/* Xwayland is one Wayland client standing for many X clients: cutting it
+ * off for what one of them did would end them all. For the surfaces of
+ * payer->client, budget.c leaves both budgets to charge(), which applies
+ * them to whoever stands behind each surface (xwayland-budget.c,
+ * docs/security.md). all: every client's texture bytes with this one.
+ * true: charged; false: refused (the commit is dropped, nothing is
+ * allocated, and the client is not told: the payer dealt with the party
+ * behind it). */
+struct comp_budget_payer {
+	struct wl_client *client;
+	bool (*charge)(struct comp_budget_payer *payer, struct comp_surface *surface,
+	               uint64_t bytes, uint64_t all);
+};
 void comp_budget_release_texture(struct comp_surface *surface);
 /* A wl_display.no_memory error naming the budget, and a log line. */
 void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...)

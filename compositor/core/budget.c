@@ -8,6 +8,10 @@
  * runs destroy listeners before it destroys the client's resources, so
  * surfaces released after that find no usage to lower: the client is gone
  * and only the total still counts them.
+ *
+ * A client that stands for others (Xwayland) names a payer (struct
+ * comp_budget_payer, comp.h) that applies both budgets to the party behind
+ * each of its surfaces and deals with an offender itself.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,7 +80,13 @@ bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes)
 	uint64_t mine = usage->texture_bytes - old + bytes;
 	uint64_t all = server->texture_bytes - old + bytes;
 	const uint64_t mib = 1024 * 1024;
-	if (mine > server->options.client_texture_budget) {
+	struct comp_budget_payer *payer = server->budget_payer;
+	if (payer && payer->client == client) {
+		/* Its own usage is still kept (released as any other), but its
+		 * budgets are the payer's to apply. */
+		if (!payer->charge(payer, surface, bytes, all))
+			return false;
+	} else if (mine > server->options.client_texture_budget) {
 		comp_client_post_over_budget(client, "wl_surface@%u: textures of %llu MiB would "
 		                             "exceed the client budget of %llu MiB",
 		                             wl_resource_get_id(surface->resource),
@@ -84,8 +94,7 @@ bool comp_budget_charge_texture(struct comp_surface *surface, uint64_t bytes)
 		                             (unsigned long long)(server->options.client_texture_budget /
 		                                                  mib));
 		return false;
-	}
-	if (all > server->options.texture_budget) {
+	} else if (all > server->options.texture_budget) {
 		comp_client_post_over_budget(client, "wl_surface@%u: textures of %llu MiB in all "
 		                             "would exceed the budget of %llu MiB",
 		                             wl_resource_get_id(surface->resource),

@@ -328,7 +328,7 @@ static void hide_unmanaged(struct xwm_content *c)
 
 void comp_xwindow_update(struct xwm_content *c)
 {
-	bool ready = c->x && c->x->viewable && c->surface && c->surface->texture;
+	bool ready = c->x && c->x->viewable && c->surface && c->surface->texture && !c->doomed;
 	if (c->x && c->x->override_redirect) {
 		if (ready && !c->unmanaged_shown)
 			show_unmanaged(c);
@@ -400,6 +400,9 @@ void comp_xwindow_pair(struct xwm_content *c, struct comp_surface *surface)
 	wl_signal_add(&surface->destroy_signal, &c->surface_destroy);
 	if (comp_xwindow_has_window(c))
 		c->window.surface = surface;
+	/* Its texture, charged before the X window was known, is its X
+	 * client's now: one over its budget is killed, not shown. */
+	comp_xbudget_paired(c);
 	comp_xwindow_update(c);
 }
 

@@ -46,9 +46,23 @@ static void handle_event(struct comp_xwm *wm, xcb_generic_event_t *ev)
 	free(ev);
 }
 
+/* Windows of X clients killed over a texture budget leave the screen now,
+ * not when Xwayland destroys them (the kill was found inside a commit). */
+static void hide_doomed(struct comp_xwm *wm)
+{
+	if (!wm->budget.hide_doomed)
+		return;
+	wm->budget.hide_doomed = false;
+	struct xwm_content *c;
+	wl_list_for_each(c, &wm->contents, link)
+		if (c->doomed)
+			comp_xwindow_update(c);
+}
+
 static void dispatch(struct comp_xwm *wm)
 {
 	xcb_connection_t *conn = wm->xwm.conn;
+	hide_doomed(wm);
 	if (wm->quiet)
 		return;
 	for (;;) {
@@ -67,6 +81,7 @@ static void dispatch(struct comp_xwm *wm)
 		if (!applied)
 			break;
 	}
+	comp_xbudget_dispatch(wm);
 	if (wm->xwm.quit)
 		comp_log("xwayland: another X window manager took over; X windows are no longer "
 		         "managed");
@@ -215,6 +230,16 @@ static const struct xwm_host host = {
 	.processed = host_processed,
 	.screenshot = host_screenshot,
 };
+
+/* Xwayland's connection went before its process was reaped. */
+static void handle_client_destroy(struct wl_listener *listener, void *data)
+{
+	struct comp_xwm *wm = wl_container_of(listener, wm, client_destroy);
+	wl_list_remove(&wm->client_destroy.link);
+	wl_list_init(&wm->client_destroy.link);
+	comp_xbudget_client_gone(wm);
+	wm->client = NULL;
+}
 
 static void handle_new_surface(struct wl_listener *listener, void *data)
 {
@@ -409,6 +434,10 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	wl_list_init(&wm->contents);
 	wl_list_init(&wm->unmanaged);
 	wl_list_init(&wm->new_surface.link);
+	wl_list_init(&wm->budget.refused);
+	wl_list_init(&wm->budget.reports);
+	wm->client_destroy.notify = handle_client_destroy;
+	wl_client_add_destroy_listener(client, &wm->client_destroy);
 	struct xwm *xwm = &wm->xwm;
 	duet_list_init(&xwm->stack);
 	xwm->host = &host;
@@ -426,6 +455,8 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	}
 	xwm->screen = xcb_setup_roots_iterator(xcb_get_setup(xwm->conn)).data;
 	xwm->root = xwm->screen->root;
+	/* Before WM_S0: no X client draws before its budget is kept. */
+	comp_xbudget_init(wm);
 	bool has_sync = init_sync(xwm->conn);
 	wm->wl_surface_id = intern(xwm->conn, "WL_SURFACE_ID");
 	if (!wm->wl_surface_id || xwm_props_intern_atoms(xwm) < 0 || xwm_wm_claim(xwm) < 0)
@@ -474,6 +505,8 @@ void comp_xwm_destroy(struct comp_xwm *wm)
 	if (wm->source)
 		wl_event_source_remove(wm->source);
 	wl_list_remove(&wm->new_surface.link);
+	wl_list_remove(&wm->client_destroy.link);
+	comp_xbudget_finish(wm);
 	comp_xsel_destroy(wm->selection);
 	struct xwm *xwm = &wm->xwm;
 	if (xwm->conn) {

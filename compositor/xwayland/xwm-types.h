@@ -11,9 +11,24 @@
 #include "comp.h"
 #include "model.h"
 
+/* Texture budgets kept per X client (xwayland-budget.c). */
+struct comp_xbudget {
+	struct comp_budget_payer payer; /* server->budget_payer while the WM runs */
+	uint32_t id_mask;               /* the connection setup's resource_id_mask */
+	bool has_res;                   /* X-Resource: a killed client's pid */
+	/* Commits of Xwayland's surfaces with no X window (yet) refused over
+	 * a budget (xbudget_refusal.link), and kills whose log line waits for
+	 * X-Resource's answer (xbudget_report.link). */
+	struct wl_list refused, reports;
+	/* Windows of a client just killed are still shown: hidden at the
+	 * next dispatch, outside the commit that found it over. */
+	bool hide_doomed;
+};
+
 struct comp_xwm {
 	struct comp_server *server;
-	struct wl_client *client;       /* Xwayland's Wayland connection */
+	struct wl_client *client;       /* Xwayland's Wayland connection; NULL once gone */
+	struct wl_listener client_destroy;
 	struct xwm xwm;                 /* the model, on the -wm connection */
 	struct wl_event_source *source; /* the X connection's fd */
 	struct wl_event_source *idle;   /* a dispatch due before the loop sleeps */
@@ -34,6 +49,7 @@ struct comp_xwm {
 	xcb_atom_t allow_commits;
 	struct wl_event_source *sync_timer;
 	struct wl_listener output_presented;
+	struct comp_xbudget budget;
 };
 
 /* A window's _NET_WM_SYNC_REQUEST and frame timing (xwayland-sync.c). */
@@ -95,6 +111,9 @@ struct xwm_content {
 	bool iconic, restoring;
 	/* An override-redirect window while shown: in comp_xwm.unmanaged. */
 	bool unmanaged_shown;
+	/* Its X client went over a texture budget and was killed: never
+	 * shown again, nothing more charged (xwayland-budget.c). */
+	bool doomed;
 	struct wl_list unmanaged_link;
 	struct comp_xsync sync;
 };
@@ -127,6 +146,22 @@ static inline bool comp_xsync_holds_place(const struct xwm_content *c)
 	return c->sync.waiting || c->sync.place_pending;
 }
 void comp_xsync_window_destroyed(struct xwm_content *c);
+
+/* xwayland-budget.c: the texture budgets of docs/security.md kept per X
+ * client (the client part of its XIDs) for Xwayland's surfaces, whose
+ * charges budget.c hands over (struct comp_budget_payer). */
+/* Becomes the server's payer for wm->client: needs the X connection. */
+void comp_xbudget_init(struct comp_xwm *wm);
+/* No longer the payer; logs the kills still waiting for their pid. */
+void comp_xbudget_finish(struct comp_xwm *wm);
+/* Xwayland is gone: its surfaces are nobody's to pay for here. */
+void comp_xbudget_client_gone(struct comp_xwm *wm);
+/* c was just paired with its surface: the surface's texture, charged
+ * while no X window was known, is its client's from now on. false: its
+ * client is over a budget (killed now, or before): c is doomed. */
+bool comp_xbudget_paired(struct xwm_content *c);
+/* The X dispatch: X-Resource's answers for the kills' log lines. */
+void comp_xbudget_dispatch(struct comp_xwm *wm);
 
 /* xwayland-window.c */
 /* WL_SURFACE_ID met its wl_surface: the window shows once both are ready. */

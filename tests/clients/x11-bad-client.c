@@ -1,10 +1,12 @@
 /* duet-x11-bad-client: an X11 client that misbehaves on purpose, so tests
- * can check that duet-xwm survives it and keeps compositing the others.
+ * can check that duet-xwm (and duet-compositor's X window manager) survive
+ * it and keep compositing the others.
  *
  * Modes (see usage()): destroy-after-map, bad-normal-hints, bad-properties,
- * configure-flood, die-mid-request. Each prints what it did on stdout; with
- * --hold the client keeps its windows until it is killed or the window
- * manager sends WM_DELETE_WINDOW, else it exits 0 when done.
+ * configure-flood, die-mid-request, huge-window, huge-menus, huge-cursor.
+ * Each prints what it did on stdout; with --hold the client keeps its
+ * windows until it is killed or the window manager sends WM_DELETE_WINDOW,
+ * else it exits 0 when done.
  */
 #include <errno.h>
 #include <poll.h>
@@ -231,6 +233,78 @@ static int die_mid_request(struct bad *b)
 	_exit(0);
 }
 
+/* The client's part of every XID it makes (the connection setup's
+ * resource-id base), which the window manager names an X client by. */
+static void print_client(struct bad *b)
+{
+	printf("client 0x%x\n", xcb_get_setup(b->conn)->resource_id_base);
+}
+
+/* One window too large for any texture budget of duet-compositor's
+ * (16000x16000: 976 MiB at 4 bytes a pixel; the defaults are 256 MiB a
+ * client, 1024 MiB in all), drawn (its background) as soon as it maps. */
+static int huge_window(struct bad *b, bool hold)
+{
+	print_client(b);
+	xcb_window_t w = make_window(b, 16000, 16000, "huge-window");
+	printf("window 0x%x\n", w);
+	xcb_map_window(b->conn, w);
+	if (!x11_round_trip(b->conn))
+		return 1;
+	printf("mapped 1\n");
+	return hold ? 1 : 0;
+}
+
+/* Menus' kind of windows (override-redirect: no window manager decides
+ * on them), 2048x2048 (16 MiB) each, 32 of them (512 MiB) in one batch
+ * without waiting for anything, as a client flooding the screen with
+ * popups would. */
+static int huge_menus(struct bad *b, bool hold)
+{
+	const int n = 32;
+	print_client(b);
+	for (int i = 0; i < n; i++) {
+		xcb_window_t w = xcb_generate_id(b->conn);
+		uint32_t values[] = { 0x004040c0u + (uint32_t)i, 1 };
+		xcb_create_window(b->conn, XCB_COPY_FROM_PARENT, w, b->screen->root,
+		                  (int16_t)(i * 8), (int16_t)(i * 8), 2048, 2048, 0,
+		                  XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT,
+		                  XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, values);
+		xcb_map_window(b->conn, w);
+		printf("window 0x%x\n", w);
+	}
+	if (!x11_round_trip(b->conn))
+		return 1;
+	printf("mapped %d\n", n);
+	return hold ? 1 : 0;
+}
+
+/* A small window whose cursor is 8400x8400: Xwayland shows it on a
+ * wl_surface of its own, no X window's (as a 32-bit image, 269 MiB: over
+ * the client budget of 256 MiB), once the pointer is over the window. */
+static int huge_cursor(struct bad *b, bool hold)
+{
+	const uint16_t side = 8400;
+	print_client(b);
+	xcb_pixmap_t bits = xcb_generate_id(b->conn);
+	xcb_create_pixmap(b->conn, 1, bits, b->screen->root, side, side);
+	xcb_gcontext_t gc = xcb_generate_id(b->conn);
+	uint32_t one = 1;
+	xcb_create_gc(b->conn, gc, bits, XCB_GC_FOREGROUND, &one);
+	xcb_rectangle_t all = { 0, 0, side, side };
+	xcb_poly_fill_rectangle(b->conn, bits, gc, 1, &all);
+	xcb_cursor_t cursor = xcb_generate_id(b->conn);
+	xcb_create_cursor(b->conn, cursor, bits, bits, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0, 0);
+	xcb_window_t w = make_window(b, 200, 150, "huge-cursor");
+	xcb_change_window_attributes(b->conn, w, XCB_CW_CURSOR, &cursor);
+	printf("window 0x%x\n", w);
+	xcb_map_window(b->conn, w);
+	if (!x11_round_trip(b->conn))
+		return 1;
+	printf("mapped 1\n");
+	return hold ? 1 : 0;
+}
+
 /* ----------------------------------------------------------------- main */
 
 static void usage(FILE *out)
@@ -244,6 +318,11 @@ static void usage(FILE *out)
 	        "  bad-properties     ill-formed WM_CLASS, _NET_WM_NAME, WM_HINTS, protocols...\n"
 	        "  configure-flood    5000 ConfigureRequests, events unread\n"
 	        "  die-mid-request    map a window, then exit in the middle of a request\n"
+	        "  huge-window        one managed 16000x16000 window (976 MiB of texture)\n"
+	        "  huge-menus         32 override-redirect 2048x2048 windows at once (16 MiB\n"
+	        "                     each)\n"
+	        "  huge-cursor        a 200x150 window whose cursor is 8400x8400 (269 MiB)\n"
+	        "                     (each huge-* mode prints its client's XID base first)\n"
 	        "--hold keeps the windows until killed or closed by WM_DELETE_WINDOW.\n");
 }
 
@@ -309,6 +388,12 @@ int main(int argc, char **argv)
 		r = configure_flood(&b, hold);
 	} else if (strcmp(mode, "die-mid-request") == 0) {
 		r = die_mid_request(&b);
+	} else if (strcmp(mode, "huge-window") == 0) {
+		r = huge_window(&b, hold);
+	} else if (strcmp(mode, "huge-menus") == 0) {
+		r = huge_menus(&b, hold);
+	} else if (strcmp(mode, "huge-cursor") == 0) {
+		r = huge_cursor(&b, hold);
 	} else {
 		fprintf(stderr, "duet-x11-bad-client: unknown mode '%s'\n", mode);
 		xcb_disconnect(b.conn);
