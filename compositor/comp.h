@@ -197,8 +197,16 @@ struct comp_budget_payer {
 	struct wl_client *client;
 	bool (*charge)(struct comp_budget_payer *payer, struct comp_surface *surface,
 	               uint64_t bytes, uint64_t all);
+	/* The renderer could not make surface's texture (what says why): the
+	 * party behind it is dealt with as for a budget it went over. */
+	void (*refuse)(struct comp_budget_payer *payer, struct comp_surface *surface,
+	               const char *what);
 };
 void comp_budget_release_texture(struct comp_surface *surface);
+/* budget.c: the renderer could not make (or keep) a width x height
+ * texture for surface: a no_memory error for its client, or, where a
+ * payer stands for the client, the payer's refuse (its commit dropped). */
+void comp_budget_texture_failed(struct comp_surface *surface, int width, int height);
 /* A wl_display.no_memory error naming the budget, and a log line. */
 void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

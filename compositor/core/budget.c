@@ -119,3 +119,17 @@ void comp_budget_release_texture(struct comp_surface *surface)
 	if (usage)
 		usage->texture_bytes -= bytes;
 }
+
+void comp_budget_texture_failed(struct comp_surface *surface, int width, int height)
+{
+	struct wl_client *client = wl_resource_get_client(surface->resource);
+	struct comp_budget_payer *payer = surface->server->budget_payer;
+	if (payer && payer->client == client && payer->refuse) {
+		char what[128];
+		snprintf(what, sizeof(what), "a %dx%d texture the renderer cannot make", width,
+		         height);
+		payer->refuse(payer, surface, what);
+		return;
+	}
+	wl_client_post_no_memory(client);
+}

@@ -307,7 +307,8 @@ static void surface_unwrap(struct comp_surface *surface)
 	if (ret == 0)
 		render_texture_set_access(surface->texture, NULL, NULL, NULL);
 	else
-		wl_client_post_no_memory(wl_resource_get_client(surface->resource));
+		comp_budget_texture_failed(surface, render_texture_width(surface->texture),
+		                           render_texture_height(surface->texture));
 }
 
 /* Lets go of the texture: destroys one of ours, or drops the reference
@@ -568,7 +569,7 @@ static bool surface_take_buffer(struct comp_surface *surface, struct comp_surfac
 		wrap = tex && render_texture_is_wrapped(tex);
 		if (!tex) {
 			comp_budget_charge_texture(surface, old_charge);
-			wl_client_post_no_memory(wl_resource_get_client(surface->resource));
+			comp_budget_texture_failed(surface, width, height);
 			return false;
 		}
 		render_node_set_texture(surface->node, tex);

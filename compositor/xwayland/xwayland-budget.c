@@ -184,31 +184,13 @@ static struct xbudget_refusal *refusal_of(struct comp_xwm *wm, struct comp_surfa
 	return NULL;
 }
 
-/* A surface without an X window: one of them may take what one client
- * may (no X client has a window larger), all of them together what the
- * total leaves. */
-static bool charge_unknown(struct comp_xwm *wm, struct comp_surface *surface, uint64_t bytes,
-                           uint64_t all)
+/* A commit of a surface without an X window (yet) was refused for what:
+ * one log line a surface, however often it tries again; the X client the
+ * pairing names is killed then (comp_xbudget_paired). */
+static void remember_refusal(struct comp_xwm *wm, struct comp_surface *surface,
+                             const char *what)
 {
-	const struct comp_options *opt = &wm->server->options;
 	struct xbudget_refusal *r = refusal_of(wm, surface);
-	char what[128];
-	if (bytes > opt->client_texture_budget) {
-		snprintf(what, sizeof(what), "textures of %llu MiB would exceed the client budget "
-		         "of %llu MiB", (unsigned long long)(bytes / MIB),
-		         (unsigned long long)(opt->client_texture_budget / MIB));
-	} else if (all > opt->texture_budget) {
-		snprintf(what, sizeof(what), "textures of %llu MiB in all would exceed the budget "
-		         "of %llu MiB", (unsigned long long)(all / MIB),
-		         (unsigned long long)(opt->texture_budget / MIB));
-	} else {
-		if (r)
-			drop_refusal(r);
-		xwm_debug(&wm->xwm, "wl_surface@%u: %llu KiB charged before its X window is known",
-		          wl_resource_get_id(surface->resource), (unsigned long long)(bytes / 1024));
-		return true;
-	}
-	/* One line a surface, however often it tries again. */
 	if (!r)
 		comp_log("xwayland: wl_surface@%u without an X window (yet) over budget: %s: "
 		         "refused; the X client is killed if an X window pairs with it",
@@ -221,6 +203,33 @@ static bool charge_unknown(struct comp_xwm *wm, struct comp_surface *surface, ui
 	}
 	if (r)
 		snprintf(r->what, sizeof(r->what), "%s", what);
+}
+
+/* A surface without an X window: one of them may take what one client
+ * may (no X client has a window larger), all of them together what the
+ * total leaves. */
+static bool charge_unknown(struct comp_xwm *wm, struct comp_surface *surface, uint64_t bytes,
+                           uint64_t all)
+{
+	const struct comp_options *opt = &wm->server->options;
+	char what[128];
+	if (bytes > opt->client_texture_budget) {
+		snprintf(what, sizeof(what), "textures of %llu MiB would exceed the client budget "
+		         "of %llu MiB", (unsigned long long)(bytes / MIB),
+		         (unsigned long long)(opt->client_texture_budget / MIB));
+	} else if (all > opt->texture_budget) {
+		snprintf(what, sizeof(what), "textures of %llu MiB in all would exceed the budget "
+		         "of %llu MiB", (unsigned long long)(all / MIB),
+		         (unsigned long long)(opt->texture_budget / MIB));
+	} else {
+		struct xbudget_refusal *r = refusal_of(wm, surface);
+		if (r)
+			drop_refusal(r);
+		xwm_debug(&wm->xwm, "wl_surface@%u: %llu KiB charged before its X window is known",
+		          wl_resource_get_id(surface->resource), (unsigned long long)(bytes / 1024));
+		return true;
+	}
+	remember_refusal(wm, surface, what);
 	return false;
 }
 
@@ -250,6 +259,20 @@ static bool charge(struct comp_budget_payer *payer, struct comp_surface *surface
 		return true;
 	kill_client(c, what);
 	return false;
+}
+
+/* A texture the renderer cannot make (a window past its size limit) is
+ * its X client's doing as a budget it went over is: that client is
+ * killed, not Xwayland. */
+static void refuse(struct comp_budget_payer *payer, struct comp_surface *surface,
+                   const char *what)
+{
+	struct comp_xwm *wm = wl_container_of(payer, wm, budget.payer);
+	struct xwm_content *c = content_of(wm, surface);
+	if (!c)
+		remember_refusal(wm, surface, what);
+	else if (!doomed(c))
+		kill_client(c, what);
 }
 
 bool comp_xbudget_paired(struct xwm_content *c)
@@ -332,6 +355,7 @@ void comp_xbudget_init(struct comp_xwm *wm)
 		return;
 	b->payer.client = wm->client;
 	b->payer.charge = charge;
+	b->payer.refuse = refuse;
 	wm->server->budget_payer = &b->payer;
 }
 

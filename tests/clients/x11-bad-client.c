@@ -3,7 +3,7 @@
  * it and keep compositing the others.
  *
  * Modes (see usage()): destroy-after-map, bad-normal-hints, bad-properties,
- * configure-flood, die-mid-request, huge-window, huge-menus, huge-cursor.
+ * configure-flood, die-mid-request, huge-window, tall-window, huge-menus, huge-cursor.
  * Each prints what it did on stdout; with --hold the client keeps its
  * windows until it is killed or the window manager sends WM_DELETE_WINDOW,
  * else it exits 0 when done.
@@ -255,6 +255,20 @@ static int huge_window(struct bad *b, bool hold)
 	return hold ? 1 : 0;
 }
 
+/* One window inside every texture budget (100x20000: 7.6 MiB) but taller
+ * than any texture render/ makes (16384 a side), drawn as it maps. */
+static int tall_window(struct bad *b, bool hold)
+{
+	print_client(b);
+	xcb_window_t w = make_window(b, 100, 20000, "tall-window");
+	printf("window 0x%x\n", w);
+	xcb_map_window(b->conn, w);
+	if (!x11_round_trip(b->conn))
+		return 1;
+	printf("mapped 1\n");
+	return hold ? 1 : 0;
+}
+
 /* Menus' kind of windows (override-redirect: no window manager decides
  * on them), 2048x2048 (16 MiB) each, 32 of them (512 MiB) in one batch
  * without waiting for anything, as a client flooding the screen with
@@ -319,6 +333,8 @@ static void usage(FILE *out)
 	        "  configure-flood    5000 ConfigureRequests, events unread\n"
 	        "  die-mid-request    map a window, then exit in the middle of a request\n"
 	        "  huge-window        one managed 16000x16000 window (976 MiB of texture)\n"
+	        "  tall-window        one managed 100x20000 window (inside the budgets, past\n"
+	        "                     the renderer's texture size)\n"
 	        "  huge-menus         32 override-redirect 2048x2048 windows at once (16 MiB\n"
 	        "                     each)\n"
 	        "  huge-cursor        a 200x150 window whose cursor is 8400x8400 (269 MiB)\n"
@@ -390,6 +406,8 @@ int main(int argc, char **argv)
 		r = die_mid_request(&b);
 	} else if (strcmp(mode, "huge-window") == 0) {
 		r = huge_window(&b, hold);
+	} else if (strcmp(mode, "tall-window") == 0) {
+		r = tall_window(&b, hold);
 	} else if (strcmp(mode, "huge-menus") == 0) {
 		r = huge_menus(&b, hold);
 	} else if (strcmp(mode, "huge-cursor") == 0) {

@@ -6,7 +6,7 @@ budgets per X client in its X window manager
 a budget is disconnected alone (KillClient) with a log line naming it;
 Xwayland, its other X clients and the Wayland clients go on.
 
-usage: test_xwayland_budget.py window | menus | total | cursor
+usage: test_xwayland_budget.py window | menus | total | tall | cursor
 
 Each scenario starts a Wayland client (duet-test-pattern) and an X client
 (duet-x11-test-pattern through Xwayland) that both keep drawing frames,
@@ -17,6 +17,10 @@ menus: 32 override-redirect windows of 2048x2048 (16 MiB each) mapped in
 one batch, at the default budgets: the 17th is over the client budget.
 total: the same menus under --texture-budget 64: the fourth is over the
 budget of all clients together.
+tall: one managed 100x20000 window: 7.6 MiB, inside every budget, but taller
+than any texture the renderer makes (16384): a limit of the compositor's
+like a budget, paid by the X client, never by Xwayland (the X fuzzer found
+Xwayland cut off with no_memory for it).
 Checks: the offender's X connection is closed; one log line names its X
 client (its XID base), its pid, a window of its, the budget and the numbers,
 and KillClient; Xwayland is the same process and was never disconnected; the
@@ -41,9 +45,13 @@ CASES = {
     "window": ([], "huge-window", "would exceed the client budget of", 256),
     "menus": ([], "huge-menus", "would exceed the client budget of", 256),
     "total": (["--texture-budget", "64"], "huge-menus", "in all would exceed the budget of", 64),
+    # Inside every budget (7.6 MiB), past the renderer's texture size.
+    "tall": ([], "tall-window", None, None),
 }
 KILL_LINE = (r"X client (0x[0-9a-f]+) \(pid (\d+|unknown)\) over budget: window (0x[0-9a-f]+): "
              r"textures of (\d+) MiB (.*?) (\d+) MiB: KillClient")
+TALL_LINE = (r"X client (0x[0-9a-f]+) \(pid (\d+|unknown)\) over budget: window (0x[0-9a-f]+): "
+             r"a (\d+)x(\d+) texture the renderer cannot make: KillClient")
 
 
 def compositor_log(s):
@@ -158,7 +166,8 @@ def scenario(case):
                      % (bad.pid, base, bad.stderr_tail().strip()))
 
             lines = wait_for("the compositor's line naming the offender", lambda: [
-                m for m in re.finditer(KILL_LINE, compositor_log(s))
+                m for m in re.finditer(TALL_LINE if words is None else KILL_LINE,
+                                       compositor_log(s))
                 if int(m.group(1), 16) == base])
             duet.log("logged: %s" % lines[0].group(0))
             offender_windows = {int(w, 16) for w in re.findall(r"^window (0x[0-9a-f]+)$",
@@ -169,6 +178,10 @@ def scenario(case):
                 check(int(m.group(3), 16) in offender_windows,
                       "the line names window %s, not one of the offender's %r: %s"
                       % (m.group(3), sorted(map(hex, offender_windows)), m.group(0)))
+                if words is None:
+                    check((m.group(4), m.group(5)) == ("100", "20000"),
+                          "the line does not name the 100x20000 texture: %s" % m.group(0))
+                    continue
                 check(m.group(5) == words and int(m.group(6)) == budget and
                       int(m.group(4)) >= budget,
                       "the line does not name %s %d MiB with more: %s"

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""duet-compositor under the protocol fuzzer (wl_fuzz.py): REQUESTS
+requests from SEED, in episodes of one connection each, on every
+interface the server offers (read from the protocol XML). After every
+episode the server must be alive and answer a new client's round trip;
+at the end it must exit without a sanitizer report (a leak included, in
+the ASan build). A failure prints the seed, the episode, and the shortest
+sequence of that episode's messages that still fails on a fresh server
+(or, when the episode alone does not fail, the command that replays the
+whole run).
+
+usage: test_wl_fuzz.py [--seed N] [--requests N] [--episode-requests N] [--no-shrink]
+       (by hand: any number of requests; meson runs a fixed seed and count)
+"""
+import argparse
+import collections
+import os
+import random
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, HERE)
+
+import duet  # noqa: E402
+import wl_fuzz  # noqa: E402
+import wlproto  # noqa: E402
+
+# duet's own protocol (its test powers are on another socket: the fuzzer
+# binds nothing of it, but knows it if a global ever leaks).
+EXTRA_XML = [os.path.join(HERE, "..", "..", "protocol", "duet-test.xml")]
+SHRINK_TRIALS = 80
+
+
+def socket_path(s):
+    return os.path.join(s.env["XDG_RUNTIME_DIR"], s.display)
+
+
+def broken(s, path):
+    """Why the server is not well, or None."""
+    # ASan and UBSan (halt_on_error) end the process on what they find;
+    # its log is read only then (it grows with every protocol error).
+    answered = s.compositor.alive() and wl_fuzz.probe(path)
+    if answered:
+        return None
+    deadline = time.monotonic() + 2
+    while s.compositor.alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not s.compositor.alive():
+        report = s.compositor.sanitizer_report()
+        return "duet-compositor died (status %s)%s" % (
+            s.compositor.popen.poll(), ", a sanitizer report:\n" + report if report else "")
+    return "duet-compositor did not answer a new client's wl_display.sync within 5 s"
+
+
+def fails_alone(sent):
+    """Whether sent, replayed on a fresh server, breaks it."""
+    try:
+        with duet.Session("wl-fuzz-replay", test_protocol=False) as s:
+            path = socket_path(s)
+            wl_fuzz.replay(path, sent)
+            return broken(s, path) is not None
+    except duet.Failure:
+        return True   # a sanitizer report at exit (a leak)
+
+
+def shrink(sent):
+    """The shortest sub-sequence of sent found that still fails alone
+    (delta debugging on chunks, then single messages), within
+    SHRINK_TRIALS replays."""
+    trials = 0
+    n = 2
+    while len(sent) >= 2 and trials < SHRINK_TRIALS:
+        chunk = max(1, len(sent) // n)
+        reduced = False
+        for start in range(0, len(sent), chunk):
+            candidate = sent[:start] + sent[start + chunk:]
+            trials += 1
+            if candidate and fails_alone(candidate):
+                sent, n, reduced = candidate, max(n - 1, 2), True
+                break
+            if trials >= SHRINK_TRIALS:
+                break
+        if not reduced:
+            if chunk == 1:
+                break
+            n = min(len(sent), n * 2)
+    return sent
+
+
+def episode_seed(seed, number):
+    return "%d:%d" % (seed, number)
+
+
+def run(args):
+    ifaces = wlproto.load(EXTRA_XML)
+    errors = collections.Counter()
+    episodes = requests = 0
+    t0 = time.monotonic()
+    failure = None
+    with duet.Session("wl-fuzz", test_protocol=False) as s:
+        path = socket_path(s)
+        bound = set()
+        while requests < args.requests:
+            rng = random.Random(episode_seed(args.seed, episodes))
+            e = wl_fuzz.Episode(ifaces, path, rng, min(args.episode_requests,
+                                                      args.requests - requests))
+            e.run()
+            episodes += 1
+            requests += e.requests
+            bound.update(g[1] for g in e.globals if g[1] in ifaces)
+            if e.error:
+                obj = e.error[0] if e.error else None
+                errors[(e.objects.get(obj, (None,))[0].name if obj in e.objects else "?",
+                        e.error[1] if len(e.error) > 1 else "?")] += 1
+            why = broken(s, path)
+            if why:
+                failure = (why, episodes - 1, e.sent)
+                break
+        offered = sorted(g[1] for g in e.globals)
+        duet.log("%d requests in %d episodes in %.1f s from seed %d; globals offered: %s"
+                 % (requests, episodes, time.monotonic() - t0, args.seed, ", ".join(offered)))
+        duet.check(all(g in ifaces for g in offered),
+                   "globals the fuzzer has no XML for: %s"
+                   % [g for g in offered if g not in ifaces])
+        duet.log("protocol errors by interface and code: %s"
+                 % ", ".join("%s %s: %d" % (k[0], k[1], v) for k, v in errors.most_common()))
+        if failure is None:
+            duet.check(s.compositor.alive(), "duet-compositor died at the end")
+    if failure is None:
+        return
+    why, number, sent = failure
+    duet.log("FOUND after %d requests: %s" % (requests, why))
+    replay = "tests/fuzz/test_wl_fuzz.py --seed %d --requests %d" % (args.seed, requests)
+    if args.no_shrink or not fails_alone(sent):
+        raise duet.Failure("%s\nseed %d, episode %d (%d messages); the episode alone does not "
+                           "fail: replay the run with `%s`" % (why, args.seed, number, len(sent),
+                                                              replay))
+    short = shrink(sent)
+    lines = "\n".join("  %d. %s" % (i + 1, text) for i, (_, _, text) in enumerate(short))
+    raise duet.Failure("%s\nseed %d, episode %d: %d of its %d messages still fail alone:\n%s\n"
+                       "(the run: `%s`)" % (why, args.seed, number, len(short), len(sent), lines,
+                                            replay))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--requests", type=int, default=20000)
+    p.add_argument("--episode-requests", type=int, default=200,
+                   help="most requests on one connection (default 200)")
+    p.add_argument("--no-shrink", action="store_true")
+    args = p.parse_args()
+    duet.main(lambda: run(args))
+
+
+if __name__ == "__main__":
+    main()
