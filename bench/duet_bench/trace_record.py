@@ -85,8 +85,9 @@ def why_not():
             time.sleep(0.01)
         err = tracer.stderr.read().decode(errors="replace").strip() if tracer.poll() is not \
             None else "strace did not attach within 5 s"
-        return "ptrace is not allowed here (strace -p: %s; yama ptrace_scope %s)" % (
-            err.splitlines()[-1] if err else "no message", scope)
+        return "ptrace is not allowed here (strace -p: %s%s)" % (
+            err.splitlines()[-1] if err else "no message",
+            "; Yama's ptrace_scope is %d" % scope if scope is not None else "")
     finally:
         for p in (tracer, target):
             if p.poll() is None:
