@@ -847,6 +847,7 @@ def strace_launch(ctx, stack, strace, counting=None):
         strace_argv = [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e",
                     "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
         run = AppRun(ctx, stack, strace_argv + app_argv(ctx, stack, "launch", "--stay"))
+        app_pid = None
         try:
             if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
                 raise AppFailed("duet-launch under strace %s:\n%s\n%s"
@@ -854,7 +855,7 @@ def strace_launch(ctx, stack, strace, counting=None):
                                    _strace_stuck(stack.dir, dict(pids, app=run.pid))))
             t_end = time.time()
             kids = procs.descendants(run.pid)
-            app_pid = kids[0] if kids else None
+            app_pid = min(kids) if kids else None
             counted = counting.measure(base, app_pid, app_counted=False) if counting else None
             all_pids = dict(pids, app=app_pid)
             tid_owner = {}
@@ -867,7 +868,7 @@ def strace_launch(ctx, stack, strace, counting=None):
                 for ino in procs.socket_inodes(pid):
                     inode_owner[ino] = role
         finally:
-            run.stop()
+            run.stop_traced(app_pid)
     finally:
         tracer.signal(signal.SIGINT)  # detach
         try:

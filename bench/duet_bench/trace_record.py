@@ -205,18 +205,6 @@ def app_pid(run):
                                                                     run.log_tail()))
 
 
-def stop_app(run, pid):
-    """Ends the app, then its strace: strace does not hand a SIGTERM of
-    its own on to the app it started (AppRun.stop would wait 3 s)."""
-    if pid is not None:
-        try:
-            os.kill(pid, signal.SIGTERM)
-            run.child.popen.wait(procs.patience(2.0))
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    run.stop()
-
-
 def _points(t0, tl, source, prefix=""):
     return [{"name": prefix + k, "ns": t0 + v, "source": source.get(k)}
             for k, v in sorted(tl.items(), key=lambda kv: kv[1])]
@@ -250,7 +238,7 @@ def _launch(ctx, stack, work, meta):
         snapshot(dict(stack.pids(), app=pid), meta)
     finally:
         if run:
-            stop_app(run, pid)
+            run.stop_traced(pid)
         witness.close()
         efl_launch.done(ctx, stack)
 
@@ -273,7 +261,7 @@ def _resize(ctx, stack, work, meta):
         snapshot(dict(stack.pids(), app=pid), meta)
     finally:
         if run:
-            stop_app(run, pid)
+            run.stop_traced(pid)
         witness.close()
     points, missing, ends = [], {}, []
     for i, s in enumerate(steps):
@@ -322,7 +310,7 @@ def _frame(ctx, stack, work, meta):
                     points_missing={}, window_ns=[t0, t1])
         snapshot(stack.pids(), meta)
     finally:
-        stop_app(run, pid)
+        run.stop_traced(pid)
 
 
 RUN = {"launch": _launch, "resize": _resize, "frame": _frame}
