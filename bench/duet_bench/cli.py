@@ -89,9 +89,10 @@ class Options:
         self.sweep_renderers = args.renderers
         self.ipc = not args.no_ipc
         self.xtrace = self.ipc and not args.no_xtrace
-        # The traced operations (trace_record.py), once per stack; the
-        # render interval's length.
-        self.trace = not getattr(args, "no_trace", False)
+        # The traced operations (trace_record.py), once per stack, IPC
+        # recorded call by call: --no-ipc skips them with the counting runs.
+        # The render interval's length.
+        self.trace = self.ipc and not getattr(args, "no_trace", False)
         self.trace_frame_ms = 100 if q else 300
         self.rounds = args.rounds or (1 if q else 5)
         # --rounds N without --reps: every experiment runs at least once a
@@ -232,13 +233,15 @@ def add_arguments(p):
     p.add_argument("--seed", type=int_arg(0, (1 << 32) - 1, "seed must be 0..4294967295"),
                    metavar="N", help="seed of the stacks' random order in each round and of "
                    "the bootstrap intervals (default: a random one; recorded either way)")
-    p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
+    p.add_argument("--no-ipc", action="store_true",
+                   help="skip the IPC counting runs and the traced operations")
     p.add_argument("--no-trace", action="store_true",
                    help="skip the traced operations: one launch, one run of the resize sizes "
                    "and a short render interval per stack with every IPC call of every process "
                    "recorded by strace (and the scheduler's switches by perf where it can), in "
                    "a stack of their own beside the timed runs; kept in trace-raw/ and drawn as "
-                   "trace-STACK-OP.json for ui.perfetto.dev (about 3-6 s per stack)")
+                   "trace-STACK-OP.json for ui.perfetto.dev (about 4-5 s per stack; "
+                   "--no-ipc skips them too)")
     p.add_argument("--no-xtrace", action="store_true",
                    help="skip the xtrace run alone (openbox's and xcompmgr's X protocol "
                    "through proxies): on an emulated or slow machine the slowest counting run")

@@ -27,7 +27,7 @@ runs fork -> composited + 20 ms) and held within a factor of 2.
 `duet trace DIR` then writes the same files again from the raw records;
 `duet trace DIR x11 wayland` the combined ones; `duet trace` of a
 directory without records exits 1. A second run with --no-trace records
-no trace.
+no trace and still counts.
 
 Skips with one line (exit 77) where strace is missing or ptrace is refused.
 Environment: DUET_BUILD_DIR (the build), DUET_TOOL (tools/duet).
@@ -285,11 +285,12 @@ def test():
           % rt.stderr.strip())
 
     off = os.path.join(tmp, "off")
-    r = bench(off, ["--quick", "--stacks", "wayland", "--experiments", "launch", "--no-ipc",
-                    "--no-trace"])
+    r = bench(off, ["--quick", "--stacks", "wayland", "--experiments", "launch", "--no-trace"])
     check(r.returncode == 0, "duet bench --no-trace exits 0")
     with open(os.path.join(off, "results.json")) as f:
         res = json.load(f)
+    check(res["options"]["ipc"] and res["ipc"]["wayland"]["strace_launch"].get("processes"),
+          "--no-trace alone keeps the counting runs")
     check(not res["options"]["trace"] and not os.path.exists(os.path.join(off, "trace-raw"))
           and not [n for n in os.listdir(off) if n.startswith("trace-")]
           and not any(k.startswith("trace_") for k in res["ipc"].get("wayland", {})),
