@@ -30,7 +30,9 @@ PREFIXES = ("stack", "app")
 LINE = re.compile(r"^(\d+)\.(\d+) (?:(\w+)\((?:(\d+)(?:<([^\[>:]*)(?::\[(\d+)(?:->(\d+))?)?)?)?"
                   r"|<\.\.\. (\w+) resumed>)")
 DURATION = re.compile(r" <(\d+)\.(\d+)>$")
-RESULT = re.compile(r"^\s*=\s+(-?\d+|\?)(?:\s+(E[A-Z0-9]+))?")
+# ") = 52", ") = -1 EAGAIN (...)", ") = ?": the last one on the line (an
+# argument's string may hold the same characters; the result comes last).
+RESULT = re.compile(r"\)\s+=\s+(-?\d+|\?)(?:\s+(E[A-Z0-9]+))?")
 # clone()/clone3()/fork()/vfork() = NEW: who made a thread or a process born
 # while the operation ran (CLONE_THREAD: a thread of the caller's process).
 CLONES = ("clone", "clone3", "fork", "vfork")
@@ -123,7 +125,7 @@ def parse_file(path, tid, offset_ns):
             body = line[:d.start()] if d else line
             if m.group(8):  # "<... call resumed>": completes the pending call
                 if pending is not None and pending.call == m.group(8):
-                    _finish(pending, body[body.rfind(")"):], dur)
+                    _finish(pending, body, dur)
                     pending = None
                 continue
             c = Call(tid=tid, ts=ts, dur=dur, call=m.group(3),
@@ -138,15 +140,18 @@ def parse_file(path, tid, offset_ns):
                 c.unfinished = True
                 pending = c
             else:
-                _finish(c, body[body.rfind(")"):], dur)
+                _finish(c, body, dur)
     return out
 
 
-def _finish(c, tail, dur):
-    """The result of a call from its line's tail (") = 52", ") = -1 EAGAIN
-    (...)", ") = ?") and its -T duration."""
-    m = RESULT.match(tail[1:])
-    c.unfinished = False if m else c.unfinished
+def _finish(c, body, dur):
+    """The call's result from its line (RESULT) and its -T duration; a
+    line without one ("<detached ...>": strace left during the call) is
+    unfinished."""
+    m = None
+    for m in RESULT.finditer(body):
+        pass
+    c.unfinished = m is None
     if m:
         c.result = None if m.group(1) == "?" else int(m.group(1))
         c.error = m.group(2)
