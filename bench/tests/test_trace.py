@@ -24,6 +24,8 @@ on duet-compositor and on Xvfb + duet-xwm. For every trace file it writes:
 The launch's count is printed beside the bench's own straced launch's (a
 separate launch, fork -> first_frame read by the bench, where the trace
 runs fork -> composited + 20 ms) and held within a factor of 2.
+The report's hop diagram of each launch shows the trace file's messages and
+per-process IPC calls from fork to composited.
 `duet trace DIR` then writes the same files again from the raw records;
 `duet trace DIR x11 wayland` the combined ones; `duet trace` of a
 directory without records exits 1. A second run with --no-trace records
@@ -196,6 +198,36 @@ def check_file(path, schema, raw):
     return doc, meta, per_role
 
 
+def check_hops(out, stacks):
+    """The report's hop diagram of each launch counts what its trace file
+    holds from the fork to composited: the messages sent in that span
+    and, lane by lane, the IPC calls."""
+    with open(os.path.join(out, "report.html")) as f:
+        page = f.read()
+    check("Who talks to whom" in page, "report.html has the hop diagrams' section")
+    if not shutil.which("gnuplot"):
+        print("info: no gnuplot: the diagrams themselves are not drawn")
+        return
+    for st in stacks:
+        with open(os.path.join(out, "trace-%s-launch.json" % st)) as f:
+            evs = json.load(f)["traceEvents"]
+        end = [e["ts"] for e in evs if e["ph"] == "i" and e["name"] == "composited"][0]
+        sent = sum(1 for e in evs if e["ph"] == "s" and 0 <= e["ts"] <= end)
+        calls = {}
+        for e in evs:
+            if e["ph"] == "X" and e["cat"] == "ipc" and 0 <= e["ts"] <= end:
+                calls[e["pid"]] = calls.get(e["pid"], 0) + 1
+        with open(os.path.join(out, "plots", "hops-%s-launch.svg" % st)) as f:
+            svg = f.read()
+        title = re.search(r"%s launch: (\d+) messages and (\d+) IPC calls" % st, svg)
+        lanes = sorted(int(n) for n in re.findall(r">(\d+) IPC calls; sent", svg))
+        check(title and int(title.group(1)) == sent and int(title.group(2)) == sum(
+            calls.values()) and lanes == sorted(calls.values()) and svg[svg.find("<svg"):] in page,
+              "%s: the launch's hop diagram (in report.html) shows the trace's %d messages and "
+              "%s IPC calls per process from fork to composited" % (st, sent, sorted(
+                  calls.values())))
+
+
 def test():
     why = trace_record.why_not()
     if why:
@@ -252,6 +284,7 @@ def test():
         check(theirs / 2 <= launch["ipc_calls"] <= theirs * 2,
               "%s: the traced launch's %d IPC calls are within a factor 2 of the straced "
               "launch's %d" % (st, launch["ipc_calls"], theirs))
+    check_hops(out, STACKS)
     combined = os.path.join(out, "trace-x11+wayland-launch.json")
     check(os.path.exists(combined), "the combined x11+wayland launch was written")
     with open(combined) as f:
