@@ -29,7 +29,9 @@ from duet_bench import trace_flows
 from duet_bench.trace_raw import summary
 
 # Pseudo processes and their threads, above any real pid (Linux's pid_max
-# is at most 2^22): a tid names one thread whatever its pid in Perfetto.
+# is at most 2^22). Perfetto takes a tid for one thread whatever pid it
+# comes with, so every tid written is unique, and a process's metadata
+# rides on its main thread (tid = pid).
 TIMELINE_PID = 9000001
 CPU_PID = 9000002
 CPU_TID = 9000100  # + the CPU's number
@@ -90,9 +92,10 @@ def events(rec, label=None, base=0, order=0):
     pids = sorted({c.pid for c in calls} | set(rec.processes),
                   key=lambda p: (_sort_index(rec.role(p)), p))
     for k, pid in enumerate(pids):
-        evs.append({"ph": "M", "name": "process_name", "pid": base + pid, "tid": 0,
+        evs.append({"ph": "M", "name": "process_name", "pid": base + pid, "tid": base + pid,
                     "args": {"name": _name(rec, pid, label)}})
-        evs.append({"ph": "M", "name": "process_sort_index", "pid": base + pid, "tid": 0,
+        evs.append({"ph": "M", "name": "process_sort_index", "pid": base + pid,
+                    "tid": base + pid,
                     "args": {"sort_index": order * 100 + k}})
     for tid in sorted({c.tid for c in calls}):
         t = rec.threads.get(tid) or {}
@@ -123,9 +126,11 @@ def events(rec, label=None, base=0, order=0):
             else:
                 e["args"] = {"bytes": size, "offset": first}
             slices.append(e)
-    evs += [{"ph": "M", "name": "process_name", "pid": base + TIMELINE_PID, "tid": 0,
+    evs += [{"ph": "M", "name": "process_name", "pid": base + TIMELINE_PID,
+             "tid": base + TIMELINE_PID,
              "args": {"name": ("%s timeline" % label) if label else "timeline"}},
-            {"ph": "M", "name": "process_sort_index", "pid": base + TIMELINE_PID, "tid": 0,
+            {"ph": "M", "name": "process_sort_index", "pid": base + TIMELINE_PID,
+             "tid": base + TIMELINE_PID,
              "args": {"sort_index": order * 100 - 2}}]
     for p in rec.meta.get("points") or []:
         slices.append({"ph": "i", "s": "p", "name": p["name"], "pid": base + TIMELINE_PID,
@@ -160,10 +165,11 @@ def _sched(rec, us, label, base, order, slices):
                     "pid": base + CPU_PID, "tid": base + CPU_TID + cpu, "ts": us(a),
                     "dur": round((b - a) / 1000.0, 3), "args": {"tid": prev, "pid": pid}})
         running[cpu] = (nxt, ns)
-    evs = [{"ph": "M", "name": "process_name", "pid": base + CPU_PID, "tid": 0,
+    evs = [{"ph": "M", "name": "process_name", "pid": base + CPU_PID, "tid": base + CPU_PID,
             "args": {"name": ("%s CPUs (sched_switch)" % label) if label
                      else "CPUs (sched_switch)"}},
-           {"ph": "M", "name": "process_sort_index", "pid": base + CPU_PID, "tid": 0,
+           {"ph": "M", "name": "process_sort_index", "pid": base + CPU_PID,
+            "tid": base + CPU_PID,
             "args": {"sort_index": order * 100 - 1}}]
     evs += [{"ph": "M", "name": "thread_name", "pid": base + CPU_PID, "tid": base + CPU_TID + cpu,
              "args": {"name": "CPU %d" % cpu}} for cpu in sorted(cpus)]
