@@ -22,9 +22,11 @@ DUET_BUILD_PACKAGES="
 # and X11 builds; elementary_test with EFL's Wayland and X11 engines and a font),
 # and Enlightenment for the e-x11 / e-wayland stacks (eet makes their profile),
 # and the peers people switch between: GNOME's mutter (its Wayland and X11
-# stacks), sway, i3 with picom (passwd: useradd, for the user sway runs as).
+# stacks), sway, i3 with picom (passwd: useradd, for the user sway runs as);
+# linux-perf: the scheduler's switches in the traced operations' records
+# (bench/duet_bench/trace_sched.py; without it they are traced without).
 DUET_BENCH_PACKAGES="
-	xvfb x11-utils weston openbox xcompmgr strace xtrace gnuplot-nox
+	xvfb x11-utils weston openbox xcompmgr strace xtrace gnuplot-nox linux-perf
 	glmark2-es2-wayland glmark2-es2-x11
 	libelementary-bin libevas1-engines-wayland libevas1-engines-x fonts-dejavu-core
 	enlightenment libeet-bin dbus

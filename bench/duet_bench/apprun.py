@@ -125,6 +125,18 @@ class AppRun:
                 pass
         self.child.stop(grace=1.0)
 
+    def stop_traced(self, pid):
+        """stop() of an app started under strace -f: the app (pid) first,
+        then strace, which ends with its tracee; a SIGTERM to strace
+        itself did not end the pair within stop()'s 3 s."""
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGTERM)
+                self.child.popen.wait(procs.patience(2.0))
+            except Exception:  # gone already, or still there: stop() ends it
+                pass
+        self.stop()
+
     def exit_status(self):
         return self.child.status()
 

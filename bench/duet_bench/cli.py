@@ -41,7 +41,8 @@ import sys
 import tempfile
 
 from duet_bench import (efl_launch, experiments, ipc, machine, outcome, procs, report, stacks,
-                        stall, stats, sweep, switches)
+                        stall, stats, sweep, switches, trace_cmd, trace_record)
+from duet_bench.trace_raw import OPS as TRACE_OPS, raw_dirs
 from duet_launch import enlightenment, paths, reaper, stack_kinds
 from duet_bench.apprun import AppFailed, StackDied, check_stack
 from duet_bench.progress import Progress
@@ -88,6 +89,11 @@ class Options:
         self.sweep_renderers = args.renderers
         self.ipc = not args.no_ipc
         self.xtrace = self.ipc and not args.no_xtrace
+        # The traced operations (trace_record.py), once per stack, IPC
+        # recorded call by call: --no-ipc skips them with the counting runs.
+        # The render interval's length.
+        self.trace = self.ipc and not getattr(args, "no_trace", False)
+        self.trace_frame_ms = 100 if q else 300
         self.rounds = args.rounds or (1 if q else 5)
         # --rounds N without --reps: every experiment runs at least once a
         # round, so that all N rounds pair (a round without a run of an
@@ -235,7 +241,15 @@ def add_arguments(p):
     p.add_argument("--seed", type=int_arg(0, (1 << 32) - 1, "seed must be 0..4294967295"),
                    metavar="N", help="seed of the stacks' random order in each round and of "
                    "the bootstrap intervals (default: a random one; recorded either way)")
-    p.add_argument("--no-ipc", action="store_true", help="skip the IPC counting runs")
+    p.add_argument("--no-ipc", action="store_true",
+                   help="skip the IPC counting runs and the traced operations")
+    p.add_argument("--no-trace", action="store_true",
+                   help="skip the traced operations: one launch, one run of the resize sizes "
+                   "and a short render interval per stack with every IPC call of every process "
+                   "recorded by strace (and the scheduler's switches by perf where it can), in "
+                   "a stack of their own beside the timed runs; kept in trace-raw/ and drawn as "
+                   "trace-STACK-OP.json for ui.perfetto.dev (about 4-5 s per stack; "
+                   "--no-ipc skips them too)")
     p.add_argument("--no-xtrace", action="store_true",
                    help="skip the xtrace run alone (openbox's and xcompmgr's X protocol "
                    "through proxies): on an emulated or slow machine the slowest counting run")
@@ -270,6 +284,7 @@ class Bench:
                      "launch-efl": paths.find_own("duet-launch-efl", "clients"),
                      "input": paths.find_own("duet-input", "clients")}
         self.kill_spec = parse_kill_spec(os.environ.get("DUET_BENCH_TEST_KILL_SERVER"))
+        self.trace_why = None  # why strace cannot trace here ("": it can), once asked
         self.killed = set()
         self.round = 0
         self.run_id = "%d-%s" % (os.getpid(), os.urandom(4).hex())
@@ -314,6 +329,8 @@ class Bench:
                 # resize steps once per mode in every round that has runs
                 n += o.total(e) if e != "resize" else 2 * sum(
                     1 for r in range(o.rounds) if o.runs(e, r))
+            if o.trace:
+                n += len(TRACE_OPS)
             if o.ipc:
                 # strace's launch, every counting run, the xtrace run
                 n += 1 + sum(len(e.counting(self)) for e in self.counted(
@@ -581,8 +598,9 @@ class Bench:
             # time (the guest's straced openbox launch: 284 s alone, past
             # 400 s beside a CPU hog; 20.5 s with -dumbSched). The timing
             # runs keep the stock scheduler.
-            self.run_in_stack(name, 60, [strace_job], config=dataclasses.replace(
-                self.config, xserver_args=tuple(self.config.xserver_args) + ("-dumbSched",)))
+            self.run_in_stack(name, 60, [strace_job], config=self.traced_config())
+        if self.opts.trace and self.round == 0:
+            self.trace_stack(name, ipc_rec)
         for e in now:
             if e.run_stacks:
                 e.run_stacks(self, name, self.timing_job(e, name))
@@ -623,6 +641,39 @@ class Bench:
                 ipc_rec["xtrace"] = {"status": "skipped", "reason": "xtrace is not installed "
                                      "(Debian package xtrace): no X protocol counts of "
                                      "openbox and xcompmgr"}
+
+    def trace_stack(self, name, ipc_rec):
+        """The traced operations (trace_record.py) in a stack of their own,
+        its X server with -dumbSched as the straced launch's: records
+        ipc_rec["trace_OP"], the raw records in trace-raw/STACK-OP/, the
+        file trace-STACK-OP.json."""
+        if self.trace_why is None:
+            self.trace_why = trace_record.why_not() or ""
+        jobs = []
+        for op in TRACE_OPS:
+            rec = ipc_rec["trace_" + op] = {}
+            app = trace_record.app_key(self, op)
+            why = self.trace_why or (None if self.apps.get(app) else
+                                     "duet-%s is not built" % app)
+            if why:
+                rec.update(status="skipped", reason=why)
+                self.progress.step("trace " + op, name, 1, 1)
+                continue
+            jobs.append(("trace " + op, rec, self.trace_job(op)))
+        if jobs:
+            self.run_in_stack(name, 60, jobs, config=self.traced_config())
+
+    def trace_job(self, op):
+        def job(st, rec):
+            self.progress.step("trace " + op, st.name, 1, 1)
+            rec.update(trace_cmd.write_op(self.out, trace_record.trace_op(self, st, op)))
+        return job
+
+    def traced_config(self):
+        """The Config of a stack strace attaches to: its X server with
+        -dumbSched (run_stack_with, at the straced launch, says why)."""
+        return dataclasses.replace(self.config, xserver_args=tuple(self.config.xserver_args)
+                                   + ("-dumbSched",))
 
     def count(self, rec, fn, st, what):
         self.progress.step("ipc " + what, st.name, 1, 1)
@@ -750,6 +801,11 @@ def run(args, argv):
         bench.phase.close()
         procs.cleanup()
         bench.progress.done()
+        try:
+            # The X11 and Wayland stacks' operations one above the other.
+            trace_cmd.write_combined(bench.out, raw_dirs(bench.out))
+        except Exception as e:  # the per-stack files and the raw records stand
+            problems.append("writing the combined trace files failed: %r" % e)
         bench.save()
         if not args.no_report:
             try:

@@ -847,6 +847,7 @@ def strace_launch(ctx, stack, strace, counting=None):
         strace_argv = [strace, "-f", "--seccomp-bpf", "-qq", "-yy", "-ttt", "-e",
                     "trace=" + STRACE_CALLS, "-ff", "-o", app_prefix, "--"]
         run = AppRun(ctx, stack, strace_argv + app_argv(ctx, stack, "launch", "--stay"))
+        app_pid = None
         try:
             if not run.wait(first_frame, timeout=60, experiment="strace-launch"):
                 raise AppFailed("duet-launch under strace %s:\n%s\n%s"
@@ -854,7 +855,7 @@ def strace_launch(ctx, stack, strace, counting=None):
                                    _strace_stuck(stack.dir, dict(pids, app=run.pid))))
             t_end = time.time()
             kids = procs.descendants(run.pid)
-            app_pid = kids[0] if kids else None
+            app_pid = min(kids) if kids else None
             counted = counting.measure(base, app_pid, app_counted=False) if counting else None
             all_pids = dict(pids, app=app_pid)
             tid_owner = {}
@@ -867,7 +868,7 @@ def strace_launch(ctx, stack, strace, counting=None):
                 for ino in procs.socket_inodes(pid):
                     inode_owner[ino] = role
         finally:
-            run.stop()
+            run.stop_traced(app_pid)
     finally:
         tracer.signal(signal.SIGINT)  # detach
         try:
@@ -875,27 +876,47 @@ def strace_launch(ctx, stack, strace, counting=None):
         except subprocess.TimeoutExpired:
             pass
         tracer.stop()
+    per = strace_counts(stack.dir, ("strace", "strace-app"), tid_owner, inode_owner,
+                        int(t_start * 1e9), int(t_end * 1e9))
+    out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
+           "command": " ".join(argv), "app_command": " ".join(strace_argv),
+           "seconds": round(t_end - t_start, 3)}
+    if counting:
+        out["counter"] = counted
+        out["app_pid"] = app_pid
+    return out
+
+
+def _strace_ns(text):
+    """ "1700000000.123456" (strace's -ttt, any digits) as integer ns."""
+    sec, _, frac = text.partition(".")
+    return int(sec) * 1000000000 + int((frac + "000000000")[:9])
+
+
+def strace_counts(directory, prefixes, tid_owner, inode_owner, start_ns, end_ns):
+    """Per role, the calls of strace's -ff files PREFIX.TID in directory
+    whose -ttt stamp (wall clock ns) lies in [start_ns, end_ns]: per
+    syscall on any fd and on Unix sockets, per peer (inode_owner: the
+    role holding the peer's inode; tid_owner: each thread's role), the
+    signals delivered, and ipc_unix, study_style and waits."""
     per = {}
-    for name in os.listdir(stack.dir):
-        if not (name.startswith("strace.") or name.startswith("strace-app.")):
+    for name in os.listdir(directory):
+        prefix, _, tid = name.rpartition(".")
+        if prefix not in prefixes or not tid.isdigit():
             continue
-        try:
-            tid = int(name.rsplit(".", 1)[1])
-        except ValueError:
-            continue
-        role = tid_owner.get(tid, "other")
-        with open(os.path.join(stack.dir, name), errors="replace") as f:
+        role = tid_owner.get(int(tid), "other")
+        with open(os.path.join(directory, name), errors="replace") as f:
             for line in f:
                 m = STRACE_LINE.match(line)
                 if not m:
                     sig = STRACE_SIGNAL.match(line)
-                    if sig and t_start <= float(sig.group(1)) <= t_end:
+                    if sig and start_ns <= _strace_ns(sig.group(1)) <= end_ns:
                         p = per.setdefault(role, {"per_call": {}, "peers": {}})
                         signals = p.setdefault("signals", {})
                         signals[sig.group(2)] = signals.get(sig.group(2), 0) + 1
                     continue
-                ts = float(m.group(1))
-                if ts < t_start or ts > t_end:
+                ts = _strace_ns(m.group(1))
+                if ts < start_ns or ts > end_ns:
                     continue
                 call = "pselect" if m.group(2) == "pselect6" else m.group(2)
                 p = per.setdefault(role, {"per_call": {}, "peers": {}})
@@ -910,13 +931,7 @@ def strace_launch(ctx, stack, strace, counting=None):
         p["ipc_unix"] = sum(v["unix"] for c, v in p["per_call"].items() if c in IPC_CALLS)
         p["study_style"] = sum(v["unix"] for c, v in p["per_call"].items() if c in STUDY_CALLS)
         p["waits"] = sum(v["all"] for c, v in p["per_call"].items() if c in WAIT_CALLS)
-    out = {"processes": per, "interval": "app fork -> first_frame, by strace -ttt timestamps",
-           "command": " ".join(argv), "app_command": " ".join(strace_argv),
-           "seconds": round(t_end - t_start, 3)}
-    if counting:
-        out["counter"] = counted
-        out["app_pid"] = app_pid
-    return out
+    return per
 
 
 def _strace_stuck(directory, pids):

@@ -241,3 +241,45 @@ plot %s
 """ % (qs(title), ", ".join("%s %d" % (qs(label), y) for y, (label, _) in enumerate(rows)),
        n - 0.4, end_ms, cbmax, ", \\\n     ".join(plots))
     return run(script, svg)
+
+
+def hops(out, name, title, lanes, arrows, marks, end_ms):
+    """Who sent what to whom: one lane per process, an arrow per message
+    from its send to the receive that read it, coloured by the sender;
+    the operation's points as vertical lines. lanes: [(label, colour)] top down;
+    arrows: [(sent ms, from lane, received ms, to lane)]; marks: [(point,
+    ms, title or None)], coloured by the point's last word (a title once
+    per kind keeps the key short)."""
+    if not lanes or not end_ms:
+        return None
+    data, svg = paths(out, name)
+    n = len(lanes)
+    plots = []
+    with open(data, "w") as f:
+        f.write("\n".join("%g %g %g %g %d" % (a, y0, b - a, y1 - y0, lanes[y0][1])
+                          for a, y0, b, y1 in arrows) or "0 0 0 0 0")
+        f.write("\n\n\n")
+        plots.append("%s index 0 using 1:2:3:4:5 with vectors head filled size screen "
+                     "0.006,20 lw 0.8 lc rgb variable notitle" % qs(data))
+        for k, (point, ms, label) in enumerate(marks):
+            f.write("%g -0.5 0 %g\n\n\n" % (ms, n))
+            plots.append("%s index %d using 1:2:3:4 with vectors nohead lw 1.2 dt 2 "
+                         "lc rgb '#%06x' %s"
+                         % (qs(data), 1 + k, PHASE_COLORS.get(point.split()[-1], 0x444444),
+                            "title " + qs(label) if label else "notitle"))
+    rows = (sum(1 for m in marks if m[2]) + 2) // 3
+    script = HEAD % (880, 190 + 56 * n + 22 * rows, qs(svg)) + """set title %s
+set xlabel 'ms since the start (traced: strace stretches every call)'
+set ytics (%s) nomirror
+set yrange [%g:-0.5]
+set xrange [0:%g]
+set grid xtics
+set key below horizontal maxcols 3
+%s
+plot %s
+""" % (qs(title), ", ".join("%s %d" % (qs(label), y) for y, (label, _) in enumerate(lanes)),
+       n - 0.5, end_ms * 1.03, "\n".join("set arrow from graph 0, first %d to graph 1, first %d "
+                                         "nohead lc rgb '#dddddd' back" % (y, y)
+                                         for y in range(n)),
+       ", \\\n     ".join(plots))
+    return run(script, svg)

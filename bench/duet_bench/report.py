@@ -7,8 +7,8 @@ numbers."""
 import csv
 import os
 
-from duet_bench import (experiments, metrics, plots, report_arch, report_painted,
-                        report_pairs, report_switches, stats)
+from duet_bench import (experiments, metrics, plots, report_arch, report_hops,
+                        report_painted, report_pairs, report_switches, stats)
 from duet_bench.blocks import to_html, to_md
 from duet_bench.report_figures import SIZES, fmt, timeline_blocks
 from duet_bench.study import BOARD, STUDY
@@ -367,7 +367,7 @@ def stack_rows(results):
 
 
 # ------------------------------------------------------------ the report
-def blocks_of(results, out, table, order, pairs):
+def blocks_of(results, out, table, order, pairs, src=None):
     m = results.get("machine") or {}
     blocks = [("h1", "duet bench report")]
     if m.get("emulation"):
@@ -401,6 +401,7 @@ def blocks_of(results, out, table, order, pairs):
                    ratio_table_rows(order, pairs, table, results)))
     blocks.extend(report_arch.blocks(results, table, order))
     blocks.extend(timeline_blocks(results, out))
+    blocks.extend(report_hops.blocks(results, out, src or out))
     blocks.append(("h2", "Machine and run"))
     blocks.append(("table", ["", "here", "study"], machine_rows(results)))
     blocks.append(("p", "Our numbers: min / median / max over runs. The study's numbers were "
@@ -424,12 +425,14 @@ def blocks_of(results, out, table, order, pairs):
     return blocks
 
 
-def write_all(results, out):
+def write_all(results, out, src=None):
+    """The report of results into out; src: the results directory, where
+    the trace files are (default out)."""
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
     table, order = metrics.cells(results)
     pairs = metrics.ratios(results, table, order)
     write_csv(results, out, table, order, pairs)
-    blocks = blocks_of(results, out, table, order, pairs)
+    blocks = blocks_of(results, out, table, order, pairs, src)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(to_md(blocks))
     with open(os.path.join(out, "report.html"), "w") as f:

@@ -115,10 +115,11 @@ def run(args):
             print("duet report: %s: %s" % (d, e), file=sys.stderr)
             return 1
     if len(runs) == 1:
-        out = args.out or (args.dirs[0] if os.path.isdir(args.dirs[0])
-                           else os.path.dirname(os.path.abspath(args.dirs[0])))
+        src = args.dirs[0] if os.path.isdir(args.dirs[0]) else \
+            os.path.dirname(os.path.abspath(args.dirs[0]))
+        out = args.out or src
         os.makedirs(out, exist_ok=True)
-        report.write_all(runs[0][1], out)
+        report.write_all(runs[0][1], out, src)
         print(report.summary_table(runs[0][1]))
         print("report:  %s" % os.path.join(out, "report.html"))
         return 0

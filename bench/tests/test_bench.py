@@ -144,6 +144,16 @@ def test_quick():
             signals = sl["processes"].get("server", {}).get("signals", {})
             check(signals.get("SIGALRM", 0) == 0,
                   "%s: the straced X server got %d SIGALRM" % (stack, signals.get("SIGALRM", 0)))
+    # Tracing is on by default (issue 46): each stack that ran traced its
+    # launch, resize and render interval, or says why not; bench-trace
+    # checks what the files hold.
+    for stack, srec in res["stacks"].items():
+        for op in ("launch", "resize", "frame") if srec["status"] == "ok" else ():
+            rec = res["ipc"].get(stack, {}).get("trace_" + op, {})
+            check((rec.get("status") == "ok" and os.path.getsize(os.path.join(out, rec["file"]))
+                   and os.path.isdir(os.path.join(out, rec["raw"]))) or
+                  (rec.get("status") == "skipped" and rec.get("reason")),
+                  "%s %s traced (%s)" % (stack, op, rec.get("file") or rec.get("reason")))
     if res["stacks"]["wayland"]["status"] == "ok":
         la = res["ipc"]["wayland"]["launch"]
         check(la.get("processes", {}).get("server", {}).get("ipc_unix", 0) > 0,

@@ -93,7 +93,7 @@ def main():
     out = tempfile.mkdtemp(prefix="duet-thirdparty-test-")
     r = subprocess.run([sys.executable, os.environ["DUET_TOOL"], "bench", "--out", out,
                         "--quick", "--experiments", "thirdparty", "--stacks", ",".join(STACKS),
-                        "--rounds", "3", "--reps", "3", "--seed", "11"],
+                        "--rounds", "3", "--reps", "3", "--seed", "11", "--no-trace"],
                        capture_output=True, text=True, timeout=400)
     print(r.stdout[-2500:])
     print(r.stderr[-2500:])

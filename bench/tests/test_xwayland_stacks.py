@@ -55,7 +55,7 @@ def need(stacks):
 def quick():
     need(STACKS)
     res, out, mark = run_valid(["--quick", "--experiments", "launch", "--stacks",
-                                ",".join(STACKS), "--reps", "2", "--seed", "3"],
+                                ",".join(STACKS), "--reps", "2", "--seed", "3", "--no-trace"],
                                "duet bench --quick on the Xwayland stacks", timeout=400)
     for st in STACKS:
         srec = res["stacks"][st]
@@ -176,7 +176,8 @@ def no_x11_unix():
 def one_protocol():
     need(STACKS)
     res, out, mark = run_valid(["--quick", "--experiments", "render", "--stacks",
-                                ",".join(STACKS), "--render-engines", "sw", "--seed", "4"],
+                                ",".join(STACKS), "--render-engines", "sw", "--seed", "4",
+                                "--no-trace"],
                                "duet bench --quick --experiments render on the Xwayland stacks",
                                timeout=500)
     for st in STACKS:
