@@ -131,6 +131,9 @@ def run(args):
             why = target.whole(s, name, xwl)
             if why:
                 failure = (why, episodes - 1, e)
+                for p in s.procs:
+                    duet.log("%s (pid %d) stderr, the end:\n%s"
+                             % (p.name, p.pid, p.stderr_tail(6000)))
                 break
         duet.log("%d requests in %d episodes in %.1f s from seed %d on %s"
                  % (requests, episodes, time.monotonic() - t0, args.seed, args.target))
