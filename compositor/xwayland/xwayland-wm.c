@@ -71,6 +71,9 @@ static void dispatch(struct comp_xwm *wm)
 			handle_event(wm, ev);
 		xwm_wm_flush_configures(&wm->xwm);
 		bool applied = poll_replies(&wm->xwm);
+		/* X-Resource's pids for the kill lines: its reply check reads
+		 * the socket too, so it comes before the queue's last look. */
+		comp_xbudget_dispatch(wm);
 		xcb_flush(conn);
 		/* A flush or a reply check may have read events into xcb's
 		 * queue: the loop would sleep on them. */
@@ -81,7 +84,6 @@ static void dispatch(struct comp_xwm *wm)
 		if (!applied)
 			break;
 	}
-	comp_xbudget_dispatch(wm);
 	if (wm->xwm.quit)
 		comp_log("xwayland: another X window manager took over; X windows are no longer "
 		         "managed");

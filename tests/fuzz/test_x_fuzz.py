@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
 
 import duet  # noqa: E402
+from duet_launch import hang  # noqa: E402
 
 try:
     import x_fuzz  # noqa: E402
@@ -74,7 +75,18 @@ class Target:
             time.sleep(0.5)
             if not s.alive():
                 return self.whole(s, name, xwl)
-            return "the window manager did not map a new window within 5 s"
+            # Where each process waits, and whether it comes back: a
+            # deadlock between the window manager and its X server stays.
+            procs = [(p.name, p.pid) for p in s.procs] + ([("Xwayland", xwl)] if xwl else [])
+            where = hang.describe_peers(procs) + [
+                "%s (pid %d) main thread:\n    %s" % (n, pid, "\n    ".join(hang.user_stack(pid)))
+                for n, pid in procs]
+            t0 = time.monotonic()
+            later = x_fuzz.probe(name, timeout=20)
+            return ("the window manager did not map a new window within 5 s (%s); where "
+                    "they waited:\n%s" % (
+                        "it did %.1f s later" % (time.monotonic() - t0 + 5) if later
+                        else "nor in 20 s more", "\n".join(where)))
         return None
 
 
