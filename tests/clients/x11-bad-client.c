@@ -240,29 +240,13 @@ static void print_client(struct bad *b)
 	printf("client 0x%x\n", xcb_get_setup(b->conn)->resource_id_base);
 }
 
-/* One window too large for any texture budget of duet-compositor's
- * (16000x16000: 976 MiB at 4 bytes a pixel; the defaults are 256 MiB a
- * client, 1024 MiB in all), drawn (its background) as soon as it maps. */
-static int huge_window(struct bad *b, bool hold)
+/* One managed window of w x h, drawn (its background) as soon as it maps. */
+static int one_window(struct bad *b, bool hold, uint16_t w, uint16_t h, const char *name)
 {
 	print_client(b);
-	xcb_window_t w = make_window(b, 16000, 16000, "huge-window");
-	printf("window 0x%x\n", w);
-	xcb_map_window(b->conn, w);
-	if (!x11_round_trip(b->conn))
-		return 1;
-	printf("mapped 1\n");
-	return hold ? 1 : 0;
-}
-
-/* One window inside every texture budget (100x20000: 7.6 MiB) but taller
- * than any texture render/ makes (16384 a side), drawn as it maps. */
-static int tall_window(struct bad *b, bool hold)
-{
-	print_client(b);
-	xcb_window_t w = make_window(b, 100, 20000, "tall-window");
-	printf("window 0x%x\n", w);
-	xcb_map_window(b->conn, w);
+	xcb_window_t win = make_window(b, w, h, name);
+	printf("window 0x%x\n", win);
+	xcb_map_window(b->conn, win);
 	if (!x11_round_trip(b->conn))
 		return 1;
 	printf("mapped 1\n");
@@ -405,9 +389,14 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "die-mid-request") == 0) {
 		r = die_mid_request(&b);
 	} else if (strcmp(mode, "huge-window") == 0) {
-		r = huge_window(&b, hold);
+		/* Too large for any texture budget of duet-compositor's: 976 MiB
+		 * at 4 bytes a pixel (the defaults: 256 MiB a client, 1024 MiB in
+		 * all). */
+		r = one_window(&b, hold, 16000, 16000, "huge-window");
 	} else if (strcmp(mode, "tall-window") == 0) {
-		r = tall_window(&b, hold);
+		/* Inside every budget (7.6 MiB), taller than any texture render/
+		 * makes (16384 a side). */
+		r = one_window(&b, hold, 100, 20000, "tall-window");
 	} else if (strcmp(mode, "huge-menus") == 0) {
 		r = huge_menus(&b, hold);
 	} else if (strcmp(mode, "huge-cursor") == 0) {

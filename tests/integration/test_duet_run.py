@@ -222,20 +222,17 @@ def case_x11_screenshot(tmp, renderer=None):
     bad, examples = duet.pattern_mismatches(img, win)
     check(bad == 0, "the exit screenshot does not show the 100x80 pattern centered: %d pixels "
           "differ, e.g. %s" % (bad, examples))
-    if renderer == "pixman":
-        # egl-swap needs GL: refused before any X connection.
-        bad = subprocess.run([duet.program("DUET_XWM"), "--renderer", "pixman", "--present",
-                              "egl"], capture_output=True, text=True, timeout=20)
-        check(bad.returncode == 2 and "--renderer gl" in bad.stderr,
-              "duet-xwm --renderer pixman --present egl exited %d: %r"
-              % (bad.returncode, bad.stderr))
-    if renderer == "xrender":
-        # Its frames are in a pixmap in the server: no present path to pick.
-        bad = subprocess.run([duet.program("DUET_XWM"), "--renderer", "xrender", "--present",
-                              "shm"], capture_output=True, text=True, timeout=20)
-        check(bad.returncode == 2 and "--renderer gl or pixman" in bad.stderr,
-              "duet-xwm --renderer xrender --present shm exited %d: %r"
-              % (bad.returncode, bad.stderr))
+    # A present path the engine cannot take is refused before any X
+    # connection: pixman's frames are in memory (no egl-swap), xrender's in
+    # a pixmap in the server (no path to pick at all).
+    refused = {"pixman": ("egl", "--renderer gl"), "xrender": ("shm", "--renderer gl or pixman")}
+    if renderer in refused:
+        present, says = refused[renderer]
+        bad = subprocess.run([duet.program("DUET_XWM"), "--renderer", renderer, "--present",
+                              present], capture_output=True, text=True, timeout=20)
+        check(bad.returncode == 2 and says in bad.stderr,
+              "duet-xwm --renderer %s --present %s exited %d: %r"
+              % (renderer, present, bad.returncode, bad.stderr))
     if renderer:
         said = {"xrender": "XRender"}.get(renderer, renderer)
         check("rendering with %s" % said in r.stderr,
