@@ -7,7 +7,9 @@ from SEED, in episodes of one X connection each.
 
 After every episode the stack must be whole (X server, window manager,
 compositor alive; Xwayland the same process) and the window manager must
-still manage a new window (it maps it within 5 s); at the end its
+still manage a new window (it maps it within 20 s, with nothing else
+happening on the display: a manager asleep on a request it never handled
+would never map it; over 5 s is logged as slow); at the end its
 processes must exit without a sanitizer report (ASan build: leaks too).
 A failure prints the seed, the episode, and its shortest failing prefix
 (found by replaying the episode cut shorter on fresh stacks), request by
@@ -71,22 +73,23 @@ class Target:
                                   ": " + reports[0] if reports else "")
         if xwl is not None and xwayland_pid(s) != xwl:
             return "Xwayland (pid %d) is gone (now %s)" % (xwl, xwayland_pid(s))
-        if not x_fuzz.probe(name):
+        took = x_fuzz.probe(name)
+        if took is not None and took > 5:
+            # Slow (a loaded machine, a sanitizer build), not stuck.
+            duet.log("the window manager mapped a new window after %.1f s" % took)
+        if took is None:
             time.sleep(0.5)
             if not s.alive():
                 return self.whole(s, name, xwl)
-            # Where each process waits, and whether it comes back: a
-            # deadlock between the window manager and its X server stays.
+            # Where each process waits: nothing else happened on the
+            # display for 20 s, so a manager that sleeps on a request it
+            # never handled stays asleep.
             procs = [(p.name, p.pid) for p in s.procs] + ([("Xwayland", xwl)] if xwl else [])
             where = hang.describe_peers(procs) + [
                 "%s (pid %d) main thread:\n    %s" % (n, pid, "\n    ".join(hang.user_stack(pid)))
                 for n, pid in procs]
-            t0 = time.monotonic()
-            later = x_fuzz.probe(name, timeout=20)
-            return ("the window manager did not map a new window within 5 s (%s); where "
-                    "they waited:\n%s" % (
-                        "it did %.1f s later" % (time.monotonic() - t0 + 5) if later
-                        else "nor in 20 s more", "\n".join(where)))
+            return ("the window manager did not map a new window within 20 s; where they "
+                    "waited:\n%s" % "\n".join(where))
         return None
 
 

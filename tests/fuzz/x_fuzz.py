@@ -288,30 +288,33 @@ class Episode:
                 pass
 
 
-def probe(name, timeout=5.0):
-    """Whether the window manager still manages: a new window, mapped, is
-    mapped by the WM (its MapRequest answered) within timeout."""
+def probe(name, timeout=20.0):
+    """Whether the window manager still manages: the seconds it took to map
+    a new window (answer its MapRequest), or None if it did not within
+    timeout. Nothing else happens on the display meanwhile, so a window
+    manager that sleeps with the request unhandled never maps it."""
     try:
         d = display.Display(name)
     except Exception:
-        return False
+        return None
     try:
         d.set_error_handler(lambda *a: None)
         win = d.screen().root.create_window(10, 10, 50, 40, 0, X.CopyFromParent,
                                             event_mask=X.StructureNotifyMask)
         win.map()
         d.flush()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        t0 = time.monotonic()
+        while time.monotonic() < t0 + timeout:
             while d.pending_events():
                 if d.next_event().type == X.MapNotify:
+                    took = time.monotonic() - t0
                     win.destroy()
                     d.sync()
-                    return True
+                    return took
             time.sleep(0.01)
-        return False
+        return None
     except (error.ConnectionClosedError, OSError):
-        return False
+        return None
     finally:
         try:
             d.close()
