@@ -72,7 +72,7 @@ def sched_autogroup():
     saturated CPU is shared per process (an llvmpipe client with 3 threads
     gets what a one-thread server gets), and beside other work each of a
     stack's processes weighs as much as a whole session of that work."""
-    value = _read("/proc/sys/kernel/sched_autogroup_enabled")
+    value = read_text("/proc/sys/kernel/sched_autogroup_enabled")
     return {"1": "on", "0": "off"}.get(value, "unavailable")
 
 
@@ -91,7 +91,7 @@ def arm_cpu_model():
     ODROID-U3 board based on Exynos4412; 4x Cortex-A9"."""
     parts = []
     implementer = None
-    for line in (_read("/proc/cpuinfo") or "").splitlines():
+    for line in (read_text("/proc/cpuinfo") or "").splitlines():
         key, _, val = line.partition(":")
         key, val = key.strip().lower(), val.strip()
         try:
@@ -103,12 +103,13 @@ def arm_cpu_model():
                              else "implementer 0x%x part 0x%x" % (implementer or 0, n))
         except ValueError:
             pass
-    board = (_read("/proc/device-tree/model") or "").rstrip("\0")
+    board = (read_text("/proc/device-tree/model") or "").rstrip("\0")
     cores = ", ".join("%dx %s" % (parts.count(p), p) for p in dict.fromkeys(parts))
     return "; ".join(x for x in (board, cores) if x) or None
 
 
-def _read(path):
+def read_text(path):
+    """A small file's text, stripped, or None where it cannot be read."""
     try:
         with open(path) as f:
             return f.read().strip()
@@ -125,7 +126,7 @@ def _int(text):
 
 def governor():
     """cpu0's governor, or "unavailable"; every CPU's is in cpufreq()."""
-    return _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") or "unavailable"
+    return read_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") or "unavailable"
 
 
 def cpufreq():
@@ -139,16 +140,16 @@ def cpufreq():
         if not os.path.isdir(f):
             continue
         cpus.append({"cpu": os.path.basename(d),
-                     "governor": _read(os.path.join(f, "scaling_governor")),
-                     "cur_khz": _int(_read(os.path.join(f, "scaling_cur_freq"))),
-                     "min_khz": _int(_read(os.path.join(f, "scaling_min_freq"))),
-                     "max_khz": _int(_read(os.path.join(f, "scaling_max_freq"))),
-                     "hw_min_khz": _int(_read(os.path.join(f, "cpuinfo_min_freq"))),
-                     "hw_max_khz": _int(_read(os.path.join(f, "cpuinfo_max_freq")))})
+                     "governor": read_text(os.path.join(f, "scaling_governor")),
+                     "cur_khz": _int(read_text(os.path.join(f, "scaling_cur_freq"))),
+                     "min_khz": _int(read_text(os.path.join(f, "scaling_min_freq"))),
+                     "max_khz": _int(read_text(os.path.join(f, "scaling_max_freq"))),
+                     "hw_min_khz": _int(read_text(os.path.join(f, "cpuinfo_min_freq"))),
+                     "hw_max_khz": _int(read_text(os.path.join(f, "cpuinfo_max_freq")))})
     if cpus:
         return {"status": "ok", "cpus": cpus}
     mhz = []
-    for line in (_read("/proc/cpuinfo") or "").splitlines():
+    for line in (read_text("/proc/cpuinfo") or "").splitlines():
         if line.lower().startswith("cpu mhz"):
             try:
                 mhz.append(float(line.split(":", 1)[1]))
@@ -179,7 +180,7 @@ def loadavg():
 
 def cpu_ticks():
     """(steal, total) jiffies of all CPUs from /proc/stat, or None."""
-    line = (_read("/proc/stat") or "").split("\n", 1)[0].split()
+    line = (read_text("/proc/stat") or "").split("\n", 1)[0].split()
     if not line or line[0] != "cpu":
         return None
     vals = [int(x) for x in line[1:9]]  # user..steal; guest is inside user
@@ -219,7 +220,7 @@ def binfmt_emulator(exe=None):
     for entry in glob.glob("/proc/sys/fs/binfmt_misc/*"):
         if os.path.basename(entry) in ("register", "status"):
             continue
-        text = _read(entry) or ""
+        text = read_text(entry) or ""
         if not text.startswith("enabled"):
             continue
         fields = dict(line.split(" ", 1) for line in text.splitlines()[1:] if " " in line)
@@ -265,8 +266,8 @@ def device_tree_model():
     base = "/proc/device-tree"
     if not os.path.isdir(base):
         return None
-    model = (_read(os.path.join(base, "model")) or "").rstrip("\0")
-    compat = (_read(os.path.join(base, "compatible")) or "").split("\0")
+    model = (read_text(os.path.join(base, "model")) or "").rstrip("\0")
+    compat = (read_text(os.path.join(base, "compatible")) or "").split("\0")
     return ("%s: %s" % (model, " ".join(c for c in compat if c))).strip(": ") or None
 
 
@@ -280,11 +281,11 @@ def virtualization():
                                                      "--container"]) or None
     dmi = {}
     for k in ("sys_vendor", "product_name", "board_vendor", "bios_vendor"):
-        v = _read("/sys/class/dmi/id/" + k)
+        v = read_text("/sys/class/dmi/id/" + k)
         if v:
             dmi[k] = v
     out["dmi"] = dmi or "unavailable"
-    cpuinfo = _read("/proc/cpuinfo") or ""
+    cpuinfo = read_text("/proc/cpuinfo") or ""
     out["cpuinfo_hypervisor_flag"] = bool(re.search(r"^flags\s*:.*\bhypervisor\b", cpuinfo,
                                                     re.M))
     out["binfmt_interpreter"] = binfmt_emulator()

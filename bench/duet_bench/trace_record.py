@@ -29,6 +29,7 @@ import tempfile
 import time
 
 from duet_bench import efl_launch, ipc, procs, timeline
+from duet_bench.machine import read_text
 from duet_bench.apprun import AppFailed, AppRun
 from duet_bench.experiment import app_argv, with_engine
 from duet_bench.launch import wait_first_frame
@@ -132,14 +133,6 @@ def app_strace(work):
             os.path.join(work, "app")] + STRACE_ARGS + ["--"]
 
 
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
 def snapshot(pids, meta):
     """Adds the processes of pids ({role: pid}), their threads and the
     socket inodes they hold now to meta (what an earlier snapshot saw
@@ -151,10 +144,10 @@ def snapshot(pids, meta):
             exe = os.path.basename(os.readlink("/proc/%d/exe" % pid))
         except OSError:
             exe = None
-        meta["processes"].setdefault(str(pid), {"role": role, "comm": _read(
+        meta["processes"].setdefault(str(pid), {"role": role, "comm": read_text(
             "/proc/%d/comm" % pid), "exe": exe})
         for tid in procs.thread_ids(pid):
-            meta["threads"].setdefault(str(tid), {"pid": pid, "comm": _read(
+            meta["threads"].setdefault(str(tid), {"pid": pid, "comm": read_text(
                 "/proc/%d/task/%d/comm" % (pid, tid))})
         for ino in procs.socket_inodes(pid):
             meta["sockets"].setdefault(str(ino), pid)
