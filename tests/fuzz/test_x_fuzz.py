@@ -73,7 +73,8 @@ class Target:
                                   ": " + reports[0] if reports else "")
         if xwl is not None and xwayland_pid(s) != xwl:
             return "Xwayland (pid %d) is gone (now %s)" % (xwl, xwayland_pid(s))
-        took = x_fuzz.probe(name)
+        probe = x_fuzz.Probe(name)
+        took = probe.took
         if took is not None and took > 5:
             # Slow (a loaded machine, a sanitizer build), not stuck.
             duet.log("the window manager mapped a new window after %.1f s" % took)
@@ -88,8 +89,12 @@ class Target:
             where = hang.describe_peers(procs) + [
                 "%s (pid %d) main thread:\n    %s" % (n, pid, "\n    ".join(hang.user_stack(pid)))
                 for n, pid in procs]
-            return ("the window manager did not map a new window within 20 s; where they "
-                    "waited:\n%s" % "\n".join(where))
+            nudged = ("it did not map it even after an event woke it: it read the request "
+                      "and dropped it" if probe.nudged is None else
+                      "an event woke it and it mapped the window %.1f s later: the request "
+                      "was left unread in its queue" % probe.nudged)
+            return ("the window manager did not map a new window within 20 s; %s; where "
+                    "they waited:\n%s" % (nudged, "\n".join(where)))
         return None
 
 

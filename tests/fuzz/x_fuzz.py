@@ -288,35 +288,52 @@ class Episode:
                 pass
 
 
-def probe(name, timeout=20.0):
-    """Whether the window manager still manages: the seconds it took to map
-    a new window (answer its MapRequest), or None if it did not within
-    timeout. Nothing else happens on the display meanwhile, so a window
-    manager that sleeps with the request unhandled never maps it."""
-    try:
-        d = display.Display(name)
-    except Exception:
-        return None
-    try:
-        d.set_error_handler(lambda *a: None)
-        win = d.screen().root.create_window(10, 10, 50, 40, 0, X.CopyFromParent,
-                                            event_mask=X.StructureNotifyMask)
-        win.map()
-        d.flush()
+class Probe:
+    """Whether the window manager still manages: took is the seconds it
+    took to map a new window (answer its MapRequest), None if it did not
+    within timeout. Nothing else happens on the display meanwhile, so a
+    window manager that sleeps with the request unhandled never maps it.
+    Then the probe wakes it with an event of its own (a property on the
+    root, which every window manager listens to): nudged is the seconds
+    it took after that, None if not even then. Mapped after the nudge,
+    the request was left unread in the manager's queue; not even then, it
+    was read and dropped."""
+
+    def __init__(self, name, timeout=20.0, nudge_timeout=5.0):
+        self.took = self.nudged = None
+        try:
+            d = display.Display(name)
+        except Exception:
+            return
+        try:
+            d.set_error_handler(lambda *a: None)
+            root = d.screen().root
+            win = root.create_window(10, 10, 50, 40, 0, X.CopyFromParent,
+                                     event_mask=X.StructureNotifyMask)
+            win.map()
+            d.flush()
+            self.took = self.wait_mapped(d, timeout)
+            if self.took is None:
+                root.change_property(d.intern_atom("_DUET_FUZZ_NUDGE"), Xatom.CARDINAL, 32,
+                                     [1])
+                d.flush()
+                self.nudged = self.wait_mapped(d, nudge_timeout)
+            win.destroy()
+            d.sync()
+        except (error.ConnectionClosedError, OSError):
+            pass
+        finally:
+            try:
+                d.close()
+            except Exception:
+                pass
+
+    @staticmethod
+    def wait_mapped(d, timeout):
         t0 = time.monotonic()
         while time.monotonic() < t0 + timeout:
             while d.pending_events():
                 if d.next_event().type == X.MapNotify:
-                    took = time.monotonic() - t0
-                    win.destroy()
-                    d.sync()
-                    return took
+                    return time.monotonic() - t0
             time.sleep(0.01)
         return None
-    except (error.ConnectionClosedError, OSError):
-        return None
-    finally:
-        try:
-            d.close()
-        except Exception:
-            pass
