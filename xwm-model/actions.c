@@ -1,5 +1,5 @@
 /* What the policy asks of the X server, on managed windows: configure,
- * raise, hide and show, focus, close. Our model follows each request at
+ * raise, hide and show, focus, close, kill. Our model follows each request at
  * once (the policy reads it back before the server's notify confirms
  * it), and the host hears of each change as the server's notify would
  * tell it. Requests about a window that is gone fail with an error event
@@ -148,6 +148,74 @@ void xwm_set_focus(struct xwm *xwm, struct xwm_window *w)
 	xwm_debug(xwm, "focus 0x%x", w ? w->id : 0);
 }
 
+/* KillClient names a client by one of its resources, and the ids of a
+ * client that is gone are a new client's next: a kill decided on a
+ * window whose client disconnected since would kill whoever got its ids
+ * (the X fuzzer's next client was). So a kill waits: the server is
+ * grabbed, so that no other client does anything from then on, and a
+ * marker property written on the check window; its PropertyNotify comes
+ * after every event from before the grab, so by then the model has seen
+ * the window destroyed (or leave the root) if it was. Only if not is its
+ * client killed, still under the grab, released once no kill waits. */
+bool xwm_window_kill(struct xwm_window *w, xwm_kill_func decided, void *data)
+{
+	struct xwm *xwm = w->xwm;
+	struct xwm_kill *k = calloc(1, sizeof(*k));
+	if (!k)
+		return false;
+	k->w = w;
+	k->id = w->id;
+	k->decided = decided;
+	k->data = data;
+	struct xwm_kill **tail = &xwm->kills;
+	while (*tail)
+		tail = &(*tail)->next;
+	/* Grabbed already while an earlier kill waits. */
+	if (tail == &xwm->kills)
+		xcb_grab_server(xwm->conn);
+	*tail = k;
+	k->marker = xcb_change_property(xwm->conn, XCB_PROP_MODE_REPLACE, xwm->check_window,
+	                                xwm->atoms._DUET_KILL, XCB_ATOM_WINDOW, 32, 1,
+	                                &k->id).sequence;
+	return true;
+}
+
+void xwm_kill_marker(struct xwm *xwm, uint32_t sequence)
+{
+	struct xwm_kill *k = xwm->kills;
+	/* Any client may write the property: only our own write's notify,
+	 * which carries our request's sequence, is the marker. */
+	if (!k || (uint32_t)k->marker != sequence)
+		return;
+	xwm->kills = k->next;
+	if (k->decided)
+		k->decided(k->data, k->w, k->id);
+	if (k->w)
+		xcb_kill_client(xwm->conn, k->id);
+	else
+		xwm_debug(xwm, "0x%x went before its client's kill: not killed", k->id);
+	if (!xwm->kills)
+		xcb_ungrab_server(xwm->conn);
+	free(k);
+}
+
+void xwm_kills_finish(struct xwm *xwm)
+{
+	while (xwm->kills) {
+		struct xwm_kill *k = xwm->kills;
+		xwm->kills = k->next;
+		if (k->decided)
+			k->decided(k->data, NULL, k->id);
+		free(k);
+	}
+}
+
+static void close_decided(void *data, struct xwm_window *w, xcb_window_t id)
+{
+	if (!w)
+		xwm_log("0x%x went before its client was killed: not killed", id);
+}
+
 void xwm_window_send_close(struct xwm_window *w)
 {
 	struct xwm *xwm = w->xwm;
@@ -155,7 +223,8 @@ void xwm_window_send_close(struct xwm_window *w)
 	if (!w->client->delete_window) {
 		/* Its every window and resource go with the connection. */
 		xwm_log("window 0x%x has no WM_DELETE_WINDOW; killing its client", w->id);
-		xcb_kill_client(xwm->conn, w->id);
+		if (!xwm_window_kill(w, close_decided, NULL))
+			xwm_log("out of memory: the client of 0x%x is not killed", w->id);
 		return;
 	}
 	const uint32_t data[5] = { xwm->atoms.WM_DELETE_WINDOW, xwm->last_time };

@@ -13,7 +13,7 @@
  *   props.c      ICCCM/EWMH properties: reading client hints, publishing
  *                _NET_CLIENT_LIST and friends, WM_STATE, _NET_WM_STATE
  *   actions.c    what the policy asks of the X server: configure, raise,
- *                hide, focus, close
+ *                hide, focus, close, kill (under a grab)
  *   sync-proto.c _NET_WM_SYNC_REQUEST and _NET_WM_FRAME_DRAWN on the wire
  *   policy.c     placement, focus and stacking rules (side by side with
  *                compositor/policy/policy.c)
@@ -176,6 +176,23 @@ struct xwm_policy_ops {
 	void (*begin_move)(struct xwm_window *w, uint32_t direction);
 };
 
+/* What the host hears of a kill it asked for (xwm_window_kill): w is the
+ * window, still there with the server grabbed, its client killed right
+ * after this returns (requests made now come before the KillClient, for
+ * the same client); NULL: it went before the kill, whose client is not
+ * killed. */
+typedef void (*xwm_kill_func)(void *data, struct xwm_window *w, xcb_window_t id);
+
+/* A kill waiting for its marker (actions.c), oldest first in xwm.kills. */
+struct xwm_kill {
+	struct xwm_kill *next;
+	struct xwm_window *w;   /* NULL once the window is gone (window.c) */
+	xcb_window_t id;
+	unsigned int marker;    /* the marker's request sequence */
+	xwm_kill_func decided;  /* NULL: nothing to tell */
+	void *data;
+};
+
 struct xwm_atoms {
 	xcb_atom_t WM_DELETE_WINDOW, WM_TAKE_FOCUS, WM_STATE, WM_CHANGE_STATE,
 		WM_NAME, WM_CLASS, WM_HINTS, WM_NORMAL_HINTS, WM_PROTOCOLS,
@@ -183,7 +200,7 @@ struct xwm_atoms {
 		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
 		_NET_WM_STATE_FOCUSED,
 		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH,
-		_DUET_SCREENSHOT_DIR;
+		_DUET_SCREENSHOT_DIR, _DUET_KILL;
 };
 
 struct xwm {
@@ -213,6 +230,7 @@ struct xwm {
 	int configures_pending;      /* windows with cfg_pending */
 	int geometries_pending;      /* windows with geometry_pending */
 	struct xwm_prop_reads *prop_reads; /* property reads in flight (props.c) */
+	struct xwm_kill *kills;      /* KillClients waiting for their marker */
 
 	const struct xwm_host *host;
 	void *host_data;
@@ -283,6 +301,15 @@ void xwm_window_raise(struct xwm_window *w);
 void xwm_window_set_hidden(struct xwm_window *w, bool hidden);
 void xwm_set_focus(struct xwm *xwm, struct xwm_window *w);
 void xwm_window_send_close(struct xwm_window *w);
+/* KillClient for w's client, once it is sure to be w's: under a server
+ * grab, after every event from before it (decided says which; NULL: no
+ * word). false: out of memory, nothing sent. */
+bool xwm_window_kill(struct xwm_window *w, xwm_kill_func decided, void *data);
+/* A PropertyNotify of _DUET_KILL on the check window (wm.c): the kill
+ * whose marker it is, if any, is decided. */
+void xwm_kill_marker(struct xwm *xwm, uint32_t sequence);
+/* Pending kills dropped, told NULL (the connection is going). */
+void xwm_kills_finish(struct xwm *xwm);
 /* A client message of type to w's client (WM_PROTOCOLS and the like). */
 void xwm_window_send_message(struct xwm_window *w, xcb_atom_t type, const uint32_t data[5]);
 

@@ -87,6 +87,10 @@ void xwm_window_free(struct xwm_window *w)
 
 	if (xwm->focused == w)
 		xwm->focused = NULL;
+	/* A kill of its client not decided yet is not to be done. */
+	for (struct xwm_kill *k = xwm->kills; k; k = k->next)
+		if (k->w == w)
+			k->w = NULL;
 	if (w->client && w->client->cfg_pending)
 		xwm->configures_pending--;
 	xwm->host->destroyed(xwm->host_data, w);

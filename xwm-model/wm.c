@@ -126,6 +126,7 @@ bool xwm_wm_poll_oldest(struct xwm *xwm)
 
 void xwm_wm_finish(struct xwm *xwm)
 {
+	xwm_kills_finish(xwm);
 	while (xwm->stack.next != &xwm->stack)
 		xwm_window_free(duet_container_of(xwm->stack.next, struct xwm_window, link));
 	xwm_wintable_finish(&xwm->windows);
@@ -458,6 +459,10 @@ static void handle_property_notify(struct xwm *xwm, xcb_generic_event_t *generic
 {
 	xcb_property_notify_event_t *ev = (xcb_property_notify_event_t *)generic;
 	xwm->last_time = ev->time;
+	if (ev->window == xwm->check_window && ev->atom == xwm->atoms._DUET_KILL) {
+		xwm_kill_marker(xwm, generic->full_sequence);
+		return;
+	}
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (w && xwm_window_managed(w))
 		xwm_props_changed(w, ev->atom, ev->state);

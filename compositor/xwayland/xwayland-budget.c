@@ -17,7 +17,8 @@
  * (a blocking one there would stall the compositor on Xwayland); a client
  * makes XIDs only in its own range, so it cannot charge another; and it
  * is what KillClient acts on. X-Resource is asked only for the pid of a
- * client being killed, for the log line, in the same batch as the kill.
+ * client being killed, for the log line, under the grab the kill waits
+ * for (xwm_window_kill), so that it is the client the kill reaches.
  *
  * A surface whose X window is not known yet: WL_SURFACE_ID comes on the X
  * connection and the surface's commits on the Wayland one, in no fixed
@@ -119,8 +120,42 @@ static void log_kill(uint32_t client, uint32_t pid, uint32_t window, const char 
 	         what, done);
 }
 
-/* KillClient for c's client, after the pid question (the server answers
- * it for a client it still has); its windows doomed. */
+/* A kill on its way (xwm_window_kill): what its log line says. */
+struct xbudget_kill {
+	struct comp_xwm *wm;
+	uint32_t client, pid;
+	char what[128];
+};
+
+/* The model has the server grabbed and knows whether the window is still
+ * the one the kill meant: the pid question, asked now, is about the
+ * client the KillClient after it kills. */
+static void kill_decided(void *data, struct xwm_window *w, xcb_window_t id)
+{
+	struct xbudget_kill *k = data;
+	struct comp_xwm *wm = k->wm;
+	struct xbudget_report *r = w && wm->budget.has_res ? calloc(1, sizeof(*r)) : NULL;
+	if (r) {
+		xcb_res_client_id_spec_t spec = {
+			.client = id,
+			.mask = XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID,
+		};
+		r->sequence = xcb_res_query_client_ids(wm->xwm.conn, 1, &spec).sequence;
+		r->client = k->client;
+		r->window = id;
+		r->net_wm_pid = k->pid;
+		snprintf(r->what, sizeof(r->what), "%s", k->what);
+		wl_list_insert(wm->budget.reports.prev, &r->link);
+	} else {
+		log_kill(k->client, k->pid, id, k->what,
+		         w ? "KillClient" : "not killed (the window went first; its ids may "
+		                            "be another client's now)");
+	}
+	free(k);
+}
+
+/* KillClient for c's client, once the model is sure the window is still
+ * its (xwm_window_kill); its windows doomed now. */
 static void kill_client(struct xwm_content *c, const char *what)
 {
 	struct comp_xwm *wm = c->wm;
@@ -141,22 +176,18 @@ static void kill_client(struct xwm_content *c, const char *what)
 		log_kill(client, pid, c->x->id, what, "not killed (no X connection)");
 		return;
 	}
-	struct xbudget_report *r = wm->budget.has_res ? calloc(1, sizeof(*r)) : NULL;
-	if (r) {
-		xcb_res_client_id_spec_t spec = {
-			.client = c->x->id,
-			.mask = XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID,
-		};
-		r->sequence = xcb_res_query_client_ids(wm->xwm.conn, 1, &spec).sequence;
-		r->client = client;
-		r->window = c->x->id;
-		r->net_wm_pid = pid;
-		snprintf(r->what, sizeof(r->what), "%s", what);
-		wl_list_insert(wm->budget.reports.prev, &r->link);
+	struct xbudget_kill *k = calloc(1, sizeof(*k));
+	if (k) {
+		k->wm = wm;
+		k->client = client;
+		k->pid = pid;
+		snprintf(k->what, sizeof(k->what), "%s", what);
 	}
-	xcb_kill_client(wm->xwm.conn, c->x->id);
-	if (!r)
-		log_kill(client, pid, c->x->id, what, "KillClient");
+	if (!k || !xwm_window_kill(c->x, kill_decided, k)) {
+		free(k);
+		log_kill(client, pid, c->x->id, what, "not killed (out of memory)");
+		return;
+	}
 	comp_xwm_schedule(wm);
 }
 
