@@ -53,14 +53,17 @@ DUET_KMS_PACKAGES="
 # (tests/integration/test_xwayland_clipboard.py), and the X11 conformance
 # check's client library and its tiling peer, i3 (tests/x11-conformance);
 # gdb: a timeout's reason shows the frames of a server asleep in a lock or
-# busy (bench/duet_launch/hang.py), which a CI log otherwise lacks.
+# busy (bench/duet_launch/hang.py), which a CI log otherwise lacks;
+# chromium: bench-trace opens the report in a headless browser and checks
+# that every hop diagram is drawn and painted as its trace says
+# (bench/tests/browser.py).
 DUET_TEST_PACKAGES="
 	wayland-utils foot xterm gtk-3-examples gtk-4-examples xwayland x11-apps
 	xclip wl-clipboard
 	python3-jsonschema lava-common
 	wlcs mir-wlcs-integration
 	python3-xlib i3-wm
-	gdb
+	gdb chromium
 "
 # The client matrix (scripts/client-matrix, docs/clients.md): real toolkit
 # apps from Debian on all four stacks (the test packages' gtk3-demo, foot,

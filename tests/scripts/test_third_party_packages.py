@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Every third-party program the tests call by name (each literal name
-given to duet.third_party under tests/) comes from a Debian package that
+given to duet.third_party under tests/, or to bench/tests/browser.py's
+third_party under bench/tests/) comes from a Debian package that
 scripts/packages.sh installs for scripts/test. A program installed here by
 hand but not listed passes on the machine that has it and fails on a fresh
 one (xeyes, of x11-apps, on a fresh machine, 2026-12-05); this test names
@@ -35,13 +36,15 @@ if len(lists) < 20:
 
 names = set()
 call = re.compile(r'third_party\(\s*"([^"]+)"')
-for top, _dirs, files in os.walk(os.path.join(root, "tests")):
-    for f in files:
-        if f.endswith(".py"):
-            with open(os.path.join(top, f), encoding="utf-8") as src:
-                names.update(call.findall(src.read()))
+for tree in ("tests", os.path.join("bench", "tests")):
+    for top, _dirs, files in os.walk(os.path.join(root, tree)):
+        for f in files:
+            if f.endswith(".py"):
+                with open(os.path.join(top, f), encoding="utf-8") as src:
+                    names.update(call.findall(src.read()))
 if len(names) < 10:
-    print("FAIL: found only %d third_party() names under tests/: %r" % (len(names), names))
+    print("FAIL: found only %d third_party() names under tests/ and bench/tests/: %r"
+          % (len(names), names))
     sys.exit(1)
 
 
