@@ -152,8 +152,8 @@ def draw(out, name, title, d):
     o = ['<?xml version="1.0" encoding="utf-8"?>',
          '<svg xmlns="http://www.w3.org/2000/svg" id="%s" class="hops" data-stack="%s" '
          'data-op="%s" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" '
-         'font-size="11" style="max-width:100%%;height:auto">' % (_attr(name), _attr(d["stack"]), _attr(d["op"]), WIDTH, height,
-                              WIDTH, height),
+         'font-size="11" style="max-width:100%%;height:auto">'
+         % (_attr(name), _attr(d["stack"]), _attr(d["op"]), WIDTH, height, WIDTH, height),
          '<rect class="background" width="%d" height="%d" fill="#ffffff"/>' % (WIDTH, height),
          '<text class="title" x="%d" y="22" text-anchor="middle" font-size="12">%s</text>'
          % (WIDTH // 2, html.escape(title)),
