@@ -26,7 +26,6 @@ static void reply(struct xwm *xwm, xcb_window_t to, uint32_t cookie, uint32_t re
 	/* No event mask: delivered to the creator of the reply window. A
 	 * vanished reply window just gives an ignored BadWindow. */
 	xcb_send_event(xwm->conn, 0, to, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
-	xcb_flush(xwm->conn);
 }
 
 static void handle_screenshot(struct xwm *xwm, xcb_window_t reply_window, uint32_t cookie)
@@ -123,7 +122,6 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 		 * decorations. (A window that is gone costs a BadWindow the
 		 * event loop ignores.) */
 		xcb_ewmh_set_frame_extents(e, ev->window, 0, 0, 0, 0);
-		xcb_flush(xwm->conn);
 		return;
 	}
 

@@ -276,9 +276,11 @@ void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir, bool frame
  * as "the WM is ready", so only once it can composite. */
 void xwm_props_announce(struct xwm *xwm);
 void xwm_props_read_all(struct xwm_window *w);
-/* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE): its
- * new value is read without waiting, applied by poll once it arrived. */
-void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state);
+/* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE; seen:
+ * its full_sequence): its new value is read without waiting, applied by
+ * poll once it arrived, unless a read asked since the event was made
+ * will see it. */
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state, uint32_t seen);
 /* Property reads in request order (see xwm_wm_oldest_reply). */
 bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence);
 bool xwm_props_poll_oldest(struct xwm *xwm);

@@ -271,6 +271,23 @@ static bool apply_oldest(struct xwm *xwm, bool wait)
 	return true;
 }
 
+/* Whether a read of w's atom was asked after the server made an event
+ * that carries seen (the sequence of our last request it had processed):
+ * that read sees the change the event tells of, or a later one. Reads
+ * are in request order, so only the newest need a look. */
+static bool read_after(struct xwm *xwm, xcb_window_t window, xcb_atom_t atom, uint32_t seen)
+{
+	struct xwm_prop_reads *q = xwm->prop_reads;
+	for (size_t i = q ? q->count : 0; i-- > 0;) {
+		const struct xwm_prop_read *rd = &q->read[(q->head + i) % q->cap];
+		if ((int32_t)((uint32_t)rd->sequence - seen) <= 0)
+			return false;
+		if (rd->window == window && rd->atom == atom)
+			return true;
+	}
+	return false;
+}
+
 bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence)
 {
 	struct xwm_prop_reads *q = xwm->prop_reads;
@@ -291,7 +308,7 @@ void xwm_props_settle(struct xwm *xwm)
 		apply_oldest(xwm, true);
 }
 
-void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state)
+void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state, uint32_t seen)
 {
 	struct xwm_client *c = w->client;
 
@@ -309,6 +326,11 @@ void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state)
 	for (int i = 0; watched_atom(w, i) != XCB_NONE; i++) {
 		if (watched_atom(w, i) != atom)
 			continue;
+		/* A client changing a property over and over (a title a frame,
+		 * a flood) costs one read per round trip, not one per change:
+		 * the window manager keeps up with whatever the server takes. */
+		if (read_after(w->xwm, w->id, atom, seen))
+			return;
 		if (!queue_read(w->xwm, w, atom)) {
 			/* Out of memory for the queue: read it now. */
 			xcb_get_property_reply_t *r =

@@ -465,7 +465,7 @@ static void handle_property_notify(struct xwm *xwm, xcb_generic_event_t *generic
 	}
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (w && xwm_window_managed(w))
-		xwm_props_changed(w, ev->atom, ev->state);
+		xwm_props_changed(w, ev->atom, ev->state, generic->full_sequence);
 }
 
 static void handle_client_message(struct xwm *xwm, xcb_generic_event_t *generic)

@@ -220,14 +220,30 @@ static void handle_event(struct xwm_cm *cm, xcb_generic_event_t *ev)
 	free(ev);
 }
 
+/* Events at most in one go: a client flooding the server with what the
+ * window manager reads would otherwise keep this loop reading forever,
+ * with no frame drawn and no timer or signal seen. true: there may be
+ * more. */
+#define EVENT_BATCH 256
+
+static bool drain_events(struct xwm_cm *cm)
+{
+	xcb_generic_event_t *ev;
+	for (int n = 0; n < EVENT_BATCH; n++) {
+		if (!(ev = xcb_poll_for_event(cm->wm->conn)))
+			return false;
+		handle_event(cm, ev);
+	}
+	return true;
+}
+
 static int run(struct xwm_cm *cm, int signal_fd)
 {
 	struct xwm *xwm = cm->wm;
 
 	while (!xwm->quit) {
 		xcb_generic_event_t *ev;
-		while ((ev = xcb_poll_for_event(xwm->conn)))
-			handle_event(cm, ev);
+		bool more = drain_events(cm);
 		xwm_wm_flush_configures(xwm);
 		if (xcb_connection_has_error(xwm->conn)) {
 			xwm_log("the X connection broke (error %d); exiting",
@@ -242,9 +258,9 @@ static int run(struct xwm_cm *cm, int signal_fd)
 		 * the replies may read more events into the queue, so it comes
 		 * first. */
 		bool applied = poll_replies(cm);
-		if (xwm_repaint_if_ready(cm) || applied)
+		if (xwm_repaint_if_ready(cm) || (applied && !more))
 			continue;
-		if ((ev = xcb_poll_for_queued_event(xwm->conn))) {
+		if (!more && (ev = xcb_poll_for_queued_event(xwm->conn))) {
 			handle_event(cm, ev);
 			continue;
 		}
@@ -260,7 +276,8 @@ static int run(struct xwm_cm *cm, int signal_fd)
 			{ .fd = signal_fd, .events = POLLIN },
 			{ .fd = cm->sync_timer_fd, .events = POLLIN },
 		};
-		if (poll(fds, 4, -1) < 0) {
+		/* More events waiting: a look at the timers and signals only. */
+		if (poll(fds, 4, more ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			xwm_log("poll: %s", strerror(errno));
@@ -274,8 +291,7 @@ static int run(struct xwm_cm *cm, int signal_fd)
 		}
 		if (fds[1].revents & POLLIN) {
 			/* Events that came meanwhile go into this frame. */
-			while ((ev = xcb_poll_for_event(xwm->conn)))
-				handle_event(cm, ev);
+			drain_events(cm);
 			xwm_wm_flush_configures(xwm);
 			render_repaint_loop_timer(&cm->repaint);
 		}

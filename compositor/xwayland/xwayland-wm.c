@@ -59,26 +59,40 @@ static void hide_doomed(struct comp_xwm *wm)
 			comp_xwindow_update(c);
 }
 
+/* X events at most in one dispatch: an X client flooding Xwayland with
+ * what the window manager reads would otherwise keep the compositor here
+ * for good, every Wayland client (Xwayland's own connection too) unread.
+ * The rest waits for the next turn of the event loop (wm->more). */
+#define EVENT_BATCH 256
+
 static void dispatch(struct comp_xwm *wm)
 {
 	xcb_connection_t *conn = wm->xwm.conn;
 	hide_doomed(wm);
 	if (wm->quiet)
 		return;
+	int handled = 0;
 	for (;;) {
 		xcb_generic_event_t *ev;
-		while ((ev = xcb_poll_for_event(conn)))
+		while (handled < EVENT_BATCH && (ev = xcb_poll_for_event(conn))) {
 			handle_event(wm, ev);
+			handled++;
+		}
 		xwm_wm_flush_configures(&wm->xwm);
 		bool applied = poll_replies(&wm->xwm);
 		/* X-Resource's pids for the kill lines: its reply check reads
 		 * the socket too, so it comes before the queue's last look. */
 		comp_xbudget_dispatch(wm);
 		xcb_flush(conn);
+		if (handled >= EVENT_BATCH) {
+			wl_event_source_timer_update(wm->more, 1);
+			break;
+		}
 		/* A flush or a reply check may have read events into xcb's
 		 * queue: the loop would sleep on them. */
 		if ((ev = xcb_poll_for_queued_event(conn))) {
 			handle_event(wm, ev);
+			handled++;
 			continue;
 		}
 		if (!applied)
@@ -100,6 +114,12 @@ static void dispatch(struct comp_xwm *wm)
 }
 
 static int handle_fd(int fd, uint32_t mask, void *data)
+{
+	dispatch(data);
+	return 0;
+}
+
+static int handle_more(void *data)
 {
 	dispatch(data);
 	return 0;
@@ -483,7 +503,8 @@ struct comp_xwm *comp_xwm_create(struct comp_server *server, int fd, struct wl_c
 	xcb_flush(xwm->conn);
 	wm->source = wl_event_loop_add_fd(server->loop, xcb_get_file_descriptor(xwm->conn),
 	                                  WL_EVENT_READABLE, handle_fd, wm);
-	if (!wm->source)
+	wm->more = wl_event_loop_add_timer(server->loop, handle_more, wm);
+	if (!wm->source || !wm->more)
 		goto fail;
 	wm->new_surface.notify = handle_new_surface;
 	wl_signal_add(&server->new_surface, &wm->new_surface);
@@ -506,6 +527,8 @@ void comp_xwm_destroy(struct comp_xwm *wm)
 		wl_event_source_remove(wm->idle);
 	if (wm->source)
 		wl_event_source_remove(wm->source);
+	if (wm->more)
+		wl_event_source_remove(wm->more);
 	wl_list_remove(&wm->new_surface.link);
 	wl_list_remove(&wm->client_destroy.link);
 	comp_xbudget_finish(wm);
