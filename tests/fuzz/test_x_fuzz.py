@@ -72,7 +72,14 @@ class Target:
             return "%s died%s" % (", ".join(p.name for p in dead) or "the stack",
                                   ": " + reports[0] if reports else "")
         if xwl is not None and xwayland_pid(s) != xwl:
-            return "Xwayland (pid %d) is gone (now %s)" % (xwl, xwayland_pid(s))
+            # How it went: the compositor logs its exit status once it
+            # reaps it, and Xwayland's own last words go to the same log.
+            time.sleep(1.0)
+            said = [line for line in s.compositor.stderr_tail(200000).splitlines()
+                    if "Xwayland (pid %d)" % xwl in line or "(EE)" in line
+                    or "wl_display" in line]
+            return "Xwayland (pid %d) is gone (now %s)%s" % (
+                xwl, xwayland_pid(s), "".join("\n  " + line for line in said[-12:]))
         probe = x_fuzz.Probe(name)
         took = probe.took
         if took is not None and took > 5:
