@@ -48,6 +48,9 @@ struct xwm_wintable {
 	size_t nbuckets, count;
 };
 
+/* How many client properties props.c watches at most. */
+#define XWM_PROPS_WATCHED 16
+
 /* What a client asked of the WM and what the WM made of it: only windows
  * a client may have managed have one (not override-redirect ones). */
 struct xwm_client {
@@ -82,6 +85,11 @@ struct xwm_client {
 	int own_net_state_writes;
 	char instance[64], class_name[64];
 	uint32_t pid;           /* _NET_WM_PID, 0 if unset */
+	/* The request sequence of our latest read of each property we watch
+	 * (props.c), those with a bit in read_seq_set: a change the server
+	 * made before it took that read needs no read of its own. */
+	uint32_t read_seq[XWM_PROPS_WATCHED];
+	uint32_t read_seq_set;
 };
 
 /* A child of the root: its geometry and place in the stacking order. */
@@ -237,6 +245,7 @@ struct xwm {
 	const struct xwm_policy_ops *policy; /* NULL: xwm_default_policy */
 	bool quit;
 	bool debug;
+	bool told_backlog;           /* props.c's line on a backlog, said */
 };
 
 /* ---------------------------------------------------------------- log */

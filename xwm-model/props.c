@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include <xcb/xcb_icccm.h>
 #include <xcb/xcbext.h> /* xcb_poll_for_reply */
@@ -171,7 +172,26 @@ static xcb_atom_t watched_atom(struct xwm_window *w, int i)
 		e->_NET_WM_STATE, e->_NET_WM_SYNC_REQUEST_COUNTER, e->_NET_WM_PID,
 		xwm->atoms.WM_TRANSIENT_FOR,
 	};
+	_Static_assert(sizeof(atoms) / sizeof(atoms[0]) <= XWM_PROPS_WATCHED,
+	               "xwm_client.read_seq is too short");
 	return i < (int)(sizeof(atoms) / sizeof(atoms[0])) ? atoms[i] : XCB_NONE;
+}
+
+/* Our latest read of w's i-th watched atom was request sequence. */
+static void note_read(struct xwm_window *w, int i, unsigned int sequence)
+{
+	w->client->read_seq[i] = (uint32_t)sequence;
+	w->client->read_seq_set |= 1u << i;
+}
+
+/* Whether our latest read of w's i-th watched atom reached the server
+ * after it made an event carrying seen (the sequence of our last request
+ * it had processed then): that read sees the change the event tells of,
+ * or a later one. */
+static bool read_since(struct xwm_window *w, int i, uint32_t seen)
+{
+	const struct xwm_client *c = w->client;
+	return (c->read_seq_set & (1u << i)) && (int32_t)(c->read_seq[i] - seen) > 0;
 }
 
 void xwm_props_read_all(struct xwm_window *w)
@@ -183,6 +203,7 @@ void xwm_props_read_all(struct xwm_window *w)
 	for (xcb_atom_t a; (a = watched_atom(w, n)) != XCB_NONE && n < 16; n++) {
 		req[n].atom = a;
 		req[n].cookie = prop_get(w, a);
+		note_read(w, n, req[n].cookie.sequence);
 	}
 	for (int i = 0; i < n; i++) {
 		xcb_get_property_reply_t *r = xcb_get_property_reply(w->xwm->conn, req[i].cookie,
@@ -222,7 +243,7 @@ struct xwm_prop_reads {
 	size_t head, count, cap;  /* a ring: count reads from head */
 };
 
-static bool queue_read(struct xwm *xwm, struct xwm_window *w, xcb_atom_t atom)
+static bool queue_read(struct xwm *xwm, struct xwm_window *w, xcb_atom_t atom, int i)
 {
 	struct xwm_prop_reads *q = xwm->prop_reads;
 
@@ -240,10 +261,12 @@ static bool queue_read(struct xwm *xwm, struct xwm_window *w, xcb_atom_t atom)
 		q->cap = cap;
 		q->head = 0;
 	}
+	unsigned int sequence = prop_get(w, atom).sequence;
 	q->read[(q->head + q->count) % q->cap] = (struct xwm_prop_read){
-		.window = w->id, .atom = atom, .sequence = prop_get(w, atom).sequence,
+		.window = w->id, .atom = atom, .sequence = sequence,
 	};
 	q->count++;
+	note_read(w, i, sequence);
 	return true;
 }
 
@@ -271,23 +294,6 @@ static bool apply_oldest(struct xwm *xwm, bool wait)
 	return true;
 }
 
-/* Whether a read of w's atom was asked after the server made an event
- * that carries seen (the sequence of our last request it had processed):
- * that read sees the change the event tells of, or a later one. Reads
- * are in request order, so only the newest need a look. */
-static bool read_after(struct xwm *xwm, xcb_window_t window, xcb_atom_t atom, uint32_t seen)
-{
-	struct xwm_prop_reads *q = xwm->prop_reads;
-	for (size_t i = q ? q->count : 0; i-- > 0;) {
-		const struct xwm_prop_read *rd = &q->read[(q->head + i) % q->cap];
-		if ((int32_t)((uint32_t)rd->sequence - seen) <= 0)
-			return false;
-		if (rd->window == window && rd->atom == atom)
-			return true;
-	}
-	return false;
-}
-
 bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence)
 {
 	struct xwm_prop_reads *q = xwm->prop_reads;
@@ -302,10 +308,35 @@ bool xwm_props_poll_oldest(struct xwm *xwm)
 	return xwm->prop_reads && xwm->prop_reads->count > 0 && apply_oldest(xwm, false);
 }
 
+/* Unread bytes on the X connection past which settling stops waiting. A
+ * reply comes after every event the server made before it, so with this
+ * much still to read a wait would read through all of it first (a client
+ * flooding what we read: each wait longer than the last, the backlog
+ * growing for good). Then the values already in are used: the window
+ * manager stays responsive, a client that set its hints a moment before
+ * asking may get the older hints' answer, and the log says so once. */
+#define SETTLE_BACKLOG (256 * 1024)
+
+static bool backlogged(struct xwm *xwm)
+{
+	int unread = 0;
+	if (ioctl(xcb_get_file_descriptor(xwm->conn), FIONREAD, &unread) < 0 ||
+	    unread < SETTLE_BACKLOG)
+		return false;
+	if (!xwm->told_backlog)
+		xwm_log("X events pile up (%d KiB unread): not waiting for property reads "
+		        "while they do", unread / 1024);
+	xwm->told_backlog = true;
+	return true;
+}
+
 void xwm_props_settle(struct xwm *xwm)
 {
-	while (xwm->prop_reads && xwm->prop_reads->count > 0)
-		apply_oldest(xwm, true);
+	if (!xwm->prop_reads || xwm->prop_reads->count == 0)
+		return;
+	bool wait = !backlogged(xwm);
+	while (xwm->prop_reads->count > 0 && apply_oldest(xwm, wait))
+		;
 }
 
 void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state, uint32_t seen)
@@ -329,9 +360,9 @@ void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state, uin
 		/* A client changing a property over and over (a title a frame,
 		 * a flood) costs one read per round trip, not one per change:
 		 * the window manager keeps up with whatever the server takes. */
-		if (read_after(w->xwm, w->id, atom, seen))
+		if (read_since(w, i, seen))
 			return;
-		if (!queue_read(w->xwm, w, atom)) {
+		if (!queue_read(w->xwm, w, atom, i)) {
 			/* Out of memory for the queue: read it now. */
 			xcb_get_property_reply_t *r =
 				xcb_get_property_reply(w->xwm->conn, prop_get(w, atom), NULL);
