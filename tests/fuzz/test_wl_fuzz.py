@@ -19,7 +19,7 @@ that is not installed is skipped with one line. A peer's globals that no
 XML here describes (its private protocols) are listed and not fuzzed.
 
 usage: test_wl_fuzz.py [--stack NAME] [--seed N] [--requests N] [--episode-requests N]
-                       [--no-shrink] [--without IFACE.REQUEST]...
+                       [--no-shrink] [--shrink-trials N] [--without IFACE.REQUEST]...
        (by hand: any number of requests; meson runs a fixed seed and count)
 """
 import argparse
@@ -95,13 +95,13 @@ def fails_alone(stack, sent):
         return True   # a sanitizer report at exit (a leak)
 
 
-def shrink(stack, sent):
+def shrink(stack, sent, most=SHRINK_TRIALS):
     """The shortest sub-sequence of sent found that still fails alone
-    (delta debugging on chunks, then single messages), within
-    SHRINK_TRIALS replays."""
+    (delta debugging on chunks, then single messages), within most
+    replays (SHRINK_TRIALS unless --shrink-trials)."""
     trials = 0
     n = 2
-    while len(sent) >= 2 and trials < SHRINK_TRIALS:
+    while len(sent) >= 2 and trials < most:
         chunk = max(1, len(sent) // n)
         reduced = False
         for start in range(0, len(sent), chunk):
@@ -110,7 +110,7 @@ def shrink(stack, sent):
             if candidate and fails_alone(stack, candidate):
                 sent, n, reduced = candidate, max(n - 1, 2), True
                 break
-            if trials >= SHRINK_TRIALS:
+            if trials >= most:
                 break
         if not reduced:
             if chunk == 1:
@@ -173,7 +173,7 @@ def run(args):
         raise duet.Failure("%s\nseed %d, episode %d (%d messages); the episode alone does not "
                            "fail: replay the run with `%s`" % (why, args.seed, number, len(sent),
                                                               replay))
-    short = shrink(args.stack, sent)
+    short = shrink(args.stack, sent, args.shrink_trials)
     lines = "\n".join("  %d. %s" % (i + 1, text) for i, (_, _, text) in enumerate(short))
     raise duet.Failure("%s\nseed %d, episode %d: %d of its %d messages still fail alone:\n%s\n"
                        "(the run: `%s`)" % (why, args.seed, number, len(short), len(sent), lines,
@@ -189,6 +189,9 @@ def main():
     p.add_argument("--episode-requests", type=int, default=200,
                    help="most requests on one connection (default 200)")
     p.add_argument("--no-shrink", action="store_true")
+    p.add_argument("--shrink-trials", type=int, default=SHRINK_TRIALS,
+                   help="most replays on fresh servers to shorten a failure (default %d; "
+                        "a peer starts in a second, so more are cheap there)" % SHRINK_TRIALS)
     p.add_argument("--without", action="append", default=[], metavar="IFACE.REQUEST",
                    help="never send this request (a peer's known crash left out, to see "
                         "what else it does); repeatable")

@@ -248,7 +248,7 @@ class Episode:
         fds, sizes = [], []
         payload = b"".join(self.arg(iface, version, a, fds, sizes) for a in msg.args)
         r = rng.random()
-        text = "%s@%d.%s" % (iface.name, obj, msg.name)
+        text = "%s@%d.%s(%s)" % (iface.name, obj, msg.name, describe(msg, payload))
         if r < 0.005:
             data = wp.message(obj, len(iface.requests) + rng.randint(0, 3), payload)
             text += " with an opcode past the interface's"
@@ -280,6 +280,32 @@ class Episode:
             self.pump(0.0)
         self.pump(0.05)
         self.sock.close()
+
+
+def describe(msg, payload):
+    """msg's arguments as sent in payload, for a reproducer a person reads:
+    `new 13, @6, 0, "text", array of 4 bytes, fd`."""
+    out = []
+    for a, v in wp.decode(msg, payload):
+        if a.type == "new_id" and a.interface is None:
+            out.append("...")  # wl_registry.bind's form: bind() writes its own text
+            break
+        if a.type == "new_id":
+            out.append("new %d" % v)
+        elif a.type == "object":
+            out.append("@%d" % v if v else "null")
+        elif a.type == "fixed":
+            out.append("%g" % (v / 256.0))
+        elif a.type == "string":
+            out.append(repr(v.decode("utf-8", "replace")) if len(v) <= 24 else
+                       "a string of %d bytes" % len(v))
+        elif a.type == "array":
+            out.append("array of %d bytes" % len(v))
+        elif a.type == "fd":
+            out.append("fd")
+        else:
+            out.append(str(v))
+    return ", ".join(out)
 
 
 def probe(path, timeout=5.0):
