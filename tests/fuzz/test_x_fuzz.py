@@ -27,7 +27,7 @@ seed, the episode, and its shortest failing prefix (found by replaying the
 episode cut shorter on fresh stacks), request by request.
 
 usage: test_x_fuzz.py TARGET [--seed N] [--requests N] [--episode-requests N]
-                      [--without NAME]...
+                      [--first-episode N] [--without NAME]...
 """
 import argparse
 import os
@@ -61,6 +61,12 @@ EPISODE_STALL = 120  # s an episode may wait on its X server before it is a hang
 
 class Stalled(Exception):
     """The X server did not answer an episode's request in time."""
+
+
+# A stack that went away: a connection refused or cut where a request or
+# the next episode's connection wanted it.
+GONE = (Stalled,) if x_fuzz is None else (Stalled, x_fuzz.error.DisplayError,
+                                          x_fuzz.error.ConnectionClosedError)
 
 
 def xwayland_pid(s, wait=False):
@@ -127,6 +133,9 @@ class Target:
         if took is not None and took > 5:
             # Slow (a loaded machine, a sanitizer build), not stuck.
             duet.log("the window manager mapped a new window after %.1f s" % took)
+        if took is not None and any(not p.alive() for _, p in self.procs(s)):
+            # It died on the probe's window (or its destruction).
+            return self.whole(s, name, xwl)
         if took is None:
             time.sleep(0.5)
             if any(not p.alive() for _, p in self.procs(s)):
@@ -149,8 +158,10 @@ class Target:
         return None
 
     def logs(self, s):
-        """Each process's log, the end of it (weston's is its --log file)."""
-        return [(s.names.get(role, role), text) for role, text in s.stack.logs().items()]
+        """The end of each process's output (and of weston's log file)."""
+        if isinstance(s, duet.PeerSession):
+            return s.log_tails(6000)
+        return [("%s stderr" % p.name, p.stderr_tail(6000)) for p in s.procs]
 
 
 def run_episode(episode):
@@ -180,7 +191,7 @@ def fails_alone(target, seed, number, limit):
             run_episode(x_fuzz.Episode(name, episode_rng(seed, number), limit, hold=0.5,
                                        without=target.without))
             return target.whole(s, name, xwl) is not None
-    except (duet.Failure, Stalled):
+    except (duet.Failure,) + GONE:
         return True
 
 
@@ -199,6 +210,40 @@ def shortest_prefix(target, seed, number, length):
     return lo
 
 
+def fail_together(target, seed, first, number, per, last):
+    """Whether episodes first..number (per requests each, last for the
+    last), run one after another on a fresh stack with the probe after
+    each as in the run, break it."""
+    try:
+        with target.session() as s:
+            name = target.display(s)
+            xwl = target.xwayland(s)
+            for i in range(first, number + 1):
+                run_episode(x_fuzz.Episode(name, episode_rng(seed, i),
+                                           last if i == number else per,
+                                           without=target.without))
+                if target.whole(s, name, xwl) is not None:
+                    return True
+            return False
+    except (duet.Failure,) + GONE:
+        return True
+
+
+def fewest_episodes(target, args, number, last, tries=6):
+    """The latest first episode found from which the run's episodes up to
+    number fail together on a fresh stack (number-1, -2, -4, ...: what a
+    window manager keeps from earlier clients), or None within tries."""
+    back = 1
+    for _ in range(tries):
+        first = max(args.first_episode, number - back)
+        if fail_together(target, args.seed, first, number, args.episode_requests, last):
+            return first
+        if first == args.first_episode:
+            return None
+        back *= 2
+    return None
+
+
 def run(args):
     if x_fuzz is None:
         raise duet.Skip("python3-xlib is missing (%s): scripts/packages.sh installs it"
@@ -208,16 +253,25 @@ def run(args):
         test_xwayland.need_xwayland()
     # (a peer that is not installed: PeerSession's Skip, one line)
     target = Target(args.target, args.without)
-    episodes = requests = 0
+    episodes, requests = args.first_episode, 0
     failure = None
     t0 = time.monotonic()
     with target.session() as s:
         name = target.display(s)
         xwl = target.xwayland(s)
+        last = None
         while requests < args.requests:
-            e = x_fuzz.Episode(name, episode_rng(args.seed, episodes),
-                               min(args.episode_requests, args.requests - requests),
-                               without=target.without)
+            try:
+                e = x_fuzz.Episode(name, episode_rng(args.seed, episodes),
+                                   min(args.episode_requests, args.requests - requests),
+                                   without=target.without)
+            except x_fuzz.error.DisplayError as ex:
+                # The stack broke after the last episode's probe: that
+                # episode (the probe's window) is the one to shorten.
+                why = target.whole(s, name, xwl) or "a new X connection failed: %s" % ex
+                failure = (why, episodes - 1, last)
+                break
+            last = e
             try:
                 run_episode(e)
                 why = None
@@ -231,23 +285,38 @@ def run(args):
             why = why or target.whole(s, name, xwl)
             if why:
                 failure = (why, episodes - 1, e)
-                for role, text in target.logs(s):
-                    duet.log("%s log, the end:\n%s" % (role, text[-6000:]))
                 break
+        if failure is not None:
+            for what, text in target.logs(s):
+                duet.log("%s, the end:\n%s" % (what, text))
         duet.log("%d requests in %d episodes in %.1f s from seed %d on %s%s"
-                 % (requests, episodes, time.monotonic() - t0, args.seed, args.target,
+                 % (requests, episodes - args.first_episode, time.monotonic() - t0, args.seed,
+                    args.target,
                     ", never sending %s" % ", ".join(args.without) if args.without else ""))
     if failure is None:
         return
     why, number, e = failure
-    replay = "tests/fuzz/test_x_fuzz.py %s --seed %d --requests %d%s" % (
-        args.target, args.seed, requests,
-        "".join(" --without " + w for w in args.without))
+    if e is None:
+        raise duet.Failure("%s\nbefore the first episode of seed %d" % (why, args.seed))
+
+    def command(first, count):
+        return "tests/fuzz/test_x_fuzz.py %s --seed %d%s --requests %d%s" % (
+            args.target, args.seed, " --first-episode %d" % first if first else "", count,
+            "".join(" --without " + w for w in args.without))
+    replay = command(args.first_episode, requests)
     n = shortest_prefix(target, args.seed, number, e.requests)
     if n is None:
+        first = fewest_episodes(target, args, number, e.requests)
+        if first is None:
+            raise duet.Failure("%s\nseed %d, episode %d (%d requests); the episode alone does "
+                               "not fail, nor with the few before it: replay the run with `%s`"
+                               % (why, args.seed, number, e.requests, replay))
+        count = (number - first) * args.episode_requests + e.requests
         raise duet.Failure("%s\nseed %d, episode %d (%d requests); the episode alone does not "
-                           "fail: replay the run with `%s`" % (why, args.seed, number,
-                                                              e.requests, replay))
+                           "fail, episodes %d to %d do on a fresh stack (%d requests at most): "
+                           "`%s` (the run: `%s`)" % (why, args.seed, number, e.requests, first,
+                                                     number, count, command(first, count),
+                                                     replay))
     lines = "\n".join("  %d. %s" % (i + 1, t) for i, t in enumerate(e.log[:n]))
     raise duet.Failure("%s\nseed %d, episode %d: its first %d requests fail alone:\n%s\n"
                        "(the run: `%s`)" % (why, args.seed, number, n, lines, replay))
@@ -259,6 +328,9 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--requests", type=int, default=5000)
     p.add_argument("--episode-requests", type=int, default=100)
+    p.add_argument("--first-episode", type=int, default=0, metavar="N",
+                   help="start at episode N of the seed (a failure that needs the episodes "
+                        "before its own is replayed from there)")
     p.add_argument("--without", action="append", default=[], metavar="NAME",
                    help="never send this client message type or property (a peer's known "
                         "crash left out, to see what else it does); repeatable")

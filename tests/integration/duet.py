@@ -587,8 +587,20 @@ class PeerSession(Session):
         for c in self.stack_procs():
             if not c.alive():
                 log("%s (pid %d) %s" % (c.name, c.pid, c.status()))
-        for role, text in self.stack.logs().items():
-            log("%s log (tail):\n%s" % (self.names.get(role, role), text[-1500:]))
+        for name, text in self.log_tails():
+            log("%s (tail):\n%s" % (name, text))
+
+    def log_tails(self, n=1500):
+        """(name, the end of it) of each stack process's output, and of
+        weston's own log file (its stderr has what it dies of: an
+        assertion)."""
+        out = [("%s stderr" % p.name, p.stderr_tail(n)) for p in self.procs]
+        path = getattr(self.stack, "weston_log", None)
+        if path:
+            text = launch_proc.read_tail(path, 200000)
+            plain = "\n".join(l for l in text.splitlines() if not l.startswith("{"))
+            out.append(("weston.log", plain[-n:]))
+        return out
 
 
 # ----------------------------------------------------------------- X11 side
