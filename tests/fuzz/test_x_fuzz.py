@@ -251,8 +251,11 @@ def run(args):
     if args.target == "xwayland":
         import test_xwayland  # noqa: E402
         test_xwayland.need_xwayland()
-    # (a peer that is not installed: PeerSession's Skip, one line)
     target = Target(args.target, args.without)
+    if args.target in PEERS:
+        # A peer that is not installed: a Skip of one line.
+        from duet_launch import stack as launch_stack  # noqa: E402
+        duet.need_stack(launch_stack.Config(PEERS[args.target]))
     episodes, requests = args.first_episode, 0
     failure = None
     t0 = time.monotonic()

@@ -521,6 +521,15 @@ class WestonSession(Session):
         log("weston pid %d up on %s" % (self.compositor.pid, self.display))
 
 
+def need_stack(config):
+    """A Skip of one line where the launcher's stack of config cannot run
+    here (a peer not installed: scripts/packages.sh installs them)."""
+    why = launch_stack.missing(config)
+    if why:
+        raise Skip("the %s stack cannot run here: %s (scripts/packages.sh installs the peers)"
+                   % (config.kind, why))
+
+
 class PeerSession(Session):
     """A peer's stack of any kind duet_launch knows (stack_kinds: weston,
     sway, mutter, i3, mutter-x11, the peers' Xwayland stacks, ...), started
@@ -544,10 +553,7 @@ class PeerSession(Session):
 
     def start(self):
         config = self.config(renderer=None)
-        why = launch_stack.missing(config)
-        if why:
-            raise Skip("the %s stack cannot run here: %s (scripts/packages.sh installs the "
-                       "peers)" % (self.kind, why))
+        need_stack(config)
         st = self.start_stack(config, base_env(self.runtime_dir))
         role = "wm" if self.spec.server_system == "x11" else "server"
         self.compositor = st.procs[role]
