@@ -35,8 +35,11 @@ EDGE_UINTS = [0, 1, 2, 3, 4, 255, 4096, 65535, 1 << 20, (1 << 31), 0xffffffff]
 class Episode:
     """One connection's requests (see the module's comment)."""
 
-    def __init__(self, ifaces, path, rng, max_requests):
+    def __init__(self, ifaces, path, rng, max_requests, without=()):
         self.ifaces = ifaces
+        # "interface.request"s never sent (a peer's known crash left out,
+        # to see what else it does); without them the draws are as ever.
+        self.without = set(without)
         self.rng = rng
         self.max_requests = max_requests
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -232,6 +235,8 @@ class Episode:
         reqs = [m for m in iface.requests if m.since <= max(version, 1)]
         if rng.random() < 0.01:
             reqs = iface.requests  # now and then one newer than the object
+        if self.without:
+            reqs = [m for m in reqs if "%s.%s" % (iface.name, m.name) not in self.without]
         # Mostly requests whose object arguments can be right: those that
         # need an object the episode has none of (a seat, an output) bind
         # its global first, or wait for another turn.
@@ -243,7 +248,7 @@ class Episode:
         fds, sizes = [], []
         payload = b"".join(self.arg(iface, version, a, fds, sizes) for a in msg.args)
         r = rng.random()
-        text = "%s@%d.%s" % (iface.name, obj, msg.name)
+        text = "%s@%d.%s(%s)" % (iface.name, obj, msg.name, describe(msg, payload))
         if r < 0.005:
             data = wp.message(obj, len(iface.requests) + rng.randint(0, 3), payload)
             text += " with an opcode past the interface's"
@@ -275,6 +280,32 @@ class Episode:
             self.pump(0.0)
         self.pump(0.05)
         self.sock.close()
+
+
+def describe(msg, payload):
+    """msg's arguments as sent in payload, for a reproducer a person reads:
+    `new 13, @6, 0, "text", array of 4 bytes, fd`."""
+    out = []
+    for a, v in wp.decode(msg, payload):
+        if a.type == "new_id" and a.interface is None:
+            out.append("...")  # wl_registry.bind's form: bind() writes its own text
+            break
+        if a.type == "new_id":
+            out.append("new %d" % v)
+        elif a.type == "object":
+            out.append("@%d" % v if v else "null")
+        elif a.type == "fixed":
+            out.append("%g" % (v / 256.0))
+        elif a.type == "string":
+            out.append(repr(v.decode("utf-8", "replace")) if len(v) <= 24 else
+                       "a string of %d bytes" % len(v))
+        elif a.type == "array":
+            out.append("array of %d bytes" % len(v))
+        elif a.type == "fd":
+            out.append("fd")
+        else:
+            out.append(str(v))
+    return ", ".join(out)
 
 
 def probe(path, timeout=5.0):

@@ -61,8 +61,13 @@ EDGE = [0, 1, 2, 3, 0x7fff, 0x8000, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff, 
 
 
 class Episode:
-    def __init__(self, name, rng, max_requests, hold=0.0):
+    def __init__(self, name, rng, max_requests, hold=0.0, without=()):
         self.hold = hold  # seconds the connection stays after its last request
+        # Client message types and property names never sent (a peer's
+        # known crash left out, to see what else it does); without them
+        # the draws are the same as ever.
+        self.messages = [m for m in MESSAGES if m not in without]
+        self.properties = [p for p in PROPERTIES if p[0] not in without]
         self.rng = rng
         self.max_requests = max_requests
         self.log = []
@@ -159,7 +164,7 @@ class Episode:
         if not self.windows:
             return self.create()
         win = rng.choice(self.windows)
-        name, usual, fmt = rng.choice(PROPERTIES)
+        name, usual, fmt = rng.choice(self.properties)
         type_name = usual if rng.random() < 0.6 else rng.choice(TYPES)
         if rng.random() < 0.2:
             fmt = rng.choice([8, 16, 32])
@@ -189,7 +194,7 @@ class Episode:
 
     def message(self):
         rng = self.rng
-        kind = rng.choice(MESSAGES)
+        kind = rng.choice(self.messages)
         target = self.some_window()
         data = [self.number() for _ in range(5)]
         if rng.random() < 0.5:

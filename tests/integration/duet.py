@@ -34,6 +34,7 @@ from duet_launch import hang
 from duet_launch import proc as launch_proc
 from duet_launch import reaper
 from duet_launch import stack as launch_stack
+from duet_launch import stack_kinds
 from duet_launch import traces
 
 SKIP_STATUS = 77  # meson's "skipped"
@@ -518,6 +519,94 @@ class WestonSession(Session):
         st = self.start_stack(self.config(renderer=self.renderer), base_env(self.runtime_dir))
         self.compositor = st.procs["server"]
         log("weston pid %d up on %s" % (self.compositor.pid, self.display))
+
+
+def need_stack(config):
+    """A Skip of one line where the launcher's stack of config cannot run
+    here (a peer not installed: scripts/packages.sh installs them)."""
+    why = launch_stack.missing(config)
+    if why:
+        raise Skip("the %s stack cannot run here: %s (scripts/packages.sh installs the peers)"
+                   % (config.kind, why))
+
+
+class PeerSession(Session):
+    """A peer's stack of any kind duet_launch knows (stack_kinds: weston,
+    sway, mutter, i3, mutter-x11, the peers' Xwayland stacks, ...), started
+    as `duet bench` starts it, never changed to suit a test; no test
+    protocol. A peer that is not installed here is a Skip of one line
+    naming what is missing (scripts/packages.sh installs the peers).
+
+    compositor is the process its clients talk to (the Wayland server, or
+    the X window manager); display the clients' display (the X display on
+    the Xwayland stacks, whose Wayland socket is wayland_display); alive()
+    asks every process of the stack, the Xwayland its server started
+    included, and dead() names the first one gone."""
+
+    def __init__(self, name, kind, size="1024x768"):
+        super().__init__(name, size=size, test_protocol=False)
+        self.kind = kind
+        self.spec = stack_kinds.get(kind)
+        # Roles named as the programs: "sway (WLR_BACKENDS=headless)" is sway.
+        self.names = {role: what.split()[0] for role, what, _ in self.spec.processes}
+        self.wayland_display = None
+
+    def start(self):
+        config = self.config(renderer=None)
+        need_stack(config)
+        st = self.start_stack(config, base_env(self.runtime_dir))
+        role = "wm" if self.spec.server_system == "x11" else "server"
+        self.compositor = st.procs[role]
+        if st.x_display:
+            self.wayland_display = st.wayland_display
+            self.display = st.x_display
+        log("%s: %s up on %s" % (self.kind, ", ".join(
+            "%s pid %d" % (c.name, c.pid) for c in self.stack_procs()), self.display))
+
+    def stack_procs(self):
+        """The stack's processes: those it started, then those another
+        started (Xwayland)."""
+        return list(self.stack.procs.values()) + list(self.stack.watched.values())
+
+    def dead(self):
+        return self.stack.dead() if self.stack else None
+
+    def alive(self):
+        return self.stack is not None and self.stack.dead() is None
+
+    def check_alive(self):
+        gone = self.dead()
+        if gone is not None:
+            raise Failure("%s %s; stderr:\n%s" % (gone.name, gone.status(), gone.log_tail()))
+
+    def save_artifacts(self):
+        outdir = os.environ.get("DUET_TEST_OUTDIR") or tempfile.gettempdir()
+        dest = os.path.join(outdir, "duet-integration", self.name)
+        shutil.rmtree(dest, ignore_errors=True)
+        try:
+            shutil.copytree(self.workdir, dest)
+            log("logs saved in %s" % dest)
+        except OSError as e:
+            log("could not save artifacts to %s: %s" % (dest, e))
+        if self.stack is None:
+            return
+        for c in self.stack_procs():
+            if not c.alive():
+                log("%s (pid %d) %s" % (c.name, c.pid, c.status()))
+        for name, text in self.log_tails():
+            log("%s (tail):\n%s" % (name, text))
+
+    def log_tails(self, n=1500):
+        """(name, the end of it) of each stack process's output, and of
+        weston's own log file (its stderr has what it dies of: an
+        assertion)."""
+        out = [("%s stderr" % p.name, p.stderr_tail(n)) for p in self.procs]
+        path = getattr(self.stack, "weston_log", None)
+        if path:
+            text = launch_proc.read_tail(path, 200000)
+            plain = "\n".join(l for l in text.splitlines() if not l.startswith("{"))
+            out.append(("weston.log", plain[-n:]))
+        return out
 
 
 # ----------------------------------------------------------------- X11 side
