@@ -214,6 +214,10 @@ void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...
  * per client into that file (bench/); a no-op otherwise. Freed with the
  * display. */
 void comp_protocol_log_init(struct comp_server *server);
+/* client-log.c: a log line for each client that leaves with surfaces or
+ * is cut off for not reading; libwayland's lines through comp_log. Freed
+ * with the display. */
+void comp_client_log_init(struct comp_server *server);
 
 /* Client coordinates and offsets are clamped to +-COMP_MAX_COORD where the
  * specs allow any int32, so that sums of them (nested surfaces, moves that
