@@ -228,6 +228,10 @@ static inline int comp_clamp_coord(int64_t v)
 	return v < -COMP_MAX_COORD ? -COMP_MAX_COORD : v > COMP_MAX_COORD ? COMP_MAX_COORD : (int)v;
 }
 
+/* A surface's damage of more rectangles is taken as their bounding box
+ * (surface.c), per commit and between repaints. */
+#define COMP_MAX_DAMAGE_RECTS 64
+
 /* -------------------------------------------------------------- output */
 
 /* What the output reports after each presentation (or each tick on which
@@ -464,6 +468,7 @@ struct comp_surface {
 	int width, height;              /* surface size after scale and viewport */
 	struct render_node *node;       /* on the server's scene while mapped */
 	bool mapped;
+	bool damage_bounded;            /* its damage was taken as a bounding box (logged) */
 	/* The outputs it overlaps (bits of comp_output.index), told to the
 	 * client with wl_surface.enter/leave; and the one output whose frames
 	 * answer its frame callbacks and presentation feedback, the one it is
