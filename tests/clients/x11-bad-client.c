@@ -3,7 +3,8 @@
  * it and keep compositing the others.
  *
  * Modes (see usage()): destroy-after-map, bad-normal-hints, bad-properties,
- * configure-flood, die-mid-request, huge-window, tall-window, huge-menus, huge-cursor;
+ * configure-flood, die-mid-request, huge-window, big-window, tall-window, huge-menus,
+ * huge-cursor;
  * flood and no-read (x11-bad-traffic.c).
  * Each prints what it did on stdout; with --hold the client keeps its
  * windows until it is killed or the window manager sends WM_DELETE_WINDOW,
@@ -322,12 +323,14 @@ static void usage(FILE *out)
 	        "  no-read            a window, then requests that each send it an event,\n"
 	        "                     never reading one, until SIGTERM (x11-bad-traffic.c)\n"
 	        "  huge-window        one managed 16000x16000 window (976 MiB of texture)\n"
+	        "  big-window         one managed 2048x2048 window (16 MiB of texture)\n"
 	        "  tall-window        one managed 100x20000 window (inside the budgets, past\n"
 	        "                     the renderer's texture size)\n"
 	        "  huge-menus         32 override-redirect 2048x2048 windows at once (16 MiB\n"
 	        "                     each)\n"
 	        "  huge-cursor        a 200x150 window whose cursor is 8400x8400 (269 MiB)\n"
-	        "                     (each huge-* mode prints its client's XID base first)\n"
+	        "                     (each *-window, huge-* mode prints its client's XID base\n"
+	        "                     first)\n"
 	        "--hold keeps the windows until killed or closed by WM_DELETE_WINDOW.\n");
 }
 
@@ -402,6 +405,10 @@ int main(int argc, char **argv)
 		 * at 4 bytes a pixel (the defaults: 256 MiB a client, 1024 MiB in
 		 * all). */
 		r = one_window(&b, hold, 16000, 16000, "huge-window");
+	} else if (strcmp(mode, "big-window") == 0) {
+		/* 16 MiB of texture: over the small budgets the isolation
+		 * tests give the servers, light on the X server's memory. */
+		r = one_window(&b, hold, 2048, 2048, "big-window");
 	} else if (strcmp(mode, "tall-window") == 0) {
 		/* Inside every budget (7.6 MiB), taller than any texture render/
 		 * makes (16384 a side). */
