@@ -142,16 +142,18 @@ class Good:
         else:
             p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
 
-    def frames(self, what):
-        """Ten more frames drawn (and, for Wayland, presented); for X, a
-        later frame count on the server's screenshot, the window's pattern
-        exact."""
+    def frames(self, what, shots=True):
+        """Ten more frames drawn (and, for Wayland, presented); for X, with
+        shots, a later frame count on the server's screenshot, the window's
+        pattern exact."""
         if self.kind == "wayland":
             duet.check_good_keeps_going(self.s, self.proc, what)
             return
         drawn = duet.last_frame(self.proc)
         self.proc.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= drawn + 10,
                             timeout=15 * SLOW)
+        if not shots:
+            return
         label = re.sub(r"[^a-z0-9]+", "-", what.lower())[:30]
         self.shown = counter_shown(self.s, self.win, label, max(self.shown, drawn),
                                    timeout=15 * SLOW)
@@ -163,21 +165,28 @@ class Good:
         t0, f0 = mark
         return (duet.last_frame(self.proc) - f0) / max(time.monotonic() - t0, 1e-3)
 
-    def check(self, what):
+    def check(self, what, shots=True):
         self.s.check_alive()
         check(self.proc.alive(), "%s: the good client %s died: %s"
               % (what, self.app, self.proc.stderr_tail()))
         t = [time.monotonic()]
-        for part in (self.window, self.input, self.frames):
+        for part in (self.window, self.input, lambda what: self.frames(what, shots)):
             part(what)
             t.append(time.monotonic())
         log("%s: %s kept its window, input and frames (%.2f s: %.2f, %.2f, %.2f)"
             % (what, self.app, t[3] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2]))
 
 
-def check_goods(goods, what):
+def check_goods(goods, what, shots=True):
     for g in goods:
-        g.check(what)
+        g.check(what, shots)
+
+
+# While an offender misbehaves (rather than after), an X client's frames
+# are checked on the server's screenshots too, but in the emulated guest:
+# there a screenshot of Xorg's screen takes 5-10 s, and the checks after
+# each fault show the frames composited.
+SHOTS_DURING = not duet.KMS_GUEST
 
 
 BASELINE_S = 1.0
@@ -185,7 +194,11 @@ BASELINE_S = 1.0
 # at least this part of its rate before: a server busy with the offender
 # (duet-compositor drawing a flood's thousands of damage rectangles one by
 # one: 8 fps for 60) fails it.
-MIN_RATE_SHARE = 0.25
+# In the emulated guest the flooding client and the compositor's dispatch
+# of its requests take both emulated CPUs, and llvmpipe's draws wait for
+# them (29 frames a second before, 6.5 while a client floods; under ASan
+# 20 and 2.3): there the frames must keep coming, a twentieth of the rate.
+MIN_RATE_SHARE = 0.05 if duet.KMS_GUEST else 0.25
 
 
 def measure_baselines(goods):
@@ -204,7 +217,7 @@ def check_during(goods, what, keep_on, seconds):
     t0 = time.monotonic()
     rounds = 0
     while rounds == 0 or (keep_on() and time.monotonic() - t0 < seconds):
-        check_goods(goods, what)
+        check_goods(goods, what, SHOTS_DURING)
         rounds += 1
     for g, m in zip(goods, marks):
         rate = g.rate_since(m)
@@ -293,12 +306,17 @@ PATHS = {p.name: p for p in (WaylandPath(), XwmPath(), XwaylandPath())}
 
 
 # ------------------------------------------------------------------ faults
-def offender(s, path, mode, *more, hold=True):
+def offender(s, path, mode):
+    """The offender, started; the server's log from now on is its
+    (bad.log_from, for log_line)."""
     if path.offender_kind == "wayland":
-        argv = [duet.program("DUET_BAD_CLIENT"), mode] + list(more)
+        argv = [duet.program("DUET_BAD_CLIENT"), mode]
     else:
-        argv = [duet.program("DUET_X11_BAD_CLIENT")] + (["--hold"] if hold else []) + [mode]
-    return s.client(argv, name="offender")
+        argv = [duet.program("DUET_X11_BAD_CLIENT"), "--hold", mode]
+    log_from = len(path.server_log(s))
+    bad = s.client(argv, name="offender")
+    bad.log_from = log_from
+    return bad
 
 
 def offender_gone(s, path, bad, what):
@@ -308,10 +326,13 @@ def offender_gone(s, path, bad, what):
              lambda: not [w for w in s.windows() if w.app_id == app], timeout=15 * SLOW)
 
 
-def log_line(s, path, pattern, what):
-    """The server's log line matching pattern (a regex), waited for."""
+def log_line(s, path, bad, pattern, what):
+    """The server's line matching pattern (a regex) logged since bad
+    started, waited for. (An X server gives a new client the XID base of
+    one gone: the windows of the offenders of one session share ids.)"""
     m = wait_for("%s: the log line %r" % (what, pattern),
-                 lambda: re.search(pattern, path.server_log(s), re.M), timeout=10 * SLOW)
+                 lambda: re.search(pattern, path.server_log(s)[bad.log_from:], re.M),
+                 timeout=10 * SLOW)
     log("%s: logged: %s" % (what, m.group(0)))
     return m
 
@@ -345,10 +366,10 @@ def check_named(s, path, fault, bad, x=None):
     is cut off), so the line is the one of its window managed."""
     if path.offender_kind == "wayland":
         for pattern in WL_NAMED[fault]:
-            log_line(s, path, pattern % bad.pid, fault)
+            log_line(s, path, bad, pattern % bad.pid, fault)
     else:
         base, window = x
-        log_line(s, path, r"managing 0x%x \".*$" % window, fault)
+        log_line(s, path, bad, r"managing 0x%x \"%s\".*$" % (window, fault), fault)
         log("%s: the offender is X client 0x%x" % (fault, base))
 
 
@@ -359,7 +380,7 @@ def fault_budget(s, path, goods):
         status = bad.wait(60 * SLOW)
         check(status == 0, "duet-bad-client texture-budget did not get its no_memory error "
               "(status %d): %s" % (status, "\n".join(lines(bad))))
-        log_line(s, path, r"client pid %d over budget: wl_surface@\d+: textures of 64 MiB "
+        log_line(s, path, bad, r"client pid %d over budget: wl_surface@\d+: textures of 64 MiB "
                  r"would exceed the client budget of %d MiB$" % (bad.pid, BUDGET_MIB), "budget")
     else:
         bad = offender(s, path, "big-window")
@@ -368,15 +389,15 @@ def fault_budget(s, path, goods):
             # duet-xwm does not composite the window, and goes on; the
             # client keeps it.
             bad.wait_line(r"^mapped 1$", timeout=30 * SLOW)
-            log_line(s, path, r"window 0x%x of 2048x2048 \(16 MiB\) is over the per-window "
+            log_line(s, path, bad, r"window 0x%x of 2048x2048 \(16 MiB\) is over the per-window "
                      r"texture budget \(%d MiB.*$" % (window, BUDGET_MIB), "budget")
-            check_goods(goods, "budget, the offender holding its window")
+            check_goods(goods, "budget, the offender holding its window", SHOTS_DURING)
             bad.stop()
         else:
             status = bad.wait(60 * SLOW)
             check(status != 0, "the offender exited %d: not disconnected" % status)
-            log_line(s, path, r"X client 0x%x \(pid %d\) over budget: window 0x%x: textures of "
-                     r"16 MiB would exceed the client budget of %d MiB: KillClient$"
+            log_line(s, path, bad, r"X client 0x%x \(pid %d\) over budget: window 0x%x: "
+                     r"textures of 16 MiB would exceed the client budget of %d MiB: KillClient$"
                      % (base, bad.pid, window, BUDGET_MIB), "budget")
     offender_gone(s, path, bad, "budget")
     check_goods(goods, "after the budget")
@@ -386,7 +407,7 @@ def fault_die_mid_request(s, path, goods):
     bad = offender(s, path, "die-mid-request")
     x = x_client(bad) if path.offender_kind == "x" else None
     bad.wait_line(r"^partial \d+ of \d+ bytes$", timeout=30 * SLOW)
-    check_goods(goods, "a request half sent")
+    check_goods(goods, "a request half sent", SHOTS_DURING)
     check(bad.alive(), "the offender exited before it was killed: %s" % bad.stderr_tail())
     bad.kill(signal.SIGKILL)
     bad.wait(10 * SLOW)
