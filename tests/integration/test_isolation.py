@@ -52,7 +52,6 @@ duet-xwm on Xorg, run every fault in one session each (run_all):
 tests/kms/test_kms.py isolation, tests/kms/test_xorg.py isolation.
 """
 
-import os
 import re
 import signal
 import sys
