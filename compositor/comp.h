@@ -214,6 +214,10 @@ void comp_client_post_over_budget(struct wl_client *client, const char *fmt, ...
  * per client into that file (bench/); a no-op otherwise. Freed with the
  * display. */
 void comp_protocol_log_init(struct comp_server *server);
+/* client-log.c: a log line for each client that leaves with surfaces or
+ * is cut off for not reading; libwayland's lines through comp_log. Freed
+ * with the display. */
+void comp_client_log_init(struct comp_server *server);
 
 /* Client coordinates and offsets are clamped to +-COMP_MAX_COORD where the
  * specs allow any int32, so that sums of them (nested surfaces, moves that
@@ -223,6 +227,10 @@ static inline int comp_clamp_coord(int64_t v)
 {
 	return v < -COMP_MAX_COORD ? -COMP_MAX_COORD : v > COMP_MAX_COORD ? COMP_MAX_COORD : (int)v;
 }
+
+/* A surface's damage of more rectangles is taken as their bounding box
+ * (surface.c), per commit and between repaints. */
+#define COMP_MAX_DAMAGE_RECTS 64
 
 /* -------------------------------------------------------------- output */
 
@@ -460,6 +468,7 @@ struct comp_surface {
 	int width, height;              /* surface size after scale and viewport */
 	struct render_node *node;       /* on the server's scene while mapped */
 	bool mapped;
+	bool damage_bounded;            /* its damage was taken as a bounding box (logged) */
 	/* The outputs it overlaps (bits of comp_output.index), told to the
 	 * client with wl_surface.enter/leave; and the one output whose frames
 	 * answer its frame callbacks and presentation feedback, the one it is

@@ -71,6 +71,7 @@ int comp_server_init(struct comp_server *server, const struct comp_options *opti
 			goto fail;
 	}
 	comp_protocol_log_init(server);
+	comp_client_log_init(server);
 	if (options->trace_path && *options->trace_path &&
 	    render_trace_open(options->trace_path, &server->trace) != 0)
 		goto fail;

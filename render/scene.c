@@ -103,6 +103,14 @@ static struct render_scene_view *view_from_link(struct duet_list *link)
 	return duet_container_of(link, struct render_scene_view, link);
 }
 
+/* A view's damage of more rectangles than this is kept as their bounding
+ * box: a repaint draws each node once per rectangle of the damage, so a
+ * client damaging thousands of scattered pixels between two frames would
+ * have every frame drawn in thousands of draw calls (and merging more
+ * rectangles into the region costs more with each). wlroots' damage ring
+ * keeps 20. */
+#define MAX_DAMAGE_RECTS 32
+
 /* Damage in scene coordinates goes to every view it falls in. */
 static void scene_add_damage(struct render_scene *s, const pixman_region32_t *damage)
 {
@@ -114,6 +122,12 @@ static void scene_add_damage(struct render_scene *s, const pixman_region32_t *da
 		pixman_region32_intersect_rect(&part, (pixman_region32_t *)damage, v->x, v->y,
 		                               (unsigned)v->width, (unsigned)v->height);
 		pixman_region32_union(&v->damage, &v->damage, &part);
+		if (pixman_region32_n_rects(&v->damage) > MAX_DAMAGE_RECTS) {
+			pixman_box32_t e = *pixman_region32_extents(&v->damage);
+			pixman_region32_fini(&v->damage);
+			pixman_region32_init_rect(&v->damage, e.x1, e.y1, (unsigned)(e.x2 - e.x1),
+			                          (unsigned)(e.y2 - e.y1));
+		}
 	}
 	pixman_region32_fini(&part);
 }

@@ -196,6 +196,23 @@ static void copy_sticky(struct comp_surface_state *dst, const struct comp_surfac
 	dst->viewport = src->viewport;
 }
 
+/* A damage region of more rectangles than COMP_MAX_DAMAGE_RECTS becomes
+ * their bounding box: merging one more rectangle costs as many as the
+ * region has, and every one of them is a copy and a draw later, so a
+ * client damaging thousands of scattered pixels would make each commit
+ * and each frame cost thousands (docs/security.md). Returns whether it
+ * did. */
+static bool damage_bound(pixman_region32_t *region)
+{
+	if (pixman_region32_n_rects(region) <= COMP_MAX_DAMAGE_RECTS)
+		return false;
+	pixman_box32_t e = *pixman_region32_extents(region);
+	pixman_region32_fini(region);
+	pixman_region32_init_rect(region, e.x1, e.y1, (unsigned)(e.x2 - e.x1),
+	                          (unsigned)(e.y2 - e.y1));
+	return true;
+}
+
 static void reset_per_commit(struct comp_surface_state *state)
 {
 	state->buffer_attached = false;
@@ -227,6 +244,8 @@ void comp_surface_state_merge(struct comp_surface_state *dst, struct comp_surfac
 	dst->dy = comp_clamp_coord((int64_t)dst->dy + src->dy);
 	pixman_region32_union(&dst->damage, &dst->damage, &src->damage);
 	pixman_region32_union(&dst->buffer_damage, &dst->buffer_damage, &src->buffer_damage);
+	damage_bound(&dst->damage);
+	damage_bound(&dst->buffer_damage);
 	copy_sticky(dst, src);
 	wl_list_insert_list(dst->frame_callbacks.prev, &src->frame_callbacks);
 	wl_list_insert_list(dst->feedbacks.prev, &src->feedbacks);
@@ -618,6 +637,7 @@ static void latch_take(struct comp_surface *surface, const struct comp_surface_s
 		pixman_region32_union(damage, damage, &state->buffer_damage);
 		pixman_region32_intersect_rect(damage, damage, 0, 0, (unsigned)width,
 		                               (unsigned)height);
+		damage_bound(damage);
 	}
 
 	/* Mailbox: the newer buffer holds everything the older one would
@@ -851,7 +871,8 @@ static void surface_attach(struct wl_client *client, struct wl_resource *resourc
 	}
 }
 
-static void add_damage(pixman_region32_t *region, int32_t x, int32_t y, int32_t w, int32_t h)
+static void add_damage(struct comp_surface *surface, pixman_region32_t *region, int32_t x,
+                       int32_t y, int32_t w, int32_t h)
 {
 	if (w <= 0 || h <= 0)
 		return;
@@ -866,20 +887,28 @@ static void add_damage(pixman_region32_t *region, int32_t x, int32_t y, int32_t 
 	if (x2 > x1 && y2 > y1)
 		pixman_region32_union_rect(region, region, (int)x1, (int)y1, (unsigned)(x2 - x1),
 		                           (unsigned)(y2 - y1));
+	if (damage_bound(region) && !surface->damage_bounded) {
+		surface->damage_bounded = true;
+		pid_t pid = 0;
+		wl_client_get_credentials(wl_resource_get_client(surface->resource), &pid, NULL, NULL);
+		comp_log("client pid %d damaged wl_surface@%u in more than %d rectangles before one "
+		         "commit: their bounding box is taken (said once a surface)", (int)pid,
+		         wl_resource_get_id(surface->resource), COMP_MAX_DAMAGE_RECTS);
+	}
 }
 
 static void surface_damage(struct wl_client *client, struct wl_resource *resource,
                            int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	add_damage(&surface->pending.damage, x, y, w, h);
+	add_damage(surface, &surface->pending.damage, x, y, w, h);
 }
 
 static void surface_damage_buffer(struct wl_client *client, struct wl_resource *resource,
                                   int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	struct comp_surface *surface = comp_surface_from_resource(resource);
-	add_damage(&surface->pending.buffer_damage, x, y, w, h);
+	add_damage(surface, &surface->pending.buffer_damage, x, y, w, h);
 }
 
 static void callback_resource_destroy(struct wl_resource *resource)

@@ -3,7 +3,9 @@
  * rather than crashing, hanging or carrying on.
  *
  * Exit status: 0 the expected error arrived, 1 another error or none,
- * 2 usage or setup failure (the test could not even misbehave).
+ * 2 usage or setup failure (the test could not even misbehave). The
+ * traffic modes (bad-client-traffic.c) say on stdout what they did and
+ * end with a status of their own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -277,6 +279,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: duet-bad-client MODE\nmodes:\n");
 	for (size_t i = 0; i < NUM_MODES; i++)
 		fprintf(out, "  %-24s %s\n", modes[i].name, modes[i].summary);
+	for (size_t i = 0; i < num_traffic_modes; i++)
+		fprintf(out, "  %-24s %s\n", traffic_modes[i].name, traffic_modes[i].summary);
 }
 
 /* Roundtrips until the connection fails or wait_ms pass. Several, spaced
@@ -323,10 +327,14 @@ int main(int argc, char **argv)
 		return argc == 2 ? 0 : 2;
 	}
 	const struct bad_mode *mode = NULL;
+	const struct traffic_mode *traffic = NULL;
 	for (size_t i = 0; i < NUM_MODES; i++)
 		if (strcmp(argv[1], modes[i].name) == 0)
 			mode = &modes[i];
-	if (!mode) {
+	for (size_t i = 0; i < num_traffic_modes; i++)
+		if (strcmp(argv[1], traffic_modes[i].name) == 0)
+			traffic = &traffic_modes[i];
+	if (!mode && !traffic) {
 		fprintf(stderr, "duet-bad-client: unknown mode '%s'\n", argv[1]);
 		usage(stderr);
 		return 2;
@@ -339,6 +347,10 @@ int main(int argc, char **argv)
 		return 2;
 
 	int status = 2;
+	if (traffic) {
+		status = traffic->run(&c);
+		goto out;
+	}
 	if (!mode->run(&c)) {
 		fprintf(stderr, "%s: could not set up the misbehaviour\n", mode->name);
 		goto out;

@@ -1,6 +1,7 @@
 /* duet-bad-client's shared parts: bad-client.c (the driver and the
  * protocol-rule modes), bad-client-limits.c (the nesting, overflow and
- * budget modes), bad-client-spec.c (finer rules of the specs). */
+ * budget modes), bad-client-spec.c (finer rules of the specs),
+ * bad-client-traffic.c (dying mid-request, flooding, never reading). */
 #ifndef DUET_BAD_CLIENT_H
 #define DUET_BAD_CLIENT_H
 
@@ -74,5 +75,16 @@ bool run_min_over_max(struct bad_client *c);
 bool run_negative_min_size(struct bad_client *c);
 bool run_scale_viewport(struct bad_client *c);
 bool run_popup_destroy_order(struct bad_client *c);
+
+/* bad-client-traffic.c: modes that end themselves; run returns the exit
+ * status (0: it did what the test waits for, 1: the compositor did not
+ * answer as it should, 2: setup failed). */
+struct traffic_mode {
+	const char *name;
+	const char *summary;
+	int (*run)(struct bad_client *c);
+};
+extern const struct traffic_mode traffic_modes[];
+extern const size_t num_traffic_modes;
 
 #endif

@@ -4,6 +4,10 @@
  *   mapped W H     the first frame callback arrived (the frame was shown)
  *   resized W H    the first frame callback after a compositor resize
  *   frame N        with --frames: the N-th redraw was presented
+ * With --input it binds the seat and reports its pointer and keyboard
+ * events as duet-input-probe does (client-input.c's lines: key KEY STATE,
+ * pointer-button BUTTON STATE, ...), so that one well-behaved client
+ * shows both its frames and its input (test_isolation.py).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,6 +49,10 @@ struct pattern_app {
 	struct pattern_args args;
 	long frames_done;
 	bool draw_on_release; /* a draw found every buffer busy */
+
+	bool input; /* --input: the seat's events reported */
+	struct wl_seat *seat;
+	struct test_input in;
 };
 
 static void draw(struct pattern_app *app);
@@ -214,11 +222,44 @@ static void configure(void *data)
 	}
 }
 
+static void report_input(void *data, const char *line)
+{
+	printf("%s\n", line);
+}
+
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct pattern_app *app = data;
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !app->in.pointer)
+		test_input_pointer(&app->in, seat);
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !app->in.keyboard)
+		test_input_keyboard(&app->in, seat);
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_capabilities,
+	.name = seat_name,
+};
+
+static void bind_seat(void *data, struct wl_registry *reg, uint32_t name, const char *iface,
+                      uint32_t version)
+{
+	struct pattern_app *app = data;
+	if (app->input && !app->seat && strcmp(iface, wl_seat_interface.name) == 0) {
+		app->seat = wl_registry_bind(reg, name, &wl_seat_interface, version < 4 ? version : 4);
+		wl_seat_add_listener(app->seat, &seat_listener, app);
+	}
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: duet-test-pattern [--size WxH] [--app-id ID] [--title T] [--frames N]\n"
-	        "                         [--maximized] [--exit-after-first-frame]\n"
+	        "                         [--maximized] [--exit-after-first-frame] [--input]\n"
 	        "Shows a toplevel with a fixed test pattern; prints 'mapped W H' once shown.\n");
 }
 
@@ -229,6 +270,7 @@ int main(int argc, char **argv)
 	const struct test_option options[] = {
 		PATTERN_OPTIONS(&app.args, MAX_SIDE),
 		{ "--app-id", TEST_OPT_STRING, &app_id, 0 },
+		{ "--input", TEST_OPT_FLAG, &app.input, 0 },
 	};
 	int status = test_parse_options("duet-test-pattern", argc, argv, options,
 	                                sizeof(options) / sizeof(options[0]), usage);
@@ -237,9 +279,15 @@ int main(int argc, char **argv)
 	/* Tests read our stdout through a pipe while we run. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	app.display = test_connect("duet-test-pattern", &app.g, NULL);
+	app.in.report = report_input;
+	struct test_extra_globals seat_global = { bind_seat, &app };
+	app.display = test_connect("duet-test-pattern", &app.g, &seat_global);
 	if (!app.display)
 		return 1;
+	if (app.input && !app.seat) {
+		fprintf(stderr, "duet-test-pattern: --input, and no wl_seat\n");
+		return 1;
+	}
 	app.want_width = app.args.size[0];
 	app.want_height = app.args.size[1];
 
@@ -272,6 +320,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NUM_BUFFERS; i++)
 		buffer_free(&app.buffers[i]);
 	test_toplevel_destroy(&app.top);
+	if (app.in.pointer)
+		wl_pointer_destroy(app.in.pointer);
+	if (app.in.keyboard)
+		wl_keyboard_destroy(app.in.keyboard);
+	if (app.seat)
+		wl_seat_destroy(app.seat);
 	test_globals_destroy(&app.g);
 	wl_display_disconnect(app.display);
 	return status;

@@ -3,7 +3,9 @@
  * it and keep compositing the others.
  *
  * Modes (see usage()): destroy-after-map, bad-normal-hints, bad-properties,
- * configure-flood, die-mid-request, huge-window, tall-window, huge-menus, huge-cursor.
+ * configure-flood, die-mid-request, huge-window, big-window, tall-window, huge-menus,
+ * huge-cursor;
+ * flood and no-read (x11-bad-traffic.c).
  * Each prints what it did on stdout; with --hold the client keeps its
  * windows until it is killed or the window manager sends WM_DELETE_WINDOW,
  * else it exits 0 when done.
@@ -19,19 +21,11 @@
 
 #include <xcb/xcb.h>
 
+#include "x11-bad-client.h"
 #include "x11-common.h"
 
-#define BAD_CLASS "duet-x11-bad-client"
-
-struct bad {
-	xcb_connection_t *conn;
-	xcb_screen_t *screen;
-	xcb_atom_t wm_protocols, wm_delete_window;
-	uint32_t rng;
-};
-
 /* Deterministic, so a failure can be replayed. */
-static uint32_t rnd(struct bad *b)
+uint32_t rnd(struct bad *b)
 {
 	b->rng ^= b->rng << 13;
 	b->rng ^= b->rng >> 17;
@@ -39,15 +33,13 @@ static uint32_t rnd(struct bad *b)
 	return b->rng;
 }
 
-static void set_prop(struct bad *b, xcb_window_t w, xcb_atom_t prop, xcb_atom_t type,
-                     uint8_t format, uint32_t n, const void *data)
+void set_prop(struct bad *b, xcb_window_t w, xcb_atom_t prop, xcb_atom_t type, uint8_t format,
+              uint32_t n, const void *data)
 {
 	xcb_change_property(b->conn, XCB_PROP_MODE_REPLACE, w, prop, type, format, n, data);
 }
 
-/* A plain top-level window with a background (so it shows up in
- * screenshots as something) and our class, not yet mapped. */
-static xcb_window_t make_window(struct bad *b, int w, int h, const char *title)
+xcb_window_t make_window(struct bad *b, int w, int h, const char *title)
 {
 	xcb_window_t win = xcb_generate_id(b->conn);
 	uint32_t values[] = { 0x00c04040, XCB_EVENT_MASK_STRUCTURE_NOTIFY };
@@ -204,10 +196,14 @@ static int configure_flood(struct bad *b, bool hold)
 
 /* Maps a window, then dies half way through sending a request: the X
  * server sees a truncated request and EOF, the WM a DestroyNotify for a
- * window it manages. */
-static int die_mid_request(struct bad *b)
+ * window it manages. With hold it does not exit after the partial
+ * request but waits to be killed (SIGKILL), the X server waiting for
+ * the rest meanwhile. */
+static int die_mid_request(struct bad *b, bool hold)
 {
+	print_client(b);
 	xcb_window_t w = make_window(b, 180, 140, "die-mid-request");
+	printf("window 0x%x\n", w);
 	xcb_map_window(b->conn, w);
 	x11_round_trip(b->conn);
 	printf("dying\n");
@@ -230,12 +226,16 @@ static int die_mid_request(struct bad *b)
 	memcpy(req + 20, &count, 4);
 	ssize_t unused = write(xcb_get_file_descriptor(b->conn), req, sizeof(req));
 	(void)unused;
+	if (hold) {
+		printf("partial %zu of %u bytes\n", sizeof(req), len_units * 4);
+		fflush(stdout);
+		for (;;)
+			pause(); /* SIGKILL ends it */
+	}
 	_exit(0);
 }
 
-/* The client's part of every XID it makes (the connection setup's
- * resource-id base), which the window manager names an X client by. */
-static void print_client(struct bad *b)
+void print_client(struct bad *b)
 {
 	printf("client 0x%x\n", xcb_get_setup(b->conn)->resource_id_base);
 }
@@ -316,13 +316,21 @@ static void usage(FILE *out)
 	        "  bad-properties     ill-formed WM_CLASS, _NET_WM_NAME, WM_HINTS, protocols...\n"
 	        "  configure-flood    5000 ConfigureRequests, events unread\n"
 	        "  die-mid-request    map a window, then exit in the middle of a request\n"
+	        "                     (--hold: wait to be SIGKILLed after it instead)\n"
+	        "  flood              a window, then properties the WM reads, configures and\n"
+	        "                     client messages to the root as fast as the server takes\n"
+	        "                     them, until SIGTERM (x11-bad-traffic.c)\n"
+	        "  no-read            a window, then requests that each send it an event,\n"
+	        "                     never reading one, until SIGTERM (x11-bad-traffic.c)\n"
 	        "  huge-window        one managed 16000x16000 window (976 MiB of texture)\n"
+	        "  big-window         one managed 2048x2048 window (16 MiB of texture)\n"
 	        "  tall-window        one managed 100x20000 window (inside the budgets, past\n"
 	        "                     the renderer's texture size)\n"
 	        "  huge-menus         32 override-redirect 2048x2048 windows at once (16 MiB\n"
 	        "                     each)\n"
 	        "  huge-cursor        a 200x150 window whose cursor is 8400x8400 (269 MiB)\n"
-	        "                     (each huge-* mode prints its client's XID base first)\n"
+	        "                     (each *-window, huge-* mode prints its client's XID base\n"
+	        "                     first)\n"
 	        "--hold keeps the windows until killed or closed by WM_DELETE_WINDOW.\n");
 }
 
@@ -387,12 +395,20 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "configure-flood") == 0) {
 		r = configure_flood(&b, hold);
 	} else if (strcmp(mode, "die-mid-request") == 0) {
-		r = die_mid_request(&b);
+		r = die_mid_request(&b, hold);
+	} else if (strcmp(mode, "flood") == 0) {
+		r = flood(&b);
+	} else if (strcmp(mode, "no-read") == 0) {
+		r = no_read(&b);
 	} else if (strcmp(mode, "huge-window") == 0) {
 		/* Too large for any texture budget of duet-compositor's: 976 MiB
 		 * at 4 bytes a pixel (the defaults: 256 MiB a client, 1024 MiB in
 		 * all). */
 		r = one_window(&b, hold, 16000, 16000, "huge-window");
+	} else if (strcmp(mode, "big-window") == 0) {
+		/* 16 MiB of texture: over the small budgets the isolation
+		 * tests give the servers, light on the X server's memory. */
+		r = one_window(&b, hold, 2048, 2048, "big-window");
 	} else if (strcmp(mode, "tall-window") == 0) {
 		/* Inside every budget (7.6 MiB), taller than any texture render/
 		 * makes (16384 a side). */

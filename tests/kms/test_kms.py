@@ -5,7 +5,7 @@ outside one there is no card, and each test skips (or, with
 DUET_KMS_GUEST=1, fails: the guest must have one).
 
 usage: test_kms.py clients|xwayland|presentation|legacy|busy|bad-device|no-device|unplug|
-                   plug|vt-switch|no-seat|headless-mode
+                   plug|vt-switch|no-seat|headless-mode|isolation
 
   clients       weston-simple-shm, weston-simple-egl and duet-launch each
                 reach the screen: screenshots read from the scanned-out
@@ -47,6 +47,11 @@ usage: test_kms.py clients|xwayland|presentation|legacy|busy|bad-device|no-devic
                 clear error naming what libseat tried, exit status 1
   headless-mode --mode WxH@HZ on the headless backend sets its size and
                 refresh, and its feedback claims no hardware flags
+  isolation     a client over its texture budget, one that dies mid-request,
+                one that never reads its socket and one that floods, one
+                after the other beside a well-behaved client, which keeps
+                its window, input and frames; the log names each
+                (tests/integration/test_isolation.py's run_all)
 """
 
 import glob
@@ -709,6 +714,24 @@ def test_headless_mode():
         check(int(m.group(1), 16) == 0, "headless frames claim flags %s" % m.group(1))
 
 
+def test_isolation():
+    """tests/integration/test_isolation.py's four faults in one session of
+    the compositor on the card: a client over its texture budget, one that
+    dies mid-request, one that never reads its socket, one that floods;
+    a client beside them keeps its window, input and frames, and the log
+    names each."""
+    cards()
+    import test_isolation
+
+    class KmsPath(test_isolation.WaylandPath):
+        name = "kms"
+
+        def session(self, name):
+            return KmsSession(name, args=self.budget_args)
+
+    test_isolation.run_all(KmsPath(), "kms-isolation")
+
+
 def test():
     name = sys.argv[1]
     {
@@ -724,6 +747,7 @@ def test():
         "vt-switch": test_vt_switch,
         "no-seat": test_no_seat,
         "headless-mode": test_headless_mode,
+        "isolation": test_isolation,
     }[name]()
 
 

@@ -4,7 +4,7 @@ as `duet run x11 --server xorg` does, bench/duet_launch/xorg.py), in the
 guest of scripts/test-kms (suite kms). Outside a guest with a card each
 test skips (with DUET_KMS_GUEST=1 it fails: the guest must have one).
 
-usage: test_xorg.py xwm|duet-run|bench-stack|openbox
+usage: test_xorg.py xwm|duet-run|bench-stack|openbox|isolation
 
   xwm       Xorg + duet-xwm: a duet-launch window reaches duet-xwm's
             composited frame (its screenshot shows the app's pixels), and
@@ -31,6 +31,11 @@ usage: test_xorg.py xwm|duet-run|bench-stack|openbox
             wait-wm-loop). In the guest fontconfig's caches must be there
             (scripts/test-kms copies the host's), or that start-up scans
             every font first.
+  isolation an X client over duet-xwm's texture budget, one that dies
+            mid-request, one that never reads its socket and one that
+            floods, one after the other beside a well-behaved X client,
+            which keeps its window, input and frames
+            (tests/integration/test_isolation.py's run_all)
 """
 
 import os
@@ -370,9 +375,27 @@ def test_openbox():
             st.cleanup()
 
 
+def test_isolation():
+    """tests/integration/test_isolation.py's four faults of an X client in
+    one session of Xorg + duet-xwm (with vkms, as xwm: glamor and DRI3
+    where it loads)."""
+    cards()
+    xorg_program()
+    import test_isolation
+
+    class XorgPath(test_isolation.XwmPath):
+        name = "xorg"
+
+        def session(self, name):
+            return XorgSession(name, wm_args=self.budget_args, wm_env=xwm_env())
+
+    with Vkms():
+        test_isolation.run_all(XorgPath(), "xorg-isolation")
+
+
 def test():
     {"xwm": test_xwm, "duet-run": test_duet_run, "bench-stack": test_bench_stack,
-     "openbox": test_openbox}[sys.argv[1]]()
+     "openbox": test_openbox, "isolation": test_isolation}[sys.argv[1]]()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* Damage tracking of the scene: an unchanged scene repaints nothing, each
- * change repaints exactly what it changed, covered nodes are not drawn,
- * and incremental repaints give the same image as a full one. */
+ * change repaints exactly what it changed (damage of many rectangles as
+ * their bounding box), covered nodes are not drawn, and incremental
+ * repaints give the same image as a full one. */
 #include <limits.h>
 
 #include "unit.h"
@@ -351,6 +352,22 @@ int main(void)
 		CHECK(renderer_stats(r)->painted_pixels - px0 == 64, "painted %llu px, want 64",
 		      (unsigned long long)(renderer_stats(r)->painted_pixels - px0));
 	}
+
+	unit_say("damage of many scattered pixels repaints their bounding box, in a few quads");
+	render_node_get_box(nA, &box);
+	render_node_set_size(nA, 16, 16);
+	render_scene_paint(s, t, NULL);
+	pixman_region32_init(&reg);
+	for (int i = 0; i < 50; i++) /* 50 pixels, no two touching */
+		pixman_region32_union_rect(&reg, &reg, (i % 8) * 2, (i / 8) * 2, 1, 1);
+	render_node_damage(nA, &reg);
+	pixman_region32_fini(&reg);
+	before = snap();
+	paint_expect_rect(box.x1, box.y1, 15, 13, "50 scattered pixels");
+	CHECK(snap().quads - before.quads <= 4, "50 scattered pixels drawn in %llu quads",
+	      (unsigned long long)(snap().quads - before.quads));
+	render_node_set_size(nA, box.x2 - box.x1, box.y2 - box.y1);
+	render_scene_paint(s, t, NULL);
 
 	unit_say("absurd positions and sizes do not overflow and are not drawn");
 	render_node_set_position(nD, INT_MAX - 1, INT_MIN + 1);
