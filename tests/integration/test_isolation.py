@@ -478,9 +478,20 @@ def run_case(path, faults, name):
         s.check_alive()
 
 
-def run_all(path, name):
-    """Every fault in one session (the emulated guest's paths: tests/kms)."""
-    run_case(path, FAULTS, name)
+# Faults a path fails today, open in docs/security.md ("Fault isolation,
+# tested on every path"): an X client flooding what the window manager
+# reads. On Xvfb they run as expected failures (tests/integration/
+# meson.build), which turn into a failure of the suite once fixed.
+OPEN = {"xwm": ("flood",), "xwayland": ("flood",)}
+
+
+def run_all(path, name, skip=()):
+    """Every fault in one session (the emulated guest's paths: tests/kms),
+    but those in skip, each said in the log."""
+    for fault in skip:
+        log("%s: not run in %s: open (docs/security.md), isolation-xwm-%s shows it on Xvfb"
+            % (fault, name, fault))
+    run_case(path, [f for f in FAULTS if f not in skip], name)
 
 
 def test():
