@@ -760,6 +760,11 @@ void comp_surface_apply_state(struct comp_surface *surface, struct comp_surface_
 	if (state->buffer_attached) {
 		if (state->buffer) {
 			if (!surface_take_buffer(surface, state, &full)) {
+				/* Not taken: a commit refused (Xwayland's, over an X
+				 * client's budget: xwayland-budget.c) gives the buffer
+				 * back as one never used, or Xwayland keeps its memory
+				 * for good (the X fuzzer had it killed for memory). */
+				buffer_release(state->buffer, false);
 				reset_per_commit(state);
 				return;
 			}

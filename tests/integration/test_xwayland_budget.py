@@ -6,7 +6,7 @@ budgets per X client in its X window manager
 a budget is disconnected alone (KillClient) with a log line naming it;
 Xwayland, its other X clients and the Wayland clients go on.
 
-usage: test_xwayland_budget.py window | menus | total | tall | cursor
+usage: test_xwayland_budget.py window | menus | total | tall | cursor | released
 
 Each scenario starts a Wayland client (duet-test-pattern) and an X client
 (duet-x11-test-pattern through Xwayland) that both keep drawing frames,
@@ -233,5 +233,56 @@ def cursor():
         s.check_alive()
 
 
+def shmem_mib(pid):
+    """The shared memory the process maps (its wl_shm pools): /proc's
+    RssShmem, MiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("RssShmem:"):
+                return int(line.split()[1]) // 1024
+    raise duet.Failure("no RssShmem for pid %d" % pid)
+
+
+RELEASED_ROUNDS = 10
+
+
+def released():
+    """A commit refused over an X client's budget gives the buffer back:
+    RELEASED_ROUNDS offenders with a 100x20000 window (7.6 MiB, past the
+    renderer's textures, its commit refused and its client killed) leave
+    Xwayland's shared memory as it was. Unreleased, each stays mapped in
+    Xwayland for good (76 MiB here; the X fuzzer had Xwayland killed by
+    the kernel for memory after 900,000 requests)."""
+    need_xwayland()
+    with duet.Session("xwayland-budget-released", args=xwayland_args("--xwayland-now")) as s:
+        xwayland = one_xwayland(s)
+        before = shmem_mib(xwayland)
+        # Each holds its window until it is killed for it.
+        refused = rounds = 0
+        while refused < RELEASED_ROUNDS and rounds < 3 * RELEASED_ROUNDS:
+            r = s.run([duet.program("DUET_X11_BAD_CLIENT"), "--hold", "tall-window"],
+                      timeout=30)
+            rounds += 1
+            check(r.returncode == 1, "duet-x11-bad-client --hold tall-window exited %d: %s"
+                  % (r.returncode, r.stdout + r.stderr))
+            s.sync()
+            refused = len(re.findall(r"a 100x20000 texture the renderer cannot make",
+                                     compositor_log(s)))
+        s.sync()
+        # Freed when Xwayland hears of the release: within moments.
+        deadline = time.monotonic() + 10
+        while shmem_mib(xwayland) - before >= 16 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        after = shmem_mib(xwayland)
+        duet.log("Xwayland's shared memory: %d MiB before, %d MiB after %d refused windows"
+                 % (before, after, refused))
+        check(after - before < 16, "Xwayland keeps %d MiB more shared memory after %d refused "
+              "7.6 MiB windows: their buffers were not given back" % (after - before, refused))
+        check(refused >= RELEASED_ROUNDS, "%d refusals logged for %d offenders"
+              % (refused, rounds))
+        check_xwayland_kept(s, xwayland)
+
+
 if __name__ == "__main__":
-    duet.main_scenario(dict({case: scenario(case) for case in CASES}, cursor=cursor))
+    duet.main_scenario(dict({case: scenario(case) for case in CASES}, cursor=cursor,
+                            released=released))
