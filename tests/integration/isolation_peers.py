@@ -1,0 +1,423 @@
+"""The isolation tests' faults against the peers (issue 45, "the peers
+under the same probes"): test_isolation.py PEER:FAULT.
+
+Each peer's stack is started by duet's stack launcher as the bench starts
+it (duet.PeerSession), nothing of it changed to fit the test; a peer not
+installed here is a skip of one line. The offenders are duet's own
+(duet-bad-client on a Wayland peer, duet-x11-bad-client on an X one), the
+same modes and sizes as on duet's paths. The peers have no test-only
+control protocol, so the checks are the ones that need none:
+
+  alive    every process of the stack (PeerSession.alive(): the X server,
+           the window manager, its compositing manager, the Wayland server
+           and the Xwayland it started, the same process all along)
+  frames   the good client's own count: a Wayland client's frames
+           presented (frame callbacks on sway, whose headless output
+           presents nothing), an X client's frames drawn; ten more after
+           each check point, and while an offender floods or fills its
+           socket at least MIN_RATE_SHARE of its rate before
+  window   X: the good window still listed by the window manager
+           (_NET_CLIENT_LIST, duet-xctl windows) where it was, as large;
+           Wayland: not checked (no window list a client may read)
+  input    X on Xvfb: a click and a key sent with XTEST reach the good
+           window (raised first with _NET_ACTIVE_WINDOW, as a pager
+           would); through Xwayland and on Wayland: not checked (the
+           headless peers have no input device, and Wayland has no
+           standard way to inject one: XTEST into Xwayland would bypass
+           the compositor's seat, the path a user's input takes)
+
+What a peer does with the offender (cuts it off, kills it, lets it be) is
+recorded, not judged: the log's "peer:" lines say it, and the end of what
+each process of the stack wrote meanwhile. A budget is a peer's own or
+none; there the fault is the offender's allocation (eight 4096x4096
+surfaces, 512 MiB of textures if the peer uploads them all; one 2048x2048
+X window), run only with memory to spare and stopped if the machine runs
+short.
+"""
+
+import os
+import signal
+import threading
+import time
+
+import duet
+from duet import check, log
+
+import test_isolation as iso
+from test_xwayland import wait_for
+
+SLOW = iso.SLOW
+
+
+# Peer -> (duet_launch's stack kind, the offender's protocol, its X server).
+PEERS = {
+    "weston": ("weston", "wayland", None),
+    "sway": ("sway", "wayland", None),
+    "mutter": ("mutter", "wayland", None),
+    "openbox": ("openbox", "x", "xvfb"),
+    "i3": ("i3", "x", "xvfb"),
+    "mutter-x11": ("mutter-x11", "x", "xvfb"),
+    "weston-xwayland": ("weston-xwayland", "x", "xwayland"),
+    "sway-xwayland": ("sway-xwayland", "x", "xwayland"),
+    "mutter-xwayland": ("mutter-xwayland", "x", "xwayland"),
+}
+
+# What an offender's allocation may cost a peer at most, MiB (Wayland:
+# eight 64 MiB textures and the 64 MiB buffer; X: a 2048x2048 window, its
+# pixmap and a compositing manager's copy), and what must stay free beside
+# it: the machine is shared.
+BUDGET_COST_MIB = {"wayland": 576, "x": 64}
+SPARE_MIB = 512
+STOP_BELOW_MIB = 256  # the offender is SIGKILLed if available memory falls below
+
+
+def mem_available_mib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def peer_note(what):
+    log("peer: %s" % what)
+
+
+class PeerGood(iso.Good):
+    """A well-behaved client on a peer: the checks that need no control
+    protocol (the module's docstring)."""
+
+    def __init__(self, s, path, kind, app, size):
+        self.s, self.path, self.kind, self.app = s, path, kind, app
+        env = None
+        if kind == "wayland":
+            argv = [duet.program("DUET_TEST_PATTERN"), "--frames", "100000000",
+                    "--app-id", app, "--size", "%dx%d" % size]
+            if s.wayland_display:
+                # The Xwayland stacks' Wayland socket (the apps' env is X's).
+                env = dict(dict(s.spec.app_env), WAYLAND_DISPLAY=s.wayland_display)
+        else:
+            argv = [duet.program("DUET_X11_TEST_PATTERN"), "--frames", "100000000",
+                    "--interval-ms", "20", "--class", app, "--size", "%dx%d" % size]
+        self.proc = s.client(argv, name=app, env=env)
+        self.proc.wait_line(r"^mapped %d %d$" % size, timeout=30 * SLOW)
+        self.proc.wait_line(r"^frame 5$", timeout=30 * SLOW)
+        self.win = None
+        if kind == "x":
+            self.win = wait_for("%s's window in the window manager's list" % app,
+                                lambda: self.listed(), timeout=30 * SLOW)
+            log("%s: window 0x%x at %d,%d %dx%d" % (app, self.win.id, self.win.x, self.win.y,
+                                                   self.win.w, self.win.h))
+        self.key = iso.X_KEY_A
+        self.clicks = 0
+
+    def check(self, what, shots=True):
+        """Alive, and what can be checked on a peer (the module's
+        docstring)."""
+        self.s.check_alive()
+        check(self.proc.alive(), "%s: the good client %s died: %s"
+              % (what, self.app, self.proc.stderr_tail()))
+        t0 = time.monotonic()
+        self.window(what)
+        self.input(what)
+        self.frames(what)
+        kept = ["window" if self.kind == "x" else None,
+                "input" if self.kind == "x" and self.path.x_server == "xvfb" else None, "frames"]
+        log("%s: %s kept its %s (%.2f s)" % (what, self.app, ", ".join(k for k in kept if k),
+                                             time.monotonic() - t0))
+
+    def listed(self):
+        wins = [w for w in x_windows(self.s) if w.app_id == self.app]
+        return wins[0] if wins else None
+
+    def window(self, what):
+        if self.kind != "x":
+            return
+        win = wait_for("%s: the good window %s listed" % (what, self.app), self.listed,
+                       timeout=10 * SLOW)
+        check((win.x, win.y, win.w, win.h) == (self.win.x, self.win.y, self.win.w, self.win.h),
+              "%s: the good window %s moved or changed size: %r, was %r"
+              % (what, self.app, win, self.win))
+
+    def input(self, what):
+        if self.kind != "x" or self.path.x_server != "xvfb":
+            return
+        s, p = self.s, self.proc
+        mark = len(p.lines)
+        self.clicks += 1
+        x, y = self.win.x + 10 + self.clicks % 50, self.win.y + 10
+        xctl(s, "activate", hex(self.win.id))
+        xctl(s, "click", x, y)
+        xctl(s, "key", self.key)
+        p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
+
+    def frames(self, what, shots=True):
+        if self.kind == "wayland":
+            duet.check_good_keeps_going(self.s, self.proc, what)
+            return
+        drawn = duet.last_frame(self.proc)
+        self.proc.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= drawn + 10,
+                            timeout=15 * SLOW)
+
+
+def xctl(s, *args, timeout=30):
+    s.check_alive()
+    argv = [duet.program("DUET_XCTL"), "--display", s.display] + [str(a) for a in args]
+    r = s.run(argv, timeout=timeout)
+    if r.returncode != 0:
+        s.check_alive()
+        raise duet.Failure("duet-xctl %s failed (%d): %s%s"
+                           % (" ".join(argv[3:]), r.returncode, r.stdout, r.stderr))
+    return r.stdout
+
+
+def x_windows(s):
+    return duet.parse_windows(xctl(s, "windows"))
+
+
+class PeerPath(iso.Path):
+    """A peer's stack, its good clients beside the offender: an X client on
+    the X peers; on the Xwayland peers a Wayland client too (the X
+    offender must not cost the compositor's own clients either)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.stack_kind, self.offender_kind, self.x_server = PEERS[name]
+        self.xwayland = None
+
+    def session(self, name):
+        return duet.PeerSession(name, self.stack_kind)
+
+    def goods(self, s):
+        if self.offender_kind == "wayland":
+            return [PeerGood(s, self, "wayland", iso.WL_APP, (200, 150))]
+        goods = [PeerGood(s, self, "x", iso.X_APP, (320, 240))]
+        if self.x_server == "xwayland":
+            goods.append(PeerGood(s, self, "wayland", iso.WL_APP, (200, 150)))
+            self.xwayland = s.stack.role_pids.get("xwayland")
+        return goods
+
+    def after(self, s):
+        if self.x_server == "xwayland":
+            now = s.stack.role_pids.get("xwayland")
+            check(now == self.xwayland and s.alive(),
+                  "Xwayland is not the same process (was %s, now %s)" % (self.xwayland, now))
+            log("Xwayland pid %d all along" % self.xwayland)
+
+
+# ------------------------------------------------------------------ the record
+def log_marks(s):
+    """Where each stack process's output (and weston's log file) ends now."""
+    marks = {p.name: len(p.stderr_tail(1 << 24)) for p in s.stack_procs()
+             if hasattr(p, "stderr_tail")}
+    path = getattr(s.stack, "weston_log", None)
+    if path and os.path.exists(path):
+        marks["weston.log"] = os.path.getsize(path)
+    return marks
+
+
+def said_since(s, marks, limit=1200):
+    """What each process of the stack wrote since marks (the end of it)."""
+    out = []
+    for p in s.stack_procs():
+        if p.name in marks:
+            text = p.stderr_tail(1 << 24)[marks[p.name]:]
+            if text.strip():
+                out.append((p.name, text))
+    path = getattr(s.stack, "weston_log", None)
+    if path and "weston.log" in marks and os.path.exists(path):
+        with open(path, errors="replace") as f:
+            f.seek(marks["weston.log"])
+            text = "\n".join(l for l in f.read().splitlines() if not l.startswith("{"))
+        if text.strip():
+            out.append(("weston.log", text))
+    for name, text in out:
+        text = text.strip()
+        log("peer: %s wrote meanwhile%s:\n%s" % (name, " (the end)" if len(text) > limit else "",
+                                                 text[-limit:]))
+    if not out:
+        peer_note("the stack's processes wrote nothing meanwhile")
+
+
+def offender(s, path, mode):
+    if path.offender_kind == "wayland":
+        argv = [duet.program("DUET_BAD_CLIENT"), mode]
+    else:
+        argv = [duet.program("DUET_X11_BAD_CLIENT"), "--hold", mode]
+    bad = s.client(argv, name="offender")
+    bad.marks = None
+    return bad
+
+
+def offender_gone(s, path, bad, what):
+    """The X offender's windows left the window manager's list."""
+    if path.offender_kind != "x":
+        return
+    wait_for("%s: the offender's windows to leave the list" % what,
+             lambda: not [w for w in x_windows(s) if w.app_id == iso.BAD_X_APP],
+             timeout=15 * SLOW)
+
+
+def end_of(bad, timeout):
+    """The offender's exit status, or None if it still runs after timeout."""
+    try:
+        return bad.wait(timeout)
+    except duet.Failure:
+        return None
+
+
+def stop(bad, sig=signal.SIGTERM):
+    if bad.alive():
+        bad.kill(sig)
+    return end_of(bad, 20 * SLOW)
+
+
+def tail(bad, n=3):
+    return " | ".join(iso.lines(bad)[-n:]) or "(nothing)"
+
+
+# ---------------------------------------------------------------- the faults
+class MemoryWatch:
+    """SIGKILLs the offender if the machine's available memory falls below
+    STOP_BELOW_MIB while it runs; lowest is the least seen."""
+
+    def __init__(self, bad):
+        self.bad, self.stopped, self.lowest = bad, False, mem_available_mib()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.done.wait(0.05) and self.bad.alive():
+            now = mem_available_mib()
+            self.lowest = min(self.lowest, now)
+            if now < STOP_BELOW_MIB:
+                self.stopped = True
+                self.bad.kill(signal.SIGKILL)
+                return
+
+    def end(self):
+        self.done.set()
+        self.thread.join()
+        log("available memory at its lowest meanwhile: %d MiB" % self.lowest)
+        if self.stopped:
+            peer_note("the offender was SIGKILLed: the machine had less than %d MiB available"
+                      % STOP_BELOW_MIB)
+
+
+def fault_budget(s, path, goods):
+    need = BUDGET_COST_MIB[path.offender_kind] + SPARE_MIB
+    have = mem_available_mib()
+    if have < need:
+        raise duet.Skip("budget: not run: %d MiB available, the offender may cost the peer %d "
+                        "and %d must stay free" % (have, BUDGET_COST_MIB[path.offender_kind],
+                                                   SPARE_MIB))
+    marks = log_marks(s)
+    if path.offender_kind == "wayland":
+        # Eight 4096x4096 surfaces from one sparse memfd (64 MiB each).
+        bad = offender(s, path, "texture-budget")
+        watch = MemoryWatch(bad)
+        status = end_of(bad, 60 * SLOW)
+        watch.end()
+        peer_note("the offender %s: %s" % (
+            "still runs after 60 s" if status is None else "exited %d" % status, tail(bad)))
+        stop(bad, signal.SIGKILL)
+    else:
+        bad = offender(s, path, "big-window")
+        iso.x_client(bad)
+        watch = MemoryWatch(bad)
+        bad.wait_line(r"^mapped 1$", timeout=30 * SLOW)
+        iso.check_goods(goods, "budget, the offender holding its window")
+        watch.end()
+        listed = [w for w in x_windows(s) if w.app_id == iso.BAD_X_APP]
+        peer_note("the offender %s; its window %s" % (
+            "still connected" if bad.alive() else "gone (%s)" % bad.status(),
+            "managed: %s" % ", ".join("%dx%d" % (w.w, w.h) for w in listed) if listed
+            else "not in the window manager's list"))
+        stop(bad)
+    offender_gone(s, path, bad, "budget")
+    said_since(s, marks)
+    iso.check_goods(goods, "after the budget")
+
+
+def fault_die_mid_request(s, path, goods):
+    marks = log_marks(s)
+    bad = offender(s, path, "die-mid-request")
+    if path.offender_kind == "x":
+        iso.x_client(bad)
+    bad.wait_line(r"^partial \d+ of \d+ bytes$", timeout=30 * SLOW)
+    iso.check_goods(goods, "a request half sent")
+    check(bad.alive(), "the offender exited before it was killed: %s" % bad.stderr_tail())
+    bad.kill(signal.SIGKILL)
+    bad.wait(10 * SLOW)
+    log("SIGKILLed the offender (pid %d) half way through its request" % bad.pid)
+    offender_gone(s, path, bad, "die-mid-request")
+    iso.check_goods(goods, "after the offender died")
+    said_since(s, marks)
+
+
+def fault_flood(s, path, goods):
+    marks = log_marks(s)
+    bad = offender(s, path, "flood")
+    if path.offender_kind == "x":
+        iso.x_client(bad)
+    bad.wait_line(r"^flooding$", timeout=30 * SLOW)
+    t0 = time.monotonic()
+    iso.check_during(goods, "during the flood", bad.alive, iso.FLOOD_S)
+    alive = bad.alive()
+    status = stop(bad)
+    took = time.monotonic() - t0
+    peer_note("the offender %s; %s" % (
+        "flooded until stopped" if alive else "ended before the checks did (status %s)" % status,
+        tail(bad)))
+    log("the flood lasted %.1f s" % took)
+    offender_gone(s, path, bad, "flood")
+    iso.check_goods(goods, "after the flood")
+    said_since(s, marks)
+
+
+def fault_no_read(s, path, goods):
+    marks = log_marks(s)
+    bad = offender(s, path, "no-read")
+    if path.offender_kind == "x":
+        iso.x_client(bad)
+    bad.wait_line(r"^not reading$", timeout=30 * SLOW)
+    iso.check_during(goods, "while the offender reads nothing", bad.alive, iso.FLOOD_S)
+    if path.offender_kind == "wayland":
+        status = end_of(bad, 30 * SLOW)
+        peer_note("the offender %s: %s" % (
+            "still connected 30 s later" if status is None else "exited %d" % status, tail(bad)))
+        stop(bad, signal.SIGKILL)
+    else:
+        alive = bad.alive()
+        status = stop(bad)
+        peer_note("the offender %s (stopped: %s): %s" % (
+            "still connected" if alive else "gone before it was stopped", status, tail(bad)))
+    offender_gone(s, path, bad, "no-read")
+    iso.check_goods(goods, "after the offender that reads nothing")
+    said_since(s, marks)
+
+
+FAULT_RUNS = {"budget": fault_budget, "die-mid-request": fault_die_mid_request,
+              "flood": fault_flood, "no-read": fault_no_read}
+
+
+def run_case(peer, fault):
+    path = PeerPath(peer)
+    with path.session("isolation-%s-%s" % (peer, fault)) as s:
+        versions(s)
+        goods = path.goods(s)
+        iso.check_goods(goods, "start")
+        iso.measure_baselines(goods)
+        t0 = time.monotonic()
+        FAULT_RUNS[fault](s, path, goods)
+        s.check_alive()
+        path.after(s)
+        log("%s:%s done in %.1f s: the stack whole, the good clients kept going"
+            % (peer, fault, time.monotonic() - t0))
+
+
+def versions(s):
+    """The stack's commands, as the launcher ran them."""
+    for role, argv in s.stack.commands.items():
+        log("%s: %s" % (role, " ".join(argv)))
