@@ -118,13 +118,19 @@ class PeerGood(iso.Good):
         check(self.proc.alive(), "%s: the good client %s died: %s"
               % (what, self.app, self.proc.stderr_tail()))
         t0 = time.monotonic()
-        self.window(what)
-        self.input(what)
-        self.frames(what)
-        kept = ["window" if self.kind == "x" else None,
-                "input" if self.kind == "x" and self.path.x_server == "xvfb" else None, "frames"]
-        log("%s: %s kept its %s (%.2f s)" % (what, self.app, ", ".join(k for k in kept if k),
+        kept, failed = [], []
+        # Each part checked even where one before failed: the record says
+        # which the peer kept.
+        for name, part in (("window", self.window), ("input", self.input),
+                           ("frames", self.frames)):
+            try:
+                if part(what) is not False:
+                    kept.append(name)
+            except duet.Failure as e:
+                failed.append("%s: %s" % (name, e))
+        log("%s: %s kept its %s (%.2f s)" % (what, self.app, ", ".join(kept) or "nothing checked",
                                              time.monotonic() - t0))
+        check(not failed, "%s: %s lost its %s" % (what, self.app, "; ".join(failed)))
 
     def listed(self):
         wins = [w for w in x_windows(self.s) if w.app_id == self.app]
@@ -132,7 +138,7 @@ class PeerGood(iso.Good):
 
     def window(self, what):
         if self.kind != "x":
-            return
+            return False
         win = wait_for("%s: the good window %s listed" % (what, self.app), self.listed,
                        timeout=10 * SLOW)
         check((win.x, win.y, win.w, win.h) == (self.win.x, self.win.y, self.win.w, self.win.h),
@@ -141,7 +147,7 @@ class PeerGood(iso.Good):
 
     def input(self, what):
         if self.kind != "x" or self.path.x_server != "xvfb":
-            return
+            return False
         s, p = self.s, self.proc
         mark = len(p.lines)
         self.clicks += 1
@@ -149,7 +155,13 @@ class PeerGood(iso.Good):
         xctl(s, "activate", hex(self.win.id))
         xctl(s, "click", x, y)
         xctl(s, "key", self.key)
-        p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
+        try:
+            p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
+        except duet.Failure as e:
+            focused = [w for w in x_windows(s) if w.focused]
+            raise duet.Failure("%s; the focus is on %s" % (e, ", ".join(
+                "0x%x (%s) at %d,%d %dx%d" % (w.id, w.app_id, w.x, w.y, w.w, w.h)
+                for w in focused) or "no listed window"))
 
     def frames(self, what, shots=True):
         if self.kind == "wayland":
@@ -335,8 +347,8 @@ def fault_budget(s, path, goods):
             "managed: %s" % ", ".join("%dx%d" % (w.w, w.h) for w in listed) if listed
             else "not in the window manager's list"))
         stop(bad)
-    offender_gone(s, path, bad, "budget")
     said_since(s, marks)
+    offender_gone(s, path, bad, "budget")
     iso.check_goods(goods, "after the budget")
 
 
@@ -352,8 +364,20 @@ def fault_die_mid_request(s, path, goods):
     bad.wait(10 * SLOW)
     log("SIGKILLed the offender (pid %d) half way through its request" % bad.pid)
     offender_gone(s, path, bad, "die-mid-request")
-    iso.check_goods(goods, "after the offender died")
     said_since(s, marks)
+    iso.check_goods(goods, "after the offender died")
+
+
+def during(s, goods, what, keep_on, seconds, failed):
+    """iso.check_during, its failure recorded in failed and the fault
+    carried on (the stack whole): whether the good clients are back once
+    the offender stops is the record's too."""
+    try:
+        iso.check_during(goods, what, keep_on, seconds)
+    except duet.Failure as e:
+        s.check_alive()
+        failed.append(str(e))
+        log("FAILED %s" % e)
 
 
 def fault_flood(s, path, goods):
@@ -363,7 +387,8 @@ def fault_flood(s, path, goods):
         iso.x_client(bad)
     bad.wait_line(r"^flooding$", timeout=30 * SLOW)
     t0 = time.monotonic()
-    iso.check_during(goods, "during the flood", bad.alive, iso.FLOOD_S)
+    failed = []
+    during(s, goods, "during the flood", bad.alive, iso.FLOOD_S, failed)
     alive = bad.alive()
     status = stop(bad)
     took = time.monotonic() - t0
@@ -372,8 +397,9 @@ def fault_flood(s, path, goods):
         tail(bad)))
     log("the flood lasted %.1f s" % took)
     offender_gone(s, path, bad, "flood")
-    iso.check_goods(goods, "after the flood")
     said_since(s, marks)
+    iso.check_goods(goods, "after the flood")
+    check(not failed, "; ".join(failed) + " (after the flood: all kept)")
 
 
 def fault_no_read(s, path, goods):
@@ -382,7 +408,8 @@ def fault_no_read(s, path, goods):
     if path.offender_kind == "x":
         iso.x_client(bad)
     bad.wait_line(r"^not reading$", timeout=30 * SLOW)
-    iso.check_during(goods, "while the offender reads nothing", bad.alive, iso.FLOOD_S)
+    failed = []
+    during(s, goods, "while the offender reads nothing", bad.alive, iso.FLOOD_S, failed)
     if path.offender_kind == "wayland":
         status = end_of(bad, 30 * SLOW)
         peer_note("the offender %s: %s" % (
@@ -394,8 +421,9 @@ def fault_no_read(s, path, goods):
         peer_note("the offender %s (stopped: %s): %s" % (
             "still connected" if alive else "gone before it was stopped", status, tail(bad)))
     offender_gone(s, path, bad, "no-read")
-    iso.check_goods(goods, "after the offender that reads nothing")
     said_since(s, marks)
+    iso.check_goods(goods, "after the offender that reads nothing")
+    check(not failed, "; ".join(failed) + " (after it: all kept)")
 
 
 FAULT_RUNS = {"budget": fault_budget, "die-mid-request": fault_die_mid_request,
