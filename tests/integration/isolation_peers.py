@@ -152,16 +152,19 @@ class PeerGood(iso.Good):
         mark = len(p.lines)
         self.clicks += 1
         x, y = self.win.x + 10 + self.clicks % 50, self.win.y + 10
-        xctl(s, "activate", hex(self.win.id))
+        pager_activate(s, self.win.id)
         xctl(s, "click", x, y)
         xctl(s, "key", self.key)
         try:
             p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
         except duet.Failure as e:
-            focused = [w for w in x_windows(s) if w.focused]
-            raise duet.Failure("%s; the focus is on %s" % (e, ", ".join(
-                "0x%x (%s) at %d,%d %dx%d" % (w.id, w.app_id, w.x, w.y, w.w, w.h)
-                for w in focused) or "no listed window"))
+            wins = x_windows(s)
+            name = {w.id: "0x%x (%s)" % (w.id, w.app_id) for w in wins}
+            focused = [name[w.id] for w in wins if w.focused]
+            focus, under = x_focus_and_pointer(s)
+            raise duet.Failure("%s; _NET_ACTIVE_WINDOW %s, the X input focus 0x%x, under the "
+                               "pointer (%d,%d) 0x%x" % (e, ", ".join(focused) or "none", focus,
+                                                         x, y, under))
 
     def frames(self, what, shots=True):
         if self.kind == "wayland":
@@ -181,6 +184,49 @@ def xctl(s, *args, timeout=30):
         raise duet.Failure("duet-xctl %s failed (%d): %s%s"
                            % (" ".join(argv[3:]), r.returncode, r.stdout, r.stderr))
     return r.stdout
+
+
+def _x_display(s):
+    from Xlib import display  # python3-xlib, as the X fuzzer's
+    if s.env.get("XAUTHORITY"):
+        os.environ["XAUTHORITY"] = s.env["XAUTHORITY"]
+    return display.Display(s.display)
+
+
+def pager_activate(s, window):
+    """_NET_ACTIVE_WINDOW for window as a pager sends it (source 2), with
+    a server timestamp (a WM may refuse, or only focus and not raise, a
+    request of time 0: mutter calls it a buggy client's)."""
+    from Xlib import X
+    from Xlib.protocol import event
+    d = _x_display(s)
+    try:
+        root = d.screen().root
+        w = root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
+        stamp = d.intern_atom("_DUET_TIMESTAMP")
+        w.change_property(stamp, stamp, 8, b"")
+        while True:
+            ev = d.next_event()
+            if ev.type == X.PropertyNotify:
+                break
+        msg = event.ClientMessage(window=window, client_type=d.intern_atom("_NET_ACTIVE_WINDOW"),
+                                  data=(32, [2, ev.time, 0, 0, 0]))
+        root.send_event(msg, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        w.destroy()
+        d.sync()
+    finally:
+        d.close()
+
+
+def x_focus_and_pointer(s):
+    """The X input focus and the top-level window under the pointer."""
+    d = _x_display(s)
+    try:
+        focus = d.get_input_focus().focus
+        child = d.screen().root.query_pointer().child
+        return (focus if isinstance(focus, int) else focus.id), (child.id if child else 0)
+    finally:
+        d.close()
 
 
 def x_windows(s):
