@@ -153,18 +153,26 @@ class PeerGood(iso.Good):
         self.clicks += 1
         x, y = self.win.x + 10 + self.clicks % 50, self.win.y + 10
         pager_activate(s, self.win.id)
-        xctl(s, "click", x, y)
-        xctl(s, "key", self.key)
+        # The key first, once the window manager gave the window the X
+        # input focus; then a click, where the window is on top: a peer
+        # that focuses a window without raising it (its policy) leaves
+        # another's over it, and a click there is that one's.
         try:
+            wait_for("%s: the X input focus on %s" % (what, self.app),
+                     lambda: x_focus_and_pointer(s)[0] == self.win.id, timeout=10 * SLOW)
+            xctl(s, "key", self.key)
             p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
         except duet.Failure as e:
-            wins = x_windows(s)
-            name = {w.id: "0x%x (%s)" % (w.id, w.app_id) for w in wins}
-            focused = [name[w.id] for w in wins if w.focused]
-            focus, under = x_focus_and_pointer(s)
-            raise duet.Failure("%s; _NET_ACTIVE_WINDOW %s, the X input focus 0x%x, under the "
-                               "pointer (%d,%d) 0x%x" % (e, ", ".join(focused) or "none", focus,
-                                                         x, y, under))
+            raise duet.Failure("%s; %s" % (e, self.input_state(s, x, y)))
+        focus, under = x_focus_and_pointer(s, x, y)
+        if self.on_top(s, under):
+            mark = len(p.lines)
+            xctl(s, "click", x, y)
+            xctl(s, "key", self.key)
+            p.wait_line(r"^key %d$" % self.key, start=mark, timeout=10 * SLOW)
+        else:
+            peer_note("%s: no click: at %d,%d 0x%x is on top of %s (the key reached it)"
+                      % (what, x, y, under, self.app))
 
     def frames(self, what, shots=True):
         if self.kind == "wayland":
@@ -174,6 +182,16 @@ class PeerGood(iso.Good):
         self.proc.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= drawn + 10,
                             timeout=15 * SLOW)
 
+    def on_top(self, s, under):
+        """under (a child of the root) is the good window or its frame."""
+        return under != 0 and (under == self.win.id or self.win.id in x_descendants(s, under))
+
+    def input_state(self, s, x, y):
+        wins = x_windows(s)
+        focused = ["0x%x (%s)" % (w.id, w.app_id) for w in wins if w.focused]
+        focus, under = x_focus_and_pointer(s, x, y)
+        return ("_NET_ACTIVE_WINDOW %s, the X input focus 0x%x, on top at %d,%d 0x%x"
+                % (", ".join(focused) or "none", focus, x, y, under))
 
 def xctl(s, *args, timeout=30):
     s.check_alive()
@@ -218,13 +236,29 @@ def pager_activate(s, window):
         d.close()
 
 
-def x_focus_and_pointer(s):
-    """The X input focus and the top-level window under the pointer."""
+def x_focus_and_pointer(s, x=None, y=None):
+    """The X input focus and the root's child on top at x, y (0: none)."""
     d = _x_display(s)
     try:
         focus = d.get_input_focus().focus
-        child = d.screen().root.query_pointer().child
-        return (focus if isinstance(focus, int) else focus.id), (child.id if child else 0)
+        top = 0
+        if x is not None:
+            r = d.screen().root.translate_coords(d.screen().root, x, y)
+            top = r.child.id if r.child else 0
+        return (focus if isinstance(focus, int) else focus.id), top
+    finally:
+        d.close()
+
+
+def x_descendants(s, window):
+    d = _x_display(s)
+    try:
+        out, todo = [], [d.create_resource_object("window", window)]
+        while todo:
+            for c in todo.pop().query_tree().children:
+                out.append(c.id)
+                todo.append(c)
+        return out
     finally:
         d.close()
 
@@ -385,7 +419,8 @@ def fault_budget(s, path, goods):
         iso.x_client(bad)
         watch = MemoryWatch(bad)
         bad.wait_line(r"^mapped 1$", timeout=30 * SLOW)
-        iso.check_goods(goods, "budget, the offender holding its window")
+        failed = []
+        during(s, goods, "budget, the offender holding its window", None, 0, failed)
         watch.end()
         listed = [w for w in x_windows(s) if w.app_id == iso.BAD_X_APP]
         peer_note("the offender %s; its window %s" % (
@@ -396,6 +431,8 @@ def fault_budget(s, path, goods):
     said_since(s, marks)
     offender_gone(s, path, bad, "budget")
     iso.check_goods(goods, "after the budget")
+    if path.offender_kind == "x":
+        check(not failed, "; ".join(failed) + " (after it: all kept)")
 
 
 def fault_die_mid_request(s, path, goods):
@@ -404,7 +441,8 @@ def fault_die_mid_request(s, path, goods):
     if path.offender_kind == "x":
         iso.x_client(bad)
     bad.wait_line(r"^partial \d+ of \d+ bytes$", timeout=30 * SLOW)
-    iso.check_goods(goods, "a request half sent")
+    failed = []
+    during(s, goods, "a request half sent", None, 0, failed)
     check(bad.alive(), "the offender exited before it was killed: %s" % bad.stderr_tail())
     bad.kill(signal.SIGKILL)
     bad.wait(10 * SLOW)
@@ -412,6 +450,7 @@ def fault_die_mid_request(s, path, goods):
     offender_gone(s, path, bad, "die-mid-request")
     said_since(s, marks)
     iso.check_goods(goods, "after the offender died")
+    check(not failed, "; ".join(failed) + " (after it: all kept)")
 
 
 def during(s, goods, what, keep_on, seconds, failed):
@@ -419,7 +458,10 @@ def during(s, goods, what, keep_on, seconds, failed):
     carried on (the stack whole): whether the good clients are back once
     the offender stops is the record's too."""
     try:
-        iso.check_during(goods, what, keep_on, seconds)
+        if keep_on is None:
+            iso.check_goods(goods, what)
+        else:
+            iso.check_during(goods, what, keep_on, seconds)
     except duet.Failure as e:
         s.check_alive()
         failed.append(str(e))
