@@ -104,8 +104,10 @@ class PeerGood(iso.Good):
         self.proc.wait_line(r"^frame 5$", timeout=30 * SLOW)
         self.win = None
         if kind == "x":
-            self.win = wait_for("%s's window in the window manager's list" % app,
-                                lambda: self.listed(), timeout=30 * SLOW)
+            _, m = self.proc.wait_line(r"^window (0x[0-9a-f]+)$", timeout=5)
+            self.xid = int(m.group(1), 16)
+            self.win = wait_for("%s's window viewable" % app, lambda: self.listed(),
+                                timeout=30 * SLOW)
             log("%s: window 0x%x at %d,%d %dx%d" % (app, self.win.id, self.win.x, self.win.y,
                                                    self.win.w, self.win.h))
         self.key = iso.X_KEY_A
@@ -133,13 +135,15 @@ class PeerGood(iso.Good):
         check(not failed, "%s: %s lost its %s" % (what, self.app, "; ".join(failed)))
 
     def listed(self):
-        wins = [w for w in x_windows(self.s) if w.app_id == self.app]
-        return wins[0] if wins else None
+        """The client's window, viewable (mapped, its frame too), where it
+        is on the root: from the X server, not a window manager's list
+        (weston's keeps no _NET_CLIENT_LIST)."""
+        return x_window(self.s, self.xid, self.app)
 
     def window(self, what):
         if self.kind != "x":
             return False
-        win = wait_for("%s: the good window %s listed" % (what, self.app), self.listed,
+        win = wait_for("%s: the good window %s viewable" % (what, self.app), self.listed,
                        timeout=10 * SLOW)
         check((win.x, win.y, win.w, win.h) == (self.win.x, self.win.y, self.win.w, self.win.h),
               "%s: the good window %s moved or changed size: %r, was %r"
@@ -263,6 +267,25 @@ def x_descendants(s, window):
         d.close()
 
 
+def x_window(s, xid, app):
+    """xid as a duet.Window if it is viewable (its root position and size),
+    else None."""
+    from Xlib import X, error
+    d = _x_display(s)
+    try:
+        w = d.create_resource_object("window", xid)
+        try:
+            if w.get_attributes().map_state != X.IsViewable:
+                return None
+            g = w.get_geometry()
+            pos = d.screen().root.translate_coords(w, 0, 0)
+        except error.BadWindow:
+            return None
+        return duet.Window(xid, 0, pos.x, pos.y, g.width, g.height, 0, app, "")
+    finally:
+        d.close()
+
+
 def x_windows(s):
     return duet.parse_windows(xctl(s, "windows"))
 
@@ -345,9 +368,8 @@ def offender_gone(s, path, bad, what):
     """The X offender's windows left the window manager's list."""
     if path.offender_kind != "x":
         return
-    wait_for("%s: the offender's windows to leave the list" % what,
-             lambda: not [w for w in x_windows(s) if w.app_id == iso.BAD_X_APP],
-             timeout=15 * SLOW)
+    wait_for("%s: the offender's window to go" % what,
+             lambda: x_window(s, bad.xid, iso.BAD_X_APP) is None, timeout=15 * SLOW)
 
 
 def end_of(bad, timeout):
@@ -416,17 +438,16 @@ def fault_budget(s, path, goods):
         stop(bad, signal.SIGKILL)
     else:
         bad = offender(s, path, "big-window")
-        iso.x_client(bad)
+        bad.xid = iso.x_client(bad)[1]
         watch = MemoryWatch(bad)
         bad.wait_line(r"^mapped 1$", timeout=30 * SLOW)
         failed = []
         during(s, goods, "budget, the offender holding its window", None, 0, failed)
         watch.end()
-        listed = [w for w in x_windows(s) if w.app_id == iso.BAD_X_APP]
+        win = x_window(s, bad.xid, iso.BAD_X_APP)
         peer_note("the offender %s; its window %s" % (
             "still connected" if bad.alive() else "gone (%s)" % bad.status(),
-            "managed: %s" % ", ".join("%dx%d" % (w.w, w.h) for w in listed) if listed
-            else "not in the window manager's list"))
+            "viewable, %dx%d" % (win.w, win.h) if win else "not viewable"))
         stop(bad)
     said_since(s, marks)
     offender_gone(s, path, bad, "budget")
@@ -439,7 +460,7 @@ def fault_die_mid_request(s, path, goods):
     marks = log_marks(s)
     bad = offender(s, path, "die-mid-request")
     if path.offender_kind == "x":
-        iso.x_client(bad)
+        bad.xid = iso.x_client(bad)[1]
     bad.wait_line(r"^partial \d+ of \d+ bytes$", timeout=30 * SLOW)
     failed = []
     during(s, goods, "a request half sent", None, 0, failed)
@@ -472,7 +493,7 @@ def fault_flood(s, path, goods):
     marks = log_marks(s)
     bad = offender(s, path, "flood")
     if path.offender_kind == "x":
-        iso.x_client(bad)
+        bad.xid = iso.x_client(bad)[1]
     bad.wait_line(r"^flooding$", timeout=30 * SLOW)
     t0 = time.monotonic()
     failed = []
@@ -494,7 +515,7 @@ def fault_no_read(s, path, goods):
     marks = log_marks(s)
     bad = offender(s, path, "no-read")
     if path.offender_kind == "x":
-        iso.x_client(bad)
+        bad.xid = iso.x_client(bad)[1]
     bad.wait_line(r"^not reading$", timeout=30 * SLOW)
     failed = []
     during(s, goods, "while the offender reads nothing", bad.alive, iso.FLOOD_S, failed)
