@@ -130,8 +130,9 @@ class PeerGood(iso.Good):
                     kept.append(name)
             except duet.Failure as e:
                 failed.append("%s: %s" % (name, e))
-        log("%s: %s kept its %s (%.2f s)" % (what, self.app, ", ".join(kept) or "nothing checked",
-                                             time.monotonic() - t0))
+        log("%s: %s kept: %s%s (%.2f s)" % (what, self.app, ", ".join(kept) or "none",
+                                            "; lost: " + ", ".join(f.split(":")[0] for f in failed)
+                                            if failed else "", time.monotonic() - t0))
         check(not failed, "%s: %s lost its %s" % (what, self.app, "; ".join(failed)))
 
     def listed(self):
