@@ -37,6 +37,8 @@ short.
 
 import os
 import signal
+import socket
+import struct
 import threading
 import time
 
@@ -181,7 +183,17 @@ class PeerGood(iso.Good):
 
     def frames(self, what, shots=True):
         if self.kind == "wayland":
-            duet.check_good_keeps_going(self.s, self.proc, what)
+            try:
+                duet.check_good_keeps_going(self.s, self.proc, what)
+            except duet.Failure as e:
+                # No frame callback for a surface the peer does not draw
+                # (one covered whole: mutter, wlroots) is its policy, a
+                # server that answers nobody is not: say which.
+                took = wl_sync_probe(self.s)
+                raise duet.Failure("%s; the server %s" % (e, (
+                    "answered a new client's wl_display.sync in %.2f s" % took)
+                    if took is not None else "did not answer a new client's wl_display.sync "
+                    "within 5 s"))
             return
         drawn = duet.last_frame(self.proc)
         self.proc.wait_line(r"^frame (\d+)$", pred=lambda m: int(m.group(1)) >= drawn + 10,
@@ -197,6 +209,36 @@ class PeerGood(iso.Good):
         focus, under = x_focus_and_pointer(s, x, y)
         return ("_NET_ACTIVE_WINDOW %s, the X input focus 0x%x, on top at %d,%d 0x%x"
                 % (", ".join(focused) or "none", focus, x, y, under))
+
+def wl_sync_probe(s, timeout=5.0):
+    """Seconds the Wayland server took to answer a new client's
+    wl_display.sync, or None (not within timeout)."""
+    name = s.wayland_display or s.display
+    path = name if name.startswith("/") else os.path.join(s.env["XDG_RUNTIME_DIR"], name)
+    t0 = time.monotonic()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(path)
+        # wl_display@1.sync(new wl_callback@2): object, size << 16 | opcode, id
+        sock.sendall(struct.pack("=III", 1, 12 << 16, 2))
+        buf = b""
+        while time.monotonic() - t0 < timeout:
+            data = sock.recv(4096)
+            if not data:
+                return None
+            buf += data
+            while len(buf) >= 8:
+                obj, head = struct.unpack("=II", buf[:8])
+                if obj == 2:
+                    return time.monotonic() - t0
+                buf = buf[max(8, head >> 16):]
+        return None
+    except OSError:
+        return None
+    finally:
+        sock.close()
+
 
 def xctl(s, *args, timeout=30):
     s.check_alive()
