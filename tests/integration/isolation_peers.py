@@ -132,6 +132,13 @@ class PeerGood(iso.Good):
                     kept.append(name)
             except duet.Failure as e:
                 failed.append("%s: %s" % (name, e))
+            except Exception as e:
+                if not type(e).__module__.startswith("Xlib"):
+                    raise
+                # The X server went away (or cut us off): whoever died says.
+                time.sleep(1.0)
+                self.s.check_alive()
+                failed.append("%s: the X connection failed: %r" % (name, e))
         log("%s: %s kept: %s%s (%.2f s)" % (what, self.app, ", ".join(kept) or "none",
                                             "; lost: " + ", ".join(f.split(":")[0] for f in failed)
                                             if failed else "", time.monotonic() - t0))
