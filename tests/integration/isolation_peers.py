@@ -16,12 +16,15 @@ control protocol, so the checks are the ones that need none:
            presents nothing), an X client's frames drawn; ten more after
            each check point, and while an offender floods or fills its
            socket at least MIN_RATE_SHARE of its rate before
-  window   X: the good window still listed by the window manager
-           (_NET_CLIENT_LIST, duet-xctl windows) where it was, as large;
-           Wayland: not checked (no window list a client may read)
-  input    X on Xvfb: a click and a key sent with XTEST reach the good
-           window (raised first with _NET_ACTIVE_WINDOW, as a pager
-           would); through Xwayland and on Wayland: not checked (the
+  window   X: the good window still viewable where it was, as large, asked
+           of the X server (weston's X window manager keeps no
+           _NET_CLIENT_LIST); Wayland: not checked (no window list a
+           client may read)
+  input    X on Xvfb: the good window raised as a pager does
+           (_NET_ACTIVE_WINDOW, source 2, a server timestamp), a key sent
+           with XTEST once the window manager gave it the X focus, then a
+           click where it is on top (and a key); through Xwayland and on
+           Wayland: not checked (the
            headless peers have no input device, and Wayland has no
            standard way to inject one: XTEST into Xwayland would bypass
            the compositor's seat, the path a user's input takes)
