@@ -47,6 +47,14 @@ The log names a Wayland offender by pid and what it did (WL_NAMED), an X
 offender by the window of its that the window manager managed (its XID
 carries the X client's base) and, over a budget, what it did (check_named).
 
+PEER     a peer's stack instead (isolation_peers.py: by hand, not a meson
+         test): weston, sway, mutter (a Wayland offender), openbox, i3,
+         mutter-x11 (an X offender on Xvfb), weston-xwayland, sway-xwayland,
+         mutter-xwayland (an X offender through the peer's Xwayland); the
+         checks that need no test-only control protocol, what the peer does
+         with the offender recorded (docs/security.md, "The peers under the
+         isolation tests")
+
 The emulated guest's paths, client on the KMS backend and X client on
 duet-xwm on Xorg, run every fault in one session each (run_all):
 tests/kms/test_kms.py isolation, tests/kms/test_xorg.py isolation.
@@ -496,9 +504,14 @@ def run_all(path, name, skip=()):
 
 def test():
     if len(sys.argv) != 2 or ":" not in sys.argv[1]:
-        raise duet.Failure("usage: test_isolation.py PATH:FAULT")
+        raise duet.Failure("usage: test_isolation.py PATH:FAULT (or PEER:FAULT)")
     path, fault = sys.argv[1].split(":", 1)
-    check(path in PATHS and fault in FAULTS, "unknown case %r" % sys.argv[1])
+    import isolation_peers
+    check((path in PATHS or path in isolation_peers.PEERS) and fault in FAULTS,
+          "unknown case %r" % sys.argv[1])
+    if path in isolation_peers.PEERS:
+        isolation_peers.run_case(path, fault)
+        return
     run_case(PATHS[path], [fault], "isolation-%s-%s" % (path, fault))
 
 
