@@ -340,15 +340,19 @@ class Session:
                           % ", ".join(proc.name for proc, _ in reported))
         return False
 
-    def save_artifacts(self):
+    def copy_workdir(self, what):
+        """The session's directory into DUET_TEST_OUTDIR, for a failure."""
         outdir = os.environ.get("DUET_TEST_OUTDIR") or tempfile.gettempdir()
         dest = os.path.join(outdir, "duet-integration", self.name)
         shutil.rmtree(dest, ignore_errors=True)
         try:
             shutil.copytree(self.workdir, dest)
-            log("screenshots and logs saved in %s" % dest)
+            log("%s saved in %s" % (what, dest))
         except OSError as e:
             log("could not save artifacts to %s: %s" % (dest, e))
+
+    def save_artifacts(self):
+        self.copy_workdir("screenshots and logs")
         if self.compositor is not None:
             status = self.compositor.popen.poll()
             if status is not None and status < 0:
@@ -580,14 +584,7 @@ class PeerSession(Session):
             raise Failure("%s %s; stderr:\n%s" % (gone.name, gone.status(), gone.log_tail()))
 
     def save_artifacts(self):
-        outdir = os.environ.get("DUET_TEST_OUTDIR") or tempfile.gettempdir()
-        dest = os.path.join(outdir, "duet-integration", self.name)
-        shutil.rmtree(dest, ignore_errors=True)
-        try:
-            shutil.copytree(self.workdir, dest)
-            log("logs saved in %s" % dest)
-        except OSError as e:
-            log("could not save artifacts to %s: %s" % (dest, e))
+        self.copy_workdir("logs")
         if self.stack is None:
             return
         for c in self.stack_procs():

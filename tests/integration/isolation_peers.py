@@ -509,12 +509,19 @@ def fault_budget(s, path, goods):
         check(not failed, "; ".join(failed) + " (after it: all kept)")
 
 
-def fault_die_mid_request(s, path, goods):
-    marks = log_marks(s)
-    bad = offender(s, path, "die-mid-request")
+def started_offender(s, path, mode, ready):
+    """The offender of mode once it printed ready (a regular expression);
+    an X one's client base in bad.xid."""
+    bad = offender(s, path, mode)
     if path.offender_kind == "x":
         bad.xid = iso.x_client(bad)[1]
-    bad.wait_line(r"^partial \d+ of \d+ bytes$", timeout=30 * SLOW)
+    bad.wait_line(ready, timeout=30 * SLOW)
+    return bad
+
+
+def fault_die_mid_request(s, path, goods):
+    marks = log_marks(s)
+    bad = started_offender(s, path, "die-mid-request", r"^partial \d+ of \d+ bytes$")
     failed = []
     during(s, goods, "a request half sent", None, 0, failed)
     check(bad.alive(), "the offender exited before it was killed: %s" % bad.stderr_tail())
@@ -544,10 +551,7 @@ def during(s, goods, what, keep_on, seconds, failed):
 
 def fault_flood(s, path, goods):
     marks = log_marks(s)
-    bad = offender(s, path, "flood")
-    if path.offender_kind == "x":
-        bad.xid = iso.x_client(bad)[1]
-    bad.wait_line(r"^flooding$", timeout=30 * SLOW)
+    bad = started_offender(s, path, "flood", r"^flooding$")
     t0 = time.monotonic()
     failed = []
     during(s, goods, "during the flood", bad.alive, iso.FLOOD_S, failed)
@@ -566,10 +570,7 @@ def fault_flood(s, path, goods):
 
 def fault_no_read(s, path, goods):
     marks = log_marks(s)
-    bad = offender(s, path, "no-read")
-    if path.offender_kind == "x":
-        bad.xid = iso.x_client(bad)[1]
-    bad.wait_line(r"^not reading$", timeout=30 * SLOW)
+    bad = started_offender(s, path, "no-read", r"^not reading$")
     failed = []
     during(s, goods, "while the offender reads nothing", bad.alive, iso.FLOOD_S, failed)
     if path.offender_kind == "wayland":
