@@ -95,6 +95,48 @@ static void handle_wm_state(struct xwm_window *w, const uint32_t *l)
 	xwm_props_update_net_state(w);
 }
 
+/* A _NET_WM_STATE change naming only states handle_wm_state does not act
+ * on (demands-attention, sticky...): it changes nothing. */
+static bool state_ignored(struct xwm *xwm, const uint32_t *l)
+{
+	xcb_ewmh_connection_t *e = &xwm->ewmh;
+	for (int i = 1; i <= 2; i++) {
+		xcb_atom_t prop = l[i];
+		if (prop == e->_NET_WM_STATE_FULLSCREEN || prop == e->_NET_WM_STATE_MAXIMIZED_VERT ||
+		    prop == e->_NET_WM_STATE_MAXIMIZED_HORZ ||
+		    (prop == e->_NET_WM_STATE_HIDDEN && l[0] == 1))
+			return false;
+	}
+	return true;
+}
+
+void xwm_answer_frame_extents(struct xwm *xwm)
+{
+	/* EWMH: answered for any window, usually one not mapped yet, with
+	 * the frame it would get: none, duet-xwm draws no decorations. (A
+	 * window that is gone costs a BadWindow the event loop ignores.) */
+	for (int i = 0; i < xwm->extents_pending; i++)
+		xcb_ewmh_set_frame_extents(&xwm->ewmh, xwm->extents_asked[i], 0, 0, 0, 0);
+	xwm->extents_pending = 0;
+}
+
+bool xwm_client_message_merged(struct xwm *xwm, xcb_client_message_event_t *ev)
+{
+	if (ev->format != 32)
+		return false;
+	if (ev->type == xwm->ewmh._NET_WM_STATE)
+		return state_ignored(xwm, ev->data.data32);
+	if (ev->type != xwm->ewmh._NET_REQUEST_FRAME_EXTENTS)
+		return false;
+	for (int i = 0; i < xwm->extents_pending; i++)
+		if (xwm->extents_asked[i] == ev->window)
+			return true;
+	if (xwm->extents_pending == XWM_EXTENTS_MERGED)
+		xwm_answer_frame_extents(xwm);
+	xwm->extents_asked[xwm->extents_pending++] = ev->window;
+	return true;
+}
+
 void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 {
 	xcb_ewmh_connection_t *e = &xwm->ewmh;
@@ -116,15 +158,6 @@ void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev)
 			handle_screenshot(xwm, l[0], l[1]);
 		return;
 	}
-	if (ev->type == e->_NET_REQUEST_FRAME_EXTENTS) {
-		/* EWMH: answered for any window, usually one not mapped yet,
-		 * with the frame it would get: none, duet-xwm draws no
-		 * decorations. (A window that is gone costs a BadWindow the
-		 * event loop ignores.) */
-		xcb_ewmh_set_frame_extents(e, ev->window, 0, 0, 0, 0);
-		return;
-	}
-
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (!w || !xwm_window_managed(w)) {
 		xwm_debug(xwm, "client message %u for unmanaged window 0x%x", ev->type,

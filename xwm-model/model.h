@@ -61,8 +61,11 @@ struct xwm_client {
 	bool minimized, maximized, fullscreen;
 	int saved_x, saved_y, saved_width, saved_height;
 	int ignore_unmaps;      /* UnmapNotify caused by us (minimize) */
-	/* ConfigureRequests merged until the event queue is drained (wm.c). */
-	bool cfg_pending;
+	/* ConfigureRequests merged until the event queue is drained (wm.c),
+	 * applied once the property reads sent before the first of them are
+	 * in (cfg_reads, the newest then, if cfg_reads_set). */
+	bool cfg_pending, cfg_reads_set;
+	uint32_t cfg_reads;
 	uint16_t cfg_mask;
 	int cfg_x, cfg_y, cfg_width, cfg_height;
 	struct xwm_size_hints hints;
@@ -211,6 +214,9 @@ struct xwm_atoms {
 		_DUET_SCREENSHOT_DIR, _DUET_KILL;
 };
 
+/* Distinct windows whose frame-extents requests one batch merges. */
+#define XWM_EXTENTS_MERGED 16
+
 struct xwm {
 	xcb_connection_t *conn;
 	xcb_screen_t *screen;
@@ -236,9 +242,15 @@ struct xwm {
 	size_t client_list_len, client_list_cap;
 	bool client_lists_written;
 	int configures_pending;      /* windows with cfg_pending */
+	/* Windows that asked for _NET_FRAME_EXTENTS since the last
+	 * xwm_wm_flush_merged, each once (messages.c). */
+	xcb_window_t extents_asked[XWM_EXTENTS_MERGED];
+	int extents_pending;
 	int geometries_pending;      /* windows with geometry_pending */
 	struct xwm_prop_reads *prop_reads; /* property reads in flight (props.c) */
 	struct xwm_kill *kills;      /* KillClients waiting for their marker */
+	struct xwm_flood *flood;     /* events per X client (flood.c) */
+	bool has_sync;               /* the host initialised SYNC */
 
 	const struct xwm_host *host;
 	void *host_data;
@@ -285,6 +297,9 @@ void xwm_props_init_root(struct xwm *xwm, const char *screenshot_dir, bool frame
  * as "the WM is ready", so only once it can composite. */
 void xwm_props_announce(struct xwm *xwm);
 void xwm_props_read_all(struct xwm_window *w);
+/* Every property we watch read again, without waiting (the replies come
+ * in as a PropertyNotify's do): after a time of not listening. */
+void xwm_props_read_again(struct xwm_window *w);
 /* A PropertyNotify of w (state: XCB_PROPERTY_NEW_VALUE or _DELETE; seen:
  * its full_sequence): its new value is read without waiting, applied by
  * poll once it arrived, unless a read asked since the event was made
@@ -293,6 +308,11 @@ void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state, uin
 /* Property reads in request order (see xwm_wm_oldest_reply). */
 bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence);
 bool xwm_props_poll_oldest(struct xwm *xwm);
+/* The newest read out (false: none), and whether every read up to the
+ * sequence given is in: what an event that depends on them waits for
+ * without blocking (a merged ConfigureRequest, wm.c). */
+bool xwm_props_newest_out(struct xwm *xwm, uint32_t *sequence);
+bool xwm_props_in_up_to(struct xwm *xwm, uint32_t sequence);
 /* Applies every pending read, waiting for those still out (before an
  * event whose handling depends on what clients asked). */
 void xwm_props_settle(struct xwm *xwm);
@@ -378,6 +398,24 @@ static inline const struct xwm_policy_ops *xwm_policy_of(const struct xwm *xwm)
 
 /* --------------------------------------------------------- messages.c */
 void xwm_handle_client_message(struct xwm *xwm, xcb_client_message_event_t *ev);
+/* Takes a message whose answer needs nothing settled or applied before
+ * it and may be merged with the same from the same window (true): a
+ * frame-extents request, answered by xwm_answer_frame_extents, or a state
+ * change the window manager does not act on. */
+bool xwm_client_message_merged(struct xwm *xwm, xcb_client_message_event_t *ev);
+void xwm_answer_frame_extents(struct xwm *xwm);
+
+/* ------------------------------------------------------------ flood.c */
+/* An event naming window, which makes us work for its X client: a client
+ * over the limit is served after the others while it floods. */
+void xwm_flood_note(struct xwm *xwm, xcb_window_t window);
+/* A client lowered that has stopped gets its priority back, even if it
+ * sends nothing the window manager hears of: at each batch of events, and
+ * while xwm_flood_lowered, every XWM_FLOOD_SWEEP_MS (the host's timer). */
+void xwm_flood_sweep(struct xwm *xwm);
+bool xwm_flood_lowered(const struct xwm *xwm);
+#define XWM_FLOOD_SWEEP_MS 250
+void xwm_flood_finish(struct xwm *xwm);
 
 /* --------------------------------------------------------------- wm.c */
 int xwm_wm_claim(struct xwm *xwm);     /* SubstructureRedirect on the root */
@@ -385,9 +423,9 @@ int xwm_wm_claim(struct xwm *xwm);     /* SubstructureRedirect on the root */
  * connection, so its SERVERTIME counter can date focus changes. */
 int xwm_wm_start(struct xwm *xwm, bool has_sync);
 void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev);
-/* Applies merged ConfigureRequests; the event loop calls it once the
- * queue is empty. */
-void xwm_wm_flush_configures(struct xwm *xwm);
+/* Applies what a batch of events merged: ConfigureRequests, frame-extents
+ * requests; the event loop calls it after each batch. */
+void xwm_wm_flush_merged(struct xwm *xwm);
 /* Replies collected without waiting, by the event loop in request order
  * (main.c: poll_replies), one source each: new windows' geometry here,
  * property reads (props.c), window contents (fetch.c). oldest_reply gives

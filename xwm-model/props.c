@@ -270,6 +270,23 @@ static bool queue_read(struct xwm *xwm, struct xwm_window *w, xcb_atom_t atom, i
 	return true;
 }
 
+/* w's i-th watched atom read without waiting; out of memory for the
+ * queue, read now. */
+static void read_later(struct xwm_window *w, xcb_atom_t atom, int i)
+{
+	if (queue_read(w->xwm, w, atom, i))
+		return;
+	xcb_get_property_reply_t *r = xcb_get_property_reply(w->xwm->conn, prop_get(w, atom), NULL);
+	prop_apply(w, atom, r);
+	free(r);
+}
+
+void xwm_props_read_again(struct xwm_window *w)
+{
+	for (int i = 0; watched_atom(w, i) != XCB_NONE; i++)
+		read_later(w, watched_atom(w, i), i);
+}
+
 /* Applies the oldest read if its reply is in (or, wait, once it is). */
 static bool apply_oldest(struct xwm *xwm, bool wait)
 {
@@ -301,6 +318,21 @@ bool xwm_props_oldest_reply(struct xwm *xwm, unsigned int *sequence)
 		return false;
 	*sequence = q->read[q->head].sequence;
 	return true;
+}
+
+bool xwm_props_newest_out(struct xwm *xwm, uint32_t *sequence)
+{
+	struct xwm_prop_reads *q = xwm->prop_reads;
+	if (!q || q->count == 0)
+		return false;
+	*sequence = q->read[(q->head + q->count - 1) % q->cap].sequence;
+	return true;
+}
+
+bool xwm_props_in_up_to(struct xwm *xwm, uint32_t sequence)
+{
+	unsigned int oldest;
+	return !xwm_props_oldest_reply(xwm, &oldest) || (int32_t)((uint32_t)oldest - sequence) > 0;
 }
 
 bool xwm_props_poll_oldest(struct xwm *xwm)
@@ -362,13 +394,7 @@ void xwm_props_changed(struct xwm_window *w, xcb_atom_t atom, uint8_t state, uin
 		 * the window manager keeps up with whatever the server takes. */
 		if (read_since(w, i, seen))
 			return;
-		if (!queue_read(w->xwm, w, atom, i)) {
-			/* Out of memory for the queue: read it now. */
-			xcb_get_property_reply_t *r =
-				xcb_get_property_reply(w->xwm->conn, prop_get(w, atom), NULL);
-			prop_apply(w, atom, r);
-			free(r);
-		}
+		read_later(w, atom, i);
 		return;
 	}
 }

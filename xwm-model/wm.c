@@ -131,6 +131,7 @@ void xwm_wm_finish(struct xwm *xwm)
 		xwm_window_free(duet_container_of(xwm->stack.next, struct xwm_window, link));
 	xwm_wintable_finish(&xwm->windows);
 	xwm_props_finish(xwm);
+	xwm_flood_finish(xwm);
 }
 
 /* ------------------------------------------------------------ managing */
@@ -138,11 +139,14 @@ void xwm_wm_finish(struct xwm *xwm)
 static void grab_buttons(struct xwm_window *w)
 {
 	/* Click to activate: a synchronous passive grab freezes the pointer
-	 * until handle_button_press replays the click to the client. */
+	 * until handle_button_press replays the click to the client. The
+	 * keyboard too: keys typed right after the click wait in the server
+	 * until we have moved the focus, whatever our lag (a client flooding
+	 * us), instead of reaching the window focused before. */
 	if (w->client->button_grabbed)
 		return;
 	xcb_grab_button(w->xwm->conn, 0, w->id, XCB_EVENT_MASK_BUTTON_PRESS,
-	                XCB_GRAB_MODE_SYNC, XCB_GRAB_MODE_ASYNC, XCB_NONE, XCB_NONE,
+	                XCB_GRAB_MODE_SYNC, XCB_GRAB_MODE_SYNC, XCB_NONE, XCB_NONE,
 	                XCB_BUTTON_INDEX_ANY, XCB_MOD_MASK_ANY);
 	w->client->button_grabbed = true;
 }
@@ -345,6 +349,7 @@ static void handle_configure_request(struct xwm *xwm, xcb_generic_event_t *gener
 		if (!c->cfg_pending) {
 			c->cfg_pending = true;
 			c->cfg_mask = 0;
+			c->cfg_reads_set = xwm_props_newest_out(xwm, &c->cfg_reads);
 			xwm->configures_pending++;
 		}
 		c->cfg_mask |= ev->value_mask;
@@ -499,22 +504,35 @@ static void apply_configure(struct xwm_window *w)
 {
 	struct xwm_client *c = w->client;
 
-	if (!c || !c->cfg_pending)
-		return;
 	c->cfg_pending = false;
 	w->xwm->configures_pending--;
 	xwm_policy_of(w->xwm)->configure_request(w, c->cfg_mask, c->cfg_x, c->cfg_y,
 	                                         c->cfg_width, c->cfg_height);
 }
 
-void xwm_wm_flush_configures(struct xwm *xwm)
+/* settled: every property read is in (xwm_props_settle), so every merged
+ * request is applied; otherwise only those whose reads are in, the rest
+ * at a later batch. A client that sets WM_NORMAL_HINTS and then asks for
+ * a size gets the size its new hints allow, and none of this waits: a
+ * client flooding both costs no round trip per batch (one batch's
+ * requests are merged with the hints read when the first came). */
+static void apply_merged(struct xwm *xwm, bool settled)
 {
-	/* The size hints a client set before asking apply to its request. */
-	if (xwm->configures_pending > 0)
-		xwm_props_settle(xwm);
+	xwm_answer_frame_extents(xwm);
 	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack && xwm->configures_pending > 0;
-	     l = l->next)
-		apply_configure(duet_container_of(l, struct xwm_window, link));
+	     l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
+		struct xwm_client *c = w->client;
+		if (c && c->cfg_pending &&
+		    (settled || !c->cfg_reads_set || xwm_props_in_up_to(xwm, c->cfg_reads)))
+			apply_configure(w);
+	}
+}
+
+void xwm_wm_flush_merged(struct xwm *xwm)
+{
+	apply_merged(xwm, false);
+	xwm_flood_sweep(xwm);
 }
 
 typedef void (*xwm_event_handler)(struct xwm *xwm, xcb_generic_event_t *ev);
@@ -537,11 +555,36 @@ static const xwm_event_handler handlers[XCB_NO_OPERATION] = {
 	[XCB_CLIENT_MESSAGE] = handle_client_message,
 };
 
+/* The window an event that a client's request makes us handle names. */
+static xcb_window_t client_window(xcb_generic_event_t *ev, uint8_t type)
+{
+	switch (type) {
+	case XCB_PROPERTY_NOTIFY:
+		return ((xcb_property_notify_event_t *)ev)->window;
+	case XCB_CONFIGURE_REQUEST:
+		return ((xcb_configure_request_event_t *)ev)->window;
+	case XCB_MAP_REQUEST:
+		return ((xcb_map_request_event_t *)ev)->window;
+	case XCB_CIRCULATE_REQUEST:
+		return ((xcb_circulate_request_event_t *)ev)->window;
+	case XCB_CLIENT_MESSAGE:
+		return ((xcb_client_message_event_t *)ev)->window;
+	default:
+		return XCB_WINDOW_NONE;
+	}
+}
+
 void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 {
 	uint8_t type = ev->response_type & 0x7f;
 
+	xwm_flood_note(xwm, client_window(ev, type));
 	if (xwm->host->event(xwm->host_data, ev))
+		return;
+	/* A client asking the same thing again and again (a flood) is
+	 * answered once per batch, and costs no wait for its properties. */
+	if (type == XCB_CLIENT_MESSAGE &&
+	    xwm_client_message_merged(xwm, (xcb_client_message_event_t *)ev))
 		return;
 	/* Events that make the policy act read what clients asked in their
 	 * properties: the values of every PropertyNotify before them first. */
@@ -551,9 +594,13 @@ void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 	/* Anything else may depend on the geometry a pending request asks
 	 * for (a MapRequest places the window, _DUET_SYNC promises that all
 	 * is handled): apply them first. */
-	if (xwm->configures_pending > 0 && type != XCB_CONFIGURE_REQUEST &&
-	    type != XCB_CONFIGURE_NOTIFY && type != XCB_PROPERTY_NOTIFY)
-		xwm_wm_flush_configures(xwm);
+	if ((xwm->configures_pending > 0 || xwm->extents_pending > 0) &&
+	    type != XCB_CONFIGURE_REQUEST && type != XCB_CONFIGURE_NOTIFY &&
+	    type != XCB_PROPERTY_NOTIFY) {
+		if (xwm->configures_pending > 0)
+			xwm_props_settle(xwm);
+		apply_merged(xwm, true);
+	}
 	/* Synthetic events (bit 7) matter only for UnmapNotify (ICCCM
 	 * withdrawal) and ClientMessage, which is always sent. */
 	if ((ev->response_type & 0x80) && type != XCB_UNMAP_NOTIFY &&
@@ -742,6 +789,7 @@ int xwm_wm_start(struct xwm *xwm, bool has_sync)
 	 * attributes consistently. Windows created since xwm_wm_claim are
 	 * also announced by queued CreateNotify events, which find them
 	 * already known. */
+	xwm->has_sync = has_sync;
 	if (has_sync)
 		find_servertime(xwm);
 	xcb_grab_server(c);

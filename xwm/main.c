@@ -244,7 +244,7 @@ static int run(struct xwm_cm *cm, int signal_fd)
 	while (!xwm->quit) {
 		xcb_generic_event_t *ev;
 		bool more = drain_events(cm);
-		xwm_wm_flush_configures(xwm);
+		xwm_wm_flush_merged(xwm);
 		if (xcb_connection_has_error(xwm->conn)) {
 			xwm_log("the X connection broke (error %d); exiting",
 			        xcb_connection_has_error(xwm->conn));
@@ -276,8 +276,11 @@ static int run(struct xwm_cm *cm, int signal_fd)
 			{ .fd = signal_fd, .events = POLLIN },
 			{ .fd = cm->sync_timer_fd, .events = POLLIN },
 		};
-		/* More events waiting: a look at the timers and signals only. */
-		if (poll(fds, 4, more ? 0 : -1) < 0) {
+		/* More events waiting: a look at the timers and signals only.
+		 * A flooder served after the others: its priority back once
+		 * calm, even if nothing else comes. */
+		int timeout = more ? 0 : xwm_flood_lowered(xwm) ? XWM_FLOOD_SWEEP_MS : -1;
+		if (poll(fds, 4, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			xwm_log("poll: %s", strerror(errno));
@@ -292,7 +295,7 @@ static int run(struct xwm_cm *cm, int signal_fd)
 		if (fds[1].revents & POLLIN) {
 			/* Events that came meanwhile go into this frame. */
 			drain_events(cm);
-			xwm_wm_flush_configures(xwm);
+			xwm_wm_flush_merged(xwm);
 			render_repaint_loop_timer(&cm->repaint);
 		}
 	}

@@ -78,7 +78,7 @@ static void dispatch(struct comp_xwm *wm)
 			handle_event(wm, ev);
 			handled++;
 		}
-		xwm_wm_flush_configures(&wm->xwm);
+		xwm_wm_flush_merged(&wm->xwm);
 		bool applied = poll_replies(&wm->xwm);
 		/* X-Resource's pids for the kill lines: its reply check reads
 		 * the socket too, so it comes before the queue's last look. */
@@ -98,6 +98,10 @@ static void dispatch(struct comp_xwm *wm)
 		if (!applied)
 			break;
 	}
+	/* A flooder served after the others gets its priority back once calm,
+	 * even if nothing else comes. */
+	if (handled < EVENT_BATCH && xwm_flood_lowered(&wm->xwm))
+		wl_event_source_timer_update(wm->more, XWM_FLOOD_SWEEP_MS);
 	if (wm->xwm.quit)
 		comp_log("xwayland: another X window manager took over; X windows are no longer "
 		         "managed");

@@ -32,7 +32,8 @@ struct comp_xwm {
 	struct xwm xwm;                 /* the model, on the -wm connection */
 	struct wl_event_source *source; /* the X connection's fd */
 	struct wl_event_source *idle;   /* a dispatch due before the loop sleeps */
-	struct wl_event_source *more;   /* a timer: the events one dispatch left */
+	struct wl_event_source *more;   /* a timer: the events one dispatch left, or
+	                                 * a flooder's priority to give back */
 	/* What that idle source runs: xwayland-wm.c's dispatch, which the
 	 * files below it reach only through here (comp_xwm_schedule). */
 	wl_event_loop_idle_func_t idle_dispatch;

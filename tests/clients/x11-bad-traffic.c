@@ -5,7 +5,8 @@
  * their well-behaved windows out of it), print what x11-bad-client.c's
  * modes print ("client 0xBASE", "window 0xID", "mapped 1"), then
  * "flooding" or "not reading", and go on until SIGTERM (at most
- * TRAFFIC_MAX_S), when they print what they sent and exit 0. */
+ * TRAFFIC_MAX_S), when they print what they sent and exit 0; the flood
+ * also prints its SYNC priority then and once it changes. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,10 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xcb/sync.h>
+
 #include "x11-bad-client.h"
 #include "x11-common.h"
 
 #define TRAFFIC_MAX_S 60
+/* How long the flood waits, after it stopped, for its SYNC priority to
+ * change (a window manager that lowered it gives it back). */
+#define CALM_WAIT_S 10
 
 static volatile sig_atomic_t stop_requested;
 
@@ -83,6 +89,33 @@ static void client_message(struct bad *b, xcb_window_t w, xcb_atom_t type, uint3
 	               (const char *)&ev);
 }
 
+/* Our SYNC priority (the X server's, as a window manager may set it);
+ * INT32_MIN if the server has no SYNC. */
+static int32_t own_priority(struct bad *b)
+{
+	xcb_sync_get_priority_reply_t *r =
+		xcb_sync_get_priority_reply(b->conn, xcb_sync_get_priority(b->conn, XCB_NONE), NULL);
+	int32_t p = r ? r->priority : INT32_MIN;
+	free(r);
+	return p;
+}
+
+/* After a flood: the priority the server gives us as it stops, then
+ * whether it changes while we send nothing (at most CALM_WAIT_S). */
+static void report_priority(struct bad *b)
+{
+	free(xcb_sync_initialize_reply(b->conn, xcb_sync_initialize(b->conn, 3, 1), NULL));
+	int32_t first = own_priority(b);
+	printf("priority %d when it stopped\n", (int)first);
+	double start = now_s();
+	int32_t p = first;
+	while (p == first && p != INT32_MIN && now_s() - start < CALM_WAIT_S) {
+		poll(NULL, 0, 50);
+		p = own_priority(b);
+	}
+	printf("priority %d after %.0f ms of calm\n", (int)p, (now_s() - start) * 1000);
+}
+
 /* What a window manager reads, as fast as the X server takes it: its
  * titles (WM_NAME, _NET_WM_NAME) and size hints, ConfigureRequests within
  * the corner, and client messages to the root (_NET_REQUEST_FRAME_EXTENTS,
@@ -133,7 +166,8 @@ int flood(struct bad *b)
 	if (!x11_round_trip(b->conn))
 		return 2;
 	printf("flooded %ld requests in %.0f ms\n", requests, (now_s() - start) * 1000);
-	return 0;
+	report_priority(b);
+	return xcb_connection_has_error(b->conn) ? 2 : 0;
 }
 
 /* Writes all of size bytes on xcb's (non-blocking) socket, waiting while

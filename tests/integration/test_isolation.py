@@ -366,18 +366,26 @@ WL_NAMED = {
 
 def check_named(s, path, fault, bad, x=None):
     """The server's log names the offender. A Wayland offender by its pid
-    and what it did (WL_NAMED). An X offender by its window, whose XID
-    carries its X client's base: neither X server logs what a client does,
-    and the window manager sees a client that dies mid-request only as its
-    window destroyed, one that reads nothing or floods not at all (nothing
-    is cut off), so the line is the one of its window managed."""
+    and what it did (WL_NAMED). An X offender that floods by its X client
+    (the window manager served it after the others: xwm-model/flood.c).
+    Any other X offender by its window, whose XID carries its X client's
+    base: neither X server logs what a client does, and the window manager
+    sees a client that dies mid-request only as its window destroyed, one
+    that reads nothing not at all (nothing is cut off), so the line is the
+    one of its window managed."""
     if path.offender_kind == "wayland":
         for pattern in WL_NAMED[fault]:
             log_line(s, path, bad, pattern % bad.pid, fault)
+        return
+    base, window = x
+    if fault == "flood":
+        log_line(s, path, bad, r"X client 0x%x floods the window manager \(\d+ events for its "
+                 r"windows in \d+ ms, the latest for 0x%x .*\): served after the other clients "
+                 r"\(SYNC priority -1\), its properties unheard, while it does$"
+                 % (base, window), fault)
     else:
-        base, window = x
         log_line(s, path, bad, r"managing 0x%x \"%s\".*$" % (window, fault), fault)
-        log("%s: the offender is X client 0x%x" % (fault, base))
+    log("%s: the offender is X client 0x%x" % (fault, base))
 
 
 def fault_budget(s, path, goods):
@@ -424,6 +432,20 @@ def fault_die_mid_request(s, path, goods):
     check_named(s, path, "die-mid-request", bad, x)
 
 
+def check_priority(bad):
+    """An X offender that flooded was served after the other clients (the
+    window manager set its SYNC priority to -1: xwm-model/flood.c) and,
+    calm since, got priority 0 back."""
+    _, m = bad.wait_line(r"^priority (-?\d+) when it stopped$", timeout=5)
+    _, c = bad.wait_line(r"^priority (-?\d+) after (\d+) ms of calm$", timeout=5)
+    log("the offender's SYNC priority: %s when it stopped, %s after %s ms of calm"
+        % (m.group(1), c.group(1), c.group(2)))
+    check(int(m.group(1)) == -1, "the flooding X client's priority was %s, not -1: not served "
+          "after the others" % m.group(1))
+    check(int(c.group(1)) == 0, "the X client that stopped flooding has priority %s after %s ms, "
+          "not 0 again" % c.groups())
+
+
 def fault_flood(s, path, goods):
     bad = offender(s, path, "flood")
     x = x_client(bad) if path.offender_kind == "x" else None
@@ -433,10 +455,12 @@ def fault_flood(s, path, goods):
     check(bad.alive(), "the offender stopped flooding before the checks ended: %s"
           % "\n".join(lines(bad)[-5:]))
     bad.kill(signal.SIGTERM)
-    check(bad.wait(20 * SLOW) == 0, "the offender's flood failed: %s %s"
+    check(bad.wait(30 * SLOW) == 0, "the offender's flood failed: %s %s"
           % ("\n".join(lines(bad)[-5:]), bad.stderr_tail()))
     _, m = bad.wait_line(r"^flooded (\d+) requests", timeout=5)
     log("the offender flooded %s requests in %.1f s" % (m.group(1), time.monotonic() - t0))
+    if path.offender_kind == "x":
+        check_priority(bad)
     offender_gone(s, path, bad, "flood")
     check_goods(goods, "after the flood")
     check_named(s, path, "flood", bad, x)
@@ -486,20 +510,9 @@ def run_case(path, faults, name):
         s.check_alive()
 
 
-# Faults a path fails today, open in docs/security.md ("Fault isolation,
-# tested on every path"): an X client flooding what the window manager
-# reads. On Xvfb they run as expected failures (tests/integration/
-# meson.build), which turn into a failure of the suite once fixed.
-OPEN = {"xwm": ("flood",), "xwayland": ("flood",)}
-
-
-def run_all(path, name, skip=()):
-    """Every fault in one session (the emulated guest's paths: tests/kms),
-    but those in skip, each said in the log."""
-    for fault in skip:
-        log("%s: not run in %s: open (docs/security.md), isolation-xwm-%s shows it on Xvfb"
-            % (fault, name, fault))
-    run_case(path, [f for f in FAULTS if f not in skip], name)
+def run_all(path, name):
+    """Every fault in one session (the emulated guest's paths: tests/kms)."""
+    run_case(path, FAULTS, name)
 
 
 def test():

@@ -390,7 +390,7 @@ def test_isolation():
             return XorgSession(name, wm_args=self.budget_args, wm_env=xwm_env())
 
     with Vkms():
-        test_isolation.run_all(XorgPath(), "xorg-isolation", skip=test_isolation.OPEN["xwm"])
+        test_isolation.run_all(XorgPath(), "xorg-isolation")
 
 
 def test():

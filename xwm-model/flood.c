@@ -1,0 +1,185 @@
+/* An X client that floods what the window manager reads is served after
+ * the others.
+ *
+ * X gives a window manager no way to refuse events: a client changing its
+ * properties, asking for configures or sending client messages as fast as
+ * the server takes them makes the server write an event to us for each,
+ * and the server's own scheduler shares its time so evenly that every
+ * other client's requests then wait (a round trip of 0.3 ms takes 100 ms
+ * to 1 s on Xvfb under such a client, window manager or not). What X does
+ * offer is the SYNC extension's client priority, which the server's
+ * scheduler puts before its own fairness: a client below the others is
+ * served only when no other client has a request waiting. So each X
+ * client's events are counted by the window they name; one that passes
+ * FLOOD_EVENTS in a FLOOD_PERIOD_MS period gets priority -1 at once, with
+ * a line naming it, and 0 again after a period below the limit (seen at
+ * its next event, or at the next batch of anyone's: xwm_flood_sweep).
+ *
+ * Served after the others, it still has the server whenever they wait,
+ * and a window manager slower at reading events than the server is at
+ * making them (an ASan build: libxcb's memmove of its read buffer for
+ * each event) would fall behind for good. So while it floods, the
+ * window manager also stops listening to its windows' properties (half
+ * of what a flood of titles, hints, configures and messages makes us
+ * read), and reads them again once it is calm.
+ *
+ * The count is by window, and any X client may change any window's
+ * properties or ask to configure it: one client could make another look
+ * like the flooder. X gives its clients that power in many other ways
+ * (KillClient among them); the threat this answers is a client flooding
+ * with its own windows, a bug or a runaway loop. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "model.h"
+
+#define FLOOD_EVENTS 1000
+#define FLOOD_PERIOD_MS 1000
+#define FLOOD_PRIORITY (-1)
+/* XIDs carry the client's index above the resource id mask, below these
+ * bits (the server's RESOURCE_ID_MASK). */
+#define XID_BITS 29
+
+struct flood_client {
+	uint64_t period_start_ms;
+	uint32_t count;
+	bool lowered;
+	xcb_window_t window; /* the latest counted: names the client */
+};
+
+struct xwm_flood {
+	int shift;        /* bits of the resource id mask */
+	uint32_t clients; /* entries in client[] */
+	uint32_t own;     /* our own index, never counted */
+	uint32_t lowered; /* clients lowered */
+	uint64_t swept_ms;
+	struct flood_client client[];
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static struct xwm_flood *table(struct xwm *xwm)
+{
+	if (xwm->flood)
+		return xwm->flood;
+	const xcb_setup_t *setup = xcb_get_setup(xwm->conn);
+	int shift = 0;
+	while (shift < XID_BITS && (setup->resource_id_mask >> shift) & 1u)
+		shift++;
+	uint32_t clients = 1u << (XID_BITS - shift);
+	struct xwm_flood *f = calloc(1, sizeof(*f) + clients * sizeof(f->client[0]));
+	if (!f)
+		return NULL;
+	f->shift = shift;
+	f->clients = clients;
+	f->own = setup->resource_id_base >> shift;
+	return xwm->flood = f;
+}
+
+static void set_priority(struct xwm *xwm, xcb_window_t window, int32_t priority)
+{
+	/* The window names its client; if it is gone by the time the
+	 * server reads this, a BadMatch the event loop ignores. */
+	xcb_sync_set_priority(xwm->conn, window, priority);
+}
+
+/* Property changes of the client's managed windows heard, or not. */
+static void listen_to_properties(struct xwm *xwm, struct xwm_flood *f, uint32_t index, bool on)
+{
+	uint32_t mask = on ? XCB_EVENT_MASK_PROPERTY_CHANGE : 0;
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_window *w = duet_container_of(l, struct xwm_window, link);
+		if (((w->id >> f->shift) & (f->clients - 1)) != index || !xwm_window_managed(w))
+			continue;
+		xcb_change_window_attributes(xwm->conn, w->id, XCB_CW_EVENT_MASK, &mask);
+		if (on)
+			xwm_props_read_again(w);
+	}
+}
+
+static void log_lowered(struct xwm *xwm, xcb_window_t window, uint32_t base, uint32_t count,
+                        uint64_t ms)
+{
+	struct xwm_window *w = xwm_window_lookup(xwm, window);
+	const char *name = w && w->client ? w->client->name : "";
+	xwm_log("X client 0x%x floods the window manager (%u events for its windows in %u ms, "
+	        "the latest for 0x%x \"%s\"): served after the other clients (SYNC priority %d), "
+	        "its properties unheard, while it does", base, count, (unsigned)ms, window, name, FLOOD_PRIORITY);
+}
+
+/* A period of c's ended by now: a client lowered that stayed under the
+ * limit gets its priority back. */
+static void roll_period(struct xwm *xwm, struct xwm_flood *f, uint32_t index, uint64_t now)
+{
+	struct flood_client *c = &f->client[index];
+	if (now - c->period_start_ms < FLOOD_PERIOD_MS)
+		return;
+	if (c->lowered && c->count < FLOOD_EVENTS) {
+		set_priority(xwm, c->window, 0);
+		listen_to_properties(xwm, f, index, true);
+		c->lowered = false;
+		f->lowered--;
+		xwm_log("X client 0x%x no longer floods (%u events in its last %u ms): priority 0 "
+		        "again", index << f->shift, c->count, FLOOD_PERIOD_MS);
+	}
+	c->period_start_ms = now;
+	c->count = 0;
+}
+
+void xwm_flood_note(struct xwm *xwm, xcb_window_t window)
+{
+	if (!xwm->has_sync || window == XCB_WINDOW_NONE)
+		return;
+	struct xwm_flood *f = table(xwm);
+	if (!f)
+		return;
+	uint32_t index = (window >> f->shift) & (f->clients - 1);
+	/* 0: the server's own (the root); ours: the check window. */
+	if (index == 0 || index == f->own)
+		return;
+	struct flood_client *c = &f->client[index];
+	uint64_t now = now_ms();
+	roll_period(xwm, f, index, now);
+	c->window = window;
+	if (++c->count != FLOOD_EVENTS)
+		return;
+	/* Again each period it floods: the index may belong to a new client
+	 * since, whose priority the server set back to 0. */
+	set_priority(xwm, window, FLOOD_PRIORITY);
+	listen_to_properties(xwm, f, index, false);
+	if (!c->lowered) {
+		log_lowered(xwm, window, index << f->shift, c->count, now - c->period_start_ms);
+		c->lowered = true;
+		f->lowered++;
+	}
+}
+
+void xwm_flood_sweep(struct xwm *xwm)
+{
+	struct xwm_flood *f = xwm->flood;
+	if (!f || f->lowered == 0)
+		return;
+	uint64_t now = now_ms();
+	if (now - f->swept_ms < XWM_FLOOD_SWEEP_MS)
+		return;
+	f->swept_ms = now;
+	for (uint32_t i = 1; i < f->clients && f->lowered > 0; i++)
+		if (f->client[i].lowered)
+			roll_period(xwm, f, i, now);
+}
+
+bool xwm_flood_lowered(const struct xwm *xwm)
+{
+	return xwm->flood && xwm->flood->lowered > 0;
+}
+
+void xwm_flood_finish(struct xwm *xwm)
+{
+	free(xwm->flood);
+	xwm->flood = NULL;
+}
