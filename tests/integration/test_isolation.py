@@ -48,12 +48,12 @@ offender by the window of its that the window manager managed (its XID
 carries the X client's base) and, over a budget, what it did (check_named).
 
 PEER     a peer's stack instead (isolation_peers.py: by hand, not a meson
-         test): weston, sway, mutter (a Wayland offender), openbox, i3,
-         mutter-x11 (an X offender on Xvfb), weston-xwayland, sway-xwayland,
-         mutter-xwayland (an X offender through the peer's Xwayland); the
-         checks that need no test-only control protocol, what the peer does
-         with the offender recorded (docs/security.md, "The peers under the
-         isolation tests")
+         test): weston, sway, mutter, e-wayland (a Wayland offender),
+         openbox, i3, mutter-x11, e-x11 (an X offender on Xvfb),
+         weston-xwayland, sway-xwayland, mutter-xwayland (an X offender
+         through the peer's Xwayland); the checks that need no test-only
+         control protocol, what the peer does with the offender recorded
+         (docs/security.md, "The peers under the isolation tests")
 
 The emulated guest's paths, client on the KMS backend and X client on
 duet-xwm on Xorg, run every fault in one session each (run_all):
