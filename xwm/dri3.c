@@ -9,8 +9,17 @@
  * part of the screen to repaint from the texture, which is the client's
  * pixels as the server drew them.
  *
- * Once per name (map, resize) this costs one round trip, the only one
- * duet-xwm waits in outside screenshots: the fd comes in the reply.
+ * Once per name (map, resize) this costs two round trips, the only ones
+ * duet-xwm waits in outside screenshots: one on our connection, after
+ * which the server has named the pixmap, and the export on a connection
+ * of its own, whose reply brings the fd. Not on our connection: when the
+ * server cannot write to us as fast as events come (a client flooding
+ * what we read), it queues its output, and the fds it passes go with its
+ * next write, which starts with the oldest events queued; libxcb, having
+ * read them, finds fds that no reply it has read asks for and closes the
+ * connection (XCB_CONN_CLOSED_FDPASSING_FAILED: duet-xwm died so on Xorg
+ * in xorg-isolation's flood). The exports' connection selects no event,
+ * so nothing is ever queued before a reply on it.
  *
  * Synchronisation: the server (glamor) may still have the client's
  * drawing queued on its GPU when it reports the damage. Before a frame
@@ -37,6 +46,24 @@
 
 #define DRM_FORMAT_MOD_INVALID 0x00ffffffffffffffULL
 
+static bool open_export_connection(struct xwm_cm *cm)
+{
+	xcb_connection_t *e = xcb_connect(cm->options.display, NULL);
+	if (xcb_connection_has_error(e)) {
+		xcb_disconnect(e);
+		return false;
+	}
+	xcb_dri3_query_version_reply_t *v = xcb_dri3_query_version_reply(e,
+		xcb_dri3_query_version(e, 1, (uint32_t)cm->dri3_minor), NULL);
+	if (!v) {
+		xcb_disconnect(e);
+		return false;
+	}
+	free(v);
+	cm->dri3_conn = e;
+	return true;
+}
+
 bool xwm_dri3_init(struct xwm_cm *cm, bool has_sync)
 {
 	xcb_connection_t *c = cm->wm->conn;
@@ -56,6 +83,10 @@ bool xwm_dri3_init(struct xwm_cm *cm, bool has_sync)
 	}
 	cm->dri3_minor = v->major_version > 1 ? 2 : (int)v->minor_version;
 	free(v);
+	if (!open_export_connection(cm)) {
+		cm->dri3_why = "no second X connection for DRI3 exports";
+		return false;
+	}
 	if (!render_dmabuf_import_supported(cm->renderer, &why)) {
 		cm->dri3_why = why ? why : "no dmabuf import";
 		return false;
@@ -70,6 +101,9 @@ bool xwm_dri3_init(struct xwm_cm *cm, bool has_sync)
 
 void xwm_dri3_finish(struct xwm_cm *cm)
 {
+	if (cm->dri3_conn)
+		xcb_disconnect(cm->dri3_conn);
+	cm->dri3_conn = NULL;
 	if (cm->dri3_fence)
 		xcb_sync_destroy_fence(cm->wm->conn, cm->dri3_fence);
 	cm->dri3_fence = XCB_NONE;
@@ -90,8 +124,12 @@ void xwm_dri3_fence(struct xwm_cm *cm)
 static int export_pixmap(struct xwm_window *w, struct render_dmabuf *buf, int fds[4],
                          const char **why)
 {
-	xcb_connection_t *c = w->xwm->conn;
+	xcb_connection_t *c = w->content->cm->dri3_conn;
 	xcb_generic_error_t *err = NULL;
+
+	/* Our NameWindowPixmap reached the server before the export asks
+	 * for it on the other connection. */
+	free(xcb_get_input_focus_reply(w->xwm->conn, xcb_get_input_focus(w->xwm->conn), NULL));
 
 	if (w->content->cm->dri3_minor >= 2) {
 		xcb_dri3_buffers_from_pixmap_reply_t *r = xcb_dri3_buffers_from_pixmap_reply(c,

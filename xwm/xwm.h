@@ -120,6 +120,7 @@ struct xwm_cm {
 	 * triggered before a frame samples imported textures. */
 	int dri3_minor;
 	const char *dri3_why;
+	xcb_connection_t *dri3_conn; /* the exports' own connection (dri3.c) */
 	uint32_t dri3_fence;
 	bool dri3_fence_triggered;
 	struct xwm_output *output;     /* output.c's */
@@ -186,8 +187,8 @@ struct render_texture *xwm_xrender_import(struct xwm_window *w, enum render_form
  * (cm->dri3_why says why not). has_sync: SYNC 3.1 for the fence. */
 bool xwm_dri3_init(struct xwm_cm *cm, bool has_sync);
 void xwm_dri3_finish(struct xwm_cm *cm);
-/* w's named pixmap as a texture (one round trip), or NULL: w stays on the
- * MIT-SHM copy. Logs and traces w's path when it changes. */
+/* w's named pixmap as a texture (two round trips), or NULL: w stays on
+ * the MIT-SHM copy. Logs and traces w's path when it changes. */
 struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format format);
 /* Before the round trip of a frame that samples imported textures. */
 void xwm_dri3_fence(struct xwm_cm *cm);

@@ -308,7 +308,7 @@ static int huge_cursor(struct bad *b, bool hold)
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: duet-x11-bad-client [--hold] MODE\n"
+	        "usage: duet-x11-bad-client [--hold] [--calm-wait S] MODE\n"
 	        "modes:\n"
 	        "  destroy-after-map  200 windows destroyed right after (or while) mapping\n"
 	        "  bad-normal-hints   windows with malformed WM_NORMAL_HINTS (min > max, zero,\n"
@@ -320,7 +320,7 @@ static void usage(FILE *out)
 	        "  flood              a window, then properties the WM reads, configures and\n"
 	        "                     client messages to the root as fast as the server takes\n"
 	        "                     them, until SIGTERM; then its SYNC priority, at once\n"
-	        "                     and once it changes (x11-bad-traffic.c)\n"
+	        "                     and once it changes (--calm-wait) (x11-bad-traffic.c)\n"
 	        "  no-read            a window, then requests that each send it an event,\n"
 	        "                     never reading one, until SIGTERM (x11-bad-traffic.c)\n"
 	        "  huge-window        one managed 16000x16000 window (976 MiB of texture)\n"
@@ -332,7 +332,8 @@ static void usage(FILE *out)
 	        "  huge-cursor        a 200x150 window whose cursor is 8400x8400 (269 MiB)\n"
 	        "                     (each *-window, huge-* mode prints its client's XID base\n"
 	        "                     first)\n"
-	        "--hold keeps the windows until killed or closed by WM_DELETE_WINDOW.\n");
+	        "--hold keeps the windows until killed or closed by WM_DELETE_WINDOW.\n"
+	        "--calm-wait S: how long flood waits for its priority to change (10)\n");
 }
 
 /* Waits, answering nothing, until the connection ends or the WM asks us to
@@ -357,10 +358,14 @@ static int hold_windows(struct bad *b)
 int main(int argc, char **argv)
 {
 	bool hold = false;
+	int calm_wait_s = 10;
 	const char *mode = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--hold") == 0) {
 			hold = true;
+		} else if (strcmp(argv[i], "--calm-wait") == 0 && i + 1 < argc &&
+		           atoi(argv[i + 1]) > 0) {
+			calm_wait_s = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			return 0;
@@ -377,7 +382,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	struct bad b = { .rng = 0x2545f491u };
+	struct bad b = { .rng = 0x2545f491u, .calm_wait_s = calm_wait_s };
 	b.conn = x11_connect(NULL, &b.screen, NULL);
 	if (!b.conn) {
 		fprintf(stderr, "duet-x11-bad-client: cannot connect to the X display\n");

@@ -15,6 +15,7 @@ struct bad {
 	xcb_screen_t *screen;
 	xcb_atom_t wm_protocols, wm_delete_window;
 	uint32_t rng;
+	int calm_wait_s; /* flood: how long to wait for its priority to change */
 };
 
 /* Deterministic, so a failure can be replayed. */

@@ -22,9 +22,6 @@
 #include "x11-common.h"
 
 #define TRAFFIC_MAX_S 60
-/* How long the flood waits, after it stopped, for its SYNC priority to
- * change (a window manager that lowered it gives it back). */
-#define CALM_WAIT_S 10
 
 static volatile sig_atomic_t stop_requested;
 
@@ -101,7 +98,7 @@ static int32_t own_priority(struct bad *b)
 }
 
 /* After a flood: the priority the server gives us as it stops, then
- * whether it changes while we send nothing (at most CALM_WAIT_S). */
+ * whether it changes while we send nothing (at most --calm-wait). */
 static void report_priority(struct bad *b)
 {
 	free(xcb_sync_initialize_reply(b->conn, xcb_sync_initialize(b->conn, 3, 1), NULL));
@@ -109,7 +106,7 @@ static void report_priority(struct bad *b)
 	printf("priority %d when it stopped\n", (int)first);
 	double start = now_s();
 	int32_t p = first;
-	while (p == first && p != INT32_MIN && now_s() - start < CALM_WAIT_S) {
+	while (p == first && p != INT32_MIN && now_s() - start < b->calm_wait_s) {
 		poll(NULL, 0, 50);
 		p = own_priority(b);
 	}
