@@ -26,13 +26,7 @@
  * each event) would fall behind for good. So while it floods, the
  * window manager also stops listening to its windows' properties (half
  * of what a flood of titles, hints, configures and messages makes us
- * read), and reads them again once it is calm. And while a flooder is
- * served last and we are still a batch or more behind, we hold the server
- * (GrabServer) until we have read what it had for us: with the
- * sanitizers and other work beside them, the flooder's share of the
- * server's idle time still made events faster than we read them (13 s
- * behind in a loaded CI run), and every answer of ours waited behind
- * them. The other clients wait for a grab as long as one batch takes.
+ * read), and reads them again once it is calm.
  *
  * The count is by window, and any X client may change any window's
  * properties or ask to configure it: one client could make another look
@@ -60,7 +54,6 @@ struct flood_client {
 };
 
 struct xwm_flood {
-	bool grabbed;     /* GrabServer while we catch up (xwm_flood_behind) */
 	int shift;        /* bits of the resource id mask */
 	uint32_t clients; /* entries in client[] */
 	uint32_t own;     /* our own index, never counted */
@@ -186,21 +179,6 @@ void xwm_flood_sweep(struct xwm *xwm)
 			roll_period(xwm, f, i, now);
 }
 
-void xwm_flood_behind(struct xwm *xwm, bool behind)
-{
-	struct xwm_flood *f = xwm->flood;
-	if (!f)
-		return;
-	bool grab = behind && f->lowered > 0;
-	if (grab == f->grabbed)
-		return;
-	if (grab)
-		xcb_grab_server(xwm->conn);
-	else
-		xcb_ungrab_server(xwm->conn);
-	f->grabbed = grab;
-}
-
 bool xwm_flood_lowered(const struct xwm *xwm)
 {
 	return xwm->flood && xwm->flood->lowered > 0;
@@ -208,7 +186,6 @@ bool xwm_flood_lowered(const struct xwm *xwm)
 
 void xwm_flood_finish(struct xwm *xwm)
 {
-	xwm_flood_behind(xwm, false);
 	free(xwm->flood);
 	xwm->flood = NULL;
 }

@@ -414,10 +414,6 @@ void xwm_flood_note(struct xwm *xwm, xcb_window_t window);
  * while xwm_flood_lowered, every XWM_FLOOD_SWEEP_MS (the host's timer). */
 void xwm_flood_sweep(struct xwm *xwm);
 bool xwm_flood_lowered(const struct xwm *xwm);
-/* After each batch of events: behind, a full batch handled and more
- * waiting. Behind while a flooder is lowered, the server is held for us
- * until a batch leaves none waiting. */
-void xwm_flood_behind(struct xwm *xwm, bool behind);
 #define XWM_FLOOD_SWEEP_MS 250
 void xwm_flood_finish(struct xwm *xwm);
 

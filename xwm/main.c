@@ -245,7 +245,6 @@ static int run(struct xwm_cm *cm, int signal_fd)
 		xcb_generic_event_t *ev;
 		bool more = drain_events(cm);
 		xwm_wm_flush_merged(xwm);
-		xwm_flood_behind(xwm, more);
 		if (xcb_connection_has_error(xwm->conn)) {
 			xwm_log("the X connection broke (error %d); exiting",
 			        xcb_connection_has_error(xwm->conn));

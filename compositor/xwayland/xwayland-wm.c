@@ -79,7 +79,6 @@ static void dispatch(struct comp_xwm *wm)
 			handled++;
 		}
 		xwm_wm_flush_merged(&wm->xwm);
-		xwm_flood_behind(&wm->xwm, handled >= EVENT_BATCH);
 		bool applied = poll_replies(&wm->xwm);
 		/* X-Resource's pids for the kill lines: its reply check reads
 		 * the socket too, so it comes before the queue's last look. */
