@@ -211,7 +211,7 @@ struct xwm_atoms {
 		_NET_WM_FRAME_DRAWN, _NET_WM_FRAME_TIMINGS, _NET_WM_CM_S0,
 		_NET_WM_STATE_FOCUSED,
 		_DUET_SYNC, _DUET_RESIZE, _DUET_SCREENSHOT, _DUET_SCREENSHOT_PATH,
-		_DUET_SCREENSHOT_DIR, _DUET_KILL;
+		_DUET_SCREENSHOT_DIR, _DUET_KILL, _DUET_FLOOD_PROBE;
 };
 
 /* Distinct windows whose frame-extents requests one batch merges. */
@@ -415,6 +415,9 @@ void xwm_flood_note(struct xwm *xwm, xcb_window_t window);
 void xwm_flood_sweep(struct xwm *xwm);
 bool xwm_flood_lowered(const struct xwm *xwm);
 #define XWM_FLOOD_SWEEP_MS 250
+/* A PropertyNotify of _DUET_FLOOD_PROBE on the check window (wm.c): how
+ * far behind the server's events we are, while a client floods. */
+void xwm_flood_probe_back(struct xwm *xwm, uint32_t sequence);
 void xwm_flood_finish(struct xwm *xwm);
 
 /* --------------------------------------------------------------- wm.c */

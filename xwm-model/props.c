@@ -555,7 +555,7 @@ int xwm_props_intern_atoms(struct xwm *xwm)
 		"WM_S0", "MANAGER", "WM_TRANSIENT_FOR", "_NET_WM_FRAME_DRAWN", "_NET_WM_FRAME_TIMINGS", "_NET_WM_CM_S0",
 		"_NET_WM_STATE_FOCUSED",
 		"_DUET_SYNC", "_DUET_RESIZE", "_DUET_SCREENSHOT", "_DUET_SCREENSHOT_PATH",
-		"_DUET_SCREENSHOT_DIR", "_DUET_KILL",
+		"_DUET_SCREENSHOT_DIR", "_DUET_KILL", "_DUET_FLOOD_PROBE",
 	};
 	xcb_atom_t *out[] = {
 		&xwm->atoms.WM_DELETE_WINDOW, &xwm->atoms.WM_TAKE_FOCUS, &xwm->atoms.WM_STATE,
@@ -566,7 +566,7 @@ int xwm_props_intern_atoms(struct xwm *xwm)
 		&xwm->atoms._NET_WM_CM_S0, &xwm->atoms._NET_WM_STATE_FOCUSED,
 		&xwm->atoms._DUET_SYNC, &xwm->atoms._DUET_RESIZE, &xwm->atoms._DUET_SCREENSHOT,
 		&xwm->atoms._DUET_SCREENSHOT_PATH, &xwm->atoms._DUET_SCREENSHOT_DIR,
-		&xwm->atoms._DUET_KILL,
+		&xwm->atoms._DUET_KILL, &xwm->atoms._DUET_FLOOD_PROBE,
 	};
 	enum { N = sizeof(names) / sizeof(names[0]) };
 	xcb_intern_atom_cookie_t cookies[N];

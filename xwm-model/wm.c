@@ -468,6 +468,10 @@ static void handle_property_notify(struct xwm *xwm, xcb_generic_event_t *generic
 		xwm_kill_marker(xwm, generic->full_sequence);
 		return;
 	}
+	if (ev->window == xwm->check_window && ev->atom == xwm->atoms._DUET_FLOOD_PROBE) {
+		xwm_flood_probe_back(xwm, generic->full_sequence);
+		return;
+	}
 	struct xwm_window *w = xwm_window_lookup(xwm, ev->window);
 	if (w && xwm_window_managed(w))
 		xwm_props_changed(w, ev->atom, ev->state, generic->full_sequence);

@@ -113,6 +113,14 @@ static void report_priority(struct bad *b)
 	printf("priority %d after %.0f ms of calm\n", (int)p, (now_s() - start) * 1000);
 }
 
+/* The server closed our connection (a window manager's KillClient), at
+ * any point of the flood or after it; main exits 1 on it. */
+static int broke(long requests)
+{
+	printf("flood: the X connection broke after %ld requests\n", requests);
+	return 2;
+}
+
 /* What a window manager reads, as fast as the X server takes it: its
  * titles (WM_NAME, _NET_WM_NAME) and size hints, ConfigureRequests within
  * the corner, and client messages to the root (_NET_REQUEST_FRAME_EXTENTS,
@@ -155,16 +163,14 @@ int flood(struct bad *b)
 		xcb_generic_event_t *ev;
 		while ((ev = xcb_poll_for_event(b->conn)))
 			free(ev);
-		if (xcb_connection_has_error(b->conn)) {
-			printf("flood: the X connection broke after %ld requests\n", requests);
-			return 2;
-		}
+		if (xcb_connection_has_error(b->conn))
+			return broke(requests);
 	}
 	if (!x11_round_trip(b->conn))
-		return 2;
+		return broke(requests);
 	printf("flooded %ld requests in %.0f ms\n", requests, (now_s() - start) * 1000);
 	report_priority(b);
-	return xcb_connection_has_error(b->conn) ? 2 : 0;
+	return xcb_connection_has_error(b->conn) ? broke(requests) : 0;
 }
 
 /* Writes all of size bytes on xcb's (non-blocking) socket, waiting while

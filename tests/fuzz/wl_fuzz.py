@@ -20,10 +20,10 @@ import os
 import random
 import select
 import socket
-import struct
 import time
 
 import wlproto as wp
+from wl_sync import sync_seconds  # tests/integration, on the path
 
 # Interfaces never bound: test-only powers on their own socket, and what a
 # client cannot make a server do much with but wait (none yet).
@@ -310,28 +310,7 @@ def describe(msg, payload):
 
 def probe(path, timeout=5.0):
     """Whether the server answers a new client's round trip in time."""
-    try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(timeout)
-        s.connect(path)
-        s.sendall(wp.message(1, 0, wp.word(2)))   # wl_display.sync -> 2
-        buf = b""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            data = s.recv(4096)
-            if not data:
-                return False
-            buf += data
-            while len(buf) >= 8:
-                obj, head = struct.unpack("=II", buf[:8])
-                if obj == 2:
-                    return True
-                buf = buf[max(8, head >> 16):]
-        return False
-    except OSError:
-        return False
-    finally:
-        s.close()
+    return sync_seconds(path, timeout) is not None
 
 
 def replay(path, sent):

@@ -2,8 +2,6 @@
 need no test-only control protocol, each part recorded as kept or lost."""
 
 import os
-import socket
-import struct
 import time
 
 import duet
@@ -13,6 +11,7 @@ import test_isolation as iso
 from test_isolation import SLOW
 from test_xwayland import wait_for
 from isolation_peers_record import peer_note
+from wl_sync import sync_seconds
 from isolation_peers_x import (pager_activate, x_descendants, x_focus_and_pointer, x_window,
                                x_windows, xctl)
 
@@ -155,26 +154,4 @@ def wl_sync_probe(s, timeout=5.0):
     wl_display.sync, or None (not within timeout)."""
     name = s.wayland_display or s.display
     path = name if name.startswith("/") else os.path.join(s.env["XDG_RUNTIME_DIR"], name)
-    t0 = time.monotonic()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(timeout)
-        sock.connect(path)
-        # wl_display@1.sync(new wl_callback@2): object, size << 16 | opcode, id
-        sock.sendall(struct.pack("=III", 1, 12 << 16, 2))
-        buf = b""
-        while time.monotonic() - t0 < timeout:
-            data = sock.recv(4096)
-            if not data:
-                return None
-            buf += data
-            while len(buf) >= 8:
-                obj, head = struct.unpack("=II", buf[:8])
-                if obj == 2:
-                    return time.monotonic() - t0
-                buf = buf[max(8, head >> 16):]
-        return None
-    except OSError:
-        return None
-    finally:
-        sock.close()
+    return sync_seconds(path, timeout)
