@@ -207,6 +207,17 @@ struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format 
 		note_path(w, "shm-copy", why ? why : "no pixmap");
 		return NULL;
 	}
+	/* The export waits on our other connection, which the server does
+	 * not serve while this one holds it (a kill's grab, actions.c: it
+	 * lasts until we have read our backlog, seconds behind a flood):
+	 * MIT-SHM until then, and named again after (xwm_dri3_after_grab). */
+	if (w->xwm->kills) {
+		if (!w->content->dri3_retry)
+			cm->dri3_retries++;
+		w->content->dri3_retry = true;
+		note_path(w, "shm-copy", "the server held for a kill: DRI3 again after it");
+		return NULL;
+	}
 	int n = export_pixmap(w, &buf, fds, &why);
 	if (n == 0) {
 		note_path(w, "shm-copy", why);
@@ -228,4 +239,21 @@ struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format 
 	         (unsigned long long)buf.modifier);
 	note_path(w, "zero-copy", detail);
 	return tex;
+}
+
+void xwm_dri3_after_grab(struct xwm_cm *cm)
+{
+	struct xwm *xwm = cm->wm;
+
+	if (cm->dri3_retries == 0 || xwm->kills)
+		return;
+	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
+		struct xwm_content *c = duet_container_of(l, struct xwm_window, link)->content;
+		if (c && c->dri3_retry) {
+			c->dri3_retry = false;
+			c->needs_rename = true;
+		}
+	}
+	cm->dri3_retries = 0;
+	xwm_schedule_repaint(cm);
 }

@@ -245,6 +245,7 @@ static int run(struct xwm_cm *cm, int signal_fd)
 		xcb_generic_event_t *ev;
 		bool more = drain_events(cm);
 		xwm_wm_flush_merged(xwm);
+		xwm_dri3_after_grab(cm);
 		if (xcb_connection_has_error(xwm->conn)) {
 			xwm_log("the X connection broke (error %d); exiting",
 			        xcb_connection_has_error(xwm->conn));

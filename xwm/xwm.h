@@ -81,6 +81,7 @@ struct xwm_content {
 	size_t seg_size;
 	uint64_t texture_bytes;  /* its share of xwm_cm.texture_bytes */
 	const char *content_path; /* "zero-copy" or "shm-copy" once named (dri3.c) */
+	bool dri3_retry;          /* named on MIT-SHM while we held the server (dri3.c) */
 	struct render_node *node;
 	bool presented_update;  /* an update of this window was in the last frame */
 	/* Mapped by us and not drawn by its client since: not fetched, not
@@ -121,6 +122,7 @@ struct xwm_cm {
 	int dri3_minor;
 	const char *dri3_why;
 	xcb_connection_t *dri3_conn; /* the exports' own connection (dri3.c) */
+	unsigned dri3_retries;       /* windows with dri3_retry */
 	uint32_t dri3_fence;
 	bool dri3_fence_triggered;
 	struct xwm_output *output;     /* output.c's */
@@ -190,6 +192,9 @@ void xwm_dri3_finish(struct xwm_cm *cm);
 /* w's named pixmap as a texture (two round trips), or NULL: w stays on
  * the MIT-SHM copy. Logs and traces w's path when it changes. */
 struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format format);
+/* Windows named while a kill held the server are named again once it is
+ * released (each turn of the main loop). */
+void xwm_dri3_after_grab(struct xwm_cm *cm);
 /* Before the round trip of a frame that samples imported textures. */
 void xwm_dri3_fence(struct xwm_cm *cm);
 
