@@ -212,9 +212,7 @@ struct render_texture *xwm_dri3_import(struct xwm_window *w, enum render_format 
 	 * lasts until we have read our backlog, seconds behind a flood):
 	 * MIT-SHM until then, and named again after (xwm_dri3_after_grab). */
 	if (w->xwm->kills) {
-		if (!w->content->dri3_retry)
-			cm->dri3_retries++;
-		w->content->dri3_retry = true;
+		w->content->dri3_retry = cm->dri3_retry_any = true;
 		note_path(w, "shm-copy", "the server held for a kill: DRI3 again after it");
 		return NULL;
 	}
@@ -245,7 +243,7 @@ void xwm_dri3_after_grab(struct xwm_cm *cm)
 {
 	struct xwm *xwm = cm->wm;
 
-	if (cm->dri3_retries == 0 || xwm->kills)
+	if (!cm->dri3_retry_any || xwm->kills)
 		return;
 	for (struct duet_list *l = xwm->stack.next; l != &xwm->stack; l = l->next) {
 		struct xwm_content *c = duet_container_of(l, struct xwm_window, link)->content;
@@ -254,6 +252,6 @@ void xwm_dri3_after_grab(struct xwm_cm *cm)
 			c->needs_rename = true;
 		}
 	}
-	cm->dri3_retries = 0;
+	cm->dri3_retry_any = false;
 	xwm_schedule_repaint(cm);
 }

@@ -122,7 +122,7 @@ struct xwm_cm {
 	int dri3_minor;
 	const char *dri3_why;
 	xcb_connection_t *dri3_conn; /* the exports' own connection (dri3.c) */
-	unsigned dri3_retries;       /* windows with dri3_retry */
+	bool dri3_retry_any;           /* some window has dri3_retry */
 	uint32_t dri3_fence;
 	bool dri3_fence_triggered;
 	struct xwm_output *output;     /* output.c's */
