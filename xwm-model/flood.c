@@ -34,7 +34,8 @@
  * window every XWM_FLOOD_SWEEP_MS, whose PropertyNotify comes after
  * every event from before it. A probe not back after FLOOD_BEHIND_MS
  * means the flood outruns us even served last, and the lowered clients
- * are killed (KillClient, through xwm_window_kill: its grab stops the
+ * that still flood since they were lowered (an event of theirs made
+ * after our SetPriority, by its sequence) are killed (KillClient, through xwm_window_kill: its grab stops the
  * flood at once, and the kill waits for the backlog). A client that
  * stops costs us nothing more, and one that does not costs only itself,
  * as a Wayland client that does not read its socket is cut off. A
@@ -67,6 +68,12 @@ struct flood_client {
 	uint32_t count;
 	bool lowered;
 	bool unkillable;     /* lowered, and no window of its known to kill by */
+	/* Our SetPriority's sequence, and whether an event of its came that
+	 * the server made after it: it floods even served last. A burst sent
+	 * before (thousands of requests at once, then nothing) may leave us
+	 * seconds behind, but has ended: no reason to kill. */
+	uint32_t lowered_sequence;
+	bool after_lowered;
 	bool killed;         /* until a probe sent after the kill is back */
 	uint64_t killed_ms;
 	xcb_window_t window; /* the latest counted: names the client */
@@ -113,11 +120,11 @@ static struct xwm_flood *table(struct xwm *xwm)
 	return xwm->flood = f;
 }
 
-static void set_priority(struct xwm *xwm, xcb_window_t window, int32_t priority)
+static uint32_t set_priority(struct xwm *xwm, xcb_window_t window, int32_t priority)
 {
 	/* The window names its client; if it is gone by the time the
 	 * server reads this, a BadMatch the event loop ignores. */
-	xcb_sync_set_priority(xwm->conn, window, priority);
+	return xcb_sync_set_priority(xwm->conn, window, priority).sequence;
 }
 
 /* Property changes of the client's managed windows heard, or not. */
@@ -171,7 +178,7 @@ static void roll_period(struct xwm *xwm, struct xwm_flood *f, uint32_t index, ui
 	c->count = 0;
 }
 
-void xwm_flood_note(struct xwm *xwm, xcb_window_t window)
+void xwm_flood_note(struct xwm *xwm, xcb_window_t window, uint32_t sequence)
 {
 	if (!xwm->has_sync || window == XCB_WINDOW_NONE)
 		return;
@@ -189,13 +196,19 @@ void xwm_flood_note(struct xwm *xwm, xcb_window_t window)
 	uint64_t now = now_ms();
 	roll_period(xwm, f, index, now);
 	c->window = window;
+	/* An event's sequence is that of our last request the server had
+	 * read when it made the event. */
+	if (c->lowered && (int32_t)(sequence - c->lowered_sequence) >= 0)
+		c->after_lowered = true;
 	if (++c->count != FLOOD_EVENTS)
 		return;
 	/* Again each period it floods: the index may belong to a new client
 	 * since, whose priority the server set back to 0. */
-	set_priority(xwm, window, FLOOD_PRIORITY);
+	uint32_t lowered_sequence = set_priority(xwm, window, FLOOD_PRIORITY);
 	listen_to_properties(xwm, f, index, false);
 	if (!c->lowered) {
+		c->lowered_sequence = lowered_sequence;
+		c->after_lowered = false;
 		log_lowered(xwm, window, index << f->shift, c->count, now - c->period_start_ms);
 		c->lowered = true;
 		f->lowered++;
@@ -222,7 +235,7 @@ static void kill_lowered(struct xwm *xwm, struct xwm_flood *f, uint64_t now)
 	unsigned behind = (unsigned)(now - f->probe_sent_ms);
 	for (uint32_t i = 1; i < f->clients; i++) {
 		struct flood_client *c = &f->client[i];
-		if (!c->lowered || c->unkillable)
+		if (!c->lowered || c->unkillable || !c->after_lowered)
 			continue;
 		struct xwm_window *w = window_of(xwm, f, i);
 		if (!w || !xwm_window_kill(w, NULL, NULL)) {

@@ -408,7 +408,7 @@ void xwm_answer_frame_extents(struct xwm *xwm);
 /* ------------------------------------------------------------ flood.c */
 /* An event naming window, which makes us work for its X client: a client
  * over the limit is served after the others while it floods. */
-void xwm_flood_note(struct xwm *xwm, xcb_window_t window);
+void xwm_flood_note(struct xwm *xwm, xcb_window_t window, uint32_t sequence);
 /* A client lowered that has stopped gets its priority back, even if it
  * sends nothing the window manager hears of: at each batch of events, and
  * while xwm_flood_lowered, every XWM_FLOOD_SWEEP_MS (the host's timer). */

@@ -582,7 +582,7 @@ void xwm_wm_handle_event(struct xwm *xwm, xcb_generic_event_t *ev)
 {
 	uint8_t type = ev->response_type & 0x7f;
 
-	xwm_flood_note(xwm, client_window(ev, type));
+	xwm_flood_note(xwm, client_window(ev, type), ev->full_sequence);
 	if (xwm->host->event(xwm->host_data, ev))
 		return;
 	/* A client asking the same thing again and again (a flood) is
